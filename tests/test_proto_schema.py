@@ -1,0 +1,127 @@
+"""schemas/opset_toolkit.proto: checked-in bindings are current; wire-compatible with onnx."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
+
+from toolkit import proto
+from toolkit.proto import regen
+
+onnx_operators = pytest.importorskip("onnx.onnx_operators_pb")
+onnx_ml = pytest.importorskip("onnx.onnx_ml_pb2")
+
+
+@pytest.mark.parametrize("name", regen.GENERATED)
+def test_checked_in_bindings_are_current(tmp_path: Path, name: str) -> None:
+    pytest.importorskip("grpc_tools.protoc")
+    regen.generate(tmp_path)
+    assert (tmp_path / name).read_bytes() == (regen.package_dir() / name).read_bytes(), (
+        f"toolkit/proto/{name} is stale: run `python tools/regen_proto.py`"
+    )
+
+
+def _field_facts(descriptor: Descriptor) -> dict[str, tuple[int, int, bool]]:
+    return {f.name: (f.number, f.type, f.is_repeated) for f in descriptor.fields}
+
+
+@pytest.mark.parametrize("message", ["OperatorProto", "OperatorSetProto"])
+def test_descriptors_agree_with_onnx(message: str) -> None:
+    theirs: Descriptor = getattr(onnx_operators, message).DESCRIPTOR
+    ours: Descriptor = getattr(proto, message).DESCRIPTOR
+    our_fields = _field_facts(ours)
+    for field in theirs.fields:
+        if field.name == "functions":  # onnx.FunctionProto: reserved in our schema
+            assert field.number == 9
+            assert field.name not in our_fields
+            continue
+        assert field.name in our_fields, f"{message}.{field.name} missing"
+        number, ftype, repeated = our_fields.pop(field.name)
+        assert (number, ftype, repeated) == (field.number, field.type, field.is_repeated), field.name
+        assert field.has_presence == ours.fields_by_name[field.name].has_presence, field.name
+        mine = ours.fields_by_name[field.name]
+        if field.type == FieldDescriptor.TYPE_ENUM:
+            assert field.enum_type is not None and mine.enum_type is not None
+            their_values = [(v.name, v.number) for v in field.enum_type.values]
+            assert [(v.name, v.number) for v in mine.enum_type.values] == their_values
+        if field.type == FieldDescriptor.TYPE_MESSAGE:
+            assert field.message_type is not None and mine.message_type is not None
+            assert field.message_type.name == mine.message_type.name
+    assert our_fields == {}, f"fields onnx does not have: {sorted(our_fields)}"
+
+
+def test_operator_status_enum_agrees_with_onnx() -> None:
+    theirs = onnx_ml.DESCRIPTOR.enum_types_by_name["OperatorStatus"]
+    ours = proto.OperatorStatus.DESCRIPTOR
+    assert [(v.name, v.number) for v in ours.values] == [(v.name, v.number) for v in theirs.values]
+
+
+def test_field_nine_is_reserved() -> None:
+    from google.protobuf import descriptor_pb2
+
+    file_proto = descriptor_pb2.FileDescriptorProto()
+    proto.OperatorSetProto.DESCRIPTOR.file.CopyToProto(file_proto)
+    (message,) = [m for m in file_proto.message_type if m.name == "OperatorSetProto"]
+    assert [(r.start, r.end) for r in message.reserved_range] == [(9, 10)]
+    assert list(message.reserved_name) == ["functions"]
+    assert file_proto.package != "onnx"
+
+
+def _ours() -> proto.OperatorSetProto:
+    document = proto.OperatorSetProto(
+        magic="ONNXOPSET",
+        ir_version=10,
+        ir_version_prerelease="rc1",
+        ir_build_metadata="build.5",
+        domain="com.example",
+        opset_version=3,
+        doc_string="Example opset — ünïcode.",
+    )
+    document.operator.add(
+        op_type="Add", since_version=1, status=proto.OperatorStatus.STABLE, doc_string="adds"
+    )
+    document.operator.add(op_type="Foo", since_version=3, status=proto.OperatorStatus.EXPERIMENTAL)
+    document.operator.add(op_type="Bar", since_version=2)  # status absent
+    return document
+
+
+def _assert_same(ours: object, theirs: object, fields: list[str]) -> None:
+    for name in fields:
+        assert ours.HasField(name) == theirs.HasField(name), name  # type: ignore[attr-defined]
+        assert getattr(ours, name) == getattr(theirs, name), name
+
+
+_SET_FIELDS = ["magic", "ir_version", "ir_version_prerelease", "ir_build_metadata", "domain", "opset_version"]
+_SET_FIELDS += ["doc_string"]
+_OP_FIELDS = ["op_type", "since_version", "status", "doc_string"]
+
+
+def test_our_bytes_parse_with_onnx() -> None:
+    ours = _ours()
+    theirs = onnx_operators.OperatorSetProto()
+    theirs.ParseFromString(ours.SerializeToString(deterministic=True))
+    _assert_same(ours, theirs, _SET_FIELDS)
+    assert len(theirs.operator) == len(ours.operator)
+    for mine, other in zip(ours.operator, theirs.operator, strict=True):
+        _assert_same(mine, other, _OP_FIELDS)
+    assert theirs.SerializeToString(deterministic=True) == ours.SerializeToString(deterministic=True)
+
+
+def test_onnx_bytes_parse_with_ours() -> None:
+    theirs = onnx_operators.OperatorSetProto()
+    theirs.ParseFromString(_ours().SerializeToString())
+    ours = proto.OperatorSetProto()
+    ours.ParseFromString(theirs.SerializeToString(deterministic=True))
+    _assert_same(ours, theirs, _SET_FIELDS)
+    for mine, other in zip(ours.operator, theirs.operator, strict=True):
+        _assert_same(mine, other, _OP_FIELDS)
+
+
+def test_onnx_functions_field_is_skipped_not_fatal() -> None:
+    theirs = onnx_operators.OperatorSetProto(magic="ONNXOPSET", opset_version=1)
+    theirs.functions.add(name="F", domain="d")
+    ours = proto.OperatorSetProto()
+    ours.ParseFromString(theirs.SerializeToString())
+    assert ours.magic == "ONNXOPSET" and ours.opset_version == 1

@@ -1,0 +1,1 @@
+"""Generators: Registry -> {relative output path: bytes}, pure and deterministic."""

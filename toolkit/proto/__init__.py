@@ -1,0 +1,51 @@
+"""Protobuf bindings of `schemas/opset_toolkit.proto` (checked in; see `toolkit.proto.regen`).
+
+`OperatorSetProto`, `OperatorProto` and `OperatorStatus` are wire-compatible with ONNX's
+operator set documents (`onnx.onnx_operators_pb`); `OperatorSchemaSetProto` is opset-toolkit's
+own full-signature document. The package is `onnx_opset_toolkit`, so these classes coexist with
+onnx's generated ones in one process.
+"""
+
+from __future__ import annotations
+
+from toolkit.proto.opset_toolkit_pb2 import (
+    AdapterProto,
+    AdapterStepListProto,
+    AdapterStepProto,
+    AttributeSchemaProto,
+    FloatList,
+    FormalParameterProto,
+    IntList,
+    OperatorProto,
+    OperatorSchemaProto,
+    OperatorSchemaSetProto,
+    OperatorSetProto,
+    OperatorStatus,
+    OpSchemaProto,
+    OpsetVersionProto,
+    SourceLocation,
+    StringList,
+    TypeConstraintProto,
+    TypeSetProto,
+)
+
+__all__ = [
+    "AdapterProto",
+    "AdapterStepListProto",
+    "AdapterStepProto",
+    "AttributeSchemaProto",
+    "FloatList",
+    "FormalParameterProto",
+    "IntList",
+    "OpSchemaProto",
+    "OperatorProto",
+    "OperatorSchemaProto",
+    "OperatorSchemaSetProto",
+    "OperatorSetProto",
+    "OperatorStatus",
+    "OpsetVersionProto",
+    "SourceLocation",
+    "StringList",
+    "TypeConstraintProto",
+    "TypeSetProto",
+]
