@@ -1,0 +1,66 @@
+"""The `opset` command: argument handling only; every command delegates to the library.
+
+Each command lives in its own module exposing `register(subparsers)`; add new modules to
+COMMAND_MODULES. Exit codes: 0 success, 1 findings/errors in specs, 2 usage or I/O problem.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from toolkit import __version__
+from toolkit.diagnostics import SpecError, UsageError
+
+COMMAND_MODULES = (
+    "toolkit.cli.spec_commands",
+)
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        raise UsageError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="opset", description="Declarative operator sets: validate, generate, diff.")
+    parser.add_argument("--version", action="version", version=f"opset-toolkit {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    subparsers.required = True
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        code: int = args.handler(args)
+        return code
+    except SpecError as exc:
+        for diag in exc.diagnostics:
+            print(diag.format(), file=sys.stderr)
+        errors = len(exc.errors)
+        print(f"{errors} error(s), {len(exc.diagnostics) - errors} warning(s)", file=sys.stderr)
+        return EXIT_FINDINGS
+    except UsageError as exc:
+        print(f"opset: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        return EXIT_OK
+    except KeyboardInterrupt:
+        print("opset: interrupted", file=sys.stderr)
+        return 130
+    except OSError as exc:
+        print(f"opset: error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as exc:  # last line of defence: a message, never a traceback
+        print(f"opset: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print("  hint: please report this with the command you ran", file=sys.stderr)
+        return EXIT_INTERNAL

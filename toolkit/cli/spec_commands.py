@@ -1,0 +1,173 @@
+"""validate, show, inventory and import-onnx."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from toolkit.cli.common import add_specs_argument, registry_from_args, spec_paths, split_operator_ref
+from toolkit.diagnostics import Severity, UsageError
+from toolkit.inventory import since_table, since_table_markdown
+from toolkit.loader import load_specs
+from toolkit.model import MAX_ARITY, OpSchema, display_domain
+from toolkit.registry import SchemaNotFound
+from toolkit.serialize import schema_dict
+
+
+def register(subparsers: Any) -> None:
+    validate = subparsers.add_parser("validate", help="check spec files; report every problem with file:line:col")
+    validate.add_argument("paths", nargs="*", help="spec folders or files (default: ./opsets)")
+    validate.add_argument("--format", choices=("text", "json"), default="text")
+    validate.add_argument("--warnings-as-errors", action="store_true", help="exit 1 on warnings too")
+    validate.set_defaults(handler=run_validate)
+
+    show = subparsers.add_parser("show", help="print the resolved schema of an operator version")
+    show.add_argument("operator", metavar="DOMAIN.OP[:SINCE]")
+    show.add_argument("--opset", type=int, help="resolve as in this opset version of the domain")
+    show.add_argument("--format", choices=("text", "json"), default="text")
+    add_specs_argument(show)
+    show.set_defaults(handler=run_show)
+
+    inventory = subparsers.add_parser("inventory", help="operators of a domain per opset version")
+    inventory.add_argument("domain", help="domain name ('ai.onnx' or '' for the default domain)")
+    inventory.add_argument("--opset", type=int, help="one opset version (default: the since_version table)")
+    inventory.add_argument("--format", choices=("md", "json"), default="md")
+    add_specs_argument(inventory)
+    inventory.set_defaults(handler=run_inventory)
+
+    imp = subparsers.add_parser("import-onnx", help="write the installed onnx catalog as DSL files")
+    imp.add_argument("--out", required=True, help="folder to write (created; existing files replaced)")
+    imp.add_argument("--domain", action="append", default=[], help="only this domain (repeatable)")
+    imp.add_argument("--source", choices=("onnx", "onnxruntime"), default="onnx")
+    imp.set_defaults(handler=run_import)
+
+
+def run_validate(args: argparse.Namespace) -> int:
+    result = load_specs(spec_paths(args.paths))
+    errors = len(result.errors)
+    warnings = sum(1 for d in result.diagnostics if d.severity is Severity.WARNING)
+    versions = sum(len(op.versions) for op in result.specs.operators)
+    if args.format == "json":
+        payload = {
+            "files": result.files,
+            "operators": len(result.specs.operators),
+            "versions": versions,
+            "diagnostics": [
+                {
+                    "rule": d.rule,
+                    "severity": d.severity.value,
+                    "message": d.message,
+                    "hint": d.hint,
+                    "file": d.location.file,
+                    "line": d.location.line,
+                    "column": d.location.column,
+                }
+                for d in result.diagnostics
+            ],
+        }
+        print(json.dumps(payload, indent=2))
+    else:
+        for diag in result.diagnostics:
+            print(diag.format(), file=sys.stderr)
+        print(
+            f"{result.files} files, {len(result.specs.domains)} domains, {len(result.specs.operators)} operators, "
+            f"{versions} operator versions: {errors} error(s), {warnings} warning(s)"
+        )
+    failed = errors > 0 or (args.warnings_as_errors and warnings > 0)
+    return 1 if failed else 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    registry = registry_from_args(args)
+    domain, op, since = split_operator_ref(args.operator)
+    try:
+        spec = registry.operator(op, domain)
+        if since is not None:
+            schema = spec.version(since)
+            if schema is None:
+                have = ", ".join(str(v.since_version) for v in spec.versions)
+                raise UsageError(f"{op} has no version {since} (versions: {have})")
+        elif args.opset is not None:
+            schema = registry.get_schema(op, args.opset, domain)
+        else:
+            schema = spec.versions[-1]
+    except SchemaNotFound as exc:
+        raise UsageError(str(exc)) from None
+    if args.format == "json":
+        print(json.dumps(schema_dict(schema), indent=2))
+    else:
+        print(format_schema(schema))
+    return 0
+
+
+def format_schema(schema: OpSchema) -> str:
+    flags = [schema.status.value] + (["deprecated"] if schema.deprecated else [])
+    lines = [f"{schema.id}  ({', '.join(flags)})  {schema.location}"]
+    if schema.based_on is not None:
+        lines.append(f"  based on version {schema.based_on}")
+    lines.append(f"  inputs ({schema.min_input} - {_count(schema.max_input)}):")
+    lines += [f"    {p.name}: {p.type_str} [{p.option.value}]" for p in schema.inputs] or ["    (none)"]
+    lines.append(f"  outputs ({schema.min_output} - {_count(schema.max_output)}):")
+    lines += [f"    {p.name}: {p.type_str} [{p.option.value}]" for p in schema.outputs] or ["    (none)"]
+    lines.append("  attributes:")
+    for attr in schema.attributes:
+        extra = "required" if attr.required else (f"default {attr.default!r}" if attr.default is not None else "optional")
+        lines.append(f"    {attr.name}: {attr.type.value} ({extra})")
+    if not schema.attributes:
+        lines.append("    (none)")
+    lines.append("  type constraints:")
+    for constraint in schema.type_constraints:
+        lines.append(f"    {constraint.param}: {', '.join(constraint.allowed)}")
+    if not schema.type_constraints:
+        lines.append("    (none)")
+    if schema.doc:
+        lines.append("")
+        lines += ["  " + line if line else "" for line in schema.doc.strip().splitlines()]
+    return "\n".join(lines)
+
+
+def _count(value: int) -> str:
+    return "∞" if value == MAX_ARITY else str(value)
+
+
+def run_inventory(args: argparse.Namespace) -> int:
+    registry = registry_from_args(args)
+    try:
+        domain = registry.domain(args.domain)
+    except SchemaNotFound as exc:
+        raise UsageError(f"{exc} (known: {', '.join(display_domain(d) for d in registry.domains())})") from None
+    if args.opset is not None and args.opset not in domain.versions:
+        raise UsageError(f"{args.opset} is not an opset version of '{domain.display_name}'")
+    if args.opset is None:
+        table = since_table(registry, domain.name)
+        if args.format == "json":
+            payload = {
+                "domain": domain.display_name,
+                "opset_versions": list(table.opset_versions),
+                "operators": {name: [c.since_version for c in cells] for name, cells in table.rows},
+            }
+            print(json.dumps(payload, indent=2))
+        else:
+            sys.stdout.write(since_table_markdown(table))
+        return 0
+    inventory = registry.inventory(domain.name, args.opset)
+    if args.format == "json":
+        print(json.dumps({name: s.since_version for name, s in inventory.items()}, indent=2))
+    else:
+        print(f"Operator|since_version|status\n-|-|-")
+        for name, schema in inventory.items():
+            status = schema.status.value + (", deprecated" if schema.deprecated else "")
+            print(f"{name}|{schema.since_version}|{status}")
+    return 0
+
+
+def run_import(args: argparse.Namespace) -> int:
+    from toolkit.onnx_bridge.importer import import_catalog
+
+    counts = import_catalog(args.out, source=args.source, domains=args.domain)
+    for domain, count in counts.items():
+        print(f"{domain}: {count} operator versions")
+    print(f"wrote {sum(counts.values())} operator versions to {args.out}")
+    return 0

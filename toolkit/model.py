@@ -1,0 +1,342 @@
+"""The frozen data model every other layer works on.
+
+The loader builds these objects from YAML (keeping source locations); the registry
+resolves them (inheritance applied, type sets expanded); generators, the compatibility
+engine and the model tools only ever read them.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Union
+
+DEFAULT_DOMAIN = ""
+DEFAULT_DOMAIN_ALIAS = "ai.onnx"
+MAX_ARITY = 2**31 - 1  # what onnx reports for "unbounded" (INT_MAX)
+
+
+def canonical_domain(name: str) -> str:
+    """`""` and `ai.onnx` name the same (default) domain; we store it as `""`."""
+    return DEFAULT_DOMAIN if name == DEFAULT_DOMAIN_ALIAS else name
+
+
+def display_domain(name: str) -> str:
+    return DEFAULT_DOMAIN_ALIAS if name == DEFAULT_DOMAIN else name
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Location:
+    """1-based position in a source file."""
+
+    file: str
+    line: int = 0
+    column: int = 0
+
+    def __str__(self) -> str:
+        if self.line <= 0:
+            return self.file
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+NOWHERE = Location("<unknown>")
+
+
+class Status(str, enum.Enum):
+    STABLE = "stable"
+    EXPERIMENTAL = "experimental"
+
+
+class ParamOption(str, enum.Enum):
+    SINGLE = "single"
+    OPTIONAL = "optional"
+    VARIADIC = "variadic"
+
+
+class Differentiability(str, enum.Enum):
+    UNKNOWN = "unknown"
+    DIFFERENTIABLE = "differentiable"
+    NON_DIFFERENTIABLE = "non_differentiable"
+
+
+class AttrType(str, enum.Enum):
+    """ONNX attribute types, spelled as in the DSL (lower-case AttributeProto names)."""
+
+    FLOAT = "float"
+    INT = "int"
+    STRING = "string"
+    TENSOR = "tensor"
+    GRAPH = "graph"
+    SPARSE_TENSOR = "sparse_tensor"
+    TYPE_PROTO = "type_proto"
+    FLOATS = "floats"
+    INTS = "ints"
+    STRINGS = "strings"
+    TENSORS = "tensors"
+    GRAPHS = "graphs"
+    SPARSE_TENSORS = "sparse_tensors"
+    TYPE_PROTOS = "type_protos"
+
+    @property
+    def is_list(self) -> bool:
+        return self.value.endswith("s") and self is not AttrType.STRING
+
+    @property
+    def element(self) -> AttrType:
+        """The scalar type of a list type (`ints` -> `int`); itself for scalars."""
+        return AttrType(self.value[:-1]) if self.is_list else self
+
+    @property
+    def proto_number(self) -> int:
+        """AttributeProto.AttributeType enum value (onnx.proto facts)."""
+        return _ATTR_PROTO_NUMBERS[self]
+
+
+_ATTR_PROTO_NUMBERS = {
+    AttrType.FLOAT: 1,
+    AttrType.INT: 2,
+    AttrType.STRING: 3,
+    AttrType.TENSOR: 4,
+    AttrType.GRAPH: 5,
+    AttrType.FLOATS: 6,
+    AttrType.INTS: 7,
+    AttrType.STRINGS: 8,
+    AttrType.TENSORS: 9,
+    AttrType.GRAPHS: 10,
+    AttrType.SPARSE_TENSOR: 11,
+    AttrType.SPARSE_TENSORS: 12,
+    AttrType.TYPE_PROTO: 13,
+    AttrType.TYPE_PROTOS: 14,
+}
+
+# Attribute types that may carry a default value in the DSL (scalars and their lists).
+DEFAULTABLE_ATTR_TYPES = frozenset(
+    {AttrType.FLOAT, AttrType.INT, AttrType.STRING, AttrType.FLOATS, AttrType.INTS, AttrType.STRINGS}
+)
+
+AttrValue = Union[float, int, str, tuple[float, ...], tuple[int, ...], tuple[str, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class FormalParameter:
+    """An input or output of an operator version."""
+
+    name: str
+    type_str: str  # a type-constraint parameter (`T`) or a concrete type string
+    doc: str = ""
+    option: ParamOption = ParamOption.SINGLE
+    homogeneous: bool = True
+    min_arity: int = 1
+    differentiability: Differentiability = Differentiability.UNKNOWN
+    location: Location = field(default=NOWHERE, compare=False)
+
+    @property
+    def is_optional(self) -> bool:
+        return self.option is ParamOption.OPTIONAL
+
+    @property
+    def is_variadic(self) -> bool:
+        return self.option is ParamOption.VARIADIC
+
+
+@dataclass(frozen=True, slots=True)
+class Attribute:
+    name: str
+    type: AttrType
+    doc: str = ""
+    required: bool = False
+    default: AttrValue | None = None
+    location: Location = field(default=NOWHERE, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class TypeConstraint:
+    param: str
+    allowed: tuple[str, ...]  # canonical type strings, type sets expanded, in declaration order
+    doc: str = ""
+    type_sets: tuple[str, ...] = ()  # names of the type sets `allowed` was expanded from
+    location: Location = field(default=NOWHERE, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class AdapterStep:
+    """One declarative step of a version adapter (`kind` plus its arguments)."""
+
+    kind: str
+    args: tuple[tuple[str, object], ...] = ()
+    location: Location = field(default=NOWHERE, compare=False)
+
+    def arg(self, key: str, default: object = None) -> object:
+        for name, value in self.args:
+            if name == key:
+                return value
+        return default
+
+
+@dataclass(frozen=True, slots=True)
+class Adapter:
+    """How a node moves from the previous operator version to this one (and back)."""
+
+    upgrade: tuple[AdapterStep, ...] = ()
+    downgrade: tuple[AdapterStep, ...] | None = None
+    location: Location = field(default=NOWHERE, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class OpSchema:
+    """One fully resolved operator version: inheritance applied, type sets expanded."""
+
+    domain: str
+    name: str
+    since_version: int
+    status: Status = Status.STABLE
+    deprecated: bool = False
+    doc: str = ""
+    inputs: tuple[FormalParameter, ...] = ()
+    outputs: tuple[FormalParameter, ...] = ()
+    attributes: tuple[Attribute, ...] = ()
+    type_constraints: tuple[TypeConstraint, ...] = ()
+    based_on: int | None = None
+    adapter: Adapter | None = None
+    location: Location = field(default=NOWHERE, compare=False)
+
+    @property
+    def id(self) -> str:
+        """`domain.Op:since_version`, the spelling Versioning.md uses in prose."""
+        return f"{display_domain(self.domain)}.{self.name}:{self.since_version}"
+
+    @property
+    def file(self) -> str:
+        return self.location.file
+
+    @property
+    def attribute_map(self) -> Mapping[str, Attribute]:
+        return {a.name: a for a in self.attributes}
+
+    def attribute(self, name: str) -> Attribute | None:
+        for attr in self.attributes:
+            if attr.name == name:
+                return attr
+        return None
+
+    @property
+    def constraint_map(self) -> Mapping[str, TypeConstraint]:
+        return {c.param: c for c in self.type_constraints}
+
+    @property
+    def min_input(self) -> int:
+        return _arity(self.inputs)[0]
+
+    @property
+    def max_input(self) -> int:
+        return _arity(self.inputs)[1]
+
+    @property
+    def min_output(self) -> int:
+        return _arity(self.outputs)[0]
+
+    @property
+    def max_output(self) -> int:
+        return _arity(self.outputs)[1]
+
+    @property
+    def experimental(self) -> bool:
+        return self.status is Status.EXPERIMENTAL
+
+
+def _arity(params: tuple[FormalParameter, ...]) -> tuple[int, int]:
+    """(min, max) count the ONNX way: trailing optionals lower the minimum, variadic is unbounded."""
+    low = high = 0
+    for index, param in enumerate(params):
+        if param.option is ParamOption.SINGLE:
+            low = index + 1
+            high += 1
+        elif param.option is ParamOption.OPTIONAL:
+            high += 1
+        else:
+            low = index + param.min_arity
+            high = MAX_ARITY
+    return low, high
+
+
+@dataclass(frozen=True, slots=True)
+class OperatorSpec:
+    """Everything one operator file declares: all versions of one operator."""
+
+    domain: str
+    name: str
+    versions: tuple[OpSchema, ...]  # oldest first
+    removed_in: int | None = None
+    replaced_by: str | None = None
+    location: Location = field(default=NOWHERE, compare=False)
+
+    @property
+    def file(self) -> str:
+        return self.location.file
+
+    def version(self, since_version: int) -> OpSchema | None:
+        for schema in self.versions:
+            if schema.since_version == since_version:
+                return schema
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class OpsetVersion:
+    version: int
+    ir_version: int
+    doc: str = ""
+    location: Location = field(default=NOWHERE, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class DomainSpec:
+    name: str  # canonical ("" for the default domain)
+    opset_versions: tuple[OpsetVersion, ...]  # increasing
+    type_sets: tuple[tuple[str, tuple[str, ...]], ...] = ()  # name -> expanded type strings
+    doc: str = ""
+    location: Location = field(default=NOWHERE, compare=False)
+
+    @property
+    def display_name(self) -> str:
+        return display_domain(self.name)
+
+    @property
+    def versions(self) -> tuple[int, ...]:
+        return tuple(v.version for v in self.opset_versions)
+
+    @property
+    def max_version(self) -> int:
+        return self.opset_versions[-1].version if self.opset_versions else 0
+
+    def opset(self, version: int) -> OpsetVersion | None:
+        for opset in self.opset_versions:
+            if opset.version == version:
+                return opset
+        return None
+
+    def type_set(self, name: str) -> tuple[str, ...] | None:
+        for set_name, types in self.type_sets:
+            if set_name == name:
+                return types
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Release:
+    """One row of a release table: a release name, its IR version and opset versions per domain."""
+
+    name: str
+    ir_version: int
+    opsets: tuple[tuple[str, int], ...]  # (canonical domain, opset version)
+    location: Location = field(default=NOWHERE, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class SpecSet:
+    """Everything loaded from a set of spec paths, before resolution into a Registry."""
+
+    domains: tuple[DomainSpec, ...] = ()
+    operators: tuple[OperatorSpec, ...] = ()
+    releases: tuple[Release, ...] = ()

@@ -1,0 +1,218 @@
+"""Write the operator catalog of an installed onnx (or onnxruntime) package as DSL files.
+
+Runs at run time against whatever package is installed, into a folder the caller chooses:
+the imported doc text belongs to ONNX and is never committed to this repository.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from toolkit.diagnostics import UsageError
+from toolkit.loader import SCHEMA_DIR
+from toolkit.model import display_domain
+from toolkit.writer import write_tree
+
+SCHEMA_HEADER = "# yaml-language-server: $schema={rel}{kind}.schema.json\n"
+
+
+def import_catalog(
+    out: str | os.PathLike[str],
+    *,
+    source: str = "onnx",
+    domains: Sequence[str] = (),
+    schema_root: str | None = None,
+) -> dict[str, int]:
+    """Import the installed catalog into `out`; return operator-version counts per domain."""
+    schemas, opset_ranges, ir_for = _collect(source)
+    wanted = {_canonical(d) for d in domains}
+    by_domain: dict[str, list[Any]] = defaultdict(list)
+    for schema in schemas:
+        if not wanted or schema.domain in wanted:
+            by_domain[schema.domain].append(schema)
+    if wanted - set(by_domain):
+        missing = ", ".join(sorted(display_domain(d) for d in wanted - set(by_domain)))
+        raise UsageError(f"no operators of domain(s) {missing} in the installed {source}")
+    files: dict[str, bytes] = {}
+    counts: dict[str, int] = {}
+    for domain, items in sorted(by_domain.items()):
+        folder = display_domain(domain)
+        low, high = opset_ranges.get(domain, (1, max(s.since_version for s in items)))
+        high = max(high, max(s.since_version for s in items))
+        files[f"{folder}/domain.yaml"] = _domain_file(domain, low, high, ir_for, source, schema_root)
+        per_op: dict[str, list[Any]] = defaultdict(list)
+        for schema in items:
+            per_op[schema.name].append(schema)
+        for name, versions in sorted(per_op.items()):
+            versions.sort(key=lambda s: s.since_version)
+            files[f"{folder}/{name}.yaml"] = _operator_file(domain, name, versions, schema_root)
+        counts[folder] = len(items)
+    write_tree(Path(out), files, prune=False)
+    return counts
+
+
+def _canonical(domain: str) -> str:
+    return "" if domain == "ai.onnx" else domain
+
+
+def _collect(source: str) -> tuple[list[Any], dict[str, tuple[int, int]], Any]:
+    if source == "onnx":
+        try:
+            import onnx.defs
+            import onnx.helper
+        except ImportError:
+            raise UsageError("the onnx package is not installed: pip install onnx") from None
+        ranges = {k: tuple(v) for k, v in onnx.defs.C.schema_version_map().items()}
+
+        def ir_for(domain: str, version: int) -> int:
+            opset = onnx.helper.make_opsetid(domain, version)
+            return int(onnx.helper.find_min_ir_version_for([opset], ignore_unknown=True))
+
+        return list(onnx.defs.get_all_schemas_with_history()), ranges, ir_for  # type: ignore[return-value]
+    if source == "onnxruntime":
+        try:
+            from onnxruntime.capi import onnxruntime_pybind11_state as ort_state
+        except ImportError:
+            raise UsageError("onnxruntime is not installed: pip install onnxruntime") from None
+        getter = getattr(ort_state, "get_all_operator_schema", None)
+        if getter is None:
+            raise UsageError("this onnxruntime build does not expose its operator schemas")
+        vendor = [s for s in getter() if s.domain not in ("", "ai.onnx", "ai.onnx.ml")]
+        return vendor, {}, lambda domain, version: 7
+    raise UsageError(f"unknown source '{source}' (onnx, onnxruntime)")
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+def _str_presenter(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    if "\n" in value:
+        # Block style keeps docs readable; trailing spaces on a line force a quoted scalar.
+        text = "\n".join(line.rstrip() for line in value.split("\n"))
+        return dumper.represent_scalar("tag:yaml.org,2002:str", text, style="|")
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value)
+
+
+_Dumper.add_representer(str, _str_presenter)
+
+
+def _dump(data: Any, kind: str, depth: int, schema_root: str | None) -> bytes:
+    root = schema_root if schema_root is not None else SCHEMA_DIR.as_uri() + "/"
+    header = SCHEMA_HEADER.format(rel=root, kind=kind)
+    body = yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+    return (header + body).encode("utf-8")
+
+
+def _domain_file(
+    domain: str, low: int, high: int, ir_for: Any, source: str, schema_root: str | None
+) -> bytes:
+    opsets = []
+    ir = 1
+    for version in range(1, high + 1):
+        ir = max(ir, ir_for(domain, version))
+        opsets.append({"version": version, "ir_version": ir})
+    data = {
+        "domain": display_domain(domain),
+        "doc": f"Imported from the installed {source} package.",
+        "opset_versions": opsets,
+    }
+    return _dump(data, "domain", 1, schema_root)
+
+
+def _operator_file(domain: str, name: str, versions: Iterable[Any], schema_root: str | None) -> bytes:
+    data = {
+        "operator": name,
+        "domain": display_domain(domain),
+        "versions": [_version(schema) for schema in versions],
+    }
+    return _dump(data, "operator", 1, schema_root)
+
+
+def _version(schema: Any) -> dict[str, Any]:
+    entry: dict[str, Any] = {"since_version": schema.since_version}
+    if str(schema.support_level).endswith("EXPERIMENTAL"):
+        entry["status"] = "experimental"
+    if schema.deprecated:
+        entry["deprecated"] = True
+    if schema.doc:
+        entry["doc"] = schema.doc
+    if schema.inputs:
+        entry["inputs"] = [_param(p) for p in schema.inputs]
+    if schema.outputs:
+        entry["outputs"] = [_param(p) for p in schema.outputs]
+    if schema.attributes:
+        entry["attributes"] = {name: _attribute(attr) for name, attr in sorted(schema.attributes.items())}
+    if schema.type_constraints:
+        entry["type_constraints"] = {
+            tc.type_param_str: _constraint(tc) for tc in schema.type_constraints
+        }
+    return entry
+
+
+_OPTIONS = {"Single": "single", "Optional": "optional", "Variadic": "variadic"}
+_DIFF = {"Unknown": "unknown", "Differentiable": "differentiable", "NonDifferentiable": "non_differentiable"}
+
+
+def _param(param: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": param.name, "type": param.type_str}
+    if param.description:
+        out["doc"] = param.description
+    option = _OPTIONS[str(param.option).rsplit(".", 1)[-1]]
+    if option != "single":
+        out["option"] = option
+    if option == "variadic":
+        if not param.is_homogeneous:
+            out["homogeneous"] = False
+        if param.min_arity != 1:
+            out["min_arity"] = param.min_arity
+    diff = _DIFF[str(param.differentiation_category).rsplit(".", 1)[-1]]
+    if diff != "unknown":
+        out["differentiability"] = diff
+    return out
+
+
+def _attribute(attr: Any) -> dict[str, Any]:
+    type_name = str(attr.type).rsplit(".", 1)[-1].lower()
+    out: dict[str, Any] = {"type": type_name}
+    if attr.required:
+        out["required"] = True
+    default = attr.default_value
+    if default is not None and default.type:
+        out["default"] = _default_value(default)
+    if attr.description:
+        out["doc"] = attr.description
+    return out
+
+
+def _default_value(proto: Any) -> Any:
+    import onnx.helper
+
+    value = onnx.helper.get_attribute_value(proto)
+    if isinstance(value, bytes):
+        return value.decode("utf-8")
+    if isinstance(value, float):
+        return _float32(value)
+    if isinstance(value, list):
+        return [v.decode("utf-8") if isinstance(v, bytes) else _float32(v) if isinstance(v, float) else v for v in value]
+    return value
+
+
+def _float32(value: float) -> float:
+    """Shortest decimal that round-trips through float32, as the attribute is stored."""
+    import numpy
+
+    return float(str(numpy.float32(value)))
+
+
+def _constraint(tc: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"allowed": list(tc.allowed_type_strs)}
+    if tc.description:
+        out["doc"] = tc.description
+    return out

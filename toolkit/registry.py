@@ -1,0 +1,189 @@
+"""Resolution exactly as ONNX's Versioning.md defines it, over a loaded SpecSet.
+
+In opset (d, v), operator `op` is its version with the largest since_version <= v, unless
+the operator was removed at or before v.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import os
+import pickle
+from collections.abc import Sequence
+from pathlib import Path
+
+from toolkit.diagnostics import Diagnostic, SpecError
+from toolkit.loader import LoadResult, discover, load_specs
+from toolkit.model import DomainSpec, OperatorSpec, OpSchema, Release, SpecSet, canonical_domain, display_domain
+
+CACHE_FORMAT = 1
+
+
+class SchemaNotFound(KeyError):
+    """No operator version resolves for (domain, op, opset version)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class Registry:
+    """Resolved, indexed view of a SpecSet. Immutable once built."""
+
+    def __init__(self, specs: SpecSet, diagnostics: Sequence[Diagnostic] = ()) -> None:
+        self.specs = specs
+        self.diagnostics = tuple(diagnostics)
+        self._domains = {d.name: d for d in specs.domains}
+        self._operators: dict[tuple[str, str], OperatorSpec] = {(o.domain, o.name): o for o in specs.operators}
+        self._by_domain: dict[str, list[OperatorSpec]] = {}
+        for op in specs.operators:
+            self._by_domain.setdefault(op.domain, []).append(op)
+        self._since: dict[tuple[str, str], list[int]] = {
+            key: [v.since_version for v in op.versions] for key, op in self._operators.items()
+        }
+        self._resolved: dict[tuple[str, str, int], OpSchema | None] = {}
+
+    # -- domains ---------------------------------------------------------------------
+
+    def domains(self) -> tuple[str, ...]:
+        return tuple(sorted(self._domains))
+
+    def domain(self, name: str) -> DomainSpec:
+        try:
+            return self._domains[canonical_domain(name)]
+        except KeyError:
+            raise SchemaNotFound(f"unknown domain '{display_domain(name)}'") from None
+
+    def has_domain(self, name: str) -> bool:
+        return canonical_domain(name) in self._domains
+
+    @property
+    def releases(self) -> tuple[Release, ...]:
+        return self.specs.releases
+
+    # -- operators -------------------------------------------------------------------
+
+    def operators(self, domain: str = "") -> tuple[OperatorSpec, ...]:
+        return tuple(self._by_domain.get(canonical_domain(domain), ()))
+
+    def operator(self, op: str, domain: str = "") -> OperatorSpec:
+        try:
+            return self._operators[canonical_domain(domain), op]
+        except KeyError:
+            raise SchemaNotFound(f"no operator '{op}' in domain '{display_domain(domain)}'") from None
+
+    def versions(self, op: str, domain: str = "") -> tuple[OpSchema, ...]:
+        return self.operator(op, domain).versions
+
+    def find_schema(self, op: str, opset_version: int, domain: str = "") -> OpSchema | None:
+        """The version of `op` in effect in opset (domain, opset_version), or None."""
+        key = (domain, op, opset_version)
+        try:
+            return self._resolved[key]
+        except KeyError:
+            pass
+        result = self._resolve(op, opset_version, canonical_domain(domain))
+        self._resolved[key] = result
+        return result
+
+    def get_schema(self, op: str, opset_version: int, domain: str = "") -> OpSchema:
+        """Like onnx.defs.get_schema: raise SchemaNotFound when nothing resolves."""
+        key = (domain, op, opset_version)
+        schema = self._resolved.get(key) if key in self._resolved else self.find_schema(op, opset_version, domain)
+        if schema is None:
+            raise SchemaNotFound(
+                f"no version of '{op}' in domain '{display_domain(domain)}' at opset version {opset_version}"
+            )
+        return schema
+
+    def _resolve(self, op: str, opset_version: int, domain: str) -> OpSchema | None:
+        spec = self._operators.get((domain, op))
+        if spec is None:
+            return None
+        if spec.removed_in is not None and opset_version >= spec.removed_in:
+            return None
+        since = self._since[domain, op]
+        index = bisect.bisect_right(since, opset_version) - 1
+        return spec.versions[index] if index >= 0 else None
+
+    def inventory(self, domain: str, opset_version: int) -> dict[str, OpSchema]:
+        """Operator name -> resolved version, for every operator available in the opset."""
+        out = {}
+        for spec in sorted(self.operators(domain), key=lambda o: o.name):
+            schema = self.find_schema(spec.name, opset_version, spec.domain)
+            if schema is not None:
+                out[spec.name] = schema
+        return out
+
+    def all_schemas(self) -> tuple[OpSchema, ...]:
+        return tuple(v for op in self.specs.operators for v in op.versions)
+
+
+def load_registry(
+    paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    *,
+    cache: bool = True,
+    strict: bool = True,
+) -> Registry:
+    """Load specs (YAML trees, or generated `.pb` schema documents) and resolve them.
+
+    Raises SpecError with every diagnostic when an error is found (strict=True);
+    warnings stay available as `registry.diagnostics`.
+    """
+    path_list = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    result = _load_cached(path_list) if cache else load_specs(path_list)
+    if strict and result.errors:
+        raise SpecError(result.diagnostics)
+    return Registry(result.specs, result.diagnostics)
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get("OPSET_TOOLKIT_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "opset-toolkit"
+    )
+    return Path(base)
+
+
+def _cache_key(files: list[Path]) -> str:
+    digest = hashlib.sha256(f"{CACHE_FORMAT}:{_toolkit_stamp()}".encode())
+    for path in files:
+        stat = path.stat()
+        digest.update(f"{path.resolve()}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+def _toolkit_stamp() -> str:
+    """Changes whenever the toolkit's own code or schemas change, so stale caches are never used."""
+    here = Path(__file__).resolve().parent
+    parts = []
+    for name in ("model.py", "loader.py", "checks.py", "yamlsrc.py", "types.py"):
+        stat = (here / name).stat()
+        parts.append(f"{name}:{stat.st_mtime_ns}:{stat.st_size}")
+    for schema in sorted((here / "schemas").glob("*.json")):
+        stat = schema.stat()
+        parts.append(f"{schema.name}:{stat.st_mtime_ns}:{stat.st_size}")
+    return ";".join(parts)
+
+
+def _load_cached(paths: list[str | os.PathLike[str]]) -> LoadResult:
+    if os.environ.get("OPSET_TOOLKIT_NO_CACHE"):
+        return load_specs(paths)
+    files = discover(paths)
+    cache_file = _cache_dir() / f"{_cache_key(files)}.pickle"
+    try:
+        with open(cache_file, "rb") as handle:
+            cached = pickle.load(handle)
+        if isinstance(cached, LoadResult):
+            return cached
+    except (OSError, pickle.PickleError, EOFError, AttributeError, ValueError):
+        pass
+    result = load_specs(paths)
+    try:
+        cache_file.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cache_file.with_suffix(f".{os.getpid()}.tmp")
+        with open(tmp, "wb") as handle:
+            pickle.dump(result, handle, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, cache_file)
+    except OSError:
+        pass  # a read-only home is no reason to fail
+    return result

@@ -1,0 +1,151 @@
+"""The ONNX type-string grammar.
+
+    type   := tensor(<elem>) | sparse_tensor(<elem>) | seq(type) | optional(type)
+            | map(<key>, <value>)
+    key    := an integer element type or string
+    value  := type | <elem>          (the ML domain uses scalar map values: map(int64, float))
+
+Canonical spelling is onnx's: no spaces except `map(K, V)`.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+# TensorProto.DataType names known to onnx 1.23 (UNDEFINED excluded), as the DSL spells them.
+ELEMENT_TYPES: tuple[str, ...] = (
+    "float",
+    "uint8",
+    "int8",
+    "uint16",
+    "int16",
+    "int32",
+    "int64",
+    "string",
+    "bool",
+    "float16",
+    "double",
+    "uint32",
+    "uint64",
+    "complex64",
+    "complex128",
+    "bfloat16",
+    "float8e4m3fn",
+    "float8e4m3fnuz",
+    "float8e5m2",
+    "float8e5m2fnuz",
+    "uint4",
+    "int4",
+    "float4e2m1",
+    "float8e8m0",
+    "uint2",
+    "int2",
+    "float6e2m3",
+    "float6e3m2",
+)
+ELEMENT_TYPE_SET = frozenset(ELEMENT_TYPES)
+# TensorProto.DataType enum numbers, in the order above (facts from onnx.proto).
+ELEMENT_TYPE_NUMBERS: dict[str, int] = {name: index + 1 for index, name in enumerate(ELEMENT_TYPES)}
+MAP_KEY_TYPES = frozenset(
+    {"string", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
+)
+
+
+class TypeStringError(ValueError):
+    """A type string that does not follow the grammar; the message says where and why."""
+
+
+@lru_cache(maxsize=8192)
+def canonical_type(text: str) -> str:
+    """Parse `text` and return its canonical spelling, or raise TypeStringError."""
+    parser = _Parser(text)
+    result = parser.parse_type()
+    parser.expect_end()
+    return result
+
+
+def is_type_string(text: str) -> bool:
+    try:
+        canonical_type(text)
+    except TypeStringError:
+        return False
+    return True
+
+
+def looks_like_type_string(text: str) -> bool:
+    """True for anything shaped like `kind(...)`: a concrete type rather than a type parameter."""
+    return "(" in text
+
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+
+    def fail(self, message: str) -> TypeStringError:
+        return TypeStringError(f"{message} at character {self.pos + 1} of '{self.text}'")
+
+    def skip_spaces(self) -> None:
+        while self.pos < len(self.text) and self.text[self.pos] == " ":
+            self.pos += 1
+
+    def word(self) -> str:
+        self.skip_spaces()
+        start = self.pos
+        while self.pos < len(self.text) and (self.text[self.pos].isalnum() or self.text[self.pos] == "_"):
+            self.pos += 1
+        if start == self.pos:
+            raise self.fail("expected a name")
+        return self.text[start : self.pos]
+
+    def punct(self, char: str) -> None:
+        self.skip_spaces()
+        if self.pos >= len(self.text) or self.text[self.pos] != char:
+            raise self.fail(f"expected '{char}'")
+        self.pos += 1
+
+    def expect_end(self) -> None:
+        self.skip_spaces()
+        if self.pos != len(self.text):
+            raise self.fail("unexpected text after the type")
+
+    def element(self) -> str:
+        name = self.word()
+        if name not in ELEMENT_TYPE_SET:
+            raise self.fail(f"unknown element type '{name}'")
+        return name
+
+    def parse_type(self) -> str:
+        kind = self.word()
+        if kind in ("tensor", "sparse_tensor"):
+            self.punct("(")
+            elem = self.element()
+            self.punct(")")
+            return f"{kind}({elem})"
+        if kind in ("seq", "optional"):
+            self.punct("(")
+            inner = self.parse_type()
+            self.punct(")")
+            return f"{kind}({inner})"
+        if kind == "map":
+            self.punct("(")
+            key = self.element()
+            if key not in MAP_KEY_TYPES:
+                raise self.fail(f"'{key}' cannot be a map key (integers or string only)")
+            self.punct(",")
+            value = self.map_value()
+            self.punct(")")
+            return f"map({key}, {value})"
+        raise self.fail(f"unknown type kind '{kind}' (tensor, sparse_tensor, seq, optional, map)")
+
+    def map_value(self) -> str:
+        self.skip_spaces()
+        start = self.pos
+        name = self.word()
+        self.skip_spaces()
+        if self.pos < len(self.text) and self.text[self.pos] == "(":
+            self.pos = start
+            return self.parse_type()
+        if name not in ELEMENT_TYPE_SET:
+            raise self.fail(f"unknown element type '{name}'")
+        return name

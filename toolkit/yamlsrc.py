@@ -1,0 +1,237 @@
+"""Safe YAML reading that keeps source positions.
+
+PyYAML composes the node graph (with the C parser when it is available); we build plain
+Python values ourselves so that we can reject duplicate keys, object-constructing tags and
+alias bombs, and remember where every key and value came from.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from toolkit.diagnostics import Diagnostic
+from toolkit.model import Location
+
+_STR = "tag:yaml.org,2002:str"
+_INT = "tag:yaml.org,2002:int"
+_FLOAT = "tag:yaml.org,2002:float"
+_BOOL = "tag:yaml.org,2002:bool"
+_NULL = "tag:yaml.org,2002:null"
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+_SEQ = "tag:yaml.org,2002:seq"
+_MAP = "tag:yaml.org,2002:map"
+
+try:
+    _Base: Any = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - PyYAML built without libyaml
+    _Base = yaml.SafeLoader
+
+_PLAIN_SPECIAL = frozenset("-+.0123456789~nNtTfFoOyY<=")
+
+
+class _Loader(_Base):  # type: ignore[misc]
+    """The safe loader with a faster tag resolver: most scalars in specs are plain words or
+    quoted/block text, which can only be strings, so the regex table is consulted only for
+    plain scalars whose first character could start a number, bool or null."""
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
+        if kind is yaml.ScalarNode:
+            if implicit[0] and value[:1] in _PLAIN_SPECIAL:
+                return super().resolve(kind, value, implicit)  # type: ignore[no-any-return]
+            if implicit[0] and value == "":
+                return _NULL
+            return _STR
+        return _SEQ if kind is yaml.SequenceNode else _MAP
+
+    def descend_resolver(self, current_node: Any, current_index: Any) -> None:
+        pass
+
+    def ascend_resolver(self) -> None:
+        pass
+
+MAX_FILE_BYTES = 4 * 1024 * 1024
+MAX_EXPANDED_NODES = 200_000  # per document; a billion-laughs file blows through this at once
+
+_CONSTRUCTOR = yaml.constructor.SafeConstructor()
+
+
+class MarkedDict(dict[str, Any]):
+    """A mapping that remembers where each key and each value started."""
+
+    __slots__ = ("key_marks", "mark", "value_marks")
+
+    def __init__(self, mark: tuple[int, int]) -> None:
+        super().__init__()
+        self.mark = mark
+        self.key_marks: dict[str, tuple[int, int]] = {}
+        self.value_marks: dict[str, tuple[int, int]] = {}
+
+
+class MarkedList(list[Any]):
+    __slots__ = ("item_marks", "mark")
+
+    def __init__(self, mark: tuple[int, int]) -> None:
+        super().__init__()
+        self.mark = mark
+        self.item_marks: list[tuple[int, int]] = []
+
+
+class YamlProblem(Exception):
+    def __init__(self, diagnostic: Diagnostic) -> None:
+        super().__init__(diagnostic.format())
+        self.diagnostic = diagnostic
+
+
+def read_yaml(path: Path, display: str) -> Any:
+    """Read one YAML document; raise YamlProblem with a located diagnostic on any defect."""
+    data = path.read_bytes()
+    if len(data) > MAX_FILE_BYTES:
+        raise YamlProblem(
+            Diagnostic(
+                "FILE-TOO-LARGE",
+                f"file is {len(data)} bytes; the limit is {MAX_FILE_BYTES}",
+                Location(display, 1, 1),
+                "split the operator's versions or shorten its docs",
+            )
+        )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise YamlProblem(
+            Diagnostic(
+                "FILE-ENCODING",
+                f"byte 0x{data[exc.start]:02x} is not valid UTF-8",
+                Location(display, line, column),
+                "save the file as UTF-8",
+            )
+        ) from None
+    return parse_yaml_text(text, display)
+
+
+def parse_yaml_text(text: str, display: str) -> Any:
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    try:
+        node = yaml.compose(text, Loader=_Loader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+        problem = exc.problem or exc.context or "malformed YAML"
+        raise YamlProblem(
+            Diagnostic(
+                "YAML-SYNTAX",
+                f"malformed YAML: {problem}",
+                Location(display, line, column),
+                "check indentation, quoting and `key: value` pairs around this position",
+            )
+        ) from None
+    except yaml.YAMLError as exc:
+        raise YamlProblem(
+            Diagnostic("YAML-SYNTAX", f"malformed YAML: {exc}", Location(display, 1, 1), "")
+        ) from None
+    if node is None:
+        return None
+    return _Builder(display).build(node)
+
+
+class _Builder:
+    def __init__(self, display: str) -> None:
+        self.display = display
+        self.budget = MAX_EXPANDED_NODES
+
+    def problem(self, rule: str, message: str, node: yaml.Node, hint: str) -> YamlProblem:
+        mark = node.start_mark
+        return YamlProblem(
+            Diagnostic(rule, message, Location(self.display, mark.line + 1, mark.column + 1), hint)
+        )
+
+    def build(self, node: yaml.Node) -> Any:
+        self.budget -= 1
+        if self.budget < 0:
+            raise self.problem(
+                "YAML-ALIAS-LIMIT",
+                f"document expands to more than {MAX_EXPANDED_NODES} nodes (alias expansion)",
+                node,
+                "do not nest aliases of aliases; write the values out",
+            )
+        if isinstance(node, yaml.ScalarNode):
+            return self.scalar(node)
+        if isinstance(node, yaml.SequenceNode):
+            if node.tag != _SEQ:
+                raise self.tag_problem(node)
+            seq = MarkedList((node.start_mark.line + 1, node.start_mark.column + 1))
+            for item in node.value:
+                seq.append(self.build(item))
+                seq.item_marks.append((item.start_mark.line + 1, item.start_mark.column + 1))
+            return seq
+        assert isinstance(node, yaml.MappingNode)
+        if node.tag != _MAP:
+            raise self.tag_problem(node)
+        mapping = MarkedDict((node.start_mark.line + 1, node.start_mark.column + 1))
+        for key_node, value_node in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                raise self.problem(
+                    "YAML-TAG", "merge keys (`<<`) are not supported", key_node, "write the keys out"
+                )
+            key = self.build(key_node)
+            if not isinstance(key, str):
+                key = str(key) if isinstance(key, (int, float)) and not isinstance(key, bool) else key
+            if not isinstance(key, str):
+                raise self.problem("SCHEMA-TYPE", "mapping keys must be strings", key_node, "quote the key")
+            if key in mapping:
+                first = mapping.key_marks[key]
+                raise self.problem(
+                    "YAML-DUPLICATE-KEY",
+                    f"duplicate key '{key}' (first defined at line {first[0]})",
+                    key_node,
+                    "remove one of the two entries",
+                )
+            mapping[key] = self.build(value_node)
+            mapping.key_marks[key] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+            mapping.value_marks[key] = (value_node.start_mark.line + 1, value_node.start_mark.column + 1)
+        return mapping
+
+    def scalar(self, node: yaml.ScalarNode) -> Any:
+        tag = node.tag
+        if tag == _STR or tag == _TIMESTAMP:
+            return node.value
+        if tag == _INT:
+            return _CONSTRUCTOR.construct_yaml_int(node)
+        if tag == _FLOAT:
+            return _CONSTRUCTOR.construct_yaml_float(node)
+        if tag == _BOOL:
+            return _CONSTRUCTOR.construct_yaml_bool(node)
+        if tag == _NULL:
+            return None
+        raise self.tag_problem(node)
+
+    def tag_problem(self, node: yaml.Node) -> YamlProblem:
+        return self.problem(
+            "YAML-TAG",
+            f"tag '{node.tag}' is not allowed",
+            node,
+            "specs are plain data: remove the tag (only strings, numbers, booleans, null, lists, maps)",
+        )
+
+
+def location_of(root: Any, path: tuple[str | int, ...], display: str, *, key: bool = False) -> Location:
+    """Location of the value (or the key, with key=True) at `path`; the nearest known ancestor otherwise."""
+    node = root
+    best = getattr(root, "mark", (1, 1))
+    for index, step in enumerate(path):
+        last = index == len(path) - 1
+        if isinstance(node, MarkedDict) and isinstance(step, str) and step in node:
+            marks = node.key_marks if (key and last) else node.value_marks
+            best = marks[step]
+            node = node[step]
+        elif isinstance(node, MarkedList) and isinstance(step, int) and 0 <= step < len(node):
+            best = node.item_marks[step]
+            node = node[step]
+        else:
+            break
+    return Location(display, best[0], best[1])
