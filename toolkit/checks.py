@@ -32,10 +32,31 @@ def rule(func: SpecRule) -> SpecRule:
 
 def check_specs(specs: SpecSet) -> list[Diagnostic]:
     domains = {d.name: d for d in specs.domains}
+    silenced = {
+        (schema.location.file, schema.name, rule_id): schema
+        for op in specs.operators
+        for schema in op.versions
+        for rule_id in schema.suppress
+    }
     out: list[Diagnostic] = []
     for check in RULES:
         out.extend(check(specs, domains))
-    return out
+    if not silenced:
+        return out
+    return [d for d in out if not _is_silenced(d, specs, silenced)]
+
+
+def _is_silenced(diag: Diagnostic, specs: SpecSet, silenced: dict[tuple[str, str, str], OpSchema]) -> bool:
+    """A diagnostic is silenced when it lies inside a version whose `suppress` lists its rule."""
+    for (file, _name, rule_id), schema in silenced.items():
+        if rule_id != diag.rule or file != diag.location.file:
+            continue
+        op = next(o for o in specs.operators if o.location.file == file)
+        later = [v.location.line for v in op.versions if v.location.line > schema.location.line]
+        end = min(later) if later else 1 << 30
+        if schema.location.line <= diag.location.line < end:
+            return True
+    return False
 
 
 def _error(rule_id: str, message: str, schema_or_loc: object, hint: str) -> Diagnostic:

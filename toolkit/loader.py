@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -111,8 +111,20 @@ def schema_diagnostics(source: _Source, kind: str) -> list[Diagnostic]:
     validator = _validator(kind)
     out: list[Diagnostic] = []
     for error in validator.iter_errors(source.data):
-        out.extend(_map_schema_error(source, error))
+        silenced = _suppressed_rules(source.data, tuple(error.absolute_path))
+        out.extend(d for d in _map_schema_error(source, error) if d.rule not in silenced)
     return out
+
+
+def _suppressed_rules(data: Any, path: tuple[Any, ...]) -> frozenset[str]:
+    """Rules an operator version's `suppress:` list silences for errors inside that version."""
+    if len(path) >= 2 and path[0] == "versions" and isinstance(data, dict):
+        versions = data.get("versions")
+        if isinstance(versions, list) and isinstance(path[1], int) and path[1] < len(versions):
+            entry = versions[path[1]]
+            if isinstance(entry, dict) and isinstance(entry.get("suppress"), list):
+                return frozenset(str(r) for r in entry["suppress"])
+    return frozenset()
 
 
 def _map_schema_error(source: _Source, error: jsonschema.ValidationError) -> list[Diagnostic]:
@@ -262,16 +274,23 @@ class LoadResult:
         return [d for d in self.diagnostics if d.severity is Severity.ERROR]
 
 
-def load_specs(paths: Sequence[str | os.PathLike[str]]) -> LoadResult:
-    """Load every spec under `paths`. Never raises for bad specs: problems are diagnostics."""
+def load_specs(
+    paths: Sequence[str | os.PathLike[str]], *, display: Callable[[Path], str] | None = None
+) -> LoadResult:
+    """Load every spec under `paths`. Never raises for bad specs: problems are diagnostics.
+
+    `display` maps a file to the name diagnostics use for it (default: path relative to the
+    working directory); the git-ref loader uses it to report repository paths, not temp paths.
+    """
     files = discover(paths)
+    show = display or display_path
     diags: list[Diagnostic] = []
     domain_sources: list[_Source] = []
     op_sources: list[_Source] = []
     release_sources: list[_Source] = []
     broken_domain_folders: set[Path] = set()  # their operators' DOMAIN-UNKNOWN would only be noise
     for path in files:
-        display = display_path(path)
+        display = show(path)
         try:
             data = read_yaml(path, display)
         except YamlProblem as problem:
@@ -547,6 +566,7 @@ class _Builder:
             type_constraints=constraints,
             based_on=entry.get("based_on"),
             adapter=adapter,
+            suppress=tuple(entry.get("suppress", ())),
             location=source.loc(*at),
         )
 

@@ -199,6 +199,7 @@ class OpSchema:
     type_constraints: tuple[TypeConstraint, ...] = ()
     based_on: int | None = None
     adapter: Adapter | None = None
+    suppress: tuple[str, ...] = ()  # spec-check rule ids silenced for this version
     location: Location = field(default=NOWHERE, compare=False)
 
     @property

@@ -153,7 +153,25 @@ def _version(schema: Any) -> dict[str, Any]:
         entry["type_constraints"] = {
             tc.type_param_str: _constraint(tc) for tc in schema.type_constraints
         }
+    suppress = _historical_quirks(schema)
+    if suppress:
+        entry["suppress"] = suppress
     return entry
+
+
+def _historical_quirks(schema: Any) -> list[str]:
+    """Rule ids an old onnx schema breaks and can no longer change (e.g. Split-1's output
+    named `outputs...`, Tile-1's unused `T1`): the imported spec silences exactly those."""
+    import re
+
+    quirks = set()
+    params = [*schema.inputs, *schema.outputs]
+    if any(not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", p.name) for p in params):
+        quirks.add("NAME-NOT-IDENTIFIER")
+    used = {p.type_str for p in params}
+    if any(tc.type_param_str not in used for tc in schema.type_constraints):
+        quirks.add("TYPE-PARAM-UNUSED")
+    return sorted(quirks)
 
 
 _OPTIONS = {"Single": "single", "Optional": "optional", "Variadic": "variadic"}
