@@ -16,6 +16,7 @@ from toolkit.diagnostics import SpecError, UsageError
 
 COMMAND_MODULES = (
     "toolkit.cli.spec_commands",
+    "toolkit.cli.generate_command",
 )
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3

@@ -1,0 +1,155 @@
+"""`opset generate`: load -> check -> every generator in memory -> one atomic writer.
+
+Nothing touches the output folder until every generator has returned, so a generator that raises
+leaves the previous outputs byte-identical. Writing goes through `toolkit.writer` (changed files
+only, journaled all-or-nothing commit); each kind owns the `<kind>/` subfolder of the output, and
+stale files there are pruned. `--check` plans the same changes and reports them instead.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from toolkit.generate import GenerateContext, available_kinds, get_generator
+from toolkit.registry import Registry, load_registry
+from toolkit.writer import Change, commit, plan
+
+__all__ = [
+    "GenerateResult",
+    "GeneratorError",
+    "diff_text",
+    "generate",
+    "plan_outputs",
+    "run_generators",
+    "source_label",
+]
+
+
+class GeneratorError(Exception):
+    """A generator failed or returned something invalid; nothing was written."""
+
+
+@dataclass(frozen=True)
+class GenerateResult:
+    kinds: tuple[str, ...]
+    files: dict[str, bytes]  # everything the generators produced, relative to the output root
+    changes: tuple[Change, ...]  # what differs on disk (applied unless check=True)
+    written: bool
+
+
+def source_label(spec_paths: Iterable[str | os.PathLike[str]]) -> str:
+    """The spec label for headers: relative POSIX paths when under the cwd, so the bytes do not
+    depend on where the repository is checked out."""
+    labels = []
+    cwd = Path.cwd().resolve()
+    for raw in spec_paths:
+        path = Path(raw)
+        try:
+            label = path.resolve().relative_to(cwd).as_posix()
+        except ValueError:
+            label = path.name or path.as_posix()
+        labels.append(label.rstrip("/") or ".")
+    return ", ".join(labels)
+
+
+def _validate_output(kind: str, files: object) -> dict[str, bytes]:
+    if not isinstance(files, dict):
+        raise GeneratorError(f"generator '{kind}' returned {type(files).__name__}, expected dict[str, bytes]")
+    prefix = f"{kind}/"
+    out: dict[str, bytes] = {}
+    for path, data in files.items():
+        if not isinstance(path, str) or not path.startswith(prefix):
+            raise GeneratorError(f"generator '{kind}' produced {path!r}, outside its folder '{prefix}'")
+        parts = path.split("/")
+        if any(part in ("", ".", "..") for part in parts) or "\\" in path:
+            raise GeneratorError(f"generator '{kind}' produced an unsafe path {path!r}")
+        if not isinstance(data, bytes):
+            raise GeneratorError(f"generator '{kind}' produced {type(data).__name__} for {path!r}, not bytes")
+        out[path] = data
+    return out
+
+
+def run_generators(
+    registry: Registry, context: GenerateContext, kinds: Sequence[str] | None = None
+) -> dict[str, bytes]:
+    """Run the generators of `kinds` (default: all) in sorted order; the union of their files."""
+    selected = sorted(set(kinds)) if kinds is not None else list(available_kinds())
+    files: dict[str, bytes] = {}
+    for kind in selected:
+        generator = get_generator(kind)
+        try:
+            produced = generator(registry, context)
+        except GeneratorError:
+            raise
+        except Exception as exc:
+            raise GeneratorError(f"generator '{kind}' failed: {type(exc).__name__}: {exc}") from exc
+        files.update(_validate_output(kind, produced))
+    return dict(sorted(files.items()))
+
+
+def plan_outputs(out: Path, files: dict[str, bytes], kinds: Sequence[str]) -> list[Change]:
+    """Changes that make `out/<kind>/` hold exactly the generated files of each kind."""
+    return plan(out, files, sorted(set(kinds)))
+
+
+def generate(
+    spec_paths: Sequence[str | os.PathLike[str]],
+    out: str | os.PathLike[str],
+    *,
+    kinds: Sequence[str] | None = None,
+    check: bool = False,
+    registry: Registry | None = None,
+    source: str | None = None,
+    cache: bool = True,
+) -> GenerateResult:
+    """Load the specs (raises SpecError), run the generators, then write or (check=True) compare."""
+    selected = tuple(sorted(set(kinds))) if kinds is not None else available_kinds()
+    for kind in selected:
+        get_generator(kind)  # unknown kinds fail before any work
+    if registry is None:
+        registry = load_registry(list(spec_paths), cache=cache)
+    context = GenerateContext(
+        source=source if source is not None else source_label(spec_paths),
+        spec_paths=tuple(os.fspath(p) for p in spec_paths),
+    )
+    files = run_generators(registry, context, selected)
+    root = Path(out)
+    # plan() first finishes a commit that a kill interrupted (its content was already decided).
+    changes = plan_outputs(root, files, selected)
+    if not check:
+        commit(root, changes)
+    return GenerateResult(kinds=selected, files=files, changes=tuple(changes), written=not check)
+
+
+def _is_text(data: bytes | None) -> bool:
+    if data is None:
+        return True
+    if b"\0" in data:
+        return False
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def diff_text(changes: Iterable[Change], out_label: str = "generated") -> str:
+    """A unified diff of stale files; binary files get a one-line note instead."""
+    chunks: list[str] = []
+    for change in changes:
+        label = f"{out_label.rstrip('/')}/{change.path}"
+        if not (_is_text(change.old) and _is_text(change.new)):
+            what = "is new" if change.old is None else "would be removed" if change.new is None else "differs"
+            chunks.append(f"Binary file {label} {what}\n")
+            continue
+        old = (change.old or b"").decode("utf-8").splitlines(keepends=True)
+        new = (change.new or b"").decode("utf-8").splitlines(keepends=True)
+        from_file = "/dev/null" if change.old is None else f"a/{label}"
+        to_file = "/dev/null" if change.new is None else f"b/{label}"
+        for line in difflib.unified_diff(old, new, from_file, to_file):
+            chunks.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(chunks)
