@@ -22,7 +22,9 @@ def register(subparsers: Any) -> None:
         ),
     )
     add_specs_argument(parser)
-    parser.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help=f"output folder (default: ./{DEFAULT_OUT})")
+    parser.add_argument(
+        "--out", default=DEFAULT_OUT, metavar="DIR", help=f"output folder (default: ./{DEFAULT_OUT})"
+    )
     parser.add_argument(
         "--only", metavar="KIND,...", help="comma-separated generator kinds (default: all registered kinds)"
     )
