@@ -1,0 +1,1 @@
+"""The breaking-change gate: change model, rule catalog, diff engine, reporters, git refs."""
