@@ -196,7 +196,9 @@ def _duplicates(kind: str, named: list[tuple[str, object]]) -> Iterator[Diagnost
     seen: set[str] = set()
     for name, item in named:
         if name in seen:
-            yield _error("NAME-DUPLICATE", f"duplicate {kind} name '{name}'", item, f"rename one of the {kind}s")
+            yield _error(
+                "NAME-DUPLICATE", f"duplicate {kind} name '{name}'", item, f"rename one of the {kind}s"
+            )
         seen.add(name)
 
 

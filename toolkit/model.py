@@ -10,7 +10,6 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Union
 
 DEFAULT_DOMAIN = ""
 DEFAULT_DOMAIN_ALIAS = "ai.onnx"
@@ -115,7 +114,7 @@ DEFAULTABLE_ATTR_TYPES = frozenset(
     {AttrType.FLOAT, AttrType.INT, AttrType.STRING, AttrType.FLOATS, AttrType.INTS, AttrType.STRINGS}
 )
 
-AttrValue = Union[float, int, str, tuple[float, ...], tuple[int, ...], tuple[str, ...]]
+AttrValue = float | int | str | tuple[float, ...] | tuple[int, ...] | tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)

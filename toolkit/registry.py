@@ -15,7 +15,15 @@ from pathlib import Path
 
 from toolkit.diagnostics import Diagnostic, SpecError
 from toolkit.loader import LoadResult, discover, load_specs
-from toolkit.model import DomainSpec, OperatorSpec, OpSchema, Release, SpecSet, canonical_domain, display_domain
+from toolkit.model import (
+    DomainSpec,
+    OperatorSpec,
+    OpSchema,
+    Release,
+    SpecSet,
+    canonical_domain,
+    display_domain,
+)
 
 CACHE_FORMAT = 1
 
@@ -34,7 +42,9 @@ class Registry:
         self.specs = specs
         self.diagnostics = tuple(diagnostics)
         self._domains = {d.name: d for d in specs.domains}
-        self._operators: dict[tuple[str, str], OperatorSpec] = {(o.domain, o.name): o for o in specs.operators}
+        self._operators: dict[tuple[str, str], OperatorSpec] = {
+            (o.domain, o.name): o for o in specs.operators
+        }
         self._by_domain: dict[str, list[OperatorSpec]] = {}
         for op in specs.operators:
             self._by_domain.setdefault(op.domain, []).append(op)
@@ -89,7 +99,9 @@ class Registry:
     def get_schema(self, op: str, opset_version: int, domain: str = "") -> OpSchema:
         """Like onnx.defs.get_schema: raise SchemaNotFound when nothing resolves."""
         key = (domain, op, opset_version)
-        schema = self._resolved.get(key) if key in self._resolved else self.find_schema(op, opset_version, domain)
+        schema = (
+            self._resolved.get(key) if key in self._resolved else self.find_schema(op, opset_version, domain)
+        )
         if schema is None:
             raise SchemaNotFound(
                 f"no version of '{op}' in domain '{display_domain(domain)}' at opset version {opset_version}"

@@ -25,7 +25,11 @@ def attribute_dict(attr: Attribute) -> dict[str, Any]:
 
 
 def constraint_dict(constraint: TypeConstraint) -> dict[str, Any]:
-    return {"allowed": list(constraint.allowed), "type_sets": list(constraint.type_sets), "doc": constraint.doc}
+    return {
+        "allowed": list(constraint.allowed),
+        "type_sets": list(constraint.type_sets),
+        "doc": constraint.doc,
+    }
 
 
 def schema_dict(schema: OpSchema, *, docs: bool = True) -> dict[str, Any]:

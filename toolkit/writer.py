@@ -9,6 +9,7 @@ by the next run. Unchanged files are not touched (their mtimes stay).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Iterable, Mapping
@@ -75,8 +76,8 @@ def commit(root: Path, changes: list[Change]) -> None:
                 os.fsync(handle.fileno())
             staged.append((str(tmp), str(target)))
     except BaseException:
-        for tmp, _ in staged:
-            _unlink(Path(tmp))
+        for staged_tmp, _ in staged:
+            _unlink(Path(staged_tmp))
         raise
     removals = [str(root / c.path) for c in changes if c.new is None]
     journal = root / JOURNAL
@@ -108,10 +109,8 @@ def _roll_forward(journal: Path) -> None:
 
 
 def _unlink(path: Path) -> None:
-    try:
+    with contextlib.suppress(FileNotFoundError):
         path.unlink()
-    except FileNotFoundError:
-        pass
 
 
 def write_tree(root: Path, files: Mapping[str, bytes], *, prune: bool = False) -> list[Change]:

@@ -29,7 +29,19 @@ try:
 except AttributeError:  # pragma: no cover - PyYAML built without libyaml
     _Base = yaml.SafeLoader
 
-_PLAIN_SPECIAL = frozenset("-+.0123456789~nNtTfFoOyY<=")
+_NUMBER_START = frozenset("-+.0123456789")
+# YAML 1.1 words PyYAML resolves to bool or null (it also reads yes/no/on/off as booleans).
+_WORDS = {
+    **dict.fromkeys(
+        ("true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"), "tag:yaml.org,2002:bool"
+    ),
+    **dict.fromkeys(
+        ("false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF"), "tag:yaml.org,2002:bool"
+    ),
+    **dict.fromkeys(("null", "Null", "NULL", "~", ""), "tag:yaml.org,2002:null"),
+    "<<": "tag:yaml.org,2002:merge",
+    "=": "tag:yaml.org,2002:value",
+}
 
 
 class _Loader(_Base):  # type: ignore[misc]
@@ -39,10 +51,13 @@ class _Loader(_Base):  # type: ignore[misc]
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
         if kind is yaml.ScalarNode:
-            if implicit[0] and value[:1] in _PLAIN_SPECIAL:
+            if not implicit[0]:
+                return _STR
+            word = _WORDS.get(value)
+            if word is not None:
+                return word
+            if value[:1] in _NUMBER_START:
                 return super().resolve(kind, value, implicit)  # type: ignore[no-any-return]
-            if implicit[0] and value == "":
-                return _NULL
             return _STR
         return _SEQ if kind is yaml.SequenceNode else _MAP
 
@@ -51,6 +66,7 @@ class _Loader(_Base):  # type: ignore[misc]
 
     def ascend_resolver(self) -> None:
         pass
+
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
 MAX_EXPANDED_NODES = 200_000  # per document; a billion-laughs file blows through this at once
@@ -198,7 +214,7 @@ class _Builder:
 
     def scalar(self, node: yaml.ScalarNode) -> Any:
         tag = node.tag
-        if tag == _STR or tag == _TIMESTAMP:
+        if tag in (_STR, _TIMESTAMP):
             return node.value
         if tag == _INT:
             return _CONSTRUCTOR.construct_yaml_int(node)

@@ -17,7 +17,9 @@ from toolkit.serialize import schema_dict
 
 
 def register(subparsers: Any) -> None:
-    validate = subparsers.add_parser("validate", help="check spec files; report every problem with file:line:col")
+    validate = subparsers.add_parser(
+        "validate", help="check spec files; report every problem with file:line:col"
+    )
     validate.add_argument("paths", nargs="*", help="spec folders or files (default: ./opsets)")
     validate.add_argument("--format", choices=("text", "json"), default="text")
     validate.add_argument("--warnings-as-errors", action="store_true", help="exit 1 on warnings too")
@@ -113,7 +115,11 @@ def format_schema(schema: OpSchema) -> str:
     lines += [f"    {p.name}: {p.type_str} [{p.option.value}]" for p in schema.outputs] or ["    (none)"]
     lines.append("  attributes:")
     for attr in schema.attributes:
-        extra = "required" if attr.required else (f"default {attr.default!r}" if attr.default is not None else "optional")
+        extra = (
+            "required"
+            if attr.required
+            else (f"default {attr.default!r}" if attr.default is not None else "optional")
+        )
         lines.append(f"    {attr.name}: {attr.type.value} ({extra})")
     if not schema.attributes:
         lines.append("    (none)")
@@ -137,7 +143,9 @@ def run_inventory(args: argparse.Namespace) -> int:
     try:
         domain = registry.domain(args.domain)
     except SchemaNotFound as exc:
-        raise UsageError(f"{exc} (known: {', '.join(display_domain(d) for d in registry.domains())})") from None
+        raise UsageError(
+            f"{exc} (known: {', '.join(display_domain(d) for d in registry.domains())})"
+        ) from None
     if args.opset is not None and args.opset not in domain.versions:
         raise UsageError(f"{args.opset} is not an opset version of '{domain.display_name}'")
     if args.opset is None:
@@ -156,7 +164,7 @@ def run_inventory(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps({name: s.since_version for name, s in inventory.items()}, indent=2))
     else:
-        print(f"Operator|since_version|status\n-|-|-")
+        print("Operator|since_version|status\n-|-|-")
         for name, schema in inventory.items():
             status = schema.status.value + (", deprecated" if schema.deprecated else "")
             print(f"{name}|{schema.since_version}|{status}")

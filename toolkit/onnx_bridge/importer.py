@@ -77,7 +77,7 @@ def _collect(source: str) -> tuple[list[Any], dict[str, tuple[int, int]], Any]:
         return list(onnx.defs.get_all_schemas_with_history()), ranges, ir_for  # type: ignore[return-value]
     if source == "onnxruntime":
         try:
-            from onnxruntime.capi import onnxruntime_pybind11_state as ort_state
+            from onnxruntime.capi import onnxruntime_pybind11_state as ort_state  # type: ignore[import-not-found]
         except ImportError:
             raise UsageError("onnxruntime is not installed: pip install onnxruntime") from None
         getter = getattr(ort_state, "get_all_operator_schema", None)
@@ -150,9 +150,7 @@ def _version(schema: Any) -> dict[str, Any]:
     if schema.attributes:
         entry["attributes"] = {name: _attribute(attr) for name, attr in sorted(schema.attributes.items())}
     if schema.type_constraints:
-        entry["type_constraints"] = {
-            tc.type_param_str: _constraint(tc) for tc in schema.type_constraints
-        }
+        entry["type_constraints"] = {tc.type_param_str: _constraint(tc) for tc in schema.type_constraints}
     suppress = _historical_quirks(schema)
     if suppress:
         entry["suppress"] = suppress
@@ -218,7 +216,10 @@ def _default_value(proto: Any) -> Any:
     if isinstance(value, float):
         return _float32(value)
     if isinstance(value, list):
-        return [v.decode("utf-8") if isinstance(v, bytes) else _float32(v) if isinstance(v, float) else v for v in value]
+        return [
+            v.decode("utf-8") if isinstance(v, bytes) else _float32(v) if isinstance(v, float) else v
+            for v in value
+        ]
     return value
 
 
