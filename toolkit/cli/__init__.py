@@ -18,6 +18,7 @@ COMMAND_MODULES = (
     "toolkit.cli.spec_commands",
     "toolkit.cli.generate_command",
     "toolkit.cli.authoring_commands",
+    "toolkit.cli.model_commands",
 )
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3

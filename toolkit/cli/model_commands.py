@@ -1,0 +1,67 @@
+"""Model tools: `opset check-model`, `opset compat`, `opset model-diff`, `opset convert`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from toolkit.diagnostics import UsageError
+from toolkit.registry import Registry
+
+DEFAULT_SPECS = "opsets"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    check = subparsers.add_parser(
+        "check-model",
+        help="check an ONNX model against the onnx catalog and vendor specs",
+        description="Check every node of an ONNX model (subgraphs and functions included) against "
+        "the operator schemas: the default and ai.onnx.ml domains from the installed onnx, vendor "
+        "domains from --specs. Exit 0 clean, 1 errors found, 2 usage problem.",
+    )
+    check.add_argument("models", nargs="+", metavar="MODEL.onnx")
+    _add_specs(check)
+    check.add_argument("--format", choices=("text", "json", "github", "sarif"), default="text")
+    check.add_argument("--fail-on", choices=("error", "warning"), default="error",
+                       help="lowest severity that makes the exit code 1 (default: error)")
+    check.set_defaults(handler=_check_model)
+
+    for module in ("compat", "model_diff", "convert"):
+        adder = globals().get(f"_register_{module}")
+        if adder is not None:
+            adder(subparsers)
+
+
+def _add_specs(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--specs", action="append", metavar="DIR",
+                        help=f"vendor spec folder (repeatable; default: ./{DEFAULT_SPECS} if it exists)")
+    parser.add_argument("--no-cache", action="store_true", help="do not use or fill the load cache")
+
+
+def _registry(args: argparse.Namespace, *, adapters: bool = False) -> Registry:
+    from toolkit.onnx_bridge.catalog import model_registry, onnx_registry
+
+    paths = list(args.specs or [])
+    if not paths and Path(DEFAULT_SPECS).is_dir():
+        paths = [DEFAULT_SPECS]
+    for path in paths:
+        if not Path(path).exists():
+            raise UsageError(f"--specs {path}: no such file or folder")
+    return model_registry(paths, base=onnx_registry(adapters=adapters), use_cache=not args.no_cache)
+
+
+def _check_model(args: argparse.Namespace) -> int:
+    from toolkit.diagnostics import Severity
+    from toolkit.onnx_bridge.check_model import check_model_file, render
+
+    models = [Path(m) for m in args.models]
+    for model in models:
+        if not model.is_file():
+            raise UsageError(f"{model}: no such model file")
+    registry = _registry(args)
+    results = [check_model_file(model, registry) for model in models]
+    sys.stdout.write(render(results, args.format))
+    threshold = Severity.ERROR if args.fail_on == "error" else Severity.WARNING
+    failing = any(f.severity.rank >= threshold.rank for r in results for f in r.findings)
+    return 1 if failing else 0

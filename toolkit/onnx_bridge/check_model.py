@@ -1,0 +1,580 @@
+"""Check an ONNX model against a Registry, in any domain.
+
+Every node of every graph is checked (subgraphs held in attributes and model-local function
+bodies included) the way onnx's checker verifies a node against its schema, but against our
+registry: so a vendor domain written as YAML specs is checked as strictly as the default domain,
+where `onnx.checker` lets an unregistered domain pass unchecked.
+
+Findings are located by a path `graph/node/index` (subgraphs continue the path with the
+attribute name), carry a stable rule id (`MODEL-*`, see RULES) and never stop the walk.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import ChainMap
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from toolkit.diagnostics import Severity, UsageError
+from toolkit.model import FormalParameter, OpSchema, ParamOption, canonical_domain, display_domain
+from toolkit.registry import Registry
+from toolkit.types import ELEMENT_TYPE_NUMBERS, TypeStringError, canonical_type
+
+if TYPE_CHECKING:
+    import onnx
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    id: str
+    severity: Severity
+    name: str
+    doc: str
+    hint: str = ""
+
+
+_RULE_LIST = (
+    Rule("MODEL-DOMAIN-NOT-IMPORTED", Severity.ERROR, "domain not imported",
+         "A node uses a domain that the model (or its function) does not list in opset_import.",
+         "add an opset_import entry for the domain"),
+    Rule("MODEL-DOMAIN-UNKNOWN", Severity.WARNING, "domain without specs",
+         "The model imports a domain that neither the onnx catalog nor the given specs define; "
+         "its nodes cannot be checked.", "pass the domain's spec folder with --specs"),
+    Rule("MODEL-OPSET-UNKNOWN", Severity.WARNING, "opset version not defined",
+         "The model imports an opset version newer than the newest version the specs define.",
+         "use a released opset version or update the specs"),
+    Rule("MODEL-OP-UNKNOWN", Severity.ERROR, "operator unknown",
+         "The operator does not exist in the node's domain.", "check the op_type spelling and domain"),
+    Rule("MODEL-OP-NOT-IN-OPSET", Severity.ERROR, "operator not in the imported opset",
+         "The operator exists, but its first version is newer than the opset version the model imports.",
+         "import a newer opset version of the domain (opset convert)"),
+    Rule("MODEL-OP-REMOVED", Severity.ERROR, "operator removed",
+         "The operator was removed at or before the opset version the model imports.",
+         "use the replacement operator, or import an older opset version"),
+    Rule("MODEL-OP-DEPRECATED", Severity.WARNING, "operator deprecated",
+         "The operator version in effect is deprecated.", "move to the replacement operator"),
+    Rule("MODEL-OP-EXPERIMENTAL", Severity.INFO, "experimental operator",
+         "The operator version in effect is experimental and may change without a version bump.", ""),
+    Rule("MODEL-INPUT-COUNT", Severity.ERROR, "wrong number of inputs",
+         "The node has fewer inputs than the schema requires or more than it allows.",
+         "trailing optional inputs may be omitted; skipped ones in the middle are empty names"),
+    Rule("MODEL-OUTPUT-COUNT", Severity.ERROR, "wrong number of outputs",
+         "The node has fewer outputs than the schema requires or more than it allows.", ""),
+    Rule("MODEL-INPUT-EMPTY", Severity.ERROR, "required input skipped",
+         "An empty input name (a skipped input) is only allowed for an optional input.", ""),
+    Rule("MODEL-OUTPUT-EMPTY", Severity.ERROR, "required output skipped",
+         "An empty output name is only allowed for an optional output.", ""),
+    Rule("MODEL-ATTR-UNKNOWN", Severity.ERROR, "unknown attribute",
+         "The node sets an attribute the operator version does not declare.",
+         "remove it, or use the operator version that declares it"),
+    Rule("MODEL-ATTR-TYPE", Severity.ERROR, "attribute type mismatch",
+         "The attribute's AttributeProto.type differs from the type the schema declares.", ""),
+    Rule("MODEL-ATTR-REQUIRED", Severity.ERROR, "required attribute missing",
+         "The schema declares the attribute required and the node does not set it.", ""),
+    Rule("MODEL-ATTR-DUPLICATE", Severity.ERROR, "attribute set twice",
+         "The node sets the same attribute name more than once.", ""),
+    Rule("MODEL-ATTR-VALUE-MISSING", Severity.ERROR, "attribute without value",
+         "A tensor, graph, sparse-tensor or type attribute declares its type but carries no value.", ""),
+    Rule("MODEL-TYPE-NOT-ALLOWED", Severity.ERROR, "type not allowed",
+         "A value's declared type is not in the type constraint of the input or output it feeds.", ""),
+    Rule("MODEL-TYPE-INCONSISTENT", Severity.ERROR, "type parameter bound twice",
+         "Homogeneous parameters sharing a type parameter carry different declared types.", ""),
+    Rule("MODEL-FUNCTION-CALL", Severity.ERROR, "bad call of a model-local function",
+         "A node calling a model-local function passes more inputs or outputs than it declares, "
+         "or an attribute it does not declare.", ""),
+)
+RULES: Mapping[str, Rule] = {rule.id: rule for rule in _RULE_LIST}
+
+
+@dataclass(frozen=True, slots=True)
+class ModelFinding:
+    rule: str
+    message: str
+    path: str  # graph/node/index, subgraphs continue with the attribute name
+    severity: Severity = Severity.ERROR
+    hint: str = ""
+    operator: str = ""  # the schema id or `domain.Op`
+
+    def format(self, model: str) -> str:
+        text = f"{model}:{self.path}: {self.severity.value}[{self.rule}]: {self.message}"
+        if self.hint:
+            text += f"\n  hint: {self.hint}"
+        return text
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    model: str
+    findings: tuple[ModelFinding, ...]
+    nodes: int
+
+    def count(self, severity: Severity) -> int:
+        return sum(1 for f in self.findings if f.severity is severity)
+
+    @property
+    def errors(self) -> tuple[ModelFinding, ...]:
+        return tuple(f for f in self.findings if f.severity is Severity.ERROR)
+
+
+def load_model(path: str | os.PathLike[str]) -> onnx.ModelProto:
+    """Read a model without its external data; UsageError (exit 2) for anything unreadable."""
+    try:
+        import onnx
+        from google.protobuf.message import DecodeError
+    except ImportError:
+        raise UsageError("the onnx package is not installed: pip install onnx==1.23.2") from None
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise UsageError(f"cannot read model {os.fspath(path)}: {exc.strerror or exc}") from None
+    model = onnx.ModelProto()
+    try:
+        model.ParseFromString(data)
+    except (DecodeError, ValueError, RuntimeError) as exc:
+        raise UsageError(f"{os.fspath(path)}: not an ONNX model ({exc})") from None
+    if not data or (model.ir_version == 0 and not model.HasField("graph")):
+        raise UsageError(f"{os.fspath(path)}: not an ONNX model (no ir_version and no graph)")
+    return model
+
+
+_ELEMENT_NAMES = {number: name for name, number in ELEMENT_TYPE_NUMBERS.items()}
+
+
+def type_string(proto: onnx.TypeProto) -> str | None:
+    """Canonical type string of a TypeProto, None when (partly) unknown."""
+    text = _raw_type(proto)
+    if text is None:
+        return None
+    try:
+        return canonical_type(text)
+    except TypeStringError:
+        return None
+
+
+def _raw_type(proto: Any) -> str | None:
+    kind = proto.WhichOneof("value")
+    if kind == "tensor_type" or kind == "sparse_tensor_type":
+        elem = _ELEMENT_NAMES.get(getattr(proto, kind).elem_type)
+        prefix = "tensor" if kind == "tensor_type" else "sparse_tensor"
+        return f"{prefix}({elem})" if elem else None
+    if kind == "sequence_type":
+        inner = _raw_type(proto.sequence_type.elem_type)
+        return f"seq({inner})" if inner else None
+    if kind == "optional_type":
+        inner = _raw_type(proto.optional_type.elem_type)
+        return f"optional({inner})" if inner else None
+    if kind == "map_type":
+        key = _ELEMENT_NAMES.get(proto.map_type.key_type)
+        value = _raw_type(proto.map_type.value_type)
+        return f"map({key}, {value})" if key and value else None
+    return None
+
+
+def _declared_types(graph: Any) -> dict[str, str | None]:
+    """Names -> declared type in one graph scope; declarations win over initializers."""
+    types: dict[str, str | None] = {}
+    for init in graph.initializer:
+        elem = _ELEMENT_NAMES.get(init.data_type)
+        types[init.name] = canonical_type(f"tensor({elem})") if elem else None
+    for info in (*graph.value_info, *graph.output, *graph.input):
+        if info.HasField("type"):
+            declared = type_string(info.type)
+            if declared is not None or info.name not in types:
+                types[info.name] = declared
+    return types
+
+
+_VALUE_FIELDS = {4: "t", 5: "g", 11: "sparse_tensor", 13: "tp"}
+_GRAPH_ATTR, _GRAPHS_ATTR = 5, 10
+
+
+@dataclass
+class _Scope:
+    path: str
+    imports: Mapping[str, int]
+    types: MutableMapping[str, str | None]
+    in_function: bool = False
+
+
+@dataclass
+class _Walk:
+    registry: Registry
+    functions: Mapping[tuple[str, str], Any]
+    findings: list[ModelFinding] = field(default_factory=list)
+    nodes: int = 0
+    unknown_domains: set[str] = field(default_factory=set)
+
+    def add(self, rule: str, path: str, message: str, hint: str = "", operator: str = "") -> None:
+        meta = RULES[rule]
+        self.findings.append(ModelFinding(rule, message, path, meta.severity, hint or meta.hint, operator))
+
+    # -- graphs ------------------------------------------------------------------------
+
+    def graph(self, graph: Any, scope: _Scope) -> None:
+        for index, node in enumerate(graph.node):
+            self.node(node, index, scope)
+
+    def node(self, node: Any, index: int, scope: _Scope) -> None:
+        self.nodes += 1
+        path = f"{scope.path}/{node.name or node.op_type}/{index}"
+        domain = canonical_domain(node.domain)
+        function = self.functions.get((node.domain, node.op_type))
+        if function is not None:
+            self.function_call(node, function, path)
+        elif domain not in scope.imports:
+            self.add("MODEL-DOMAIN-NOT-IMPORTED", path,
+                     f"{node.op_type} uses domain '{display_domain(domain)}', which is not in opset_import",
+                     operator=f"{display_domain(domain)}.{node.op_type}")
+        elif not self.registry.has_domain(domain):
+            if domain not in self.unknown_domains:
+                self.unknown_domains.add(domain)
+                self.add("MODEL-DOMAIN-UNKNOWN", path,
+                         f"domain '{display_domain(domain)}' has no specs; its nodes are not checked",
+                         operator=f"{display_domain(domain)}.{node.op_type}")
+        else:
+            schema = self.resolve(node, domain, scope.imports[domain], path)
+            if schema is not None:
+                self.verify(node, schema, path, scope)
+        self.subgraphs(node, path, scope)
+
+    def subgraphs(self, node: Any, path: str, scope: _Scope) -> None:
+        for attr in node.attribute:
+            graphs = [attr.g] if attr.type == _GRAPH_ATTR and attr.HasField("g") else []
+            if attr.type == _GRAPHS_ATTR:
+                graphs = list(attr.graphs)
+            for position, sub in enumerate(graphs):
+                suffix = attr.name if attr.type == _GRAPH_ATTR else f"{attr.name}[{position}]"
+                types: MutableMapping[str, str | None] = ChainMap(_declared_types(sub), scope.types)
+                self.graph(sub, _Scope(f"{path}/{suffix}", scope.imports, types, scope.in_function))
+
+    # -- resolution --------------------------------------------------------------------
+
+    def resolve(self, node: Any, domain: str, version: int, path: str) -> OpSchema | None:
+        ref = f"{display_domain(domain)}.{node.op_type}"
+        schema = self.registry.find_schema(node.op_type, version, domain)
+        if schema is not None:
+            if schema.deprecated:
+                self.add("MODEL-OP-DEPRECATED", path,
+                         f"{schema.id} is deprecated (in effect at opset {version})", operator=schema.id)
+            if schema.experimental:
+                self.add("MODEL-OP-EXPERIMENTAL", path, f"{schema.id} is experimental", operator=schema.id)
+            return schema
+        try:
+            spec = self.registry.operator(node.op_type, domain)
+        except KeyError:
+            self.add("MODEL-OP-UNKNOWN", path,
+                     f"no operator '{node.op_type}' in domain '{display_domain(domain)}'", operator=ref)
+            return None
+        if spec.removed_in is not None and version >= spec.removed_in:
+            hint = f"replaced by {spec.replaced_by}" if spec.replaced_by else ""
+            self.add("MODEL-OP-REMOVED", path,
+                     f"{ref} was removed in opset {spec.removed_in}; the model imports opset {version}",
+                     hint=hint, operator=ref)
+        else:
+            first = spec.versions[0].since_version
+            self.add("MODEL-OP-NOT-IN-OPSET", path,
+                     f"{ref} first appears in opset {first}; the model imports opset {version}",
+                     hint=f"import {display_domain(domain)} opset >= {first}", operator=ref)
+        return None
+
+    # -- one node against its schema ----------------------------------------------------
+
+    def verify(self, node: Any, schema: OpSchema, path: str, scope: _Scope) -> None:
+        self.arity("input", list(node.input), schema.inputs, schema.min_input, schema.max_input, path, schema)
+        self.arity("output", list(node.output), schema.outputs, schema.min_output, schema.max_output,
+                   path, schema)
+        self.attributes(node, schema, path)
+        if not scope.in_function:
+            self.types(node, schema, path, scope)
+
+    def arity(
+        self, kind: str, names: list[str], params: tuple[FormalParameter, ...],
+        low: int, high: int, path: str, schema: OpSchema,
+    ) -> None:
+        rule = "MODEL-INPUT-COUNT" if kind == "input" else "MODEL-OUTPUT-COUNT"
+        if not low <= len(names) <= high:
+            bound = f"{low}" if low == high else f"{low} to {'unbounded' if high >= 2**31 - 1 else high}"
+            self.add(rule, path, f"{schema.id} takes {bound} {kind}s, the node has {len(names)}",
+                     operator=schema.id)
+        for position, name in enumerate(names[: len(params)]):
+            if not name and params[position].option is ParamOption.SINGLE:
+                self.add("MODEL-INPUT-EMPTY" if kind == "input" else "MODEL-OUTPUT-EMPTY", path,
+                         f"{kind} {position} ('{params[position].name}') of {schema.id} is required "
+                         f"but the node leaves it empty", operator=schema.id)
+
+    def attributes(self, node: Any, schema: OpSchema, path: str) -> None:
+        declared = schema.attribute_map
+        seen: set[str] = set()
+        for attr in node.attribute:
+            if attr.name in seen:
+                self.add("MODEL-ATTR-DUPLICATE", path, f"attribute '{attr.name}' is set twice",
+                         operator=schema.id)
+                continue
+            seen.add(attr.name)
+            if attr.name.startswith("__"):
+                continue  # internal symbols are implementation details, as onnx treats them
+            spec = declared.get(attr.name)
+            if spec is None:
+                known = ", ".join(sorted(declared)) or "none"
+                self.add("MODEL-ATTR-UNKNOWN", path, f"{schema.id} has no attribute '{attr.name}'",
+                         hint=f"declared attributes: {known}", operator=schema.id)
+                continue
+            if attr.type != spec.type.proto_number:
+                self.add("MODEL-ATTR-TYPE", path,
+                         f"attribute '{attr.name}' of {schema.id} must be {spec.type.value}, "
+                         f"the node gives {_attr_type_name(attr.type)}", operator=schema.id)
+                continue
+            value_field = _VALUE_FIELDS.get(attr.type)
+            if not attr.ref_attr_name and value_field and not attr.HasField(value_field):
+                self.add("MODEL-ATTR-VALUE-MISSING", path,
+                         f"attribute '{attr.name}' is typed {spec.type.value} but has no value",
+                         operator=schema.id)
+        for spec in schema.attributes:
+            if spec.required and spec.name not in seen:
+                self.add("MODEL-ATTR-REQUIRED", path,
+                         f"{schema.id} requires attribute '{spec.name}' ({spec.type.value})", operator=schema.id)
+
+    def types(self, node: Any, schema: OpSchema, path: str, scope: _Scope) -> None:
+        """Onnx's CheckInputOutputType over the declared types (no inference)."""
+        bound: dict[str, str] = {}
+        constraints = schema.constraint_map
+        sides = (("input", list(node.input), schema.inputs), ("output", list(node.output), schema.outputs))
+        for kind, names, params in sides:
+            if not params:
+                continue
+            for position, name in enumerate(names):
+                if not name:
+                    continue
+                actual = scope.types.get(name)
+                if actual is None:
+                    continue
+                param = params[position] if position < len(params) else params[-1]
+                constraint = constraints.get(param.type_str)
+                allowed = constraint.allowed if constraint else _concrete(param.type_str)
+                if allowed and actual not in allowed:
+                    self.add("MODEL-TYPE-NOT-ALLOWED", path,
+                             f"{kind} {position} '{name}' is {actual}, which {param.type_str} of {schema.id} "
+                             f"does not allow", hint=f"allowed: {', '.join(allowed)}", operator=schema.id)
+                    continue
+                if param.homogeneous:
+                    previous = bound.setdefault(param.type_str, actual)
+                    if previous != actual:
+                        self.add("MODEL-TYPE-INCONSISTENT", path,
+                                 f"{kind} {position} '{name}' is {actual} but {param.type_str} is already "
+                                 f"bound to {previous} on this node", operator=schema.id)
+
+    # -- model-local functions ------------------------------------------------------------
+
+    def function_call(self, node: Any, function: Any, path: str) -> None:
+        ref = f"{display_domain(function.domain)}.{function.name}"
+        if len(node.input) > len(function.input) or len(node.output) > len(function.output):
+            self.add("MODEL-FUNCTION-CALL", path,
+                     f"{ref} declares {len(function.input)} input(s) and {len(function.output)} output(s), "
+                     f"the node has {len(node.input)} and {len(node.output)}", operator=ref)
+        declared = set(function.attribute) | {a.name for a in function.attribute_proto}
+        for attr in node.attribute:
+            if attr.name not in declared and not attr.name.startswith("__"):
+                self.add("MODEL-FUNCTION-CALL", path, f"{ref} declares no attribute '{attr.name}'",
+                         operator=ref)
+
+
+def _concrete(type_str: str) -> tuple[str, ...]:
+    try:
+        return (canonical_type(type_str),)
+    except TypeStringError:
+        return ()
+
+
+_ATTR_TYPE_NAMES = {
+    0: "undefined", 1: "float", 2: "int", 3: "string", 4: "tensor", 5: "graph", 6: "floats", 7: "ints",
+    8: "strings", 9: "tensors", 10: "graphs", 11: "sparse_tensor", 12: "sparse_tensors", 13: "type_proto",
+    14: "type_protos",
+}
+
+
+def _attr_type_name(number: int) -> str:
+    return _ATTR_TYPE_NAMES.get(number, f"type {number}")
+
+
+def _imports(entries: Iterable[Any]) -> dict[str, int]:
+    return {canonical_domain(entry.domain): int(entry.version) for entry in entries}
+
+
+def check_model(model: onnx.ModelProto, registry: Registry, *, name: str = "model.onnx") -> CheckResult:
+    """Every finding for `model` against `registry`, in graph order."""
+    functions = {(f.domain, f.name): f for f in model.functions}
+    walk = _Walk(registry, functions)
+    imports = _imports(model.opset_import)
+    graph_name = model.graph.name or "graph"
+    for domain, version in sorted(imports.items()):
+        if registry.has_domain(domain) and version > registry.domain(domain).max_version:
+            walk.add("MODEL-OPSET-UNKNOWN", graph_name,
+                     f"the model imports {display_domain(domain)} opset {version}; the newest defined is "
+                     f"{registry.domain(domain).max_version}")
+    walk.graph(model.graph, _Scope(graph_name, imports, _declared_types(model.graph)))
+    for function in sorted(model.functions, key=lambda f: (f.domain, f.name, f.overload)):
+        # A function's own imports win; the model's fill the gaps, as runtimes resolve them.
+        own = {**imports, **_imports(function.opset_import)}
+        types: dict[str, str | None] = {}
+        for info in getattr(function, "value_info", ()):
+            types[info.name] = type_string(info.type) if info.HasField("type") else None
+        scope = _Scope(f"function:{display_domain(function.domain)}.{function.name}", own, types, True)
+        walk.graph(function, scope)
+    return CheckResult(name, tuple(walk.findings), walk.nodes)
+
+
+def check_model_file(path: str | os.PathLike[str], registry: Registry) -> CheckResult:
+    return check_model(load_model(path), registry, name=os.fspath(path))
+
+
+def iter_rules() -> Iterator[Rule]:
+    return iter(_RULE_LIST)
+
+
+# -- reporters ------------------------------------------------------------------------------
+# The BC gate's reporters (toolkit.compat) format spec findings located by file:line:col;
+# model findings are located by graph paths, so these small renderers format them instead.
+
+FORMATS = ("text", "json", "github", "sarif")
+DOCS_URI = "https://opset-toolkit.readthedocs.io/en/latest/guide/model-tools/"
+_SARIF_LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+
+
+def fingerprint(model: str, finding: ModelFinding) -> str:
+    import hashlib
+
+    text = "\0".join((os.path.basename(model), finding.rule, finding.path, finding.operator, finding.message))
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def render(results: Iterable[CheckResult], fmt: str) -> str:
+    items = list(results)
+    if fmt == "text":
+        return _render_text(items)
+    if fmt == "json":
+        return _render_json(items)
+    if fmt == "github":
+        return _render_github(items)
+    if fmt == "sarif":
+        return _render_sarif(items)
+    raise UsageError(f"unknown format '{fmt}' ({', '.join(FORMATS)})")
+
+
+def _render_text(results: list[CheckResult]) -> str:
+    lines = []
+    for result in results:
+        lines.extend(f.format(result.model) for f in result.findings)
+        lines.append(
+            f"{result.model}: {result.nodes} node(s) checked, {result.count(Severity.ERROR)} error(s), "
+            f"{result.count(Severity.WARNING)} warning(s)"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _render_json(results: list[CheckResult]) -> str:
+    import json
+
+    data = {
+        "tool": "opset-toolkit",
+        "kind": "check-model",
+        "models": [
+            {
+                "model": r.model,
+                "nodes": r.nodes,
+                "errors": r.count(Severity.ERROR),
+                "warnings": r.count(Severity.WARNING),
+                "findings": [
+                    {
+                        "rule": f.rule,
+                        "severity": f.severity.value,
+                        "path": f.path,
+                        "operator": f.operator,
+                        "message": f.message,
+                        "hint": f.hint,
+                        "fingerprint": fingerprint(r.model, f),
+                    }
+                    for f in r.findings
+                ],
+            }
+            for r in results
+        ],
+    }
+    return json.dumps(data, indent=2, sort_keys=True) + "\n"
+
+
+def _escape_gh(text: str, prop: bool = False) -> str:
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return text.replace(":", "%3A").replace(",", "%2C") if prop else text
+
+
+def _render_github(results: list[CheckResult]) -> str:
+    lines = []
+    for result in results:
+        for f in result.findings:
+            level = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}[f.severity]
+            message = f"{f.path}: {f.message}" + (f"\n  hint: {f.hint}" if f.hint else "")
+            lines.append(
+                f"::{level} file={_escape_gh(result.model, True)},title={_escape_gh(f.rule, True)}::"
+                f"{_escape_gh(message)}"
+            )
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def _render_sarif(results: list[CheckResult]) -> str:
+    import json
+
+    from toolkit import __version__
+
+    rule_index = {rule.id: index for index, rule in enumerate(_RULE_LIST)}
+    rules = [
+        {
+            "id": rule.id,
+            "name": "".join(word.capitalize() for word in rule.name.replace("-", " ").split()),
+            "shortDescription": {"text": rule.name},
+            "fullDescription": {"text": rule.doc},
+            "help": {"text": rule.doc + (f" Fix: {rule.hint}." if rule.hint else "")},
+            "helpUri": f"{DOCS_URI}#{rule.id.lower()}",
+            "defaultConfiguration": {"level": _SARIF_LEVELS[rule.severity]},
+        }
+        for rule in _RULE_LIST
+    ]
+    out = []
+    for result in results:
+        for f in result.findings:
+            message = f.message + (f" (hint: {f.hint})" if f.hint else "")
+            out.append(
+                {
+                    "ruleId": f.rule,
+                    "ruleIndex": rule_index[f.rule],
+                    "level": _SARIF_LEVELS[f.severity],
+                    "message": {"text": message},
+                    "locations": [
+                        {
+                            "physicalLocation": {"artifactLocation": {"uri": result.model.replace(os.sep, "/")}},
+                            "logicalLocations": [{"fullyQualifiedName": f.path, "kind": "member"}],
+                        }
+                    ],
+                    "partialFingerprints": {"opsetModelFinding/v1": fingerprint(result.model, f)},
+                }
+            )
+    log = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "opset-toolkit",
+                        "version": __version__,
+                        "informationUri": DOCS_URI,
+                        "rules": rules,
+                    }
+                },
+                "results": out,
+            }
+        ],
+    }
+    return json.dumps(log, indent=2, sort_keys=True) + "\n"
