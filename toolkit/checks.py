@@ -10,16 +10,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
-from toolkit.diagnostics import Diagnostic, Severity
+from toolkit.diagnostics import Diagnostic
 from toolkit.model import DomainSpec, FormalParameter, OperatorSpec, OpSchema, SpecSet
 from toolkit.types import looks_like_type_string
 
 IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # Reverse DNS: at least two dot-separated labels of lower-case letters, digits and hyphens.
 REVERSE_DNS = re.compile(r"^[a-z][a-z0-9-]*(\.[a-z0-9][a-z0-9-]*)+$")
-# An HTML tag or comment (Markdown code spans are stripped before looking).
-RAW_HTML = re.compile(r"<(/?[A-Za-z][A-Za-z0-9-]*(\s[^<>]*)?/?|!--)>")
-CODE = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)
 
 SpecRule = Callable[[SpecSet, dict[str, DomainSpec]], Iterator[Diagnostic]]
 RULES: list[SpecRule] = []
@@ -227,22 +224,4 @@ def type_params(specs: SpecSet, domains: dict[str, DomainSpec]) -> Iterator[Diag
                     constraint,
                     "remove the constraint or use it as a parameter type",
                 )
-
-
-@rule
-def doc_markup(specs: SpecSet, domains: dict[str, DomainSpec]) -> Iterator[Diagnostic]:
-    for schema in _each_version(specs):
-        docs: list[tuple[str, object]] = [(schema.doc, schema)]
-        docs += [(p.doc, p) for p in (*schema.inputs, *schema.outputs)]
-        docs += [(a.doc, a) for a in schema.attributes]
-        docs += [(c.doc, c) for c in schema.type_constraints]
-        for text, owner in docs:
-            match = RAW_HTML.search(CODE.sub("", text)) if "<" in text else None
-            if match:
-                yield Diagnostic(
-                    "DOC-HTML",
-                    f"doc contains raw HTML '{match.group(0)}'",
-                    owner.location,  # type: ignore[attr-defined]
-                    "IR.md allows Markdown only: use Markdown syntax or put the markup in `code`",
-                    Severity.WARNING,
-                )
+import toolkit.authoring.checks  # noqa: E402,F401  (ADAPTER-*, RELEASE-* rules)

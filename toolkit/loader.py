@@ -10,13 +10,14 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from toolkit.diagnostics import Diagnostic, Severity
+from toolkit.diagnostics import Diagnostic, Severity, sort_key
 from toolkit.model import (
     DEFAULTABLE_ATTR_TYPES,
     Adapter,
@@ -42,6 +43,9 @@ from toolkit.model import (
 from toolkit.types import TypeStringError, canonical_type, looks_like_type_string
 from toolkit.yamlsrc import MarkedDict, MarkedList, YamlProblem, location_of, read_yaml
 
+# An HTML tag or comment (Markdown code spans are stripped before looking).
+RAW_HTML = re.compile(r"<(/?[A-Za-z][A-Za-z0-9-]*(\s[^<>]*)?/?|!--)>")
+CODE = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)
 SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
 DOMAIN_FILE = "domain.yaml"
 RELEASES_FILE = "releases.yaml"
@@ -204,6 +208,10 @@ def _map_schema_error(source: _Source, error: Any) -> list[Diagnostic]:
         return out
     if keyword == "required":
         missing = error.message.split("'")[1] if "'" in error.message else error.message
+        known = set(error.schema.get("properties", {}))
+        strays = [k for k in error.instance if k not in known] if isinstance(error.instance, dict) else []
+        if difflib.get_close_matches(missing, strays, n=1):
+            return []  # the misspelt key is reported as SCHEMA-UNKNOWN-KEY with a "did you mean"
         return [
             Diagnostic("SCHEMA-REQUIRED", f"missing required key '{missing}'", where, f"add `{missing}:`")
         ]
@@ -379,7 +387,7 @@ def load_specs(
     from toolkit.checks import check_specs
 
     diags.extend(check_specs(specs))
-    return LoadResult(specs, _dedupe(diags), len(files))
+    return LoadResult(specs, sorted(_dedupe(diags), key=sort_key), len(files))
 
 
 def _read_source(
@@ -522,12 +530,39 @@ class _Builder:
 
     # -- domains ---------------------------------------------------------------------
 
+    def doc_markup(self, source: _Source, node: Any, path: tuple[str | int, ...], silenced: frozenset[str]) -> None:
+        """Warn about raw HTML in any `doc` under `node` (IR.md allows Markdown only)."""
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "doc" and isinstance(value, str):
+                    match = RAW_HTML.search(CODE.sub("", value)) if "<" in value else None
+                    if match and "DOC-HTML" not in silenced:
+                        self.diags.append(
+                            Diagnostic(
+                                "DOC-HTML",
+                                f"doc contains raw HTML '{match.group(0)}'",
+                                source.loc(*path, key),
+                                "IR.md allows Markdown only: use Markdown syntax or put the markup in `code`",
+                                Severity.WARNING,
+                            )
+                        )
+                elif isinstance(value, (dict, list)):
+                    self.doc_markup(source, value, (*path, key), silenced)
+        elif isinstance(node, list):
+            for index, item in enumerate(node):
+                inner = silenced
+                if path == ("versions",) and isinstance(item, dict):
+                    inner = frozenset(item.get("suppress", ()))
+                self.doc_markup(source, item, (*path, index), inner)
+
     def domains(self, sources: list[_Source]) -> dict[str, DomainSpec]:
         domains: dict[str, DomainSpec] = {}
         for source in sources:
             data = source.data
+            self.doc_markup(source, data, (), frozenset())
             name = canonical_domain(data["domain"])
-            self.check_folder(source, display_domain(name), source.path.parent.name, "domain")
+            if not self.check_folder(source, display_domain(name), source.path.parent.name, "domain"):
+                self.broken_domain_folders.add(source.path.parent)
             if name in domains:
                 self.error(
                     "NAME-DUPLICATE",
@@ -606,20 +641,22 @@ class _Builder:
             )
             return None
 
-    def check_folder(self, source: _Source, expected: str, actual: str, what: str) -> None:
+    def check_folder(self, source: _Source, expected: str, actual: str, what: str) -> bool:
         if actual == expected or (expected == "ai.onnx" and actual in ("", "ai.onnx", "onnx")):
-            return
+            return True
         self.error(
             "FILE-PLACEMENT",
             f"{what} '{expected}' is declared in folder '{actual}'",
             source.loc("domain"),
             f"move the file to a folder named '{expected}' or fix the `domain:` value",
         )
+        return False
 
     # -- operators -------------------------------------------------------------------
 
     def operator(self, source: _Source, domains: dict[str, DomainSpec]) -> OperatorSpec | None:
         data = source.data
+        self.doc_markup(source, data, (), frozenset())
         domain_name = canonical_domain(data["domain"])
         name = data["operator"]
         self.check_folder(source, display_domain(domain_name), source.path.parent.name, "domain")
@@ -668,7 +705,13 @@ class _Builder:
                     )
             schema = self.version(source, index, entry, base, domain, data["operator"])
             if since in built:
-                continue  # reported as VERSION-ORDER by the checks
+                self.error(
+                    "VERSION-ORDER",
+                    f"since_version {since} is listed twice",
+                    source.loc("versions", index),
+                    "merge the two entries or give the later one a new since_version",
+                )
+                continue
             built[since] = schema
             yield schema
 

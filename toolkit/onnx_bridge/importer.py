@@ -94,9 +94,9 @@ class _Dumper(yaml.SafeDumper):
 
 def _str_presenter(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
     if "\n" in value:
-        # Block style keeps docs readable; trailing spaces on a line force a quoted scalar.
-        text = "\n".join(line.rstrip() for line in value.split("\n"))
-        return dumper.represent_scalar("tag:yaml.org,2002:str", text, style="|")
+        # Block style keeps docs readable; the emitter falls back to an exact double-quoted
+        # scalar when the text cannot be written as a block (e.g. trailing spaces).
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|")
     return dumper.represent_scalar("tag:yaml.org,2002:str", value)
 
 
