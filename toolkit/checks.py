@@ -224,4 +224,6 @@ def type_params(specs: SpecSet, domains: dict[str, DomainSpec]) -> Iterator[Diag
                     constraint,
                     "remove the constraint or use it as a parameter type",
                 )
+
+
 import toolkit.authoring.checks  # noqa: E402,F401  (ADAPTER-*, RELEASE-* rules)

@@ -47,7 +47,11 @@ class SemVer:
 
 
 def _check_parts(major: int, minor: int, patch: int) -> None:
-    for label, value, high in (("MAJOR", major, MAJOR_MAX), ("MINOR", minor, MINOR_MAX), ("PATCH", patch, PATCH_MAX)):
+    for label, value, high in (
+        ("MAJOR", major, MAJOR_MAX),
+        ("MINOR", minor, MINOR_MAX),
+        ("PATCH", patch, PATCH_MAX),
+    ):
         if isinstance(value, bool) or not isinstance(value, int):
             raise SemVerError(f"{label} must be an integer, not {type(value).__name__}")
         if not 0 <= value <= high:
@@ -102,7 +106,9 @@ def parse(text: str) -> SemVer:
         return SemVer(*(int(group) for group in match.groups()))
     if _SEMVER_EXTRA.match(stripped):
         raise SemVerError(f"'{text}': pre-release and build metadata are not stored in a model version")
-    raise SemVerError(f"'{text}' is not MAJOR.MINOR.PATCH (three numbers without leading zeros, e.g. 1.2.345)")
+    raise SemVerError(
+        f"'{text}' is not MAJOR.MINOR.PATCH (three numbers without leading zeros, e.g. 1.2.345)"
+    )
 
 
 def parse_packed(text: str) -> int:
@@ -111,7 +117,9 @@ def parse_packed(text: str) -> int:
     try:
         value = int(stripped, 16) if stripped.lower().startswith("0x") else int(stripped, 10)
     except ValueError:
-        raise SemVerError(f"'{text}' is neither MAJOR.MINOR.PATCH nor a packed number (0x... or decimal)") from None
+        raise SemVerError(
+            f"'{text}' is neither MAJOR.MINOR.PATCH nor a packed number (0x... or decimal)"
+        ) from None
     _check_packed(value)
     return value
 
