@@ -41,10 +41,12 @@ def import_catalog(
         raise UsageError(f"no operators of domain(s) {missing} in the installed {source}")
     files: dict[str, bytes] = {}
     counts: dict[str, int] = {}
+    highs: dict[str, int] = {}
     for domain, items in sorted(by_domain.items()):
         folder = display_domain(domain)
         low, high = opset_ranges.get(domain, (1, max(s.since_version for s in items)))
         high = max(high, max(s.since_version for s in items))
+        highs[domain] = high
         files[f"{folder}/domain.yaml"] = _domain_file(domain, low, high, ir_for, source, schema_root)
         per_op: dict[str, list[Any]] = defaultdict(list)
         for schema in items:
@@ -53,6 +55,11 @@ def import_catalog(
             versions.sort(key=lambda s: s.since_version)
             files[f"{folder}/{name}.yaml"] = _operator_file(domain, name, versions, schema_root)
         counts[folder] = len(items)
+    if source == "onnx":  # ONNX's release table (toolkit/data), trimmed to the imported opsets
+        from toolkit.releases import onnx_releases_file
+
+        root = schema_root if schema_root is not None else SCHEMA_DIR.as_uri() + "/"
+        files["releases.yaml"] = onnx_releases_file(highs, SCHEMA_HEADER.format(rel=root, kind="releases"))
     write_tree(Path(out), files, prune=False)
     return counts
 
