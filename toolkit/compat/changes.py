@@ -83,6 +83,12 @@ _KIND_TABLE: dict[str, tuple[str, bool, bool, bool]] = {
 KINDS: dict[str, str] = {kind: row[0] for kind, row in _KIND_TABLE.items()}
 
 
+def kind_defaults(kind: str) -> tuple[bool, bool, bool]:
+    """(breaking, bc, fc) of a change kind before a change's details refine bc/fc."""
+    _title, breaking, bc, fc = _KIND_TABLE[kind]
+    return breaking, bc, fc
+
+
 @dataclass(frozen=True, slots=True)
 class SchemaChange:
     kind: str

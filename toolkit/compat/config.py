@@ -1,0 +1,356 @@
+"""Gate configuration: `[tool.opset-toolkit]` in pyproject.toml, or an `opset.toml`.
+
+```toml
+[tool.opset-toolkit]
+profile = "onnx-strict"              # or "bc-only", or one of your profiles below
+disable = ["DOC-CHANGED"]            # rule ids switched off
+severity = { ATTR-DEFAULT-CHANGED = "warning" }
+options = { require_adapters = true }
+plugins = ["mypackage.my_rules"]     # modules registering more rules with @compat_rule
+
+[tool.opset-toolkit.profiles.release]
+extends = "bc-only"
+disable = ["INPUT-RENAMED"]
+
+[[tool.opset-toolkit.allowlist]]
+rule = "ATTR-ADDED"
+operator = "com.acme.vision.Resize:2"   # domain.Op:since, or domain.Op for every version
+fingerprint = "3f0c9a1e2b4d5c6f"         # optional: pin to exactly one finding
+reason = "shipped by mistake in 1.4; runtimes already accept it"
+expires = 2026-06-30
+```
+
+In `opset.toml` the same keys may also sit at top level. Built-in profiles: `onnx-strict`
+(every rule, `require_adapters = true`) and `bc-only` (drops findings that only break forward
+compatibility). An allowlist entry past its `expires` date silences nothing and is itself an
+ALLOWLIST-EXPIRED error; an entry matching nothing is ALLOWLIST-UNUSED. The date "today" is
+taken from `OPSET_TODAY` (YYYY-MM-DD) when set, so CI runs can be reproduced.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import os
+import re
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from toolkit.diagnostics import Severity, UsageError
+from toolkit.model import Location
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+TOOL_KEY = "opset-toolkit"
+DEFAULT_PROFILE = "onnx-strict"
+_TOP_KEYS = {"profile", "disable", "enable", "severity", "options", "plugins", "profiles", "allowlist"}
+_PROFILE_KEYS = {"extends", "disable", "enable", "severity", "options", "ignore-fc-only", "doc"}
+_ENTRY_KEYS = {"rule", "operator", "fingerprint", "reason", "expires"}
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    doc: str = ""
+    ignore_fc_only: bool = False
+    disabled: frozenset[str] = frozenset()
+    severities: Mapping[str, Severity] = field(default_factory=dict)
+    options: Mapping[str, object] = field(default_factory=dict)
+
+
+BUILTIN_PROFILES: dict[str, Profile] = {
+    "onnx-strict": Profile(
+        "onnx-strict",
+        "ONNX's versioning rules in full: every rule at its default severity.",
+        options={"require_adapters": True},
+    ),
+    "bc-only": Profile(
+        "bc-only",
+        "Backward compatibility only: findings that break only forward compatibility "
+        "(new models on old runtimes) are dropped.",
+        ignore_fc_only=True,
+        options={"require_adapters": True},
+    ),
+}
+
+
+@dataclass(frozen=True)
+class AllowEntry:
+    rule: str
+    operator: str
+    reason: str
+    expires: dt.date
+    fingerprint: str | None = None
+    location: Location = field(default_factory=lambda: Location("<config>"))
+
+    def matches(self, rule: str, operator: str, fingerprint: str) -> bool:
+        if rule != self.rule:
+            return False
+        if self.fingerprint is not None and fingerprint != self.fingerprint:
+            return False
+        return operator == self.operator or operator.rpartition(":")[0] == self.operator
+
+    def expired(self, today: dt.date) -> bool:
+        return self.expires < today
+
+
+@dataclass(frozen=True)
+class GateConfig:
+    profile: Profile = BUILTIN_PROFILES[DEFAULT_PROFILE]
+    allowlist: tuple[AllowEntry, ...] = ()
+    plugins: tuple[str, ...] = ()
+    source: str | None = None  # the config file's display path
+
+    def enabled(self, rule_id: str) -> bool:
+        return rule_id not in self.profile.disabled
+
+    def severity(self, rule_id: str, default: Severity) -> Severity:
+        return self.profile.severities.get(rule_id, default)
+
+    def option(self, name: str) -> object:
+        return self.profile.options.get(name)
+
+
+def today() -> dt.date:
+    raw = os.environ.get("OPSET_TODAY")
+    if raw:
+        try:
+            return dt.date.fromisoformat(raw)
+        except ValueError:
+            raise UsageError(f"OPSET_TODAY={raw!r} is not a date (write YYYY-MM-DD)") from None
+    return dt.date.today()
+
+
+# --------------------------------------------------------------------------- finding the file
+
+
+def find_config(start: Path | None = None) -> Path | None:
+    """opset.toml, or a pyproject.toml with [tool.opset-toolkit], in `start` or a parent."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        candidate = folder / "opset.toml"
+        if candidate.is_file():
+            return candidate
+        pyproject = folder / "pyproject.toml"
+        if pyproject.is_file() and _has_tool_table(pyproject):
+            return pyproject
+        if (folder / ".git").exists():
+            return None
+    return None
+
+
+def _has_tool_table(path: Path) -> bool:
+    try:
+        return TOOL_KEY in _read_toml(path).get("tool", {})
+    except UsageError:
+        return True  # let load_config report the syntax error
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as handle:
+            data: dict[str, Any] = tomllib.load(handle)
+            return data
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"{_display(path)}: invalid TOML: {exc}") from None
+    except OSError as exc:
+        raise UsageError(f"{_display(path)}: cannot read: {exc.strerror}") from None
+
+
+def _display(path: Path) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:
+        return str(path)
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+def load_config(
+    path: Path | None, profile: str | None = None, known_rules: frozenset[str] = frozenset()
+) -> GateConfig:
+    """Read a config file (None: defaults) and select a profile (None: the file's or the default)."""
+    if path is None:
+        return GateConfig(profile=_builtin(profile or DEFAULT_PROFILE, "--profile"))
+    data = _read_toml(path)
+    table = data.get("tool", {}).get(TOOL_KEY)
+    if table is None:
+        # opset.toml: the keys may sit at top level
+        table = {} if path.name == "pyproject.toml" else {k: v for k, v in data.items() if k != "tool"}
+    parser = _Parser(path, known_rules)
+    return parser.config(table, profile)
+
+
+def _builtin(name: str, where: str) -> Profile:
+    try:
+        return BUILTIN_PROFILES[name]
+    except KeyError:
+        known = ", ".join(sorted(BUILTIN_PROFILES))
+        raise UsageError(f"{where}: unknown profile '{name}' (built-in: {known})") from None
+
+
+class _Parser:
+    def __init__(self, path: Path, known_rules: frozenset[str]) -> None:
+        self.path = path
+        self.display = _display(path)
+        self.known_rules = known_rules
+        self.text = path.read_text(encoding="utf-8")
+
+    def fail(self, message: str, hint: str = "") -> UsageError:
+        return UsageError(f"{self.display}: {message}" + (f"\n  hint: {hint}" if hint else ""))
+
+    def config(self, table: dict[str, Any], selected: str | None) -> GateConfig:
+        self.check_keys(table, _TOP_KEYS, f"[tool.{TOOL_KEY}]")
+        profiles_table = table.get("profiles", {})
+        if not isinstance(profiles_table, dict):
+            raise self.fail("`profiles` must be a table of profile tables")
+        name = selected or table.get("profile") or DEFAULT_PROFILE
+        if not isinstance(name, str):
+            raise self.fail("`profile` must be a string")
+        profile = self.profile(name, profiles_table, ())
+        # top-level settings apply on top of whichever profile is selected
+        profile = self.overlay(profile, table, f"[tool.{TOOL_KEY}]")
+        plugins = table.get("plugins", [])
+        if not isinstance(plugins, list) or not all(isinstance(p, str) for p in plugins):
+            raise self.fail("`plugins` must be a list of module names")
+        return GateConfig(profile, self.allowlist(table.get("allowlist", [])), tuple(plugins), self.display)
+
+    def profile(self, name: str, profiles: dict[str, Any], stack: tuple[str, ...]) -> Profile:
+        if name in stack:
+            raise self.fail(f"profile '{name}' extends itself ({' -> '.join((*stack, name))})")
+        body = profiles.get(name)
+        if body is None:
+            if name in BUILTIN_PROFILES:
+                return BUILTIN_PROFILES[name]
+            known = sorted(set(BUILTIN_PROFILES) | set(profiles))
+            close = difflib.get_close_matches(name, known, n=1)
+            raise self.fail(
+                f"unknown profile '{name}'",
+                f"did you mean '{close[0]}'?" if close else "known profiles: " + ", ".join(known),
+            )
+        if not isinstance(body, dict):
+            raise self.fail(f"profile '{name}' must be a table")
+        self.check_keys(body, _PROFILE_KEYS, f"profile '{name}'")
+        base_name = body.get("extends")
+        if base_name is None:  # a redefined built-in starts from itself, others from the default
+            base = BUILTIN_PROFILES.get(name) or self.profile(DEFAULT_PROFILE, profiles, (*stack, name))
+        else:
+            if not isinstance(base_name, str):
+                raise self.fail(f"profile '{name}': `extends` must be a profile name")
+            base = self.profile(base_name, profiles, (*stack, name))
+        profile = self.overlay(base, body, f"profile '{name}'")
+        ignore = body.get("ignore-fc-only", profile.ignore_fc_only)
+        if not isinstance(ignore, bool):
+            raise self.fail(f"profile '{name}': `ignore-fc-only` must be true or false")
+        return Profile(
+            name,
+            str(body.get("doc", "")),
+            ignore,
+            profile.disabled,
+            profile.severities,
+            profile.options,
+        )
+
+    def overlay(self, base: Profile, body: dict[str, Any], where: str) -> Profile:
+        disabled = set(base.disabled)
+        disabled |= set(self.rule_list(body.get("disable", []), f"{where} disable"))
+        disabled -= set(self.rule_list(body.get("enable", []), f"{where} enable"))
+        severities = dict(base.severities)
+        raw = body.get("severity", {})
+        if not isinstance(raw, dict):
+            raise self.fail(f'{where}: `severity` must be a table of RULE = "error|warning|info"')
+        for rule_id, value in raw.items():
+            self.rule_id(rule_id, f"{where} severity")
+            if value == "off":
+                disabled.add(rule_id)
+                continue
+            try:
+                severities[rule_id] = Severity(value)
+            except ValueError:
+                raise self.fail(
+                    f"{where}: severity of {rule_id} must be error, warning, info or off, not {value!r}"
+                ) from None
+        options = dict(base.options)
+        raw_options = body.get("options", {})
+        if not isinstance(raw_options, dict):
+            raise self.fail(f"{where}: `options` must be a table")
+        options.update(raw_options)
+        return Profile(base.name, base.doc, base.ignore_fc_only, frozenset(disabled), severities, options)
+
+    def rule_list(self, value: Any, where: str) -> list[str]:
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise self.fail(f"{where}: expected a list of rule ids")
+        return [self.rule_id(v, where) for v in value]
+
+    def rule_id(self, rule_id: str, where: str) -> str:
+        if self.known_rules and rule_id not in self.known_rules:
+            close = difflib.get_close_matches(rule_id, sorted(self.known_rules), n=1)
+            raise self.fail(
+                f"{where}: unknown rule id '{rule_id}'",
+                f"did you mean '{close[0]}'?" if close else "`opset rules` lists the rule ids",
+            )
+        return rule_id
+
+    def check_keys(self, table: dict[str, Any], allowed: set[str], where: str) -> None:
+        for key in sorted(table):
+            if key not in allowed:
+                close = difflib.get_close_matches(key, sorted(allowed), n=1)
+                raise self.fail(
+                    f"{where}: unknown key '{key}'",
+                    f"did you mean '{close[0]}'?" if close else "allowed: " + ", ".join(sorted(allowed)),
+                )
+
+    def allowlist(self, entries: Any) -> tuple[AllowEntry, ...]:
+        if not isinstance(entries, list):
+            raise self.fail("`allowlist` must be an array of tables ([[tool.opset-toolkit.allowlist]])")
+        lines = self.entry_lines()
+        out = []
+        for index, entry in enumerate(entries):
+            where = f"allowlist entry {index + 1}"
+            loc = Location(self.display, lines[index] if index < len(lines) else 0, 1 if lines else 0)
+            if not isinstance(entry, dict):
+                raise self.fail(f"{where}: must be a table")
+            self.check_keys(entry, _ENTRY_KEYS, where)
+            for key in ("rule", "operator", "reason", "expires"):
+                if key not in entry:
+                    raise self.fail(
+                        f"{loc}: {where}: missing `{key}`",
+                        "every entry names rule, operator, a reason and an expiry date (expires = 2026-06-30)",
+                    )
+            expires = entry["expires"]
+            if isinstance(expires, str):
+                try:
+                    expires = dt.date.fromisoformat(expires)
+                except ValueError:
+                    expires = None
+            if not isinstance(expires, dt.date) or isinstance(expires, dt.datetime):
+                raise self.fail(f"{where}: `expires` must be a date (expires = 2026-06-30)")
+            reason = entry["reason"]
+            if not isinstance(reason, str) or not reason.strip():
+                raise self.fail(f"{where}: `reason` must say why the finding is accepted")
+            fingerprint = entry.get("fingerprint")
+            if fingerprint is not None and not isinstance(fingerprint, str):
+                raise self.fail(f"{where}: `fingerprint` must be a string")
+            out.append(
+                AllowEntry(
+                    self.rule_id(str(entry["rule"]), where),
+                    str(entry["operator"]),
+                    reason,
+                    expires,
+                    fingerprint,
+                    loc,
+                )
+            )
+        return tuple(out)
+
+    def entry_lines(self) -> list[int]:
+        """1-based lines of the `[[...allowlist]]` headers, so entries can be located."""
+        pattern = re.compile(r"^\s*\[\[\s*(tool\.opset-toolkit\.)?allowlist\s*\]\]")
+        return [n for n, line in enumerate(self.text.splitlines(), 1) if pattern.match(line)]

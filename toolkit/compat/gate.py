@@ -1,0 +1,125 @@
+"""The gate: run the enabled rules over two registries and apply the configuration.
+
+    result = run_gate(old_registry, new_registry, config)
+    result.findings        # active findings, sorted (allowlisted ones are in result.allowed)
+    result.exit_code("error")
+
+Exit codes: 0 clean, 1 a finding at or above the `--fail-on` threshold.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from toolkit.compat.config import GateConfig, today
+from toolkit.compat.engine import DiffContext, Finding, fingerprint, run_rules
+from toolkit.compat.rules import Rule, all_rules, get_rule, load_plugins
+from toolkit.diagnostics import Severity
+from toolkit.registry import Registry
+
+
+@dataclass(frozen=True)
+class GateResult:
+    findings: tuple[Finding, ...]
+    allowed: tuple[Finding, ...]
+    rules: tuple[Rule, ...]  # the rules that ran (or could report), in catalog order
+    profile: str
+    old_label: str = "old tree"
+
+    def at_or_above(self, threshold: Severity) -> list[Finding]:
+        return [f for f in self.findings if f.severity.rank >= threshold.rank]
+
+    def exit_code(self, fail_on: Severity | str = Severity.ERROR) -> int:
+        return 1 if self.at_or_above(Severity(fail_on)) else 0
+
+    def counts(self) -> dict[str, int]:
+        out = {s.value: 0 for s in Severity}
+        for finding in self.findings:
+            out[finding.severity.value] += 1
+        out["allowed"] = len(self.allowed)
+        return out
+
+
+def active_rules(config: GateConfig) -> list[Rule]:
+    load_plugins(config.plugins)
+    out = []
+    for rule in all_rules():
+        if not config.enabled(rule.id):
+            continue
+        if rule.option is not None and not config.option(rule.option):
+            continue
+        out.append(rule)
+    return out
+
+
+def run_gate(
+    old: Registry, new: Registry, config: GateConfig | None = None, old_label: str = "old tree"
+) -> GateResult:
+    config = config or GateConfig()
+    rules = active_rules(config)
+    severities = {r.id: config.severity(r.id, r.severity) for r in rules}
+    ctx = DiffContext(old, new, config.profile.options, old_label)
+    findings = run_rules(ctx, rules, severities)
+    if config.profile.ignore_fc_only:
+        findings = [f for f in findings if f.bc or not f.fc]
+    active, allowed = _apply_allowlist(findings, config, severities)
+    return GateResult(tuple(active), tuple(allowed), tuple(rules), config.profile.name, old_label)
+
+
+def _apply_allowlist(
+    findings: list[Finding], config: GateConfig, severities: dict[str, Severity]
+) -> tuple[list[Finding], list[Finding]]:
+    now = today()
+    live = [e for e in config.allowlist if not e.expired(now)]
+    used: set[int] = set()
+    active: list[Finding] = []
+    allowed: list[Finding] = []
+    for finding in findings:
+        match = next(
+            (i for i, e in enumerate(live) if e.matches(finding.rule, finding.operator, finding.fingerprint)),
+            None,
+        )
+        if match is None:
+            active.append(finding)
+        else:
+            used.add(match)
+            allowed.append(replace(finding, allowed_by=live[match].reason))
+    for entry in config.allowlist:
+        if entry.expired(now):
+            rule_id, message = (
+                "ALLOWLIST-EXPIRED",
+                (
+                    f"allowlist entry for {entry.rule} on {entry.operator} expired on {entry.expires.isoformat()} "
+                    f"(reason was: {entry.reason})"
+                ),
+            )
+            hint = "fix the finding and delete the entry, or re-justify it with a new `expires` date"
+        elif config.allowlist and live.index(entry) not in used:
+            rule_id, message = (
+                "ALLOWLIST-UNUSED",
+                (f"allowlist entry for {entry.rule} on {entry.operator} matches no finding"),
+            )
+            hint = "delete the entry"
+        else:
+            continue
+        rule = get_rule(rule_id)
+        if rule is None or rule_id not in severities:
+            continue  # disabled by the profile
+        active.append(
+            Finding(
+                rule_id,
+                severities[rule_id],
+                entry.operator,
+                message,
+                hint,
+                entry.location,
+                None,
+                fingerprint(
+                    rule_id, entry.operator, entry.rule, (entry.fingerprint, entry.expires.isoformat())
+                ),
+                subject=entry.rule,
+                bc=False,
+                fc=False,
+            )
+        )
+    return sorted(active, key=lambda f: f.sort_key), allowed
