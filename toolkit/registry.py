@@ -143,6 +143,10 @@ def load_registry(
     warnings stay available as `registry.diagnostics`.
     """
     path_list = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    from toolkit import pbload
+
+    if path_list and all(pbload.is_pb_tree(p) for p in path_list):
+        return Registry(pbload.load_specset_from_pb(path_list))
     result = _load_cached(path_list) if cache else load_specs(path_list)
     if strict and result.errors:
         raise SpecError(result.diagnostics)
