@@ -169,15 +169,12 @@ def _cache_key(files: list[Path]) -> str:
 
 
 def _toolkit_stamp() -> str:
-    """Changes whenever the toolkit's own code or schemas change, so stale caches are never used."""
+    """Changes whenever the toolkit's code or schemas change, so stale caches are never used."""
     here = Path(__file__).resolve().parent
     parts = []
-    for name in ("model.py", "loader.py", "checks.py", "yamlsrc.py", "types.py"):
-        stat = (here / name).stat()
-        parts.append(f"{name}:{stat.st_mtime_ns}:{stat.st_size}")
-    for schema in sorted((here / "schemas").glob("*.json")):
-        stat = schema.stat()
-        parts.append(f"{schema.name}:{stat.st_mtime_ns}:{stat.st_size}")
+    for path in sorted([*here.rglob("*.py"), *(here / "schemas").glob("*.json")]):
+        stat = path.stat()
+        parts.append(f"{path.relative_to(here)}:{stat.st_mtime_ns}:{stat.st_size}")
     return ";".join(parts)
 
 
