@@ -82,6 +82,7 @@ def _proto(registry: Registry, context: GenerateContext) -> dict[str, bytes]:
 GENERATORS: dict[str, Generator] = {
     "proto": _proto,
     "python": lazy("toolkit.generate.python_classes", "generate"),
+    "docs": lazy("toolkit.generate.docs_markdown", "generate"),
 }
 
 # Modules imported (once, by `available_kinds`/`get_generator`) so their `@register_generator`

@@ -1,0 +1,574 @@
+"""The `docs` generator: Markdown operator documentation, changelogs and inventories.
+
+Output (all under `docs/`, relative to `opset generate --out`):
+
+* `docs/<domain>/Operators.md`  - ONNX-style: index table (every version linked), then each
+  operator's latest version: marks, doc, Version, Attributes, Inputs, Outputs, Type Constraints;
+* `docs/<domain>/Changelog.md`  - by opset version: what it introduced, changed, deprecated and
+  removed, each new operator version in full with its diff against the previous version;
+* `docs/<domain>/ops/<Op>.md`   - one page per operator: every version, newest first, with diffs;
+* `docs/<domain>/inventory.md`  - the since_version table of Versioning.md;
+* `docs/<domain>/index.md`, `docs/index.md`, `docs/releases.md` (when releases are declared);
+* `docs/dsl.md`, `docs/cli.md`  - references generated from the JSON Schemas and the CLI parser
+  (`toolkit.generate.docs_reference`);
+* `docs/nav.json`               - the navigation the mkdocs hook (`docs_mkdocs_hook`) mounts.
+
+Version diffs come from `toolkit.compat.changes.diff_schemas`, the change model of the BC gate,
+so the docs and the gate never disagree. Doc text goes through `toolkit.generate.mdsafe`.
+Pure and deterministic: sorted iteration, no timestamps.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from toolkit.compat.changes import SchemaChange, diff_schemas
+from toolkit.generate import GenerateContext
+from toolkit.generate.mdsafe import escape_pipes, inline, sanitize
+from toolkit.inventory import since_table, since_table_markdown
+from toolkit.model import (
+    MAX_ARITY,
+    Attribute,
+    AttrType,
+    AttrValue,
+    Differentiability,
+    DomainSpec,
+    FormalParameter,
+    OperatorSpec,
+    OpSchema,
+    ParamOption,
+    display_domain,
+)
+from toolkit.registry import Registry
+
+KIND = "docs"
+TEMPLATES = Path(__file__).resolve().parent / "templates" / "docs"
+SECTION_LEVEL = 3  # heading level of Attributes/Inputs/... in Operators.md and operator pages
+CHANGELOG_SECTION_LEVEL = 4
+
+
+@lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        autoescape=False,  # Markdown out; doc text is made safe by mdsafe, not by HTML escaping
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["code"] = code
+    env.filters["cell"] = escape_pipes
+    env.globals["doc_markdown"] = doc_markdown
+    env.globals["table"] = table
+    env.globals["changes"] = changes_markdown
+    return env
+
+
+def render_template(template: str, **values: Any) -> str:
+    return environment().get_template(template).render(**values)
+
+
+FENCED_BLOCK = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n.*?^ {0,3}\1[`~]*[ \t]*$", re.M | re.S)
+BLANK_RUNS = re.compile(r"\n{3,}")
+
+
+def tidy(text: str) -> str:
+    """At most one blank line in a row outside code fences; exactly one newline at the end.
+
+    mdsafe closes every fence in doc text, so fenced blocks pair up here.
+    """
+    parts = []
+    last = 0
+    for block in FENCED_BLOCK.finditer(text):
+        parts.append(BLANK_RUNS.sub("\n\n", text[last : block.start()]))
+        parts.append(block.group(0))
+        last = block.end()
+    parts.append(BLANK_RUNS.sub("\n\n", text[last:]))
+    return "".join(parts).strip("\n") + "\n"
+
+
+# --------------------------------------------------------------------------- small formatters
+
+
+def code(text: object) -> str:
+    """`text` as a Markdown code span, whatever backticks it contains."""
+    value = str(text)
+    if "`" not in value and value.strip() == value and value:
+        return f"`{value}`"
+    run = 0
+    longest = 0
+    for char in value:
+        run = run + 1 if char == "`" else 0
+        longest = max(longest, run)
+    fence = "`" * (longest + 1)
+    pad = " " if value.startswith("`") or value.endswith("`") or not value.strip() else ""
+    return f"{fence}{pad}{value}{pad}{fence}"
+
+
+def attr_type_text(kind: AttrType) -> str:
+    """ONNX's spelling: `int`, `list of ints`."""
+    return f"list of {kind.value}" if kind.is_list else kind.value
+
+
+def value_text(value: AttrValue) -> str:
+    """A default value: strings JSON-quoted, floats in their shortest round-trip form."""
+    if isinstance(value, tuple):
+        return "[" + ", ".join(value_text(v) for v in value) + "]"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, bool):
+        return str(int(value))
+    return repr(value)
+
+
+def attr_option_text(attr: Attribute) -> str:
+    if attr.required:
+        return "required"
+    if attr.default is not None:
+        return "default is " + code(value_text(attr.default))
+    return "optional"
+
+
+def param_tags(param: FormalParameter) -> list[str]:
+    """The tags of gen_doc: optional / variadic[, heterogeneous], then differentiability."""
+    tags: list[str] = []
+    if param.option is ParamOption.OPTIONAL:
+        tags.append("optional")
+    elif param.option is ParamOption.VARIADIC:
+        tags.append("variadic")
+        if not param.homogeneous:
+            tags.append("heterogeneous")
+        if param.min_arity != 1:
+            tags.append(f"at least {param.min_arity}")
+    if param.differentiability is Differentiability.DIFFERENTIABLE:
+        tags.append("differentiable")
+    elif param.differentiability is Differentiability.NON_DIFFERENTIABLE:
+        tags.append("non-differentiable")
+    return tags
+
+
+def arity_text(low: int, high: int) -> str:
+    if low == high:
+        return ""
+    return f" ({low} - {'∞' if high >= MAX_ARITY else high})"
+
+
+def anchor(op: str, since: int) -> str:
+    return f"{op}-{since}"
+
+
+def table(header: list[str], rows: list[Row]) -> str:
+    """A Markdown table; docs too rich for a cell follow it as titled blocks."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row.cells) + " |" for row in rows]
+    for row in rows:
+        if row.block:
+            lines += ["", f"**{code(row.block_title)}**", "", row.block]
+    return "\n".join(lines)
+
+
+def changes_markdown(version: VersionView) -> str:
+    """The diff against the previous version as a bullet list of sentences with their kind."""
+    if not version.changes:
+        return "No change to the signature or the documentation: this version changes behaviour only."
+    return "\n".join(f"- {change.message} ({code(change.kind)})" for change in version.changes)
+
+
+# --------------------------------------------------------------------------- view models
+
+
+@dataclass(frozen=True)
+class Row:
+    """One table row: cells are Markdown; `block` holds a doc too rich for a cell."""
+
+    cells: tuple[str, ...]
+    block: str = ""
+    block_title: str = ""
+
+
+def _doc_cell(doc: str, title: str) -> tuple[str, str]:
+    """(cell, block): the doc inline when it fits in a cell, otherwise a pointer plus a block."""
+    cell = inline(doc)
+    if cell is not None:
+        return cell, ""
+    safe = sanitize(doc, min_heading=6)
+    block = safe.text + ("\n\n" + safe.note if safe.note else "")
+    return f"see *{title}* below", block
+
+
+def attribute_rows(schema: OpSchema) -> list[Row]:
+    rows = []
+    for attr in sorted(schema.attributes, key=lambda a: a.name):
+        cell, block = _doc_cell(attr.doc, attr.name)
+        cells = (code(attr.name), attr_type_text(attr.type), attr_option_text(attr), cell)
+        rows.append(Row(cells, block, attr.name))
+    return rows
+
+
+def param_rows(params: Iterable[FormalParameter]) -> list[Row]:
+    rows = []
+    for param in params:
+        cell, block = _doc_cell(param.doc, param.name)
+        cells = (code(param.name), escape_pipes(code(param.type_str)), ", ".join(param_tags(param)), cell)
+        rows.append(Row(cells, block, param.name))
+    return rows
+
+
+def constraint_rows(schema: OpSchema) -> list[Row]:
+    rows = []
+    for constraint in schema.type_constraints:
+        cell, block = _doc_cell(constraint.doc, constraint.param)
+        if constraint.type_sets:
+            sets = ", ".join(code("@" + s) for s in constraint.type_sets)
+            cell = f"*Type sets:* {sets}." + (f" {cell}" if cell else "")
+        allowed = ", ".join(escape_pipes(code(t)) for t in constraint.allowed)
+        rows.append(Row((code(constraint.param), allowed, cell), block, constraint.param))
+    return rows
+
+
+class Bodies:
+    """Version bodies rendered once per (schema, level) within one run (pages share them)."""
+
+    def __init__(self) -> None:
+        self._cache: dict[tuple[int, int], tuple[OpSchema, str]] = {}
+
+    def __call__(self, schema: OpSchema, level: int) -> str:
+        key = (id(schema), level)
+        hit = self._cache.get(key)
+        if hit is None:
+            hit = self._cache[key] = (schema, version_body(schema, level))  # keeps id() valid
+        return hit[1]
+
+
+def version_body(schema: OpSchema, level: int) -> str:
+    """Attributes, Inputs, Outputs and Type Constraints of one version."""
+    return render_template(
+        "version_body.md.j2",
+        h="#" * level,
+        attributes=attribute_rows(schema),
+        inputs=param_rows(schema.inputs),
+        outputs=param_rows(schema.outputs),
+        constraints=constraint_rows(schema),
+        input_arity=arity_text(schema.min_input, schema.max_input),
+        output_arity=arity_text(schema.min_output, schema.max_output),
+    )
+
+
+def doc_markdown(text: str, level: int) -> str:
+    """Doc text made safe to sit under a heading of `level`, with a note about repairs."""
+    safe = sanitize(text, min_heading=level + 1)
+    return safe.text + ("\n\n" + safe.note if safe.note else "")
+
+
+@dataclass(frozen=True)
+class VersionView:
+    schema: OpSchema
+    anchor: str
+    marks: str  # " *(experimental)*" etc., '' for a plain stable version
+    since_text: str  # "This version of the operator has been available since version 3 of x."
+    opsets: str  # "opsets 3 - 4"
+    changes: tuple[SchemaChange, ...]
+    previous: OpSchema | None
+
+
+@dataclass(frozen=True)
+class OperatorView:
+    spec: OperatorSpec
+    domain: str  # display name
+    latest: VersionView
+    versions: tuple[VersionView, ...]  # newest first
+    marks: str
+    status: str  # index-table status words
+
+
+def _marks(schema: OpSchema) -> str:
+    marks = []
+    if schema.experimental:
+        marks.append("experimental")
+    if schema.deprecated:
+        marks.append("deprecated")
+    return "".join(f" *({m})*" for m in marks)
+
+
+def _since_text(schema: OpSchema, domain: str) -> str:
+    state = "deprecated" if schema.deprecated else "available"
+    text = f"This version of the operator has been {state} since version {schema.since_version} of {code(domain)}."
+    if schema.experimental:
+        text += " It is experimental: it may change without a new version."
+    return text
+
+
+def _opsets_text(spec: OperatorSpec, index: int, domain: DomainSpec) -> str:
+    first = spec.versions[index].since_version
+    ends = [v.since_version - 1 for v in spec.versions[index + 1 : index + 2]]
+    if spec.removed_in is not None:
+        ends.append(spec.removed_in - 1)
+    last = min(ends) if ends else domain.max_version
+    if last < first:
+        return "no opset version"
+    if last == first:
+        return f"opset version {first}"
+    if not ends:
+        return f"opset versions {first} and later (latest: {last})"
+    return f"opset versions {first} - {last}"
+
+
+def operator_view(registry: Registry, spec: OperatorSpec) -> OperatorView:
+    domain = registry.domain(spec.domain)
+    type_sets = dict(domain.type_sets)
+    views = []
+    previous: OpSchema | None = None
+    for index, schema in enumerate(spec.versions):
+        changes = (
+            tuple(diff_schemas(previous, schema, old_type_sets=type_sets, new_type_sets=type_sets))
+            if previous is not None
+            else ()
+        )
+        views.append(
+            VersionView(
+                schema,
+                anchor(spec.name, schema.since_version),
+                _marks(schema),
+                _since_text(schema, domain.display_name),
+                _opsets_text(spec, index, domain),
+                changes,
+                previous,
+            )
+        )
+        previous = schema
+    latest = views[-1]
+    status = []
+    if latest.schema.experimental:
+        status.append("experimental")
+    if latest.schema.deprecated:
+        status.append("deprecated")
+    if spec.removed_in is not None:
+        status.append(f"removed in {spec.removed_in}")
+    return OperatorView(
+        spec, domain.display_name, latest, tuple(reversed(views)), latest.marks, ", ".join(status)
+    )
+
+
+def _operator_views(registry: Registry, domain: str) -> list[OperatorView]:
+    return [operator_view(registry, op) for op in sorted(registry.operators(domain), key=lambda o: o.name)]
+
+
+# --------------------------------------------------------------------------- pages
+
+
+def header(source: str) -> str:
+    return f"<!-- generated by opset-toolkit from {source}; do not edit -->\n"
+
+
+def operators_page(domain: DomainSpec, views: list[OperatorView], source: str, bodies: Bodies) -> str:
+    return render_template(
+        "operators.md.j2",
+        header=header(source),
+        domain=domain,
+        name=domain.display_name,
+        ops=views,
+        body=lambda schema: bodies(schema, SECTION_LEVEL),
+    )
+
+
+@dataclass(frozen=True)
+class OpsetEntry:
+    version: int
+    ir_version: int | None
+    doc: str
+    introduced: tuple[VersionView, ...]
+    changed: tuple[VersionView, ...]
+    deprecated: tuple[VersionView, ...]
+    removed: tuple[OperatorSpec, ...]
+
+    @property
+    def new_versions(self) -> tuple[VersionView, ...]:
+        return tuple(sorted((*self.introduced, *self.changed), key=lambda v: v.schema.name))
+
+
+def opset_entries(domain: DomainSpec, views: list[OperatorView]) -> list[OpsetEntry]:
+    by_version: dict[int, dict[str, list[Any]]] = {}
+
+    def slot(version: int) -> dict[str, list[Any]]:
+        return by_version.setdefault(version, {"introduced": [], "changed": [], "deprecated": [], "removed": []})
+
+    for view in views:
+        for version in view.versions:
+            entry = slot(version.schema.since_version)
+            entry["changed" if version.previous is not None else "introduced"].append(version)
+            if version.schema.deprecated and not (version.previous and version.previous.deprecated):
+                entry["deprecated"].append(version)
+        if view.spec.removed_in is not None:
+            slot(view.spec.removed_in)["removed"].append(view.spec)
+    for opset in domain.opset_versions:
+        slot(opset.version)
+    out = []
+    for version in sorted(by_version):
+        groups = by_version[version]
+        opset = domain.opset(version)
+        out.append(
+            OpsetEntry(
+                version,
+                opset.ir_version if opset else None,
+                sanitize(opset.doc, min_heading=4).text if opset else "",
+                *(tuple(sorted(groups[k], key=_name)) for k in ("introduced", "changed", "deprecated", "removed")),
+            )
+        )
+    return out
+
+
+def _name(item: VersionView | OperatorSpec) -> str:
+    return item.schema.name if isinstance(item, VersionView) else item.name
+
+
+def changelog_page(domain: DomainSpec, views: list[OperatorView], source: str, bodies: Bodies) -> str:
+    return render_template(
+        "changelog.md.j2",
+        header=header(source),
+        name=domain.display_name,
+        entries=list(reversed(opset_entries(domain, views))),
+        body=lambda schema: bodies(schema, CHANGELOG_SECTION_LEVEL),
+    )
+
+
+def operator_page(view: OperatorView, source: str, bodies: Bodies) -> str:
+    doc = sanitize(view.latest.schema.doc, min_heading=3)
+    return render_template(
+        "operator.md.j2",
+        header=header(source),
+        op=view,
+        summary=_first_sentence(doc.text),
+        body=lambda schema: bodies(schema, SECTION_LEVEL),
+    )
+
+
+def _first_sentence(text: str) -> str:
+    first = inline(text.split("\n\n", 1)[0]) or ""
+    return first if len(first) <= 300 else first[:297].rsplit(" ", 1)[0] + " ..."
+
+
+def inventory_page(registry: Registry, domain: DomainSpec, source: str) -> str:
+    table = since_table(registry, domain.name)
+    return render_template(
+        "inventory.md.j2",
+        header=header(source),
+        name=domain.display_name,
+        table=since_table_markdown(table),
+        opsets=[
+            (opset, [(n, s.since_version) for n, s in registry.inventory(domain.name, opset.version).items()])
+            for opset in domain.opset_versions
+        ],
+    )
+
+
+def domain_page(registry: Registry, domain: DomainSpec, views: list[OperatorView], source: str) -> str:
+    doc = sanitize(domain.doc, min_heading=3)
+    return render_template(
+        "domain.md.j2",
+        header=header(source),
+        domain=domain,
+        name=domain.display_name,
+        doc=doc.text,
+        doc_note=doc.note,
+        ops=views,
+        summaries={v.spec.name: _first_sentence(sanitize(v.latest.schema.doc).text) for v in views},
+        counts={o.version: len(registry.inventory(domain.name, o.version)) for o in domain.opset_versions},
+        opset_docs={o.version: inline(o.doc) or "" for o in domain.opset_versions},
+    )
+
+
+def release_rows(registry: Registry) -> tuple[list[str], list[list[str]]]:
+    """Header (domain display names, sorted) and one row per release: name, IR version, opsets."""
+    domains = sorted({d for release in registry.releases for d, _ in release.opsets})
+    rows = []
+    for release in registry.releases:
+        versions = dict(release.opsets)
+        rows.append(
+            [escape_pipes(release.name), str(release.ir_version)]
+            + [str(versions[d]) if d in versions else "-" for d in domains]
+        )
+    return [display_domain(d) for d in domains], rows
+
+
+def index_page(registry: Registry, source: str) -> str:
+    domains = [registry.domain(name) for name in registry.domains()]
+    return render_template(
+        "index.md.j2",
+        header=header(source),
+        domains=domains,
+        counts={d.name: len(registry.operators(d.name)) for d in domains},
+        releases=bool(registry.releases),
+    )
+
+
+def releases_page(registry: Registry, source: str) -> str:
+    columns, rows = release_rows(registry)
+    return render_template("releases.md.j2", header=header(source), columns=columns, rows=rows)
+
+
+# --------------------------------------------------------------------------- navigation
+
+
+def navigation(registry: Registry, views: Mapping[str, list[OperatorView]]) -> list[Any]:
+    """mkdocs nav entries (paths relative to the generated docs folder)."""
+    nav: list[Any] = [{"Overview": "index.md"}]
+    if registry.releases:
+        nav.append({"Releases": "releases.md"})
+    nav += [{"DSL reference": "dsl.md"}, {"CLI reference": "cli.md"}]
+    for name in registry.domains():
+        folder = display_domain(name)
+        entries: list[Any] = [
+            {"Overview": f"{folder}/index.md"},
+            {"Operators.md": f"{folder}/Operators.md"},
+            {"Changelog": f"{folder}/Changelog.md"},
+            {"Inventory": f"{folder}/inventory.md"},
+        ]
+        ops = [{view.spec.name: f"{folder}/ops/{view.spec.name}.md"} for view in views[name]]
+        if ops:
+            entries.append({"Operator pages": ops})
+        nav.append({folder: entries})
+    return nav
+
+
+# --------------------------------------------------------------------------- entry points
+
+
+def render_docs(registry: Registry, source: str = "opsets") -> dict[str, str]:
+    """Every docs page as text, keyed by path relative to the docs kind folder."""
+    from toolkit.generate.docs_reference import cli_page, dsl_page
+
+    pages: dict[str, str] = {
+        "index.md": index_page(registry, source),
+        "dsl.md": dsl_page(header(source)),
+        "cli.md": cli_page(header(source)),
+    }
+    if registry.releases:
+        pages["releases.md"] = releases_page(registry, source)
+    views: dict[str, list[OperatorView]] = {}
+    bodies = Bodies()
+    for name in registry.domains():
+        domain = registry.domain(name)
+        folder = domain.display_name
+        views[name] = domain_views = _operator_views(registry, name)
+        pages[f"{folder}/index.md"] = domain_page(registry, domain, domain_views, source)
+        pages[f"{folder}/Operators.md"] = operators_page(domain, domain_views, source, bodies)
+        pages[f"{folder}/Changelog.md"] = changelog_page(domain, domain_views, source, bodies)
+        pages[f"{folder}/inventory.md"] = inventory_page(registry, domain, source)
+        for view in domain_views:
+            pages[f"{folder}/ops/{view.spec.name}.md"] = operator_page(view, source, bodies)
+    pages["nav.json"] = json.dumps(navigation(registry, views), indent=1) + "\n"
+    return {path: tidy(text) if path.endswith(".md") else text for path, text in sorted(pages.items())}
+
+
+def generate(registry: Registry, context: GenerateContext) -> dict[str, bytes]:
+    """The registered `docs` generator: files under `docs/`."""
+    return {f"{KIND}/{path}": text.encode("utf-8") for path, text in render_docs(registry, context.source).items()}

@@ -1,0 +1,244 @@
+"""Doc text is Markdown and goes into generated pages as Markdown, made safe on the way.
+
+What `sanitize` guarantees for a doc string dropped into a generated page:
+
+* raw HTML outside code is escaped (`<script>` becomes `&lt;script>`), so it shows as text and
+  can neither inject markup nor swallow the rest of the page; autolinks (`<https://...>`) stay;
+* an unclosed code fence is closed at the end of the text, so it cannot turn the rest of the
+  page into code;
+* headings are demoted below the level of the page section that holds the doc, so a doc cannot
+  restructure the page's table of contents;
+* common leading indentation is removed (ONNX docs are indented) and blank edges are trimmed.
+
+Every change is reported as an `Issue` (rule id, line within the doc, message): the docs generator
+prints a visible note next to the text, and `lint_registry` turns them into located Diagnostics.
+Nothing is passed through silently.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from functools import lru_cache
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from toolkit.diagnostics import Diagnostic, Severity
+from toolkit.model import NOWHERE, Location, OpSchema
+from toolkit.registry import Registry
+
+FENCE_OPEN = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
+HEADING = re.compile(r"^( {0,3})(#{1,6})(?=\s|$)(.*)$")
+# `<` that starts an HTML tag, closing tag, comment, declaration or processing instruction.
+HTML_START = re.compile(r"<(?=[A-Za-z][A-Za-z0-9-]*(?:[\s/>]|$)|/[A-Za-z]|!|\?)")
+AUTOLINK = re.compile(r"<(?:[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*|[^\s<>@]+@[^\s<>]+)>")
+BACKTICKS = re.compile(r"`+")
+LIST_ITEM = re.compile(r"^ {0,3}(?:[-+*]|\d{1,9}[.)])(?:\s|$)")
+BLOCK_START = re.compile(r"^ {0,3}(?:[-+*]\s|\d{1,9}[.)]\s|>|#|\||```|~~~)|^ {4}")
+
+
+@dataclass(frozen=True)
+class Issue:
+    rule: str  # DOC-HTML, DOC-FENCE, DOC-HEADING
+    line: int  # 1-based line in the (dedented) doc text
+    message: str
+
+
+@dataclass(frozen=True)
+class SafeMarkdown:
+    text: str
+    issues: tuple[Issue, ...]
+
+    @property
+    def note(self) -> str:
+        """A visible Markdown note about repairs that change how the text renders ('' if none)."""
+        shown = [i for i in self.issues if i.rule in ("DOC-HTML", "DOC-FENCE")]
+        if not shown:
+            return ""
+        items = "; ".join(f"line {i.line}: {i.message}" for i in shown)
+        return f"> **Note (opset-toolkit):** this doc text was repaired for display: {items}."
+
+
+def normalize(text: str) -> str:
+    """Dedent, drop trailing spaces, trim blank lines at both ends, unify newlines."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").expandtabs(4)
+    lines = [line.rstrip() for line in textwrap.dedent(text).split("\n")]
+    while lines and not lines[0]:
+        lines.pop(0)
+    while lines and not lines[-1]:
+        lines.pop()
+    return "\n".join(lines)
+
+
+@lru_cache(maxsize=16384)
+def sanitize(text: str, min_heading: int = 5) -> SafeMarkdown:
+    """Make `text` safe to embed under a section of heading level `min_heading - 1`.
+
+    Cached: catalogs repeat the same doc across many operator versions.
+    """
+    if not any(char in text for char in "<#`~"):
+        return SafeMarkdown(normalize(text), ())  # nothing that could need a repair
+    lines = normalize(text).split("\n") if text.strip() else []
+    out: list[str] = []
+    issues: list[Issue] = []
+    fence: tuple[str, int, int] | None = None  # (char, length, opening line number)
+    code_block = False  # inside an indented code block
+    previous_blank = True
+    in_list = False
+    for number, line in enumerate(lines, start=1):
+        if fence is not None:
+            out.append(line)
+            if _closes(line, fence):
+                fence = None
+            continue
+        opening = FENCE_OPEN.match(line)
+        if opening and not (opening.group(2)[0] == "`" and "`" in opening.group(3)):
+            fence = (opening.group(2)[0], len(opening.group(2)), number)
+            out.append(line)
+            previous_blank = False
+            continue
+        blank = not line.strip()
+        indented = line.startswith("    ")
+        code_block = indented and (code_block or (previous_blank and not in_list)) and not blank
+        if code_block:
+            out.append(line)
+            previous_blank = False
+            continue
+        if not blank and not indented:
+            in_list = bool(LIST_ITEM.match(line)) or (in_list and not previous_blank)
+        heading = HEADING.match(line)
+        if heading and len(heading.group(2)) < min_heading:
+            level = "#" * min_heading
+            issues.append(Issue("DOC-HEADING", number, f"heading demoted to level {min_heading}"))
+            line = f"{heading.group(1)}{level}{heading.group(3)}"
+        escaped, count = _escape_html(line)
+        if count:
+            issues.append(Issue("DOC-HTML", number, "raw HTML escaped"))
+        out.append(escaped)
+        previous_blank = blank
+    if fence is not None:
+        char, length, opened = fence
+        out.append(char * length)
+        issues.append(Issue("DOC-FENCE", opened, "code fence opened here was never closed; closed at the end"))
+    return SafeMarkdown("\n".join(out), tuple(issues))
+
+
+def _closes(line: str, fence: tuple[str, int, int]) -> bool:
+    char, length, _ = fence
+    stripped = line.strip()
+    return (
+        len(line) - len(line.lstrip(" ")) <= 3
+        and len(stripped) >= length
+        and set(stripped) == {char}
+    )
+
+
+def _escape_html(line: str) -> tuple[str, int]:
+    """Escape tag-like `<` outside code spans and autolinks; returns (line, escapes made)."""
+    if "<" not in line:
+        return line, 0
+    parts: list[str] = []
+    count = 0
+    for segment, is_code in _code_spans(line):
+        if is_code or "<" not in segment:
+            parts.append(segment)
+            continue
+        pieces = []
+        last = 0
+        for link in AUTOLINK.finditer(segment):
+            text, n = HTML_START.subn("&lt;", segment[last : link.start()])
+            pieces.append(text)
+            pieces.append(link.group(0))
+            count += n
+            last = link.end()
+        text, n = HTML_START.subn("&lt;", segment[last:])
+        pieces.append(text)
+        count += n
+        parts.append("".join(pieces))
+    return "".join(parts), count
+
+
+def _code_spans(line: str) -> Iterator[tuple[str, bool]]:
+    """Split a line into (text, is_code) runs; a backtick run opens a span closed by an equal run."""
+    if "`" not in line:
+        yield line, False
+        return
+    position = 0
+    while position < len(line):
+        opening = BACKTICKS.search(line, position)
+        if opening is None:
+            break
+        closing = re.compile(rf"(?<!`){re.escape(opening.group(0))}(?!`)").search(line, opening.end())
+        if closing is None:
+            break
+        yield line[position : opening.start()], False
+        yield line[opening.start() : closing.end()], True
+        position = closing.end()
+    yield line[position:], False
+
+
+@lru_cache(maxsize=16384)
+def inline(text: str) -> str | None:
+    """Doc text as one table cell, or None when it has block structure a cell cannot hold.
+
+    Lines of a paragraph are joined with spaces, paragraphs with `<br><br>` (our own markup,
+    the one HTML element a cell needs), and `|` is escaped.
+    """
+    safe = sanitize(text)
+    if safe.issues and any(i.rule == "DOC-FENCE" for i in safe.issues):
+        return None
+    paragraphs: list[str] = []
+    current: list[str] = []
+    for line in safe.text.split("\n") if safe.text else []:
+        if not line.strip():
+            if current:
+                paragraphs.append(" ".join(current))
+                current = []
+            continue
+        if BLOCK_START.match(line):
+            return None
+        current.append(line.strip())
+    if current:
+        paragraphs.append(" ".join(current))
+    return "<br><br>".join(escape_pipes(p) for p in paragraphs)
+
+
+def escape_pipes(text: str) -> str:
+    """Escape `|` outside code spans so a table cell keeps its columns (Python-Markdown keeps
+    pipes inside code spans literal, so those stay as they are)."""
+    if "|" not in text:
+        return text
+    return "".join(seg if code else seg.replace("|", "\\|") for seg, code in _code_spans(text))
+
+
+def lint_schema(schema: OpSchema) -> list[Diagnostic]:
+    """Diagnostics for every doc of one operator version that the docs generator had to repair."""
+    docs: list[tuple[str, Location]] = [(schema.doc, schema.location)]
+    docs += [(p.doc, p.location) for p in (*schema.inputs, *schema.outputs)]
+    docs += [(a.doc, a.location) for a in schema.attributes]
+    docs += [(c.doc, c.location) for c in schema.type_constraints]
+    out = []
+    for text, location in docs:
+        where = location if location != NOWHERE else schema.location
+        for issue in sanitize(text).issues:
+            out.append(
+                Diagnostic(
+                    issue.rule,
+                    f"{schema.id}: doc line {issue.line}: {issue.message}",
+                    where,
+                    _HINTS[issue.rule],
+                    Severity.WARNING,
+                )
+            )
+    return out
+
+
+def lint_registry(registry: Registry) -> list[Diagnostic]:
+    return [d for schema in registry.all_schemas() for d in lint_schema(schema)]
+
+
+_HINTS = {
+    "DOC-HTML": "IR.md allows Markdown only: use Markdown syntax or put the markup in `code`",
+    "DOC-FENCE": "close the code fence (``` on a line of its own) before the end of the doc",
+    "DOC-HEADING": "doc text is shown under the operator's own headings; use bold text or lists instead",
+}
