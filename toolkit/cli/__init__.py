@@ -16,6 +16,7 @@ from toolkit.diagnostics import SpecError, UsageError
 
 COMMAND_MODULES = (
     "toolkit.cli.spec_commands",
+    "toolkit.cli.diff_command",
     "toolkit.cli.generate_command",
     "toolkit.cli.authoring_commands",
     "toolkit.cli.model_commands",

@@ -70,35 +70,35 @@ def _apply_allowlist(
     findings: list[Finding], config: GateConfig, severities: dict[str, Severity]
 ) -> tuple[list[Finding], list[Finding]]:
     now = today()
-    live = [e for e in config.allowlist if not e.expired(now)]
+    live = [i for i, e in enumerate(config.allowlist) if not e.expired(now)]
     used: set[int] = set()
     active: list[Finding] = []
     allowed: list[Finding] = []
     for finding in findings:
         match = next(
-            (i for i, e in enumerate(live) if e.matches(finding.rule, finding.operator, finding.fingerprint)),
+            (
+                i
+                for i in live
+                if config.allowlist[i].matches(finding.rule, finding.operator, finding.fingerprint)
+            ),
             None,
         )
         if match is None:
             active.append(finding)
         else:
             used.add(match)
-            allowed.append(replace(finding, allowed_by=live[match].reason))
-    for entry in config.allowlist:
+            allowed.append(replace(finding, allowed_by=config.allowlist[match].reason))
+    for index, entry in enumerate(config.allowlist):
         if entry.expired(now):
-            rule_id, message = (
-                "ALLOWLIST-EXPIRED",
-                (
-                    f"allowlist entry for {entry.rule} on {entry.operator} expired on {entry.expires.isoformat()} "
-                    f"(reason was: {entry.reason})"
-                ),
+            rule_id = "ALLOWLIST-EXPIRED"
+            message = (
+                f"allowlist entry for {entry.rule} on {entry.operator} expired on {entry.expires.isoformat()} "
+                f"(reason was: {entry.reason})"
             )
             hint = "fix the finding and delete the entry, or re-justify it with a new `expires` date"
-        elif config.allowlist and live.index(entry) not in used:
-            rule_id, message = (
-                "ALLOWLIST-UNUSED",
-                (f"allowlist entry for {entry.rule} on {entry.operator} matches no finding"),
-            )
+        elif index not in used:
+            rule_id = "ALLOWLIST-UNUSED"
+            message = f"allowlist entry for {entry.rule} on {entry.operator} matches no finding"
             hint = "delete the entry"
         else:
             continue

@@ -138,8 +138,8 @@ def _load_modules() -> None:
 def _doc(why: str, before: str, after: str, fix: str) -> str:
     return (
         f"**Why:** {why}\n\n"
-        f"**Before:**\n\n```yaml\n{before.strip()}\n```\n\n"
-        f"**After:**\n\n```yaml\n{after.strip()}\n```\n\n"
+        f"**Before:**\n\n```yaml\n{before.strip(chr(10)).rstrip()}\n```\n\n"
+        f"**After:**\n\n```yaml\n{after.strip(chr(10)).rstrip()}\n```\n\n"
         f"**How to fix:** {fix}"
     )
 
@@ -148,7 +148,7 @@ _FIX_BUMP = (
     "keep the released version exactly as it was and put the change into a new operator version "
     "whose `since_version` is a new opset version (N+1), declared in the domain's `domain.yaml`."
 )
-_V1 = "  - since_version: 1\n"
+_V1 = "versions:\n  - since_version: 1\n"
 _V2 = "  - since_version: 1        # unchanged\n    # ...\n  - since_version: 2        # new opset version\n"
 
 

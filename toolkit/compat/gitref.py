@@ -1,0 +1,184 @@
+"""Load the old tree of a diff from a git ref, straight from git objects (no checkout).
+
+`git ls-tree -r` lists the spec files under the requested paths at the ref, `git cat-file
+--batch` streams their blobs into a temporary directory, and the loader reads them with a
+display mapping, so locations in findings show repository paths (relative to the working
+directory, like the new tree's) rather than temp paths. The loaded result is cached by the
+git tree ids of the spec folders, so a warm diff against an unchanged ref skips git and YAML.
+Works from any subfolder of the work tree.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from toolkit.diagnostics import UsageError
+from toolkit.loader import SPEC_SUFFIXES, LoadResult, load_specs
+from toolkit.registry import _cache_dir, _toolkit_stamp
+
+CACHE_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class GitTree:
+    result: LoadResult
+    commit: str  # full sha
+    label: str  # the ref as the user wrote it
+
+
+def _git(args: Sequence[str], cwd: Path, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    try:
+        return subprocess.run(["git", *args], cwd=cwd, input=stdin, capture_output=True, check=False)
+    except FileNotFoundError:
+        raise UsageError("git is not installed; pass a directory to --against instead") from None
+
+
+def looks_like_git_ref(ref: str, cwd: Path | None = None) -> bool:
+    """A path that exists is a directory tree; anything else is taken as a git ref."""
+    return not (Path(cwd or Path.cwd()) / ref).exists()
+
+
+def load_git_tree(
+    ref: str, spec_paths: Sequence[str], cwd: Path | None = None, cache: bool = True
+) -> GitTree:
+    """Load the spec files under `spec_paths` (relative to `cwd`) as they are at `ref`."""
+    here = Path(cwd or Path.cwd()).resolve()
+    top = _toplevel(here)
+    commit = _resolve(ref, top)
+    prefixes = [_repo_relative(Path(p), here, top) for p in spec_paths]
+    key = _cache_key(commit, prefixes, top, here)
+    cache_file = _cache_dir() / f"git-{key}.pickle"
+    if cache and not os.environ.get("OPSET_TOOLKIT_NO_CACHE"):
+        try:
+            with open(cache_file, "rb") as handle:
+                cached = pickle.load(handle)
+            if isinstance(cached, LoadResult):
+                return GitTree(cached, commit, ref)
+        except (OSError, pickle.PickleError, EOFError, AttributeError, ValueError):
+            pass
+    result = _extract_and_load(commit, prefixes, top, here)
+    if cache:
+        try:
+            cache_file.parent.mkdir(parents=True, exist_ok=True)
+            tmp = cache_file.with_suffix(f".{os.getpid()}.tmp")
+            with open(tmp, "wb") as handle:
+                pickle.dump(result, handle, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, cache_file)
+        except OSError:
+            pass
+    return GitTree(result, commit, ref)
+
+
+def _toplevel(here: Path) -> Path:
+    proc = _git(["rev-parse", "--show-toplevel"], here)
+    if proc.returncode != 0:
+        raise UsageError(
+            f"--against: '{here}' is not inside a git work tree, so a git ref cannot be read\n"
+            "  hint: pass a directory holding the old specs instead (--against path/to/old/opsets)"
+        )
+    return Path(proc.stdout.decode().strip()).resolve()
+
+
+def _resolve(ref: str, top: Path) -> str:
+    proc = _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"], top)
+    if proc.returncode == 0:
+        return proc.stdout.decode().strip()
+    shallow = _git(["rev-parse", "--is-shallow-repository"], top).stdout.decode().strip() == "true"
+    remote, _, branch = ref.partition("/")
+    if branch and _git(["remote"], top).stdout.decode().split().count(remote):
+        fetch = f"git fetch {remote} {branch}"
+    else:
+        fetch = f"git fetch origin {ref}"
+    if shallow:
+        raise UsageError(
+            f"--against {ref}: the ref is not in this clone, which is shallow (history was cut off)\n"
+            f"  hint: fetch it with `{fetch}`, or the whole history with `git fetch --unshallow`; "
+            "in GitHub Actions use actions/checkout with `fetch-depth: 0`"
+        )
+    raise UsageError(
+        f"--against {ref}: no such git ref or commit\n"
+        f"  hint: check the spelling (`git branch -a`, `git tag`), or fetch it with `{fetch}`; "
+        "a directory path is also accepted"
+    )
+
+
+def _repo_relative(path: Path, here: Path, top: Path) -> str:
+    absolute = (here / path).resolve() if not path.is_absolute() else path.resolve()
+    try:
+        rel = absolute.relative_to(top)
+    except ValueError:
+        raise UsageError(
+            f"--specs {path}: outside the git work tree {top}, cannot be read from a ref"
+        ) from None
+    return rel.as_posix() if str(rel) != "." else ""
+
+
+def _cache_key(commit: str, prefixes: list[str], top: Path, here: Path) -> str:
+    digest = hashlib.sha256(f"{CACHE_FORMAT}:{_toolkit_stamp()}:{here}:{top}".encode())
+    for prefix in prefixes:
+        # the tree id changes exactly when something below the prefix changes
+        proc = _git(["rev-parse", "--verify", "--quiet", f"{commit}:{prefix}"], top)
+        digest.update(f"{prefix}\0{proc.stdout.decode().strip() or commit}\n".encode())
+    return digest.hexdigest()
+
+
+def _extract_and_load(commit: str, prefixes: list[str], top: Path, here: Path) -> LoadResult:
+    entries: dict[str, str] = {}  # repo path -> blob sha
+    for prefix in prefixes:
+        args = ["ls-tree", "-r", "-z", "--full-tree", commit]
+        if prefix:
+            args += ["--", prefix]
+        proc = _git(args, top)
+        if proc.returncode != 0:
+            raise UsageError(f"git ls-tree failed: {proc.stderr.decode().strip()}")
+        for record in proc.stdout.decode().split("\0"):
+            if not record:
+                continue
+            meta, _, path = record.partition("\t")
+            _mode, kind, sha = meta.split()
+            if kind == "blob" and path.endswith(SPEC_SUFFIXES):
+                entries[path] = sha
+    with tempfile.TemporaryDirectory(prefix="opset-ref-") as tmp:
+        root = Path(tmp)
+        _write_blobs(entries, root, top)
+        roots = [root / p if p else root for p in prefixes]
+        existing = [r for r in roots if r.exists()]
+
+        def display(path: Path) -> str:
+            repo_path = top / path.relative_to(root)
+            return os.path.relpath(repo_path, here)
+
+        if not existing:
+            from toolkit.model import SpecSet
+
+            return LoadResult(SpecSet(), [], 0)
+        return load_specs(existing, display=display)
+
+
+def _write_blobs(entries: dict[str, str], root: Path, top: Path) -> None:
+    if not entries:
+        return
+    paths = sorted(entries)
+    request = "".join(f"{entries[p]}\n" for p in paths).encode()
+    proc = _git(["cat-file", "--batch"], top, stdin=request)
+    if proc.returncode != 0:
+        raise UsageError(f"git cat-file failed: {proc.stderr.decode().strip()}")
+    data, offset = proc.stdout, 0
+    for path in paths:
+        end = data.index(b"\n", offset)
+        header = data[offset:end].split()
+        if len(header) != 3 or header[1] != b"blob":
+            raise UsageError(f"git cat-file: unexpected reply for {path}: {data[offset:end].decode()}")
+        size = int(header[2])
+        content = data[end + 1 : end + 1 + size]
+        offset = end + 1 + size + 1  # the blob is followed by a newline
+        target = root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(content)

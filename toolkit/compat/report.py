@@ -1,0 +1,256 @@
+"""Reporters for gate results: text, json, github, sarif, junit. Deterministic output only.
+
+- text: `file:line:col: severity[RULE-ID]: operator: message`, the old location, a hint.
+- json: documented by `schemas/findings.schema.json` (format version 1).
+- github: workflow commands (`::error file=...,line=...,col=...,title=RULE::message`).
+- sarif: SARIF 2.1.0 with the rule catalog as `tool.driver.rules` (help text, help URI),
+  results with locations, the old location as a related location, and partialFingerprints.
+- junit: one test case per active rule; findings at or above the threshold are failures.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from xml.sax.saxutils import escape, quoteattr
+
+from toolkit import __version__
+from toolkit.compat.engine import Finding
+from toolkit.compat.gate import GateResult
+from toolkit.compat.rules import DOCS_URL, Rule, all_rules
+from toolkit.diagnostics import Severity
+from toolkit.model import Location
+
+JSON_FORMAT_VERSION = 1
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+FINGERPRINT_KEY = "opsetFinding/v1"
+FORMATS = ("text", "json", "github", "sarif", "junit")
+
+
+def render(result: GateResult, fmt: str, fail_on: Severity) -> str:
+    renderers: dict[str, Callable[[GateResult, Severity], str]] = {
+        "text": render_text,
+        "json": render_json,
+        "github": render_github,
+        "sarif": render_sarif,
+        "junit": render_junit,
+    }
+    return renderers[fmt](result, fail_on)
+
+
+def summary_line(result: GateResult, fail_on: Severity) -> str:
+    counts = result.counts()
+    text = f"{counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} info"
+    if counts["allowed"]:
+        text += f", {counts['allowed']} allowlisted"
+    verdict = "FAIL" if result.exit_code(fail_on) else "ok"
+    return f"opset diff against {result.old_label} [{result.profile}]: {text} -> {verdict} (--fail-on {fail_on.value})"
+
+
+# --------------------------------------------------------------------------- text
+
+
+def render_text(result: GateResult, fail_on: Severity) -> str:
+    lines = []
+    for f in result.findings:
+        lines.append(f"{f.location}: {f.severity.value}[{f.rule}]: {f.operator}: {f.message}")
+        if f.old_location is not None and f.old_location != f.location:
+            lines.append(f"  was: {f.old_location} ({result.old_label})")
+        elif f.old_location is not None:
+            lines.append(f"  was: {result.old_label}")
+        if f.hint:
+            lines.append(f"  hint: {f.hint}")
+    lines.append(summary_line(result, fail_on))
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------- json
+
+
+def _loc_json(loc: Location | None) -> dict[str, object] | None:
+    if loc is None:
+        return None
+    return {"file": loc.file, "line": loc.line, "column": loc.column}
+
+
+def finding_json(f: Finding) -> dict[str, object]:
+    out: dict[str, object] = {
+        "rule": f.rule,
+        "severity": f.severity.value,
+        "operator": f.operator,
+        "subject": f.subject,
+        "message": f.message,
+        "hint": f.hint,
+        "location": _loc_json(f.location),
+        "old_location": _loc_json(f.old_location),
+        "fingerprint": f.fingerprint,
+        "bc": f.bc,
+        "fc": f.fc,
+    }
+    if f.allowed_by:
+        out["allowed_by"] = f.allowed_by
+    return out
+
+
+def render_json(result: GateResult, fail_on: Severity) -> str:
+    doc = {
+        "format_version": JSON_FORMAT_VERSION,
+        "tool": {"name": "opset-toolkit", "version": __version__},
+        "against": result.old_label,
+        "profile": result.profile,
+        "fail_on": fail_on.value,
+        "exit_code": result.exit_code(fail_on),
+        "summary": result.counts(),
+        "findings": [finding_json(f) for f in result.findings],
+        "allowed": [finding_json(f) for f in result.allowed],
+    }
+    return json.dumps(doc, indent=2, sort_keys=False) + "\n"
+
+
+# --------------------------------------------------------------------------- github
+
+
+def _gh_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _gh_prop(text: str) -> str:
+    return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def render_github(result: GateResult, fail_on: Severity) -> str:
+    command = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
+    lines = []
+    for f in result.findings:
+        props = [f"file={_gh_prop(f.location.file)}"]
+        if f.location.line > 0:
+            props += [f"line={f.location.line}", f"col={max(f.location.column, 1)}"]
+        props.append(f"title={_gh_prop(f.rule)}")
+        body = f"{f.operator}: {f.message}"
+        if f.old_location is not None:
+            body += f"\nwas: {f.old_location} ({result.old_label})"
+        if f.hint:
+            body += f"\nhint: {f.hint}"
+        lines.append(f"::{command[f.severity]} {','.join(props)}::{_gh_data(body)}")
+    lines.append(summary_line(result, fail_on))
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------- sarif
+
+
+def _sarif_level(severity: Severity) -> str:
+    return {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}[severity]
+
+
+def _physical(loc: Location) -> dict[str, object]:
+    physical: dict[str, object] = {"artifactLocation": {"uri": loc.file.replace("\\", "/")}}
+    if loc.line > 0:
+        physical["region"] = {"startLine": loc.line, "startColumn": max(loc.column, 1)}
+    return {"physicalLocation": physical}
+
+
+def sarif_rule(rule: Rule) -> dict[str, object]:
+    return {
+        "id": rule.id,
+        "name": _pascal(rule.name),
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": f"{rule.summary} Breaks: {rule.compat_text}."},
+        "help": {"text": _plain(rule.doc), "markdown": rule.doc},
+        "helpUri": rule.help_uri,
+        "defaultConfiguration": {"level": _sarif_level(rule.severity)},
+        "properties": {"category": rule.category, "bc": rule.bc, "fc": rule.fc, "tags": [rule.category]},
+    }
+
+
+def render_sarif(result: GateResult, fail_on: Severity) -> str:
+    rules = all_rules()
+    index = {r.id: i for i, r in enumerate(rules)}
+    results = []
+    for f in result.findings:
+        entry: dict[str, object] = {
+            "ruleId": f.rule,
+            "ruleIndex": index[f.rule],
+            "level": _sarif_level(f.severity),
+            "message": {"text": f"{f.operator}: {f.message}" + (f" (hint: {f.hint})" if f.hint else "")},
+            "locations": [_physical(f.location)],
+            "partialFingerprints": {FINGERPRINT_KEY: f.fingerprint},
+            "properties": {"operator": f.operator, "subject": f.subject, "bc": f.bc, "fc": f.fc},
+        }
+        if f.old_location is not None:
+            related = _physical(f.old_location)
+            related["id"] = 1
+            related["message"] = {"text": f"before ({result.old_label})"}
+            entry["relatedLocations"] = [related]
+        results.append(entry)
+    doc = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "opset-toolkit",
+                        "version": __version__,
+                        "informationUri": DOCS_URL,
+                        "rules": [sarif_rule(r) for r in rules],
+                    }
+                },
+                "results": results,
+                "columnKind": "unicodeCodePoints",
+            }
+        ],
+    }
+    return json.dumps(doc, indent=2) + "\n"
+
+
+def _pascal(name: str) -> str:
+    return "".join(part.capitalize() for part in name.replace("_", "-").split("-"))
+
+
+def _plain(markdown: str) -> str:
+    return markdown.replace("**", "")
+
+
+# --------------------------------------------------------------------------- junit
+
+
+def render_junit(result: GateResult, fail_on: Severity) -> str:
+    by_rule: dict[str, list[Finding]] = {}
+    for f in result.findings:
+        by_rule.setdefault(f.rule, []).append(f)
+    cases = []
+    failures = 0
+    for rule in result.rules:
+        found = by_rule.get(rule.id, [])
+        failing = [f for f in found if f.severity.rank >= fail_on.rank]
+        body = ""
+        if failing:
+            failures += 1
+            text = "\n".join(_finding_line(f) for f in failing)
+            body += (
+                f"<failure message={quoteattr(f'{len(failing)} finding(s)')} type={quoteattr(rule.id)}>"
+                f"{escape(text)}</failure>"
+            )
+        quiet = [f for f in found if f not in failing]
+        if quiet:
+            body += f"<system-out>{escape(chr(10).join(_finding_line(f) for f in quiet))}</system-out>"
+        name = quoteattr(f"{rule.id} {rule.name}")
+        cases.append(f'    <testcase classname="opset.diff" name={name}>{body}</testcase>')
+    head = (
+        f'  <testsuite name="opset diff against {escape(result.old_label)}" tests="{len(result.rules)}" '
+        f'failures="{failures}" errors="0" skipped="0">'
+    )
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n'
+        + head
+        + "\n"
+        + "\n".join(cases)
+        + ("\n" if cases else "")
+        + "  </testsuite>\n</testsuites>\n"
+    )
+
+
+def _finding_line(f: Finding) -> str:
+    line = f"{f.location}: {f.severity.value}[{f.rule}]: {f.operator}: {f.message}"
+    return line + (f" (hint: {f.hint})" if f.hint else "")
