@@ -15,7 +15,16 @@ from collections.abc import Iterator
 from toolkit.authoring.adapters import COMMON_ARGS, STEP_KINDS, callable_problem
 from toolkit.checks import rule
 from toolkit.diagnostics import Diagnostic, Severity
-from toolkit.model import AdapterStep, AttrType, DomainSpec, Location, OpSchema, Release, SpecSet, display_domain
+from toolkit.model import (
+    AdapterStep,
+    AttrType,
+    DomainSpec,
+    Location,
+    OpSchema,
+    Release,
+    SpecSet,
+    display_domain,
+)
 
 # --------------------------------------------------------------------------- adapters
 
@@ -50,12 +59,14 @@ def check_step(step: AdapterStep, source: OpSchema, target: OpSchema) -> Iterato
         yield _diag("ADAPTER-ARGS", f"{step.kind} step needs {', '.join(missing)}", step, _usage(step.kind))
         return
     for extra in sorted(given - allowed - COMMON_ARGS):
-        yield _diag("ADAPTER-ARGS", f"`{extra}` has no meaning in a {step.kind} step", step, _usage(step.kind))
+        yield _diag(
+            "ADAPTER-ARGS", f"`{extra}` has no meaning in a {step.kind} step", step, _usage(step.kind)
+        )
     yield from _STEP_CHECKS.get(step.kind, _no_check)(step, source, target)
 
 
 def _usage(kind: str) -> str:
-    required, allowed = STEP_KINDS.get(kind, ((), frozenset()))
+    _required, allowed = STEP_KINDS.get(kind, ((), frozenset()))
     return f"{kind} takes: {', '.join(sorted(allowed)) or 'no arguments'}"
 
 

@@ -44,7 +44,7 @@ DOCS_URL = "https://opset-toolkit.github.io/opset-toolkit/"
 RULES_PAGE = "reference/rules/"
 CATEGORIES = ("signature", "types", "versioning", "inventory", "lifecycle", "docs", "config")
 # Modules holding more rules (imported on first use of the catalog).
-RULE_MODULES: tuple[str, ...] = ()
+RULE_MODULES: tuple[str, ...] = ("toolkit.authoring.gate_rules",)
 
 CheckFn = Callable[[DiffContext], Iterable[Hit]]
 

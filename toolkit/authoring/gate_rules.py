@@ -1,0 +1,118 @@
+"""BC-gate rules of the authoring workflow: a breaking version bump needs a version adapter.
+
+PyTorch's versioning RFC asks for an upgrader with every operator bump; here the adapter is
+part of the spec (`adapter: {upgrade: [...]}` on the new version). One condition, two ids,
+so profiles can treat them apart:
+- ADAPTER-MISSING (error) runs when the profile's option `require_adapters` is true (the
+  built-in `onnx-strict` and `bc-only` profiles set it);
+- ADAPTER-RECOMMENDED (warning) reports the same bumps when the option is false or unset.
+
+Registered through `toolkit.compat.rules.RULE_MODULES`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from toolkit.compat.engine import Bump, DiffContext, Hit, is_exempt
+from toolkit.compat.rules import _doc, compat_rule
+from toolkit.registry import SchemaNotFound
+
+OPTION = "require_adapters"
+
+_BEFORE = """
+  - since_version: 1
+    attributes:
+      axes: {type: ints}
+  - since_version: 2
+    based_on: 1
+    inputs: [{name: data, type: T}, {name: axes, type: tensor(int64), option: optional}]
+    attributes: {axes: null}
+"""
+_AFTER = """
+  - since_version: 2
+    based_on: 1
+    inputs: [{name: data, type: T}, {name: axes, type: tensor(int64), option: optional}]
+    attributes: {axes: null}
+    adapter:
+      upgrade:
+        - {kind: attribute_to_input, attribute: axes, input: axes}
+"""
+_WHY = (
+    "Models written against the previous version keep existing. A converter can only move them to "
+    "the new version when the spec says how: which attributes were renamed or removed, which "
+    "became inputs, which types the new version no longer accepts. ONNX asks contributors to "
+    "write such an adapter by hand for every breaking change; PyTorch asks for an upgrader with "
+    "every bump. Experimental operators and brand-new operators are exempt."
+)
+_FIX = (
+    "add `adapter: {upgrade: [...]}` to the new version with the steps that turn a node of the "
+    "previous version into a node of this one (`{kind: compatible}` when old nodes are valid "
+    "unchanged); `opset bump` writes a stub. Add a `downgrade` list when the steps cannot be "
+    "inverted (a `python` step)."
+)
+_DOC = _doc(_WHY, _BEFORE, _AFTER, _FIX)
+
+
+def breaking_bumps_without_adapter(ctx: DiffContext) -> Iterator[Hit]:
+    """Bumps of stable, pre-existing operators that change the previous version and lack an adapter."""
+    for bump in ctx.bumps:
+        if not _needs_adapter(ctx, bump):
+            continue
+        previous = bump.previous
+        assert previous is not None
+        breaking = [c for c in bump.changes if c.breaking]
+        listed = "; ".join(c.message for c in breaking[:3]) + ("; ..." if len(breaking) > 3 else "")
+        yield Hit(
+            bump.schema.id,
+            f"changes version {previous.since_version} in a breaking way ({listed}) but declares no adapter",
+            bump.schema.location,
+            hint=f"add `adapter: {{upgrade: [...]}}` to {bump.schema.id}: how a version-{previous.since_version} "
+            "node becomes a node of this version (`{kind: compatible}` if it is valid unchanged)",
+            subject="adapter",
+        )
+
+
+def _needs_adapter(ctx: DiffContext, bump: Bump) -> bool:
+    if bump.previous is None or bump.new_operator or bump.schema.adapter is not None:
+        return False
+    if bump.previous.experimental or bump.schema.experimental:
+        return False
+    try:
+        spec = ctx.new.operator(bump.schema.name, bump.schema.domain)
+    except SchemaNotFound:
+        return False
+    return not is_exempt(spec) and any(c.breaking for c in bump.changes)
+
+
+@compat_rule(
+    "ADAPTER-MISSING",
+    name="breaking-bump-without-adapter",
+    severity="error",
+    bc=True,
+    fc=False,
+    category="versioning",
+    summary="A breaking new version of a stable operator has no adapter from the previous version "
+    "(profiles with `require_adapters = true`).",
+    option=OPTION,
+    doc=_DOC,
+)
+def adapter_missing(ctx: DiffContext) -> Iterator[Hit]:
+    yield from breaking_bumps_without_adapter(ctx)
+
+
+@compat_rule(
+    "ADAPTER-RECOMMENDED",
+    name="breaking-bump-adapter-recommended",
+    severity="warning",
+    bc=True,
+    fc=False,
+    category="versioning",
+    summary="A breaking new version of a stable operator has no adapter from the previous version "
+    "(profiles without `require_adapters`).",
+    doc=_DOC,
+)
+def adapter_recommended(ctx: DiffContext) -> Iterator[Hit]:
+    if ctx.options.get(OPTION):
+        return  # ADAPTER-MISSING reports these as errors
+    yield from breaking_bumps_without_adapter(ctx)
