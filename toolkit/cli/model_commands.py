@@ -53,6 +53,7 @@ def _registry(args: argparse.Namespace, *, adapters: bool = False) -> Registry:
 
 def _check_model(args: argparse.Namespace) -> int:
     from toolkit.diagnostics import Severity
+    from toolkit.onnx_bridge.catalog import onnx_unchecked_attributes
     from toolkit.onnx_bridge.check_model import check_model_file, render
 
     models = [Path(m) for m in args.models]
@@ -60,7 +61,8 @@ def _check_model(args: argparse.Namespace) -> int:
         if not model.is_file():
             raise UsageError(f"{model}: no such model file")
     registry = _registry(args)
-    results = [check_model_file(model, registry) for model in models]
+    unchecked = onnx_unchecked_attributes()
+    results = [check_model_file(model, registry, unchecked_attributes=unchecked) for model in models]
     sys.stdout.write(render(results, args.format))
     threshold = Severity.ERROR if args.fail_on == "error" else Severity.WARNING
     failing = any(f.severity.rank >= threshold.rank for r in results for f in r.findings)

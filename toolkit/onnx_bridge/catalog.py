@@ -18,7 +18,8 @@ from toolkit.diagnostics import UsageError
 from toolkit.model import DomainSpec, OperatorSpec, SpecSet
 from toolkit.registry import Registry, _cache_dir, load_registry
 
-CATALOG_FORMAT = 1
+CATALOG_FORMAT = 2
+UNCHECKED_FILE = "unchecked_attributes.txt"
 ONNX_DOMAINS = ("", "ai.onnx.ml", "ai.onnx.preview", "ai.onnx.preview.training")
 
 
@@ -43,6 +44,7 @@ def catalog_dir(cache_root: str | os.PathLike[str] | None = None) -> Path:
     tmp = Path(tempfile.mkdtemp(prefix=target.name + ".", dir=root))
     try:
         import_catalog(tmp)
+        (tmp / UNCHECKED_FILE).write_text("".join(f"{i}\n" for i in probe_unchecked_attributes()), "utf-8")
         (tmp / ".complete").write_text(onnx_version() + "\n", encoding="utf-8")
         try:
             os.replace(tmp, target)
@@ -53,6 +55,40 @@ def catalog_dir(cache_root: str | os.PathLike[str] | None = None) -> Path:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
     return target
+
+
+def probe_unchecked_attributes() -> list[str]:
+    """Schema ids whose onnx schema accepts attributes it does not declare (onnx's
+    AllowUncheckedAttributes, e.g. LayerNormalization-17). The flag is not exposed to Python,
+    so each schema is asked: does onnx's node check reject an undeclared attribute?"""
+    import onnx.checker
+    import onnx.defs
+    import onnx.helper
+
+    found = []
+    for schema in onnx.defs.get_all_schemas_with_history():
+        if schema.deprecated:
+            continue  # onnx rejects deprecated operators before looking at attributes
+        node = onnx.helper.make_node(
+            schema.name, ["x"] * schema.min_input, ["y"] * max(1, schema.min_output),
+            domain=schema.domain, opset_probe_attribute=1,
+        )
+        ctx = onnx.checker.C.CheckerContext()
+        ctx.ir_version = onnx.IR_VERSION
+        ctx.opset_imports = {schema.domain: schema.since_version}
+        try:
+            onnx.checker.C.check_node(node.SerializeToString(), ctx, onnx.checker.C.LexicalScopeContext())
+        except Exception:  # onnx raises its ValidationError: the attribute was checked
+            continue
+        domain = schema.domain or "ai.onnx"
+        found.append(f"{domain}.{schema.name}:{schema.since_version}")
+    return sorted(found)
+
+
+def onnx_unchecked_attributes(cache_root: str | os.PathLike[str] | None = None) -> frozenset[str]:
+    """Ids of the onnx schemas that let undeclared attributes through (see the probe)."""
+    path = catalog_dir(cache_root) / UNCHECKED_FILE
+    return frozenset(line for line in path.read_text("utf-8").splitlines() if line)
 
 
 _MEMO: dict[tuple[str, ...], Registry] = {}

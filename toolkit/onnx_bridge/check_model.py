@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from collections import ChainMap
-from collections.abc import Iterable, Iterator, Mapping, MutableMapping
+from collections.abc import Container, Iterable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -206,6 +206,7 @@ class _Walk:
     findings: list[ModelFinding] = field(default_factory=list)
     nodes: int = 0
     unknown_domains: set[str] = field(default_factory=set)
+    unchecked_attributes: Container[str] = frozenset()
 
     def add(self, rule: str, path: str, message: str, hint: str = "", operator: str = "") -> None:
         meta = RULES[rule]
@@ -317,6 +318,8 @@ class _Walk:
             if attr.name.startswith("__"):
                 continue  # internal symbols are implementation details, as onnx treats them
             spec = declared.get(attr.name)
+            if spec is None and schema.id in self.unchecked_attributes:
+                continue  # the schema accepts undeclared attributes (onnx's AllowUncheckedAttributes)
             if spec is None:
                 known = ", ".join(sorted(declared)) or "none"
                 self.add("MODEL-ATTR-UNKNOWN", path, f"{schema.id} has no attribute '{attr.name}'",
@@ -403,10 +406,20 @@ def _imports(entries: Iterable[Any]) -> dict[str, int]:
     return {canonical_domain(entry.domain): int(entry.version) for entry in entries}
 
 
-def check_model(model: onnx.ModelProto, registry: Registry, *, name: str = "model.onnx") -> CheckResult:
-    """Every finding for `model` against `registry`, in graph order."""
+def check_model(
+    model: onnx.ModelProto,
+    registry: Registry,
+    *,
+    name: str = "model.onnx",
+    unchecked_attributes: Container[str] = frozenset(),
+) -> CheckResult:
+    """Every finding for `model` against `registry`, in graph order.
+
+    `unchecked_attributes`: ids of schemas that accept undeclared attributes
+    (`catalog.onnx_unchecked_attributes()` for the onnx catalog).
+    """
     functions = {(f.domain, f.name): f for f in model.functions}
-    walk = _Walk(registry, functions)
+    walk = _Walk(registry, functions, unchecked_attributes=unchecked_attributes)
     imports = _imports(model.opset_import)
     graph_name = model.graph.name or "graph"
     for domain, version in sorted(imports.items()):
@@ -426,8 +439,10 @@ def check_model(model: onnx.ModelProto, registry: Registry, *, name: str = "mode
     return CheckResult(name, tuple(walk.findings), walk.nodes)
 
 
-def check_model_file(path: str | os.PathLike[str], registry: Registry) -> CheckResult:
-    return check_model(load_model(path), registry, name=os.fspath(path))
+def check_model_file(
+    path: str | os.PathLike[str], registry: Registry, *, unchecked_attributes: Container[str] = frozenset()
+) -> CheckResult:
+    return check_model(load_model(path), registry, name=os.fspath(path), unchecked_attributes=unchecked_attributes)
 
 
 def iter_rules() -> Iterator[Rule]:
@@ -464,7 +479,7 @@ def render(results: Iterable[CheckResult], fmt: str) -> str:
 
 
 def _render_text(results: list[CheckResult]) -> str:
-    lines = []
+    lines: list[str] = []
     for result in results:
         lines.extend(f.format(result.model) for f in result.findings)
         lines.append(

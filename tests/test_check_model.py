@@ -1,0 +1,262 @@
+"""`opset check-model` against onnx 1.23.2: zero false positives on onnx's own test models,
+the same verdict as onnx.checker on seeded faults, located findings with stable rule ids."""
+
+from __future__ import annotations
+
+import copy
+import glob
+import os
+import warnings
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+onnx = pytest.importorskip("onnx")
+from onnx import helper  # noqa: E402
+
+from toolkit.diagnostics import Severity  # noqa: E402
+from toolkit.onnx_bridge.catalog import merge_registries  # noqa: E402
+from toolkit.onnx_bridge.check_model import CheckResult, check_model  # noqa: E402
+from toolkit.registry import Registry  # noqa: E402
+
+DATA = Path(onnx.__file__).parent / "backend" / "test" / "data"
+KINDS = ("pytorch-converted", "pytorch-operator", "simple", "light", "real")
+
+
+@pytest.fixture(scope="session")
+def registry(onnx_registry: Registry, shipped_registry: Registry) -> Registry:
+    return merge_registries(onnx_registry, shipped_registry)
+
+
+@pytest.fixture(scope="session")
+def shipped_models() -> list[tuple[str, Any]]:
+    files = sorted(p for kind in KINDS for p in glob.glob(str(DATA / kind / "**" / "*.onnx"), recursive=True))
+    return [(os.path.relpath(f, DATA), onnx.load(f)) for f in files]
+
+
+@pytest.fixture(scope="session")
+def node_models() -> list[tuple[str, Any]]:
+    """onnx's node test models (the `data/node` folder is not installed: build them in-process)."""
+    from onnx.backend.test.case import node
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cases = node.collect_testcases(None)
+    return [(f"node/{case.name}", case.model) for case in cases]
+
+
+def onnx_verdict(model: Any) -> bool:
+    try:
+        onnx.checker.check_model(model, full_check=True, check_custom_domain=True)
+    except Exception:  # onnx raises ValidationError, InferenceError, or SchemaError
+        return False
+    return True
+
+
+@pytest.fixture(scope="session")
+def unchecked() -> frozenset[str]:
+    from toolkit.onnx_bridge.catalog import probe_unchecked_attributes
+
+    return frozenset(probe_unchecked_attributes())
+
+
+_UNCHECKED: frozenset[str] = frozenset({"ai.onnx.LayerNormalization:17"})
+
+
+def ours(model: Any, registry: Registry) -> CheckResult:
+    return check_model(model, registry, unchecked_attributes=_UNCHECKED)
+
+
+def test_probe_finds_the_schemas_that_allow_unchecked_attributes(unchecked: frozenset[str]) -> None:
+    assert unchecked == _UNCHECKED
+
+
+def test_zero_false_positives_on_onnx_test_data(
+    registry: Registry, shipped_models: list[tuple[str, Any]], node_models: list[tuple[str, Any]]
+) -> None:
+    models = shipped_models + node_models
+    checked = nodes = 0
+    positives: list[str] = []
+    for name, model in models:
+        if not onnx_verdict(model):
+            continue  # onnx itself rejects it (test_mvn's function body): not a false-positive candidate
+        checked += 1
+        result = ours(model, registry)
+        nodes += result.nodes
+        positives.extend(f.format(name) for f in result.findings if f.severity is not Severity.INFO)
+    print(f"\ncheck-model on onnx test data: {checked} models, {nodes} nodes, {len(positives)} findings")
+    assert len(shipped_models) >= 149 and len(node_models) >= 1800
+    assert checked >= len(models) - 2
+    assert positives == []
+
+
+# -- seeded faults ---------------------------------------------------------------------------
+
+
+def _schema_for(node: Any, model: Any, registry: Registry) -> Any:
+    imports = {("" if o.domain == "ai.onnx" else o.domain): o.version for o in model.opset_import}
+    domain = "" if node.domain == "ai.onnx" else node.domain
+    if domain not in imports or not registry.has_domain(domain):
+        return None
+    return registry.find_schema(node.op_type, imports[domain], domain)
+
+
+def seed(model: Any, kind: str, registry: Registry) -> Any | None:
+    """A copy of `model` with one fault of `kind` in its first top-level node that admits it."""
+    for index, node in enumerate(model.graph.node):
+        schema = _schema_for(node, model, registry)
+        if schema is None:
+            continue
+        faulty = copy.deepcopy(model)
+        target = faulty.graph.node[index]
+        if kind == "missing_required":
+            required = {a.name for a in schema.attributes if a.required}
+            present = [i for i, a in enumerate(target.attribute) if a.name in required]
+            if not present:
+                continue
+            del target.attribute[present[0]]
+        elif kind == "unknown_attribute":
+            target.attribute.append(helper.make_attribute("opset_not_an_attribute", 1))
+        elif kind == "wrong_attribute_type":
+            plain = [i for i, a in enumerate(target.attribute) if not a.name.startswith("__")]
+            if not plain:
+                continue
+            old = target.attribute[plain[0]]
+            new = helper.make_attribute(old.name, 1.5 if old.type == onnx.AttributeProto.INT else 7)
+            target.attribute[plain[0]].CopyFrom(new)
+        elif kind == "too_many_inputs":
+            if schema.max_input >= 2**31 - 1 or not any(target.input):
+                continue
+            name = next(n for n in target.input if n)
+            while len(target.input) <= schema.max_input:
+                target.input.append(name)
+        elif kind == "op_not_in_opset":
+            first = registry.versions(node.op_type, schema.domain)[0].since_version
+            if first <= 1:
+                continue
+            for entry in faulty.opset_import:
+                if ("" if entry.domain == "ai.onnx" else entry.domain) == schema.domain:
+                    entry.version = first - 1
+        else:
+            raise AssertionError(kind)
+        return faulty
+    return None
+
+
+FAULTS = ("missing_required", "unknown_attribute", "wrong_attribute_type", "too_many_inputs", "op_not_in_opset")
+
+
+def test_seeded_faults_match_onnx_checker(
+    registry: Registry, shipped_models: list[tuple[str, Any]], node_models: list[tuple[str, Any]]
+) -> None:
+    counts: Counter[str] = Counter()
+    disagreements: list[str] = []
+    for name, model in shipped_models + node_models:
+        if not onnx_verdict(model):
+            continue
+        for kind in FAULTS:
+            faulty = seed(model, kind, registry)
+            if faulty is None:
+                continue
+            expected = onnx_verdict(faulty)
+            result = ours(faulty, registry)
+            got = not result.errors
+            counts[kind] += 1
+            counts[f"{kind}:onnx-{'pass' if expected else 'fail'}"] += 1
+            if got != expected:
+                disagreements.append(f"{name} {kind}: onnx={'pass' if expected else 'fail'} ours={result.findings}")
+    print("\nseeded faults:", dict(sorted(counts.items())))
+    assert all(counts[kind] >= 50 for kind in FAULTS), counts
+    assert disagreements == []
+
+
+def test_seeded_faults_get_the_right_rule(registry: Registry) -> None:
+    x = helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [1, 3, 4, 4])
+    y = helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, None)
+
+    def rules(*nodes: Any, opset: int = 18) -> list[str]:
+        graph = helper.make_graph(list(nodes), "g", [x], [y])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+        return [f.rule for f in ours(model, registry).findings]
+
+    assert rules(helper.make_node("Flatten", ["x"], ["y"], axis=1)) == []
+    assert rules(helper.make_node("Flatten", ["x"], ["y"], axis=1, bogus=2)) == ["MODEL-ATTR-UNKNOWN"]
+    assert rules(helper.make_node("Flatten", ["x"], ["y"], axis=1.0)) == ["MODEL-ATTR-TYPE"]
+    assert rules(helper.make_node("Flatten", ["x", "x"], ["y"])) == ["MODEL-INPUT-COUNT"]
+    assert rules(helper.make_node("Flatten", ["x"], ["y", "z"])) == ["MODEL-OUTPUT-COUNT"]
+    assert rules(helper.make_node("Cast", ["x"], ["y"])) == ["MODEL-ATTR-REQUIRED"]
+    assert rules(helper.make_node("Gelu", ["x"], ["y"]), opset=18) == ["MODEL-OP-NOT-IN-OPSET"]
+    assert rules(helper.make_node("NoSuchOp", ["x"], ["y"])) == ["MODEL-OP-UNKNOWN"]
+    assert rules(helper.make_node("Upsample", ["x", "x"], ["y"]), opset=10) == ["MODEL-OP-DEPRECATED"]
+    assert rules(helper.make_node("Clip", ["x", "", "x"], ["y"])) == []  # skipped optional input
+    assert rules(helper.make_node("Gemm", ["x", "", "x"], ["y"])) == ["MODEL-INPUT-EMPTY"]
+    assert rules(helper.make_node("Relu", ["x"], ["y"], domain="com.nowhere")) == ["MODEL-DOMAIN-NOT-IMPORTED"]
+    flatten = helper.make_node("Flatten", ["x"], ["y"], axis=1)
+    flatten.attribute.append(helper.make_attribute("axis", 2))
+    assert rules(flatten) == ["MODEL-ATTR-DUPLICATE"]
+
+
+def test_type_bindings(registry: Registry) -> None:
+    def rules(node: Any, a: int, b: int, out: int) -> list[str]:
+        graph = helper.make_graph(
+            [node], "g",
+            [helper.make_tensor_value_info("a", a, [2]), helper.make_tensor_value_info("b", b, [2])],
+            [helper.make_tensor_value_info("y", out, [2])],
+        )
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+        return [f.rule for f in ours(model, registry).findings]
+
+    f32, f64, s = onnx.TensorProto.FLOAT, onnx.TensorProto.DOUBLE, onnx.TensorProto.STRING
+    assert rules(helper.make_node("Add", ["a", "b"], ["y"]), f32, f32, f32) == []
+    assert rules(helper.make_node("Add", ["a", "b"], ["y"]), f32, f64, f32) == ["MODEL-TYPE-INCONSISTENT"]
+    assert rules(helper.make_node("Add", ["a", "b"], ["y"]), s, s, s) == ["MODEL-TYPE-NOT-ALLOWED"] * 3
+    # Cast's T1 and T2 bind independently; its output type is a different parameter.
+    assert rules(helper.make_node("Cast", ["a"], ["y"], to=s), f32, f32, s) == []
+
+
+def test_subgraphs_and_functions_are_located(registry: Registry) -> None:
+    x = helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2])
+    cond = helper.make_tensor_value_info("c", onnx.TensorProto.BOOL, [])
+    bad = helper.make_node("Relu", ["x"], ["t"], name="inner_relu", alpha=1.0)
+    branch = helper.make_graph([bad], "then", [], [helper.make_tensor_value_info("t", onnx.TensorProto.FLOAT, [2])])
+    ok = helper.make_graph([helper.make_node("Identity", ["x"], ["e"])], "else",
+                           [], [helper.make_tensor_value_info("e", onnx.TensorProto.FLOAT, [2])])
+    if_node = helper.make_node("If", ["c"], ["y"], name="branch", then_branch=branch, else_branch=ok)
+    call = helper.make_node("MyFn", ["y"], ["z"], domain="local", name="call")
+    function = helper.make_function(
+        "local", "MyFn", ["a"], ["b"], [helper.make_node("Cast", ["a"], ["b"])],
+        [helper.make_opsetid("", 18)],
+    )
+    graph = helper.make_graph([if_node, call], "main", [x, cond], [helper.make_tensor_value_info("z", 1, [2])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18), helper.make_opsetid("local", 1)],
+                              functions=[function])
+    result = ours(model, registry)
+    located = [(f.rule, f.path) for f in result.findings]
+    assert located == [
+        ("MODEL-ATTR-UNKNOWN", "main/branch/0/then_branch/inner_relu/0"),
+        ("MODEL-ATTR-REQUIRED", "function:local.MyFn/Cast/0"),
+    ]
+    assert onnx_verdict(model) is False
+    assert result.nodes == 5
+
+
+def test_vendor_domain_model_onnx_passes_unchecked(registry: Registry) -> None:
+    """onnx.checker skips an unregistered domain; we check it against our specs."""
+    x = helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2])
+    y = helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [2])
+    node = helper.make_node("A", ["x"], ["y"], domain="org.example.abc", scale=2)  # int, A:3 wants float
+    model = helper.make_model(
+        helper.make_graph([node], "g", [x], [y]),
+        opset_imports=[helper.make_opsetid("", 18), helper.make_opsetid("org.example.abc", 3)],
+    )
+    onnx.checker.check_model(model, full_check=True)  # passes: the domain is not checked
+    assert [f.rule for f in ours(model, registry).findings] == ["MODEL-ATTR-TYPE"]
+    model.opset_import[1].version = 4
+    del node.attribute[:]
+    model.graph.node[0].CopyFrom(helper.make_node("A", ["x"], ["y"], domain="org.example.abc"))
+    onnx.checker.check_model(model, full_check=True)
+    findings = ours(model, registry).findings
+    assert [f.rule for f in findings] == ["MODEL-OP-REMOVED"]
+    assert "replaced by C" in findings[0].hint
