@@ -20,15 +20,21 @@ def register(subparsers: Any) -> None:
         "comments and layout kept), and prints what to edit next.",
     )
     bump.add_argument("operator", metavar="DOMAIN.OP", help="e.g. com.acme.vision.FusedConv")
-    bump.add_argument("--opset", type=int, metavar="N", help="opset version of the new version (default: newest + 1)")
-    bump.add_argument("--ir-version", type=int, metavar="V", help="IR version of a new opset (default: the newest's)")
+    bump.add_argument(
+        "--opset", type=int, metavar="N", help="opset version of the new version (default: newest + 1)"
+    )
+    bump.add_argument(
+        "--ir-version", type=int, metavar="V", help="IR version of a new opset (default: the newest's)"
+    )
     bump.add_argument(
         "--unreleased",
         action="store_true",
         help="N is the newest existing opset version and has not been released (bump several operators into it)",
     )
     bump.add_argument("--dry-run", action="store_true", help="print the plan, write nothing")
-    bump.add_argument("--specs", action="append", metavar="DIR", help="spec folder (repeatable; default: ./opsets)")
+    bump.add_argument(
+        "--specs", action="append", metavar="DIR", help="spec folder (repeatable; default: ./opsets)"
+    )
     bump.set_defaults(handler=run_bump)
 
     sem = subparsers.add_parser(

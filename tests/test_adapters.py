@@ -1,0 +1,256 @@
+"""Version adapters: step semantics on neutral nodes and NodeProto, ADAPTER-* spec checks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolkit.authoring.adapters import (
+    AdapterContext,
+    AdapterError,
+    AdapterResult,
+    MissingAdapter,
+    Node,
+    apply_downgrade,
+    apply_steps,
+    apply_upgrade,
+    constant_tensor,
+    downgrade_node,
+    inverse_steps,
+    node_from_onnx,
+    node_to_onnx,
+    upgrade_node,
+)
+from toolkit.loader import load_specs
+from toolkit.model import AdapterStep
+
+VISION = "com.acme.vision"
+
+
+def python_adapter(node: Node, ctx: AdapterContext) -> Node:
+    """Used by a `python` step below: renames the node's output, proving the callable ran."""
+    out = node.copy()
+    out.attributes["upgraded_from"] = ctx.source.since_version
+    return out
+
+
+def step(kind: str, **args: Any) -> AdapterStep:
+    return AdapterStep(kind, tuple(sorted(args.items())))
+
+
+# --------------------------------------------------------------------------- semantics
+
+
+def test_attribute_to_input_and_back(shipped_registry) -> None:  # type: ignore[no-untyped-def]
+    v1, v3 = shipped_registry.versions("Normalize", VISION)
+    node = Node("Normalize", ["X"], ["Y"], {"mean": [0.5, 0.4], "std": [0.2, 0.3]}, VISION, name="norm")
+    up = apply_upgrade(node, v1, v3, taken={"norm_mean"})
+    assert up.node.inputs == ["X", "norm_mean_1", "norm_std"]
+    assert up.node.attributes == {}
+    assert [(c.name, c.value, c.element_type, c.like_input, c.dims) for c in up.constants] == [
+        ("norm_mean_1", [0.5, 0.4], None, 0, (2,)),  # T is shared with X: same element type as X
+        ("norm_std", [0.2, 0.3], None, 0, (2,)),
+    ]
+    assert node.inputs == ["X"], "the caller's node is never changed"
+    # No downgrade list is written: the inverse of the upgrade is used.
+    values = {c.name: c.value for c in up.constants}
+    down = apply_downgrade(up.node, v3, v1, constants=values)
+    assert down.node.inputs == ["X"]
+    assert down.node.attributes == {"mean": [0.5, 0.4], "std": [0.2, 0.3]}
+    assert sorted(down.dropped_inputs) == ["norm_mean_1", "norm_std"]
+    with pytest.raises(
+        AdapterError, match=r"input 2 \('norm_std'\) must be a constant to become attribute 'std'"
+    ):
+        apply_downgrade(up.node, v3, v1, constants={})
+
+
+def test_set_if_absent_remove_and_type_restriction(shipped_registry) -> None:  # type: ignore[no-untyped-def]
+    op = shipped_registry.operator("FusedConv", VISION)
+    node = Node("FusedConv", ["X", "W"], ["Y"], {"group": 2}, VISION)
+    up = upgrade_node(op, node, 1, 3)
+    assert up.node.attributes == {"group": 2, "activation": "none"}
+    explicit = Node("FusedConv", ["X", "W"], ["Y"], {"activation": "relu"}, VISION)
+    assert upgrade_node(op, explicit, 1, 2).node.attributes == {"activation": "relu"}
+    down = downgrade_node(op, up.node, 3, 1, value_types={"X": "tensor(float)", "W": "tensor(float)"})
+    assert down.node.attributes == {"group": 2}
+    assert down.notes == ["removed attribute 'activation' (was 'none')"]
+    with pytest.raises(
+        AdapterError, match=r"input 'X' has type tensor\(bfloat16\), which .*FusedConv:1 does not"
+    ):
+        downgrade_node(op, up.node, 2, 1, value_types={"X": "tensor(bfloat16)"})
+    unchecked = downgrade_node(op, up.node, 2, 1)
+    assert any("not checked" in note for note in unchecked.notes)
+
+
+def test_rename_inverse_and_python_steps(shipped_registry) -> None:  # type: ignore[no-untyped-def]
+    v1, v3 = shipped_registry.versions("Normalize", VISION)
+    rename = [step("rename_attribute", attribute="mean", to="average")]
+    assert inverse_steps(rename) == (step("rename_attribute", attribute="average", to="mean"),)
+    ctx = AdapterContext(v1, v3, "upgrade")
+    node = Node("Normalize", ["X"], ["Y"], {"mean": [1.0], "average": [2.0]})
+    with pytest.raises(AdapterError, match="cannot rename attribute 'mean' to 'average': the node has both"):
+        apply_steps(rename, node, ctx)
+    result = apply_steps([step("python", callable="test_adapters:python_adapter")], node, ctx)
+    assert result.node.attributes["upgraded_from"] == 1
+    with pytest.raises(AdapterError, match="has no inverse"):
+        inverse_steps([step("python", callable="test_adapters:python_adapter")])
+    with pytest.raises(AdapterError, match="cannot import module 'no_such_pkg"):
+        apply_steps([step("python", callable="no_such_pkg.mod:f")], node, ctx)
+    with pytest.raises(MissingAdapter, match="declares no adapter"):
+        apply_upgrade(node, v1, v1)
+
+
+def test_reduce_sum_axes_attribute_becomes_input(onnx_registry) -> None:  # type: ignore[no-untyped-def]
+    """ONNX's ReduceSum 11 -> 13 (axes attribute -> input), run by onnx's reference evaluator."""
+    onnx = pytest.importorskip("onnx")
+    np = pytest.importorskip("numpy")
+    from onnx import TensorProto, helper
+    from onnx.reference import ReferenceEvaluator
+
+    old, new = onnx_registry.get_schema("ReduceSum", 11), onnx_registry.get_schema("ReduceSum", 13)
+    steps = [step("attribute_to_input", attribute="axes", input="axes")]
+    proto = helper.make_node("ReduceSum", ["X"], ["Y"], axes=[1], keepdims=0)
+    result = apply_steps(steps, node_from_onnx(proto), AdapterContext(old, new, "upgrade"))
+    assert result.node.inputs == ["X", "Y_axes"]
+    (constant,) = result.constants
+    assert constant.element_type == "int64"  # the formal input is tensor(int64)
+
+    def model(node: Any, opset: int, inits: list[Any]) -> Any:
+        graph = helper.make_graph(
+            [node],
+            "g",
+            [helper.make_tensor_value_info("X", TensorProto.FLOAT, [2, 3])],
+            [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2])],
+            initializer=inits,
+        )
+        built = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+        onnx.checker.check_model(built)
+        return built
+
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    before = ReferenceEvaluator(model(proto, 11, [])).run(None, {"X": x})[0]
+    upgraded = model(node_to_onnx(result.node, new), 13, [constant_tensor(constant)])
+    after = ReferenceEvaluator(upgraded).run(None, {"X": x})[0]
+    np.testing.assert_array_equal(before, after)
+    # And back: the constant input becomes the attribute again.
+    back_steps = inverse_steps(steps, new, old)
+    back = apply_steps(
+        back_steps, result.node, AdapterContext(new, old, "downgrade", {"Y_axes": np.array([1])})
+    )
+    assert back.node.inputs == ["X"] and back.node.attributes["axes"] == [1]
+    assert isinstance(back, AdapterResult) and back.dropped_inputs == ["Y_axes"]
+
+
+# --------------------------------------------------------------------------- checks
+
+DOMAIN = """domain: com.example.adapt
+opset_versions: [{version: 1, ir_version: 9}, {version: 2, ir_version: 9}]
+"""
+OP = """operator: Scale
+domain: com.example.adapt
+versions:
+  - since_version: 1
+    inputs: [{name: X, type: T}]
+    outputs: [{name: Y, type: T}]
+    attributes:
+      factor: {type: float, default: 1.0}
+      mode: {type: string, default: fast}
+    type_constraints:
+      T: {allowed: [tensor(float), tensor(double)]}
+  - since_version: 2
+    based_on: 1
+    inputs: [{name: X, type: T}, {name: factor, type: T, option: optional}]
+    attributes:
+      factor: null
+      precision: {type: int, default: 32}
+    type_constraints:
+      T: {allowed: [tensor(float)]}
+    adapter:
+      upgrade:
+{steps}
+"""
+
+
+def _adapter_findings(
+    tmp_path: Path, steps: str, first_version_adapter: bool = False
+) -> list[tuple[str, int]]:
+    folder = tmp_path / "com.example.adapt"
+    folder.mkdir(exist_ok=True)
+    (folder / "domain.yaml").write_text(DOMAIN, encoding="utf-8")
+    text = OP.replace("{steps}", steps)
+    if first_version_adapter:
+        text = text.replace(
+            "    type_constraints:\n      T: {allowed: [tensor(float), tensor(double)]}\n",
+            "    type_constraints:\n      T: {allowed: [tensor(float), tensor(double)]}\n"
+            "    adapter: {upgrade: [{kind: compatible}]}\n",
+            1,
+        )
+    (folder / "Scale.yaml").write_text(text, encoding="utf-8")
+    result = load_specs([tmp_path])
+    return sorted((d.rule, d.location.line) for d in result.diagnostics)
+
+
+GOOD_STEPS = """        - {kind: attribute_to_input, attribute: factor, input: factor, index: 1}
+        - {kind: set_attribute_if_absent, attribute: precision, value: 32}
+        - {kind: type_restriction, param: T, types: [tensor(double)]}
+        - {kind: python, callable: "my_pkg.adapters:scale_v2"}
+"""
+
+
+def test_good_adapter_is_clean(tmp_path: Path) -> None:
+    assert _adapter_findings(tmp_path, GOOD_STEPS) == []
+
+
+def test_shipped_specs_have_no_adapter_findings(shipped_registry) -> None:  # type: ignore[no-untyped-def]
+    assert not [d for d in shipped_registry.diagnostics if d.rule.startswith("ADAPTER-")]
+
+
+@pytest.mark.parametrize(
+    ("steps", "expected"),
+    [
+        ("        - {kind: remove_attribute, attribute: precision}", "ADAPTER-UNKNOWN-ATTRIBUTE"),
+        ("        - {kind: rename_attribute, attribute: mode, to: style}", "ADAPTER-UNKNOWN-ATTRIBUTE"),
+        ("        - {kind: rename_attribute, attribute: mode}", "ADAPTER-ARGS"),
+        ("        - {kind: set_attribute_if_absent, attribute: mode}", "ADAPTER-ARGS"),
+        (
+            "        - {kind: set_attribute_if_absent, attribute: precision, value: high}",
+            "ADAPTER-VALUE-TYPE",
+        ),
+        ("        - {kind: attribute_to_input, attribute: factor, input: scale}", "ADAPTER-UNKNOWN-INPUT"),
+        ("        - {kind: attribute_to_input, attribute: factor, index: 5}", "ADAPTER-UNKNOWN-INPUT"),
+        (
+            "        - {kind: attribute_to_input, attribute: factor, input: factor, index: 0}",
+            "ADAPTER-UNKNOWN-INPUT",
+        ),
+        (
+            "        - {kind: attribute_to_input, attribute: precision, input: factor}",
+            "ADAPTER-UNKNOWN-ATTRIBUTE",
+        ),
+        (
+            "        - {kind: input_to_attribute, input: factor, attribute: precision}",
+            "ADAPTER-UNKNOWN-INPUT",
+        ),
+        ("        - {kind: type_restriction, param: U, types: [tensor(double)]}", "ADAPTER-UNKNOWN-PARAM"),
+        (
+            "        - {kind: type_restriction, param: T, types: [tensor(float)]}",
+            "ADAPTER-TYPE-STILL-ALLOWED",
+        ),
+        ("        - {kind: type_restriction, param: T, types: [tensor(int8)]}", "ADAPTER-TYPE-UNKNOWN"),
+        ('        - {kind: python, callable: "my_pkg.class:f"}', "ADAPTER-CALLABLE"),
+        ("        - {kind: compatible, attribute: factor}", "ADAPTER-ARGS"),
+    ],
+)
+def test_bad_steps_are_located(tmp_path: Path, steps: str, expected: str) -> None:
+    assert _adapter_findings(tmp_path, steps) == [(expected, 22)]
+
+
+def test_adapter_on_first_version(tmp_path: Path) -> None:
+    findings = _adapter_findings(tmp_path, GOOD_STEPS, first_version_adapter=True)
+    assert findings == [("ADAPTER-NO-PREVIOUS", 12)]
+
+
+def test_bad_callable_rejected_by_schema(tmp_path: Path) -> None:
+    findings = _adapter_findings(tmp_path, "        - {kind: python, callable: not-a-callable}")
+    assert findings and findings[0][1] == 22 and findings[0][0].startswith("SCHEMA-")
