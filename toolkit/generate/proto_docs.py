@@ -373,6 +373,7 @@ def _encode_schema(message: OpSchemaProto, schema: OpSchema) -> None:
         _encode_constraint(message.type_constraints.add(), constraint)
     if schema.adapter is not None:
         _encode_adapter(message.adapter, schema.adapter)
+    message.suppress.extend(schema.suppress)
     if schema.location != NOWHERE:
         _set_location(message.location, schema.location)
 
@@ -517,6 +518,7 @@ def _decode_schema(domain: str, name: str, message: OpSchemaProto) -> OpSchema:
         type_constraints=tuple(_decode_constraint(c) for c in message.type_constraints),
         based_on=message.based_on if message.HasField("based_on") else None,
         adapter=_decode_adapter(message.adapter) if message.HasField("adapter") else None,
+        suppress=tuple(message.suppress),
         location=_location(message),
     )
 

@@ -222,10 +222,11 @@ def _wrap(line: str, width: int) -> list[str]:
     indent = line[: len(line) - len(line.lstrip(" "))]
     if len(indent) > width // 2:
         indent = ""
+    hanging = indent + "    " if indent else ""  # continuation of an indented item
     return textwrap.wrap(
         line,
         width=width,
-        subsequent_indent=indent,
+        subsequent_indent=hanging,
         break_on_hyphens=False,
         drop_whitespace=True,
         replace_whitespace=False,
@@ -269,7 +270,7 @@ def docstring(text: str, indent: int) -> str:
 
 def summary(text: str) -> str:
     """The first paragraph of a doc, on one line."""
-    paragraph = []
+    paragraph: list[str] = []
     for line in text.strip().splitlines():
         if not line.strip():
             if paragraph:

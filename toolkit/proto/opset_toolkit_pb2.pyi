@@ -204,7 +204,7 @@ class AdapterProto(_message.Message):
     def __init__(self, upgrade: _Optional[_Iterable[_Union[AdapterStepProto, _Mapping]]] = ..., downgrade: _Optional[_Union[AdapterStepListProto, _Mapping]] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ...) -> None: ...
 
 class OpSchemaProto(_message.Message):
-    __slots__ = ("since_version", "status", "deprecated", "doc", "based_on", "inputs", "outputs", "attributes", "type_constraints", "adapter", "location")
+    __slots__ = ("since_version", "status", "deprecated", "doc", "based_on", "inputs", "outputs", "attributes", "type_constraints", "adapter", "location", "suppress")
     SINCE_VERSION_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     DEPRECATED_FIELD_NUMBER: _ClassVar[int]
@@ -216,6 +216,7 @@ class OpSchemaProto(_message.Message):
     TYPE_CONSTRAINTS_FIELD_NUMBER: _ClassVar[int]
     ADAPTER_FIELD_NUMBER: _ClassVar[int]
     LOCATION_FIELD_NUMBER: _ClassVar[int]
+    SUPPRESS_FIELD_NUMBER: _ClassVar[int]
     since_version: int
     status: OperatorStatus
     deprecated: bool
@@ -227,7 +228,8 @@ class OpSchemaProto(_message.Message):
     type_constraints: _containers.RepeatedCompositeFieldContainer[TypeConstraintProto]
     adapter: AdapterProto
     location: SourceLocation
-    def __init__(self, since_version: _Optional[int] = ..., status: _Optional[_Union[OperatorStatus, str]] = ..., deprecated: _Optional[bool] = ..., doc: _Optional[str] = ..., based_on: _Optional[int] = ..., inputs: _Optional[_Iterable[_Union[FormalParameterProto, _Mapping]]] = ..., outputs: _Optional[_Iterable[_Union[FormalParameterProto, _Mapping]]] = ..., attributes: _Optional[_Iterable[_Union[AttributeSchemaProto, _Mapping]]] = ..., type_constraints: _Optional[_Iterable[_Union[TypeConstraintProto, _Mapping]]] = ..., adapter: _Optional[_Union[AdapterProto, _Mapping]] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ...) -> None: ...
+    suppress: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, since_version: _Optional[int] = ..., status: _Optional[_Union[OperatorStatus, str]] = ..., deprecated: _Optional[bool] = ..., doc: _Optional[str] = ..., based_on: _Optional[int] = ..., inputs: _Optional[_Iterable[_Union[FormalParameterProto, _Mapping]]] = ..., outputs: _Optional[_Iterable[_Union[FormalParameterProto, _Mapping]]] = ..., attributes: _Optional[_Iterable[_Union[AttributeSchemaProto, _Mapping]]] = ..., type_constraints: _Optional[_Iterable[_Union[TypeConstraintProto, _Mapping]]] = ..., adapter: _Optional[_Union[AdapterProto, _Mapping]] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ..., suppress: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class OperatorSchemaProto(_message.Message):
     __slots__ = ("name", "removed_in", "replaced_by", "versions", "location")
