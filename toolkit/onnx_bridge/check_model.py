@@ -173,7 +173,7 @@ def _raw_type(proto: Any) -> str | None:
     return None
 
 
-def _declared_types(graph: Any) -> dict[str, str | None]:
+def declared_types(graph: Any) -> dict[str, str | None]:
     """Names -> declared type in one graph scope; declarations win over initializers."""
     types: dict[str, str | None] = {}
     for init in graph.initializer:
@@ -248,7 +248,7 @@ class _Walk:
                 graphs = list(attr.graphs)
             for position, sub in enumerate(graphs):
                 suffix = attr.name if attr.type == _GRAPH_ATTR else f"{attr.name}[{position}]"
-                types: MutableMapping[str, str | None] = ChainMap(_declared_types(sub), scope.types)
+                types: MutableMapping[str, str | None] = ChainMap(declared_types(sub), scope.types)
                 self.graph(sub, _Scope(f"{path}/{suffix}", scope.imports, types, scope.in_function))
 
     # -- resolution --------------------------------------------------------------------
@@ -427,7 +427,7 @@ def check_model(
             walk.add("MODEL-OPSET-UNKNOWN", graph_name,
                      f"the model imports {display_domain(domain)} opset {version}; the newest defined is "
                      f"{registry.domain(domain).max_version}")
-    walk.graph(model.graph, _Scope(graph_name, imports, _declared_types(model.graph)))
+    walk.graph(model.graph, _Scope(graph_name, imports, declared_types(model.graph)))
     for function in sorted(model.functions, key=lambda f: (f.domain, f.name, f.overload)):
         # A function's own imports win; the model's fill the gaps, as runtimes resolve them.
         own = {**imports, **_imports(function.opset_import)}

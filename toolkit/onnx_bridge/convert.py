@@ -1,0 +1,503 @@
+"""Opset conversion of ONNX models with declarative adapters, in any domain.
+
+A model moves one opset version at a time (`N -> N+1` or `N -> N-1`); at each step every node
+of the domain whose operator version changes is moved by the adapter of the newer version
+(`toolkit.authoring.adapters` gives the step semantics). Vendor domains carry their adapters in
+their specs; the default domain gets ours from the overlay in `toolkit/data/onnx_adapters/`,
+plus adapters computed from the catalog for versions whose only change is the allowed types.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from collections import ChainMap
+from collections.abc import Iterator, Mapping, MutableMapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from toolkit.authoring.adapters import (
+    STEP_KINDS,
+    AdapterError,
+    MissingAdapter,
+    apply_downgrade,
+    apply_upgrade,
+    inverse_steps,
+    node_from_onnx,
+)
+from toolkit.diagnostics import Diagnostic, SpecError, UsageError
+from toolkit.model import (
+    Adapter,
+    AdapterStep,
+    Location,
+    OperatorSpec,
+    OpSchema,
+    SpecSet,
+    canonical_domain,
+    display_domain,
+)
+from toolkit.registry import Registry
+from toolkit.yamlsrc import MarkedDict, YamlProblem, location_of, read_yaml
+
+if TYPE_CHECKING:
+    import onnx
+
+OVERLAY_DIR = Path(__file__).resolve().parent.parent / "data" / "onnx_adapters"
+_CATALOG_DOMAINS = frozenset({"", "ai.onnx.ml", "ai.onnx.preview", "ai.onnx.preview.training"})
+
+
+class ConversionError(Exception):
+    """A node cannot be moved to the requested opset; the message names operator and version."""
+
+
+# -- the adapter overlay ------------------------------------------------------------------------
+
+
+def load_overlay(folder: str | os.PathLike[str] = OVERLAY_DIR) -> dict[tuple[str, str, int], Adapter]:
+    """(domain, op, since_version) -> Adapter from every `*.yaml` overlay file in `folder`."""
+    out: dict[tuple[str, str, int], Adapter] = {}
+    diags: list[Diagnostic] = []
+    for path in sorted(Path(folder).glob("*.yaml")):
+        display = os.path.relpath(path) if path.is_absolute() else str(path)
+        try:
+            root = read_yaml(path, display)
+        except YamlProblem as exc:
+            diags.append(exc.diagnostic)
+            continue
+        _overlay_file(root, display, out, diags)
+    if diags:
+        raise SpecError(diags)
+    return out
+
+
+def _overlay_file(
+    root: Any, display: str, out: dict[tuple[str, str, int], Adapter], diags: list[Diagnostic]
+) -> None:
+    def where(*path: str | int) -> Location:
+        return location_of(root, path, display)
+
+    def bad(message: str, *path: str | int, hint: str = "") -> None:
+        diags.append(Diagnostic("ADAPTER-OVERLAY", message, where(*path), hint))
+
+    if not isinstance(root, MarkedDict) or not isinstance(root.get("domain"), str):
+        bad("an adapter overlay is a mapping with `domain` and `groups`")
+        return
+    domain = canonical_domain(root["domain"])
+    for g, group in enumerate(root.get("groups") or []):
+        if not isinstance(group, dict) or not isinstance(group.get("versions"), list):
+            bad("a group needs `versions: [\"Op:since_version\", ...]`", "groups", g)
+            continue
+        steps = {key: _steps(group, key, ("groups", g, key), where, bad) for key in ("upgrade", "downgrade")}
+        for v, ref in enumerate(group["versions"]):
+            op, _, since = str(ref).partition(":")
+            if not op or not since.isdigit():
+                bad(f"'{ref}' is not `Op:since_version`", "groups", g, "versions", v)
+                continue
+            key = (domain, op, int(since))
+            if key in out:
+                bad(f"{display_domain(domain)}.{ref} has two adapters", "groups", g, "versions", v)
+                continue
+            out[key] = Adapter(
+                upgrade=steps["upgrade"] or (),
+                downgrade=steps["downgrade"],
+                location=where("groups", g, "versions", v),
+            )
+
+
+def _steps(group: Mapping[str, Any], key: str, at: tuple[str | int, ...], where: Any, bad: Any) -> tuple[
+    AdapterStep, ...
+] | None:
+    if key not in group:
+        return None
+    steps = []
+    for index, raw in enumerate(group[key] or []):
+        kind = raw.get("kind") if isinstance(raw, dict) else None
+        if kind not in STEP_KINDS:
+            bad(f"unknown adapter step kind '{kind}'", *at, index, hint=f"one of {', '.join(STEP_KINDS)}")
+            continue
+        allowed = STEP_KINDS[kind][1] | {"doc"}
+        extra = sorted(set(raw) - allowed - {"kind"})
+        if extra:
+            bad(f"step '{kind}' takes no argument {', '.join(extra)}", *at, index)
+            continue
+        args = tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in raw.items() if k != "kind"))
+        steps.append(AdapterStep(kind, args, where(*at, index)))
+    return tuple(steps)
+
+
+def type_changes(old: OpSchema, new: OpSchema) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
+    """(added, removed) allowed types per type parameter present in both versions."""
+    added: dict[str, tuple[str, ...]] = {}
+    removed: dict[str, tuple[str, ...]] = {}
+    before = old.constraint_map
+    for constraint in new.type_constraints:
+        previous = before.get(constraint.param)
+        if previous is None:
+            continue
+        plus = tuple(t for t in constraint.allowed if t not in previous.allowed)
+        minus = tuple(t for t in previous.allowed if t not in constraint.allowed)
+        if plus:
+            added[constraint.param] = plus
+        if minus:
+            removed[constraint.param] = minus
+    return added, removed
+
+
+def only_types_changed(old: OpSchema, new: OpSchema) -> bool:
+    """True when the two versions differ in nothing but their allowed types (and docs)."""
+
+    def params(schema: OpSchema) -> list[tuple[object, ...]]:
+        return [(p.option, p.type_str, p.homogeneous, p.min_arity) for p in (*schema.inputs, *schema.outputs)]
+
+    def attrs(schema: OpSchema) -> list[tuple[object, ...]]:
+        return sorted((a.name, a.type, a.required, a.default) for a in schema.attributes)
+
+    if (len(old.inputs), len(old.outputs)) != (len(new.inputs), len(new.outputs)):
+        return False
+    if params(old) != params(new) or attrs(old) != attrs(new):
+        return False
+    if sorted(old.constraint_map) != sorted(new.constraint_map):
+        return False
+    added, removed = type_changes(old, new)
+    return bool(added or removed)
+
+
+def _restrictions(banned: Mapping[str, tuple[str, ...]], origin: Location) -> tuple[AdapterStep, ...]:
+    return tuple(
+        AdapterStep("type_restriction", (("param", param), ("types", types)), origin)
+        for param, types in sorted(banned.items())
+    )
+
+
+def adapter_for(old: OpSchema, new: OpSchema, declared: Adapter | None) -> Adapter | None:
+    """The adapter of `new`: the declared one with the catalog's type changes checked, or a
+    computed one when only the types changed."""
+    added, removed = type_changes(old, new)
+    if declared is None:
+        if not only_types_changed(old, new):
+            return None
+        declared = Adapter(upgrade=(AdapterStep("compatible", (), new.location),), downgrade=(), location=new.location)
+    downgrade = declared.downgrade
+    if downgrade is None:
+        downgrade = inverse_steps(declared.upgrade, new, old)
+    return Adapter(
+        upgrade=declared.upgrade + _restrictions(removed, declared.location),
+        downgrade=downgrade + _restrictions(added, declared.location),
+        location=declared.location,
+    )
+
+
+def apply_overlay(
+    registry: Registry,
+    overlay: Mapping[tuple[str, str, int], Adapter] | None = None,
+    domains: frozenset[str] = _CATALOG_DOMAINS,
+) -> Registry:
+    """A registry whose catalog schemas carry adapters: overlay facts plus computed type-only ones."""
+    facts = dict(load_overlay() if overlay is None else overlay)
+    operators: list[OperatorSpec] = []
+    for op in registry.specs.operators:
+        if op.domain not in domains:
+            operators.append(op)
+            continue
+        versions = [op.versions[0]]
+        for old, new in zip(op.versions, op.versions[1:]):
+            declared = new.adapter or facts.pop((op.domain, op.name, new.since_version), None)
+            adapter = adapter_for(old, new, declared)
+            versions.append(replace(new, adapter=adapter) if adapter is not None else new)
+        operators.append(replace(op, versions=tuple(versions)))
+    if facts:
+        (domain, name, since), adapter = sorted(facts.items(), key=lambda item: item[0])[0]
+        raise SpecError([Diagnostic(
+            "ADAPTER-OVERLAY", f"{display_domain(domain)}.{name}:{since} is not a version of the catalog "
+            "(or is the operator's first version)", adapter.location,
+        )])
+    specs = SpecSet(registry.specs.domains, tuple(operators), registry.specs.releases)
+    return Registry(specs, registry.diagnostics)
+
+
+# -- conversion --------------------------------------------------------------------------------
+
+
+@dataclass
+class ConversionResult:
+    model: onnx.ModelProto
+    steps: list[str] = field(default_factory=list)  # one line per opset step taken
+    converted: int = 0  # node moves applied (a node moved over k versions counts k)
+    notes: list[str] = field(default_factory=list)
+
+
+def parse_targets(values: list[str]) -> dict[str, int]:
+    """`["ai.onnx=13", "com.acme.vision=2"]` -> {"": 13, "com.acme.vision": 2}."""
+    out: dict[str, int] = {}
+    for value in values:
+        domain, sep, version = value.rpartition("=")
+        if not sep or not version.isdigit():
+            raise UsageError(f"--to {value}: write DOMAIN=N (e.g. ai.onnx=13)")
+        out[canonical_domain(domain)] = int(version)
+    return out
+
+
+def convert_model(model: onnx.ModelProto, registry: Registry, targets: Mapping[str, int]) -> ConversionResult:
+    """A converted copy of `model`; ConversionError when a node cannot be moved."""
+    result = ConversionResult(copy.deepcopy(model))
+    converter = _Converter(registry, result)
+    for domain, target in sorted(targets.items()):
+        converter.domain(canonical_domain(domain), target)
+    return result
+
+
+class _Converter:
+    def __init__(self, registry: Registry, result: ConversionResult) -> None:
+        self.registry = registry
+        self.result = result
+        self.model = result.model
+        self.taken = set(_all_names(self.model))
+        self.functions = {(f.domain, f.name) for f in self.model.functions}
+
+    def domain(self, domain: str, target: int) -> None:
+        label = display_domain(domain)
+        if not self.registry.has_domain(domain):
+            raise ConversionError(f"no specs for domain '{label}' (pass its spec folder with --specs)")
+        known = self.registry.domain(domain).versions
+        if target not in known:
+            raise ConversionError(f"{label} has no opset {target} (known: {known[0]}..{known[-1]})")
+        entry = next((o for o in self.model.opset_import if canonical_domain(o.domain) == domain), None)
+        if entry is None:
+            raise ConversionError(f"the model does not import domain '{label}'")
+        while entry.version != target:
+            current = int(entry.version)
+            step = 1 if target > current else -1
+            before = self.result.converted
+            self.graph(self.model.graph, domain, current, current + step, "graph", ChainMap(), ChainMap())
+            for function in self.model.functions:
+                own = next((o for o in function.opset_import if canonical_domain(o.domain) == domain), None)
+                if own is None or own.version == current:
+                    path = f"function:{display_domain(function.domain)}.{function.name}"
+                    self.graph(function, domain, current, current + step, path, ChainMap(), ChainMap())
+                    if own is not None:
+                        own.version = current + step
+            entry.version = current + step
+            moved = self.result.converted - before
+            self.result.steps.append(f"{label} {current} -> {current + step}: {moved} node(s) moved")
+
+    def graph(
+        self, graph: Any, domain: str, current: int, nxt: int, path: str,
+        constants: ChainMap[str, Any], types: ChainMap[str, str | None],
+    ) -> None:
+        from toolkit.onnx_bridge.check_model import declared_types
+
+        is_function = not hasattr(graph, "initializer")
+        local_consts: dict[str, Any] = {} if is_function else {
+            init.name: _LazyTensor(init) for init in graph.initializer
+        }
+        scope_consts = constants.new_child(local_consts)
+        scope_types = types.new_child({} if is_function else declared_types(graph))
+        nodes = list(graph.node)
+        out: list[Any] = []
+        dropped: list[str] = []
+        for index, node in enumerate(nodes):
+            node_path = f"{path}/{node.name or node.op_type}/{index}"
+            for attr in node.attribute:
+                subs = [attr.g] if attr.HasField("g") else list(attr.graphs)
+                for sub in subs:
+                    self.graph(sub, domain, current, nxt, f"{node_path}/{attr.name}", scope_consts, scope_types)
+            if node.op_type == "Constant" and canonical_domain(node.domain) == "" and node.output:
+                local_consts[node.output[0]] = _ConstantNode(node)
+            if canonical_domain(node.domain) != domain or (node.domain, node.op_type) in self.functions:
+                out.append(node)
+                continue
+            new_nodes, gone = self.node(node, domain, current, nxt, node_path, scope_consts, scope_types)
+            out.extend(new_nodes)
+            dropped.extend(gone)
+        del graph.node[:]
+        graph.node.extend(out)
+        if dropped:
+            self.drop_unused(graph, dropped)
+
+    def node(
+        self, node: Any, domain: str, current: int, nxt: int, path: str,
+        constants: Mapping[str, Any], types: Mapping[str, str | None],
+    ) -> tuple[list[Any], list[str]]:
+        ref = f"{display_domain(domain)}.{node.op_type}"
+        here = self.registry.find_schema(node.op_type, current, domain)
+        there = self.registry.find_schema(node.op_type, nxt, domain)
+        if here is None:
+            raise ConversionError(f"{path}: {ref} does not exist in opset {current}, which the model imports")
+        if there is None:
+            spec = self.registry.operator(node.op_type, domain)
+            why = f"was removed in opset {spec.removed_in}" if spec.removed_in else "does not exist yet"
+            hint = f" (replaced by {spec.replaced_by})" if spec.replaced_by else ""
+            raise ConversionError(f"{path}: {ref} {why}; it cannot move to opset {nxt}{hint}")
+        if here.since_version == there.since_version:
+            return [node], []
+        context = {
+            "constants": lambda name: _constant_value(constants.get(name)),
+            "value_types": lambda name: types.get(name),
+            "taken": self.taken,
+        }
+        try:
+            if nxt > current:
+                moved = apply_upgrade(node_from_onnx(node), here, there, **context)  # type: ignore[arg-type]
+            else:
+                moved = apply_downgrade(node_from_onnx(node), here, there, **context)  # type: ignore[arg-type]
+        except MissingAdapter:
+            newer = there if nxt > current else here
+            direction = "upgrade" if nxt > current else "downgrade"
+            raise ConversionError(
+                f"{path}: no adapter to {direction} {here.id} -> {there.id} (opset {current} -> {nxt}): "
+                f"{newer.id} declares none"
+            ) from None
+        except AdapterError as exc:
+            raise ConversionError(f"{path}: {exc}") from None
+        self.result.converted += 1
+        self.result.notes.extend(f"{path}: {note}" for note in moved.notes)
+        built: list[Any] = []
+        for constant in moved.constants:
+            built.append(self.constant(constant, moved.node, types, path))
+            self.taken.add(constant.name)
+        built.append(_rebuild(node, moved.node, there))
+        return built, list(moved.dropped_inputs)
+
+    def constant(self, constant: Any, node: Any, types: Mapping[str, str | None], path: str) -> Any:
+        from onnx import helper
+
+        from toolkit.authoring.adapters import constant_tensor, element_type_number
+
+        elem: int | None = None
+        if constant.element_type is None and constant.like_input is not None:
+            like = node.inputs[constant.like_input] if constant.like_input < len(node.inputs) else ""
+            known = types.get(like)
+            if not known or not known.startswith("tensor("):
+                raise ConversionError(
+                    f"{path}: the new constant '{constant.name}' takes the element type of input "
+                    f"'{like}', whose type the model does not declare"
+                )
+            elem = element_type_number(known[len("tensor(") : -1])
+        return helper.make_node("Constant", [], [constant.name], value=constant_tensor(constant, elem))
+
+    def drop_unused(self, graph: Any, names: list[str]) -> None:
+        """Remove constants that an input-to-attribute move left without readers."""
+        used = set(_all_inputs(self.model)) | {o.name for o in getattr(graph, "output", ())}
+        if not hasattr(graph, "initializer"):
+            used |= set(graph.output)
+        for name in names:
+            if name in used:
+                continue
+            producers = [n for n in graph.node if n.op_type == "Constant" and list(n.output) == [name]]
+            for producer in producers:
+                graph.node.remove(producer)
+            if hasattr(graph, "initializer"):
+                for init in [i for i in graph.initializer if i.name == name]:
+                    graph.initializer.remove(init)
+                for info in [i for i in graph.input if i.name == name]:
+                    graph.input.remove(info)
+
+
+@dataclass
+class _LazyTensor:
+    proto: Any
+
+    def value(self) -> Any:
+        from onnx import numpy_helper
+
+        return numpy_helper.to_array(self.proto).tolist()
+
+
+@dataclass
+class _ConstantNode:
+    proto: Any
+
+    def value(self) -> Any:
+        from onnx import helper, numpy_helper
+
+        for attr in self.proto.attribute:
+            if attr.name == "value":
+                return numpy_helper.to_array(attr.t).tolist()
+            if attr.name in ("value_int", "value_ints", "value_float", "value_floats"):
+                return helper.get_attribute_value(attr)
+        return None
+
+
+def _constant_value(entry: Any) -> Any:
+    return None if entry is None else entry.value()
+
+
+def _rebuild(original: Any, node: Any, schema: OpSchema) -> Any:
+    """A NodeProto for the moved node, keeping the original attribute protos that did not change."""
+    from onnx import helper
+
+    proto = copy.deepcopy(original)
+    del proto.input[:]
+    proto.input.extend(node.inputs)
+    del proto.output[:]
+    proto.output.extend(node.outputs)
+    before = {attr.name: attr for attr in original.attribute}
+    old_values = node_from_onnx(original).attributes
+    del proto.attribute[:]
+    for name, value in node.attributes.items():
+        if name in before and old_values.get(name) == value:
+            proto.attribute.append(before[name])
+            continue
+        declared = schema.attribute(name)
+        if declared is not None:
+            proto.attribute.append(helper.make_attribute(name, value, attr_type=declared.type.proto_number))
+        else:
+            proto.attribute.append(helper.make_attribute(name, value))
+    return proto
+
+
+def _walk_nodes(graph: Any) -> Iterator[Any]:
+    for node in graph.node:
+        yield node
+        for attr in node.attribute:
+            for sub in ([attr.g] if attr.HasField("g") else list(attr.graphs)):
+                yield from _walk_nodes(sub)
+
+
+def _all_inputs(model: Any) -> Iterator[str]:
+    for graph in (model.graph, *model.functions):
+        for node in _walk_nodes(graph):
+            yield from node.input
+
+
+def _all_names(model: Any) -> Iterator[str]:
+    graph = model.graph
+    yield from (v.name for v in (*graph.input, *graph.output, *graph.value_info, *graph.initializer))
+    for g in (graph, *model.functions):
+        for node in _walk_nodes(g):
+            yield from node.input
+            yield from node.output
+
+
+def convert_file(
+    source: str | os.PathLike[str], out: str | os.PathLike[str], registry: Registry, targets: Mapping[str, int]
+) -> ConversionResult:
+    from toolkit.onnx_bridge.check_model import load_model
+
+    result = convert_model(load_model(source), registry, targets)
+    data = result.model.SerializeToString()
+    target = Path(out)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, target)
+    except OSError as exc:
+        raise UsageError(f"cannot write {target}: {exc.strerror or exc}") from None
+    return result
+
+
+__all__ = [
+    "OVERLAY_DIR",
+    "ConversionError",
+    "ConversionResult",
+    "MutableMapping",
+    "adapter_for",
+    "apply_overlay",
+    "convert_file",
+    "convert_model",
+    "load_overlay",
+    "only_types_changed",
+    "parse_targets",
+    "type_changes",
+]
