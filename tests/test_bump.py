@@ -1,0 +1,262 @@
+"""`opset bump` and the authoring workflow end to end: edits keep every other byte, refusals, the gate."""
+
+from __future__ import annotations
+
+import difflib
+import shutil
+from pathlib import Path
+
+import pytest
+
+from toolkit import load_registry
+from toolkit.cli import main
+
+REPO = Path(__file__).resolve().parent.parent
+VISION = REPO / "opsets" / "com.acme.vision"
+ABC = REPO / "opsets" / "org.example.abc"
+DILATIONS = (
+    "    attributes:\n      dilations: {type: ints, default: [1, 1], doc: Spacing between kernel taps.}\n"
+)
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    """A copy of the shipped vendor domain (no release table: every opset counts as released)."""
+    shutil.copytree(VISION, tmp_path / "specs" / "com.acme.vision")
+    return tmp_path / "specs"
+
+
+def _only_insertions(before: str, after: str) -> list[str]:
+    """The lines `after` adds to `before`; fails when anything else changed."""
+    a, b = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    added: list[str] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        assert tag in ("equal", "insert"), f"bump changed existing lines: {a[i1:i2]} -> {b[j1:j2]}"
+        if tag == "insert":
+            added += b[j1:j2]
+    return added
+
+
+def _snapshot(root: Path) -> dict[str, str]:
+    return {
+        p.relative_to(root).as_posix(): p.read_text(encoding="utf-8") for p in sorted(root.rglob("*.yaml"))
+    }
+
+
+def test_bump_adds_lines_only(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = _snapshot(tree)
+    assert main(["bump", "com.acme.vision.FusedConv", "--specs", str(tree)]) == 0
+    out = capsys.readouterr().out
+    after = _snapshot(tree)
+    changed = sorted(k for k in after if after[k] != before[k])
+    assert changed == ["com.acme.vision/FusedConv.yaml", "com.acme.vision/domain.yaml"]
+    assert _only_insertions(before["com.acme.vision/domain.yaml"], after["com.acme.vision/domain.yaml"]) == [
+        "  - version: 4\n",
+        "    ir_version: 10\n",
+    ]
+    added = _only_insertions(
+        before["com.acme.vision/FusedConv.yaml"], after["com.acme.vision/FusedConv.yaml"]
+    )
+    assert added[0] == "  - since_version: 4\n"
+    assert "    based_on: 2\n" in added
+    assert added[-1] == "    adapter: {upgrade: [{kind: compatible}]}\n"
+    assert any("TODO(opset bump): replace this stub" in line for line in added)
+    assert after["com.acme.vision/FusedConv.yaml"].startswith(before["com.acme.vision/FusedConv.yaml"])
+    assert "bumped com.acme.vision.FusedConv to version 4 (based_on: 2)" in out
+    assert "FusedConv.yaml:39: write what changes in version 4" in out
+    assert "FusedConv.yaml:45: replace the adapter stub" in out
+
+    registry = load_registry([tree], cache=False)
+    domain = registry.domain("com.acme.vision")
+    assert domain.versions == (1, 2, 3, 4) and domain.opset(4).ir_version == 10  # type: ignore[union-attr]
+    old, new = registry.versions("FusedConv", "com.acme.vision")[-2:]
+    assert (new.since_version, new.based_on) == (4, 2)
+    assert (new.inputs, new.attributes, new.type_constraints) == (
+        old.inputs,
+        old.attributes,
+        old.type_constraints,
+    )
+    assert new.adapter is not None and [s.kind for s in new.adapter.upgrade] == ["compatible"]
+    assert not registry.diagnostics
+
+
+def test_refusals(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = _snapshot(tree)
+    cases = [
+        (
+            ["com.acme.vision.FusedConv", "--opset", "3"],
+            "not newer than every existing opset version (newest: 3)",
+        ),
+        (
+            ["com.acme.vision.Normalize", "--opset", "2"],
+            "opset 2 is not after com.acme.vision.Normalize's newest",
+        ),
+        (
+            ["com.acme.vision.FusedConv", "--opset", "2"],
+            "FusedConv already has a version with since_version 2",
+        ),
+        (["com.acme.vision.Blur"], "was removed in opset 3"),
+        (["com.acme.vision.NoSuchOp"], "no operator 'NoSuchOp'"),
+        (["com.acme.vision.FusedConv", "--ir-version", "9"], "IR version 9 is lower than opset 3's 10"),
+        (["com.acme.vision.FusedConv:2"], "without :SINCE"),
+    ]
+    for args, message in cases:
+        assert main(["bump", *args, "--specs", str(tree)]) == 2, args
+        err = capsys.readouterr().err
+        assert message in err, (args, err)
+        assert "Traceback" not in err
+    assert _snapshot(tree) == before, "a refused bump writes nothing"
+
+
+def test_two_operators_into_one_new_opset(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bump", "com.acme.vision.FusedConv", "--specs", str(tree)]) == 0
+    # Opset 4 exists now; without a release table it counts as released unless told otherwise.
+    assert main(["bump", "com.acme.vision.Normalize", "--opset", "4", "--specs", str(tree)]) == 2
+    assert "pass --unreleased if opset 4 has not been released yet" in capsys.readouterr().err
+    assert (
+        main(["bump", "com.acme.vision.Normalize", "--opset", "4", "--unreleased", "--specs", str(tree)]) == 0
+    )
+    assert (
+        main(["bump", "com.acme.vision.FusedConv", "--opset", "4", "--unreleased", "--specs", str(tree)]) == 2
+    )
+    assert "already has a version with since_version 4" in capsys.readouterr().err
+    registry = load_registry([tree], cache=False)
+    assert registry.domain("com.acme.vision").versions == (1, 2, 3, 4)
+    assert registry.versions("Normalize", "com.acme.vision")[-1].based_on == 3
+
+
+def test_release_table_decides_what_is_released(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tree / "releases.yaml").write_text(
+        'releases:\n  - {release: "1", ir_version: 10, opsets: {com.acme.vision: 2}}\n', encoding="utf-8"
+    )
+    assert main(["bump", "com.acme.vision.DecodeImage", "--opset", "2", "--specs", str(tree)]) == 2
+    assert "not newer than released opset 2 (release table)" in capsys.readouterr().err
+    # Opset 3 is not in any release: an operator may still join it.
+    assert main(["bump", "com.acme.vision.ColorConvert", "--opset", "3", "--specs", str(tree)]) == 0
+    assert (
+        load_registry([tree], cache=False).versions("ColorConvert", "com.acme.vision")[-1].since_version == 3
+    )
+
+
+def test_flow_style_domain_and_dry_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    shutil.copytree(ABC, tmp_path / "org.example.abc")
+    domain = tmp_path / "org.example.abc" / "domain.yaml"
+    before = _snapshot(tmp_path)
+    assert main(["bump", "org.example.abc.B", "--dry-run", "--specs", str(tmp_path)]) == 0
+    assert "dry run: nothing written" in capsys.readouterr().out
+    assert _snapshot(tmp_path) == before
+    assert main(["bump", "org.example.abc.B", "--specs", str(tmp_path)]) == 0
+    assert _only_insertions(before["org.example.abc/domain.yaml"], domain.read_text(encoding="utf-8")) == [
+        "  - {version: 5, ir_version: 3}\n"
+    ]
+    # A domain written as one flow list gets the entry inside the brackets.
+    domain.write_text(
+        "domain: org.example.abc\nopset_versions: [{version: 1, ir_version: 3}, "
+        "{version: 2, ir_version: 3}, {version: 3, ir_version: 3}, {version: 4, ir_version: 3},\n"
+        "  {version: 5, ir_version: 3}]  # keep me\n"
+        "type_sets: {numbers: [tensor(float), tensor(double), tensor(int32), tensor(int64)]}\n",
+        encoding="utf-8",
+    )
+    assert main(["bump", "org.example.abc.C", "--ir-version", "4", "--specs", str(tmp_path)]) == 0
+    assert "  {version: 5, ir_version: 3}, {version: 6, ir_version: 4}]  # keep me\n" in domain.read_text(
+        encoding="utf-8"
+    )
+    assert load_registry([tmp_path], cache=False).domain("org.example.abc").versions == (1, 2, 3, 4, 5, 6)
+
+
+def test_pyyaml_layout_of_imported_catalog(onnx_catalog_dir: Path, tmp_path: Path) -> None:
+    """Imported files use indentless block lists; the new version matches their layout."""
+    shutil.copytree(onnx_catalog_dir / "ai.onnx.ml", tmp_path / "ai.onnx.ml")
+    op_file = tmp_path / "ai.onnx.ml" / "Binarizer.yaml"
+    before = op_file.read_text(encoding="utf-8")
+    assert main(["bump", "ai.onnx.ml.Binarizer", "--specs", str(tmp_path)]) == 0
+    added = _only_insertions(before, op_file.read_text(encoding="utf-8"))
+    assert added[0] == "- since_version: 6\n" and added[-1] == "  adapter: {upgrade: [{kind: compatible}]}\n"
+    registry = load_registry([tmp_path], cache=False)
+    assert [v.since_version for v in registry.versions("Binarizer", "ai.onnx.ml")] == [1, 6]
+
+
+# --------------------------------------------------------------------------- end to end + gate
+
+
+def _gate(tree: Path, base: Path, *extra: str) -> int:
+    return main(["diff", "--specs", str(tree), "--against", str(base), "--no-cache", *extra])
+
+
+def test_end_to_end_bump_edit_validate_diff_generate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = tmp_path / "base"
+    shutil.copytree(VISION, base / "com.acme.vision")
+    tree = tmp_path / "work"
+    shutil.copytree(base, tree)
+    gen = tmp_path / "generated"
+    assert main(["generate", "--specs", str(tree), "--out", str(gen), "-q"]) == 0
+
+    assert main(["bump", "com.acme.vision.FusedConv", "--specs", str(tree)]) == 0
+    op_file = tree / "com.acme.vision" / "FusedConv.yaml"
+    text = op_file.read_text(encoding="utf-8")
+    stub = "    adapter: {upgrade: [{kind: compatible}]}\n"
+    op_file.write_text(text.replace(stub, DILATIONS + stub), encoding="utf-8")  # a breaking change
+    capsys.readouterr()
+
+    assert main(["validate", str(tree)]) == 0
+    assert _gate(tree, base) == 0, capsys.readouterr()  # a legal bump: new version with an adapter
+    assert "0 error(s)" in capsys.readouterr().out
+    assert main(["generate", "--specs", str(tree), "--out", str(gen), "--check"]) == 1  # outputs are stale
+    assert main(["generate", "--specs", str(tree), "--out", str(gen), "-q"]) == 0
+    assert main(["generate", "--specs", str(tree), "--out", str(gen), "--check"]) == 0
+
+    # Without the adapter the same bump fails the gate under onnx-strict (require_adapters).
+    op_file.write_text(op_file.read_text(encoding="utf-8").replace(stub, ""), encoding="utf-8")
+    capsys.readouterr()
+    assert _gate(tree, base) == 1
+    out = capsys.readouterr().out
+    assert "error[ADAPTER-MISSING]" in out and "attribute `dilations` added" in out
+
+
+def test_same_edit_in_place_fails_the_gate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    base = tmp_path / "base"
+    shutil.copytree(VISION, base / "com.acme.vision")
+    tree = tmp_path / "work"
+    shutil.copytree(base, tree)
+    op_file = tree / "com.acme.vision" / "FusedConv.yaml"
+    text = op_file.read_text(encoding="utf-8")
+    anchor = "      activation: {type: string"
+    op_file.write_text(
+        text.replace(anchor, DILATIONS.split("\n")[1] + "\n" + anchor, 1), encoding="utf-8"
+    )  # dilations added to the released version 2
+    assert main(["validate", str(tree)]) == 0
+    capsys.readouterr()
+    assert _gate(tree, base) == 1
+    out = capsys.readouterr().out
+    assert "com.acme.vision.FusedConv:2" in out and "dilations" in out
+
+
+def test_adapter_gate_rule_severity_follows_profile_option(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = tmp_path / "base"
+    shutil.copytree(VISION, base / "com.acme.vision")
+    tree = tmp_path / "work"
+    shutil.copytree(base, tree)
+    assert main(["bump", "com.acme.vision.Normalize", "--specs", str(tree)]) == 0
+    op_file = tree / "com.acme.vision" / "Normalize.yaml"
+    text = op_file.read_text(encoding="utf-8").replace("    adapter: {upgrade: [{kind: compatible}]}\n", "")
+    op_file.write_text(text, encoding="utf-8")
+    capsys.readouterr()
+    # No change from version 3: not breaking, so no adapter is needed.
+    assert _gate(tree, base, "--fail-on", "warning") == 0
+    assert "ADAPTER-" not in capsys.readouterr().out
+    op_file.write_text(
+        text + "    attributes:\n      epsilon: {type: float, default: 0.0}\n", encoding="utf-8"
+    )
+    relaxed = tmp_path / "opset.toml"
+    relaxed.write_text("options = { require_adapters = false }\n", encoding="utf-8")
+    capsys.readouterr()
+    assert _gate(tree, base, "--config", str(relaxed)) == 0
+    out = capsys.readouterr().out
+    assert "warning[ADAPTER-RECOMMENDED]" in out and "ADAPTER-MISSING" not in out
+    assert _gate(tree, base) == 1
+    out = capsys.readouterr().out
+    assert "error[ADAPTER-MISSING]" in out and "ADAPTER-RECOMMENDED" not in out
