@@ -399,28 +399,33 @@ def opset_entries(domain: DomainSpec, views: list[OperatorView]) -> list[OpsetEn
     by_version: dict[int, dict[str, list[Any]]] = {}
 
     def slot(version: int) -> dict[str, list[Any]]:
-        return by_version.setdefault(version, {"introduced": [], "changed": [], "deprecated": [], "removed": []})
+        return by_version.setdefault(
+            version, {"introduced": [], "changed": [], "deprecated": [], "removed": []}
+        )
 
     for view in views:
-        for version in view.versions:
-            entry = slot(version.schema.since_version)
-            entry["changed" if version.previous is not None else "introduced"].append(version)
-            if version.schema.deprecated and not (version.previous and version.previous.deprecated):
-                entry["deprecated"].append(version)
+        for item in view.versions:
+            entry = slot(item.schema.since_version)
+            entry["changed" if item.previous is not None else "introduced"].append(item)
+            if item.schema.deprecated and not (item.previous and item.previous.deprecated):
+                entry["deprecated"].append(item)
         if view.spec.removed_in is not None:
             slot(view.spec.removed_in)["removed"].append(view.spec)
     for opset in domain.opset_versions:
         slot(opset.version)
     out = []
-    for version in sorted(by_version):
-        groups = by_version[version]
-        opset = domain.opset(version)
+    for number in sorted(by_version):
+        groups = by_version[number]
+        declared = domain.opset(number)
         out.append(
             OpsetEntry(
-                version,
-                opset.ir_version if opset else None,
-                sanitize(opset.doc, min_heading=4).text if opset else "",
-                *(tuple(sorted(groups[k], key=_name)) for k in ("introduced", "changed", "deprecated", "removed")),
+                number,
+                declared.ir_version if declared else None,
+                sanitize(declared.doc, min_heading=4).text if declared else "",
+                *(
+                    tuple(sorted(groups[k], key=_name))
+                    for k in ("introduced", "changed", "deprecated", "removed")
+                ),
             )
         )
     return out
@@ -571,4 +576,6 @@ def render_docs(registry: Registry, source: str = "opsets") -> dict[str, str]:
 
 def generate(registry: Registry, context: GenerateContext) -> dict[str, bytes]:
     """The registered `docs` generator: files under `docs/`."""
-    return {f"{KIND}/{path}": text.encode("utf-8") for path, text in render_docs(registry, context.source).items()}
+    return {
+        f"{KIND}/{path}": text.encode("utf-8") for path, text in render_docs(registry, context.source).items()
+    }

@@ -8,6 +8,7 @@ terminal-width-dependent help text, so the bytes are the same on every machine.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -66,9 +67,7 @@ class _SchemaWalker:
         required = set(node.get("required", ()))
         for key, child in node.get("properties", {}).items():
             kind = self.type_text(child, f"{path}.{key}" if path else key)
-            section.rows.append(
-                (_code(key), kind, "yes" if key in required else "", self.description(child))
-            )
+            section.rows.append((_code(key), kind, "yes" if key in required else "", self.description(child)))
 
     def description(self, node: dict[str, Any]) -> str:
         text = node.get("description", "")
@@ -137,7 +136,12 @@ def dsl_page(header: str) -> str:
         "",
     ]
     for filename, where, schema, walker in dsl_sections():
-        lines += [f"## {schema.get('title', filename)}", "", f"File: `{where}`, schema: `schemas/{filename}`.", ""]
+        lines += [
+            f"## {schema.get('title', filename)}",
+            "",
+            f"File: `{where}`, schema: `schemas/{filename}`.",
+            "",
+        ]
         if schema.get("description"):
             lines += [_cell(schema["description"]), ""]
         for section in walker.sections:
@@ -176,10 +180,8 @@ def _help(action: argparse.Action, prog: str) -> str:
         for key in ("choices",):
             if values.get(key) is not None:
                 values[key] = ", ".join(str(c) for c in values[key])
-        try:
+        with contextlib.suppress(KeyError, TypeError, ValueError):
             text = text % values
-        except (KeyError, TypeError, ValueError):
-            pass
     return text
 
 

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import re
 import textwrap
-from functools import lru_cache
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from toolkit.diagnostics import Diagnostic, Severity
 from toolkit.model import NOWHERE, Location, OpSchema
@@ -119,18 +119,16 @@ def sanitize(text: str, min_heading: int = 5) -> SafeMarkdown:
     if fence is not None:
         char, length, opened = fence
         out.append(char * length)
-        issues.append(Issue("DOC-FENCE", opened, "code fence opened here was never closed; closed at the end"))
+        issues.append(
+            Issue("DOC-FENCE", opened, "code fence opened here was never closed; closed at the end")
+        )
     return SafeMarkdown("\n".join(out), tuple(issues))
 
 
 def _closes(line: str, fence: tuple[str, int, int]) -> bool:
     char, length, _ = fence
     stripped = line.strip()
-    return (
-        len(line) - len(line.lstrip(" ")) <= 3
-        and len(stripped) >= length
-        and set(stripped) == {char}
-    )
+    return len(line) - len(line.lstrip(" ")) <= 3 and len(stripped) >= length and set(stripped) == {char}
 
 
 def _escape_html(line: str) -> tuple[str, int]:
