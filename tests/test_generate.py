@@ -11,8 +11,7 @@ import pytest
 
 from toolkit import writer
 from toolkit.cli import main
-from toolkit.generate import GENERATORS, GenerateContext, available_kinds, register_generator
-from toolkit.generate import python_classes
+from toolkit.generate import GENERATORS, GenerateContext, available_kinds, python_classes, register_generator
 from toolkit.generate.pipeline import GeneratorError, diff_text, generate, run_generators, source_label
 from toolkit.registry import Registry
 
