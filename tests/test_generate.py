@@ -215,10 +215,10 @@ def test_kill_after_journal_is_rolled_forward(
             raise KeyboardInterrupt("killed")
         real_replace(src, dst)
 
-    monkeypatch.setattr(writer.os, "replace", dying_replace)
+    monkeypatch.setattr(os, "replace", dying_replace)
     with pytest.raises(KeyboardInterrupt):
         generate([OPSETS], out, kinds=["proto", "python"], registry=shipped_registry, source="opsets")
-    monkeypatch.setattr(writer.os, "replace", real_replace)
+    monkeypatch.setattr(os, "replace", real_replace)
     assert (out / writer.JOURNAL).exists()  # interrupted mid-commit
     # the next run (even a --check) finishes the commit before comparing
     result = generate([OPSETS], out, kinds=["proto", "python"], check=True, registry=shipped_registry, source="opsets")

@@ -249,7 +249,7 @@ def test_bad_calls_raise_clear_errors(catalog_python: Path) -> None:
         runtime = load("_runtime")
         op = load("ai_onnx.opset22").Opset22()
         with pytest.raises(TypeError, match=r"Cast\(\) missing 1 required keyword-only argument: 'to'"):
-            op.Cast("x")  # type: ignore[call-arg]
+            op.Cast("x")
         cast = load("").schema("", "Cast", 21)
         with pytest.raises(runtime.BuildError, match=r"ai\.onnx\.Cast-21: required attribute 'to' \(int\) is missing"):
             cast.make_node(["x"], ["y"])
@@ -260,7 +260,7 @@ def test_bad_calls_raise_clear_errors(catalog_python: Path) -> None:
         with pytest.raises(runtime.BuildError, match=r"attribute 'alpha' expects a float \(float\), got str"):
             op.LeakyRelu("x", alpha="big")
         with pytest.raises(TypeError, match=r"Relu\(\) takes 2 positional arguments but 3 were given"):
-            op.Relu("a", "b")  # type: ignore[call-arg]
+            op.Relu("a", "b")
         relu = load("").schema("", "Relu", 14)
         with pytest.raises(runtime.BuildError, match=r"ai\.onnx\.Relu-14: too many inputs: got 2, at most 1"):
             relu.make_node(["a", "b"], ["y"])
@@ -269,7 +269,7 @@ def test_bad_calls_raise_clear_errors(catalog_python: Path) -> None:
         with pytest.raises(runtime.BuildError, match=r"unknown attribute 'beta'"):
             relu.make_node(["a"], ["y"], {"beta": 1})
         with pytest.raises(runtime.BuildError, match=r"input 0 must be a value name \(str\), got int"):
-            op.Relu(3)  # type: ignore[arg-type]
+            op.Relu(3)
 
 
 @onnx_needed
