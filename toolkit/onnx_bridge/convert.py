@@ -112,7 +112,7 @@ def _steps(group: Mapping[str, Any], key: str, at: tuple[str | int, ...], where:
         return None
     steps = []
     for index, raw in enumerate(group[key] or []):
-        kind = raw.get("kind") if isinstance(raw, dict) else None
+        kind = str(raw.get("kind")) if isinstance(raw, dict) else ""
         if kind not in STEP_KINDS:
             bad(f"unknown adapter step kind '{kind}'", *at, index, hint=f"one of {', '.join(STEP_KINDS)}")
             continue
@@ -269,7 +269,8 @@ class _Converter:
             current = int(entry.version)
             step = 1 if target > current else -1
             before = self.result.converted
-            self.graph(self.model.graph, domain, current, current + step, "graph", ChainMap(), ChainMap())
+            self.graph(self.model.graph, domain, current, current + step, self.model.graph.name or "graph",
+                       ChainMap(), ChainMap())
             for function in self.model.functions:
                 own = next((o for o in function.opset_import if canonical_domain(o.domain) == domain), None)
                 if own is None or own.version == current:

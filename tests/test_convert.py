@@ -1,0 +1,246 @@
+"""`opset convert`: declarative adapters against onnx.version_converter, and on vendor specs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+onnx = pytest.importorskip("onnx")
+from onnx import TensorProto, helper, numpy_helper, version_converter  # noqa: E402
+
+from toolkit.onnx_bridge.catalog import merge_registries  # noqa: E402
+from toolkit.onnx_bridge.convert import (  # noqa: E402
+    ConversionError,
+    apply_overlay,
+    convert_model,
+    load_overlay,
+    only_types_changed,
+)
+from toolkit.registry import Registry  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+REDUCE_18 = ("ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceMax", "ReduceMean",
+             "ReduceMin", "ReduceProd", "ReduceSumSquare")  # fmt: skip
+CONSUMED_6 = ("Abs", "Ceil", "Exp", "Floor", "Log", "Neg", "Reciprocal", "Relu", "Sigmoid", "Sqrt", "Tanh")
+
+
+@pytest.fixture(scope="session")
+def registry(onnx_registry: Registry, shipped_registry: Registry) -> Registry:
+    return merge_registries(apply_overlay(onnx_registry), shipped_registry)
+
+
+def canonical_nodes(model: Any) -> list[tuple[Any, ...]]:
+    """Nodes with generated value names replaced by their order of appearance."""
+    graph = model.graph
+    fixed = {v.name for v in (*graph.input, *graph.output, *graph.initializer)}
+    names: dict[str, str] = {}
+
+    def name(value: str) -> str:
+        if not value or value in fixed:
+            return value
+        return names.setdefault(value, f"v{len(names)}")
+
+    def attr(a: Any) -> tuple[str, int, Any]:
+        value = helper.get_attribute_value(a)
+        if isinstance(value, onnx.TensorProto):
+            value = (value.data_type, numpy_helper.to_array(value).tolist())
+        return (a.name, a.type, value)
+
+    return [
+        (n.op_type, n.domain, [name(i) for i in n.input], [name(o) for o in n.output],
+         sorted(attr(a) for a in n.attribute))
+        for n in graph.node
+    ]
+
+
+def check_same_as_onnx(model: Any, registry: Registry, target: int) -> Any:
+    ours = convert_model(model, registry, {"": target}).model
+    theirs = version_converter.convert_version(model, target)
+    assert canonical_nodes(ours) == canonical_nodes(theirs)
+    assert [(o.domain, o.version) for o in ours.opset_import] == [(o.domain, o.version) for o in theirs.opset_import]
+    onnx.checker.check_model(ours, full_check=True)
+    return ours
+
+
+def model_of(nodes: list[Any], inputs: list[Any], outputs: list[Any], opset: int,
+             initializers: list[Any] | None = None) -> Any:
+    graph = helper.make_graph(nodes, "g", inputs, outputs, initializer=initializers or [])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def f32(name: str, shape: list[int] | None) -> Any:
+    return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+
+
+def test_overlay_covers_the_required_facts(registry: Registry) -> None:
+    overlay = load_overlay()
+    for op in ("Squeeze", "Unsqueeze", "ReduceSum"):
+        assert overlay["", op, 13].upgrade[0].kind == "attribute_to_input"
+    for op in REDUCE_18:
+        assert overlay["", op, 18].upgrade[0].kind == "attribute_to_input"
+    for op in (*CONSUMED_6, "Add", "BatchNormalization", "Clip"):
+        assert overlay["", op, 6].upgrade[0].kind == "remove_attribute"
+    # Computed from the catalog: Relu-13 only added bfloat16, Relu-14 only integer types.
+    relu13, relu14 = registry.get_schema("Relu", 13), registry.get_schema("Relu", 14)
+    assert only_types_changed(registry.get_schema("Relu", 6), relu13)
+    assert relu13.adapter is not None and [s.kind for s in relu13.adapter.upgrade] == ["compatible"]
+    assert relu14.adapter is not None and relu14.adapter.downgrade is not None
+    assert [s.kind for s in relu14.adapter.downgrade] == ["type_restriction"]
+    # Split-13 moved `split` to an input: a signature change nobody wrote an adapter for.
+    assert registry.get_schema("Split", 13).adapter is None
+
+
+@pytest.mark.parametrize("op", ["Squeeze", "Unsqueeze", "ReduceSum"])
+def test_axes_move_at_13_matches_onnx(registry: Registry, op: str) -> None:
+    shape = [1, 3, 1] if op != "Unsqueeze" else [3]
+    out_shape = {"Squeeze": [3], "Unsqueeze": [1, 3, 1], "ReduceSum": [3]}[op]
+    extra = {"keepdims": 0} if op == "ReduceSum" else {}
+    node = helper.make_node(op, ["x"], ["y"], name="n", axes=[0, 2], **extra)
+    model = model_of([node], [f32("x", shape)], [f32("y", out_shape)], 11)
+    up = check_same_as_onnx(model, registry, 13)
+    assert [n.op_type for n in up.graph.node] == ["Constant", op]
+    down = check_same_as_onnx(up, registry, 11)
+    assert canonical_nodes(down) == canonical_nodes(model)
+
+
+@pytest.mark.parametrize("op", REDUCE_18)
+def test_axes_move_at_18_matches_onnx(registry: Registry, op: str) -> None:
+    node = helper.make_node(op, ["x"], ["y"], axes=[1], keepdims=1)
+    model = model_of([node], [f32("x", [2, 3])], [f32("y", [2, 1])], 17)
+    up = check_same_as_onnx(model, registry, 18)
+    assert [n.op_type for n in up.graph.node] == ["Constant", op]
+    down = check_same_as_onnx(up, registry, 17)
+    assert canonical_nodes(down) == canonical_nodes(model)
+
+
+def test_downgrade_reads_axes_from_an_initializer(registry: Registry) -> None:
+    axes = numpy_helper.from_array(__import__("numpy").array([1], dtype="int64"), "axes")
+    node = helper.make_node("ReduceMean", ["x", "axes"], ["y"], keepdims=1)
+    model = model_of([node], [f32("x", [2, 3])], [f32("y", [2, 1])], 18, [axes])
+    down = check_same_as_onnx(model, registry, 17)
+    assert [a.name for a in down.graph.node[0].attribute] == ["keepdims", "axes"]
+    assert list(down.graph.initializer) == []
+
+
+@pytest.mark.parametrize("op", CONSUMED_6)
+def test_consumed_inputs_removal_at_6_matches_onnx(registry: Registry, op: str) -> None:
+    node = helper.make_node(op, ["x"], ["y"], consumed_inputs=[0])
+    model = model_of([node], [f32("x", [2, 3])], [f32("y", [2, 3])], 5)
+    up = check_same_as_onnx(model, registry, 6)
+    assert [a.name for a in up.graph.node[0].attribute] == []
+
+
+def test_type_only_versions_are_compatible_and_match_onnx(registry: Registry) -> None:
+    nodes = [helper.make_node("Abs", ["x"], ["a"]), helper.make_node("Neg", ["a"], ["b"]),
+             helper.make_node("Relu", ["b"], ["y"])]
+    model = model_of(nodes, [f32("x", [2])], [f32("y", [2])], 6)
+    up = check_same_as_onnx(model, registry, 14)
+    # onnx has no downgrade for these; ours restricts types and finds none in use.
+    assert canonical_nodes(convert_model(up, registry, {"": 6}).model) == canonical_nodes(model)
+
+
+def test_downgrade_refuses_a_type_the_old_version_lacks(registry: Registry) -> None:
+    x = helper.make_tensor_value_info("x", TensorProto.INT32, [2])
+    y = helper.make_tensor_value_info("y", TensorProto.INT32, [2])
+    model = model_of([helper.make_node("Relu", ["x"], ["y"])], [x], [y], 14)
+    with pytest.raises(ConversionError, match=r"Relu.*tensor\(int32\)"):
+        convert_model(model, registry, {"": 13})
+
+
+def test_missing_adapter_names_operator_and_version(registry: Registry) -> None:
+    node = helper.make_node("Split", ["x"], ["a", "b"], axis=0, split=[1, 1], name="sp")
+    model = model_of([node], [f32("x", [2])], [f32("a", [1]), f32("b", [1])], 11)
+    with pytest.raises(ConversionError) as info:
+        convert_model(model, registry, {"": 13})
+    message = str(info.value)
+    assert "ai.onnx.Split:11 -> ai.onnx.Split:13" in message and "opset 12 -> 13" in message
+    assert message.startswith("g/sp/0")
+
+
+# -- vendor domain -----------------------------------------------------------------------------
+
+ACME = "com.acme.vision"
+
+
+def acme_model(nodes: list[Any], inputs: list[Any], outputs: list[Any], version: int,
+               initializers: list[Any] | None = None) -> Any:
+    graph = helper.make_graph(nodes, "g", inputs, outputs, initializer=initializers or [])
+    return helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 18), helper.make_opsetid(ACME, version)]
+    )
+
+
+def test_vendor_attribute_and_type_adapters(registry: Registry) -> None:
+    from toolkit.onnx_bridge.check_model import check_model
+
+    node = helper.make_node("FusedConv", ["x", "w"], ["y"], domain=ACME, group=1)
+    model = acme_model([node], [f32("x", [1, 1, 4, 4]), f32("w", [1, 1, 3, 3])], [f32("y", None)], 1)
+    up = convert_model(model, registry, {ACME: 2}).model
+    attrs = {a.name: helper.get_attribute_value(a) for a in up.graph.node[0].attribute}
+    assert attrs == {"group": 1, "activation": b"none"}
+    assert check_model(up, registry).errors == ()
+    down = convert_model(up, registry, {ACME: 1}).model
+    assert canonical_nodes(down) == canonical_nodes(model)
+    bf16 = helper.make_tensor_value_info("x", TensorProto.BFLOAT16, [1, 1, 4, 4])
+    model16 = acme_model([helper.make_node("FusedConv", ["x", "x"], ["y"], domain=ACME)], [bf16], [f32("y", None)], 2)
+    with pytest.raises(ConversionError, match="bfloat16"):
+        convert_model(model16, registry, {ACME: 1})
+
+
+def test_vendor_attribute_to_input_and_back(registry: Registry) -> None:
+    from toolkit.onnx_bridge.check_model import check_model
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT16, [1, 3, 2, 2])
+    node = helper.make_node("Normalize", ["x"], ["y"], domain=ACME, name="norm", mean=[0.5] * 3, std=[2.0] * 3)
+    model = acme_model([node], [x], [helper.make_tensor_value_info("y", TensorProto.FLOAT16, None)], 1)
+    up = convert_model(model, registry, {ACME: 3})
+    nodes = up.model.graph.node
+    assert [n.op_type for n in nodes] == ["Constant", "Constant", "Normalize"]
+    assert [n.attribute[0].t.data_type for n in nodes[:2]] == [TensorProto.FLOAT16] * 2  # like X
+    assert len(nodes[2].input) == 3 and not nodes[2].attribute
+    assert check_model(up.model, registry).errors == ()
+    assert up.steps == [f"{ACME} 1 -> 2: 0 node(s) moved", f"{ACME} 2 -> 3: 1 node(s) moved"]
+    back = convert_model(up.model, registry, {ACME: 1}).model
+    assert canonical_nodes(back) == canonical_nodes(model)
+
+
+def test_vendor_removed_operator_is_named(registry: Registry) -> None:
+    removed = [op for op in registry.operators(ACME) if op.removed_in is not None]
+    assert removed, "com.acme.vision ships a removed operator"
+    op = removed[0]
+    first = op.versions[0]
+    inputs = [f32(f"i{k}", None) for k in range(first.min_input)]
+    node = helper.make_node(op.name, [i.name for i in inputs], ["y"], domain=ACME)
+    for attr in first.attributes:
+        if attr.required:
+            node.attribute.append(helper.make_attribute(attr.name, 1))
+    model = acme_model([node], inputs, [f32("y", None)], first.since_version)
+    with pytest.raises(ConversionError, match=rf"{ACME}.{op.name} was removed in opset {op.removed_in}"):
+        convert_model(model, registry, {ACME: op.removed_in})
+
+
+def test_cli_convert(tmp_path: Path) -> None:
+    node = helper.make_node("Squeeze", ["x"], ["y"], axes=[0])
+    model = model_of([node], [f32("x", [1, 3])], [f32("y", [3])], 11)
+    source, out = tmp_path / "m.onnx", tmp_path / "out.onnx"
+    onnx.save(model, source)
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "toolkit", *args], capture_output=True, text=True,
+                              cwd=REPO, check=False)
+
+    done = run("convert", str(source), "--to", "ai.onnx=13", "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    assert "ai.onnx 12 -> 13: 1 node(s) moved" in done.stdout
+    assert onnx.load(out).opset_import[0].version == 13
+    bad = run("convert", str(source), "--to", "ai.onnx", "-o", str(out))
+    assert bad.returncode == 2 and "DOMAIN=N" in bad.stderr and "Traceback" not in bad.stderr
+    split = model_of([helper.make_node("Split", ["x"], ["a", "b"], axis=1, split=[1, 2])],
+                     [f32("x", [1, 3])], [f32("a", [1, 1]), f32("b", [1, 2])], 11)
+    onnx.save(split, source)
+    failed = run("convert", str(source), "--to", "ai.onnx=13", "-o", str(out))
+    assert failed.returncode == 1 and "ai.onnx.Split:13" in failed.stderr and "Traceback" not in failed.stderr
