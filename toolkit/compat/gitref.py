@@ -5,7 +5,8 @@
 display mapping, so locations in findings show repository paths (relative to the working
 directory, like the new tree's) rather than temp paths. The loaded result is cached by the
 git tree ids of the spec folders, so a warm diff against an unchanged ref skips git and YAML.
-Works from any subfolder of the work tree.
+Works from any subfolder of the work tree. `REF...` (git's notation) diffs against the merge
+base of REF and HEAD, which is what a pull-request gate wants.
 """
 
 from __future__ import annotations
@@ -87,12 +88,22 @@ def _toplevel(here: Path) -> Path:
 
 
 def _resolve(ref: str, top: Path) -> str:
+    """A commit sha for `ref`; `REF...` (git's notation) means the merge base of REF and HEAD."""
+    if ref.endswith("...") and len(ref) > 3:
+        base = _resolve(ref[:-3], top)
+        proc = _git(["merge-base", base, "HEAD"], top)
+        if proc.returncode != 0:
+            raise UsageError(
+                f"--against {ref}: {ref[:-3]} and HEAD have no common ancestor in this clone\n"
+                "  hint: fetch more history (`git fetch --unshallow`; actions/checkout `fetch-depth: 0`)"
+            )
+        return proc.stdout.decode().strip()
     proc = _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"], top)
     if proc.returncode == 0:
         return proc.stdout.decode().strip()
     shallow = _git(["rev-parse", "--is-shallow-repository"], top).stdout.decode().strip() == "true"
     remote, _, branch = ref.partition("/")
-    if branch and _git(["remote"], top).stdout.decode().split().count(remote):
+    if branch and (remote == "origin" or remote in _git(["remote"], top).stdout.decode().split()):
         fetch = f"git fetch {remote} {branch}"
     else:
         fetch = f"git fetch origin {ref}"

@@ -54,10 +54,8 @@ def render_text(result: GateResult, fail_on: Severity) -> str:
     lines = []
     for f in result.findings:
         lines.append(f"{f.location}: {f.severity.value}[{f.rule}]: {f.operator}: {f.message}")
-        if f.old_location is not None and f.old_location != f.location:
+        if f.old_location is not None:
             lines.append(f"  was: {f.old_location} ({result.old_label})")
-        elif f.old_location is not None:
-            lines.append(f"  was: {result.old_label}")
         if f.hint:
             lines.append(f"  hint: {f.hint}")
     lines.append(summary_line(result, fail_on))
@@ -197,7 +195,6 @@ def render_sarif(result: GateResult, fail_on: Severity) -> str:
                     }
                 },
                 "results": results,
-                "columnKind": "unicodeCodePoints",
             }
         ],
     }

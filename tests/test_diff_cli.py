@@ -1,0 +1,475 @@
+"""`opset diff` / `opset rules` end to end: formats, exit codes, config, git refs, CI hooks."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pydantic
+import pytest
+import sarif_pydantic
+import yaml
+
+from toolkit.cli import main
+
+REPO = Path(__file__).resolve().parent.parent
+ABC = REPO / "opsets" / "org.example.abc"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture()
+def trees(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """old/ = the shipped A/B/C domain; new/ = the same with C:4 edited in place (+ a doc edit)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("OPSET_TOOLKIT_NO_CACHE", "1")
+    old = tmp_path / "old" / "org.example.abc"
+    new = tmp_path / "new" / "org.example.abc"
+    shutil.copytree(ABC, old)
+    shutil.copytree(ABC, new)
+    c = new / "C.yaml"
+    text = c.read_text()
+    text = text.replace(
+        'T: {allowed: "@numbers"}',
+        'T: {allowed: "@numbers"}\n    attributes:\n      axis: {type: int, default: 0}',
+    )
+    c.write_text(text)
+    b = new / "B.yaml"
+    b.write_text(b.read_text().replace("element by element", "elementwise"))
+    return tmp_path / "old", tmp_path / "new"
+
+
+def test_text_output_has_rule_ids_and_locations(
+    capsys: pytest.CaptureFixture[str], trees: tuple[Path, Path]
+) -> None:
+    code, out, _ = run(capsys, "diff", "--against", "old", "--specs", "new")
+    assert code == 1
+    assert "new/org.example.abc/C.yaml:" in out and "error[ATTR-ADDED]: org.example.abc.C:4:" in out
+    assert "info[DOC-CHANGED]" in out
+    assert "was: old/org.example.abc/C.yaml:" in out
+    assert "hint: keep org.example.abc.C:4 as released" in out and "since_version: 5" in out
+    assert out.strip().endswith("-> FAIL (--fail-on error)")
+
+
+def test_identical_trees_exit_0(capsys: pytest.CaptureFixture[str], trees: tuple[Path, Path]) -> None:
+    code, out, _ = run(capsys, "diff", "--against", "old", "--specs", "old")
+    assert code == 0
+    assert "0 error(s), 0 warning(s), 0 info -> ok" in out
+
+
+def test_fail_on_threshold(capsys: pytest.CaptureFixture[str], trees: tuple[Path, Path]) -> None:
+    old, new = trees
+    (new / "org.example.abc" / "C.yaml").write_text((old / "org.example.abc" / "C.yaml").read_text())
+    assert run(capsys, "diff", "--against", "old", "--specs", "new")[0] == 0  # only DOC-CHANGED (info)
+    assert run(capsys, "diff", "--against", "old", "--specs", "new", "--fail-on", "info")[0] == 1
+    assert run(capsys, "diff", "--against", "old", "--specs", "new", "--fail-on", "warning")[0] == 0
+
+
+def test_json_output_validates_against_schema(
+    capsys: pytest.CaptureFixture[str], trees: tuple[Path, Path]
+) -> None:
+    code, out, _ = run(capsys, "diff", "--against", "old", "--specs", "new", "--format", "json")
+    assert code == 1
+    doc = json.loads(out)
+    schema = json.loads((REPO / "schemas" / "findings.schema.json").read_text())
+    jsonschema.Draft202012Validator(schema).validate(doc)
+    assert doc["exit_code"] == 1 and doc["summary"]["error"] == 1
+    rules = {f["rule"] for f in doc["findings"]}
+    assert rules == {"ATTR-ADDED", "DOC-CHANGED"}
+    # deterministic: the same run gives byte-identical output
+    assert run(capsys, "diff", "--against", "old", "--specs", "new", "--format", "json")[1] == out
+
+
+def test_fingerprint_is_stable_across_unrelated_edits(
+    capsys: pytest.CaptureFixture[str], trees: tuple[Path, Path]
+) -> None:
+    _, out, _ = run(capsys, "diff", "--against", "old", "--specs", "new", "--format", "json")
+    before = {f["rule"]: f for f in json.loads(out)["findings"]}
+    c = trees[1] / "org.example.abc" / "C.yaml"
+    # move every line down and touch an unrelated part of the file
+    c.write_text(
+        "# a comment that shifts lines\n\n" + c.read_text().replace("Sums any number", "Sums any count")
+    )
+    _, out, _ = run(capsys, "diff", "--against", "old", "--specs", "new", "--format", "json")
+    after = {f["rule"]: f for f in json.loads(out)["findings"]}
+    assert after["ATTR-ADDED"]["location"]["line"] == before["ATTR-ADDED"]["location"]["line"] + 2
+    assert after["ATTR-ADDED"]["fingerprint"] == before["ATTR-ADDED"]["fingerprint"]
+
+
+def _no_extras(model: Any, path: str = "sarif") -> list[str]:
+    """Fields the SARIF model did not recognise (its config allows extras; we do not)."""
+    out: list[str] = []
+    if isinstance(model, pydantic.BaseModel):
+        extra = {k for k in (model.model_extra or {}) if k != "$schema"}
+        out += [f"{path}.{k}" for k in sorted(extra)]
+        for name in type(model).model_fields:
+            if name == "properties":
+                continue
+            out += _no_extras(getattr(model, name), f"{path}.{name}")
+    elif isinstance(model, list):
+        for i, item in enumerate(model):
+            out += _no_extras(item, f"{path}[{i}]")
+    return out
+
+
+def test_sarif_output_parses_strictly(capsys: pytest.CaptureFixture[str], trees: tuple[Path, Path]) -> None:
+    code, out, _ = run(capsys, "diff", "--against", "old", "--specs", "new", "--format", "sarif")
+    assert code == 1
+    log = sarif_pydantic.Sarif.model_validate_json(out)
+    assert _no_extras(log) == []
+    assert log.version == "2.1.0"
+    run_ = log.runs[0]
+    rules = {r.id: r for r in run_.tool.driver.rules or []}
+    rule = rules["ATTR-ADDED"]
+    assert rule.name == "AttributeAdded"
+    assert rule.short_description is not None and rule.full_description is not None
+    assert rule.help is not None and "How to fix" in rule.help.text
+    assert rule.help_uri is not None and str(rule.help_uri).endswith("#attr-added")
+    results = run_.results or []
+    result = next(r for r in results if r.rule_id == "ATTR-ADDED")
+    assert (run_.tool.driver.rules or [])[result.rule_index or 0].id == "ATTR-ADDED"
+    loc = result.locations[0].physical_location  # type: ignore[index]
+    assert loc is not None and loc.artifact_location is not None
+    assert loc.artifact_location.uri == "new/org.example.abc/C.yaml"
+    assert loc.region is not None and (loc.region.start_line or 0) > 0
+    assert result.partial_fingerprints and len(next(iter(result.partial_fingerprints.values()))) == 16
+    assert result.related_locations
+
+
+def test_github_annotations(capsys: pytest.CaptureFixture[str], trees: tuple[Path, Path]) -> None:
+    _, out, _ = run(capsys, "diff", "--against", "old", "--specs", "new", "--format", "github")
+    lines = out.splitlines()
+    error = next(line for line in lines if line.startswith("::error "))
+    assert error.startswith("::error file=new/org.example.abc/C.yaml,line=")
+    assert ",col=" in error and ",title=ATTR-ADDED::org.example.abc.C%3A4" not in error
+    assert "title=ATTR-ADDED::org.example.abc.C:4: attribute `axis` added" in error
+    assert "%0Ahint: " in error and "\n" not in error
+    assert any(line.startswith("::notice ") and "title=DOC-CHANGED" in line for line in lines)
+
+
+def test_junit_output(capsys: pytest.CaptureFixture[str], trees: tuple[Path, Path]) -> None:
+    _, out, _ = run(capsys, "diff", "--against", "old", "--specs", "new", "--format", "junit")
+    root = ET.fromstring(out)
+    suite = root.find("testsuite")
+    assert suite is not None and suite.get("failures") == "1"
+    cases = {c.get("name", "").split()[0]: c for c in suite.iter("testcase")}
+    failure = cases["ATTR-ADDED"].find("failure")
+    assert failure is not None and "org.example.abc.C:4" in (failure.text or "")
+    assert cases["DOC-CHANGED"].find("failure") is None
+    assert "DOC-CHANGED" in (cases["DOC-CHANGED"].findtext("system-out") or "")
+
+
+def test_output_file(capsys: pytest.CaptureFixture[str], trees: tuple[Path, Path], tmp_path: Path) -> None:
+    code, out, err = run(
+        capsys, "diff", "--against", "old", "--specs", "new", "--format", "sarif", "-o", "r.sarif"
+    )
+    assert code == 1 and out == ""
+    assert json.loads((tmp_path / "r.sarif").read_text())["version"] == "2.1.0"
+    assert "error[ATTR-ADDED]" in err  # the human summary still shows in the log
+
+
+# --------------------------------------------------------------------------- usage and load errors
+
+
+def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str], trees: tuple[Path, Path]) -> None:
+    code, _, err = run(capsys, "diff", "--against", "old", "--specs", "nowhere")
+    assert code == 2 and "--specs nowhere" in err
+    code, _, err = run(capsys, "diff", "--specs", "new")
+    assert code == 2 and "--against" in err
+    code, _, err = run(capsys, "diff", "--against", "old", "--specs", "new", "--profile", "nope")
+    assert code == 2 and "unknown profile 'nope'" in err
+
+
+def test_broken_new_tree_exits_2_with_located_errors(
+    capsys: pytest.CaptureFixture[str], trees: tuple[Path, Path]
+) -> None:
+    b = trees[1] / "org.example.abc" / "B.yaml"
+    b.write_text(b.read_text().replace("since_version: 2", "since_version: two"))
+    code, _, err = run(capsys, "diff", "--against", "old", "--specs", "new")
+    assert code == 2
+    assert "new/org.example.abc/B.yaml:" in err and "the new tree has" in err
+    assert "Traceback" not in err
+
+
+def test_rules_command(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "rules")
+    assert code == 0 and "ATTR-ADDED" in out and "TYPE-SET-CHANGED" in out
+    code, out, _ = run(capsys, "rules", "ATTR-RENAMED")
+    assert code == 0 and out.startswith("## ATTR-RENAMED") and "**How to fix:**" in out
+    code, _, err = run(capsys, "rules", "ATTR-RENAME")
+    assert code == 2 and "did you mean ATTR-RENAMED" in err
+
+
+def test_rules_page_is_current() -> None:
+    from toolkit.compat.docs import RULES_PAGE_PATH, render_rules_page
+
+    page = REPO / RULES_PAGE_PATH
+    assert page.read_text(encoding="utf-8") == render_rules_page(), (
+        "run: opset rules --format markdown > " + RULES_PAGE_PATH
+    )
+
+
+# --------------------------------------------------------------------------- config
+
+
+def _write_config(tmp_path: Path, body: str) -> None:
+    (tmp_path / "opset.toml").write_text(body)
+
+
+def test_config_disable_and_severity(
+    capsys: pytest.CaptureFixture[str], trees: tuple[Path, Path], tmp_path: Path
+) -> None:
+    _write_config(
+        tmp_path, '[tool.opset-toolkit]\nseverity = { ATTR-ADDED = "warning" }\ndisable = ["DOC-CHANGED"]\n'
+    )
+    code, out, _ = run(capsys, "diff", "--against", "old", "--specs", "new")
+    assert code == 0 and "warning[ATTR-ADDED]" in out and "DOC-CHANGED" not in out
+
+
+def test_bc_only_profile_drops_fc_only_findings(
+    capsys: pytest.CaptureFixture[str], trees: tuple[Path, Path]
+) -> None:
+    # an optional attribute added: FC-breaking only
+    code, out, _ = run(capsys, "diff", "--against", "old", "--specs", "new", "--profile", "bc-only")
+    assert code == 0 and "ATTR-ADDED" not in out
+    # a removed type: BC-breaking, kept
+    c = trees[1] / "org.example.abc" / "C.yaml"
+    c.write_text(
+        c.read_text().replace(
+            "T: {allowed: [tensor(float), tensor(double)]}", "T: {allowed: [tensor(float)]}"
+        )
+    )
+    code, out, _ = run(capsys, "diff", "--against", "old", "--specs", "new", "--profile", "bc-only")
+    assert code == 1 and "error[TYPE-REMOVED]" in out
+
+
+def _allow(expires: str, fingerprint: str = "") -> str:
+    fp = f'fingerprint = "{fingerprint}"\n' if fingerprint else ""
+    return (
+        "[[allowlist]]\n"
+        'rule = "ATTR-ADDED"\n'
+        'operator = "org.example.abc.C:4"\n'
+        f"{fp}"
+        'reason = "runtimes already accept it"\n'
+        f"expires = {expires}\n"
+    )
+
+
+def test_allowlist_live_entry_silences(
+    capsys: pytest.CaptureFixture[str],
+    trees: tuple[Path, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPSET_TODAY", "2026-01-01")
+    _write_config(tmp_path, _allow("2026-06-30"))
+    code, out, _ = run(capsys, "diff", "--against", "old", "--specs", "new", "--format", "json")
+    doc = json.loads(out)
+    assert code == 0 and doc["summary"]["allowed"] == 1
+    assert doc["allowed"][0]["allowed_by"] == "runtimes already accept it"
+
+
+def test_allowlist_expired_entry_is_an_error(
+    capsys: pytest.CaptureFixture[str],
+    trees: tuple[Path, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPSET_TODAY", "2026-07-01")
+    _write_config(tmp_path, "# gate config\n" + _allow("2026-06-30"))
+    code, out, _ = run(capsys, "diff", "--against", "old", "--specs", "new")
+    assert code == 1
+    assert "opset.toml:2:1: error[ALLOWLIST-EXPIRED]" in out
+    assert "error[ATTR-ADDED]" in out  # an expired entry silences nothing
+
+
+def test_allowlist_fingerprint_pin_and_unused(
+    capsys: pytest.CaptureFixture[str],
+    trees: tuple[Path, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPSET_TODAY", "2026-01-01")
+    _write_config(tmp_path, _allow("2026-06-30", fingerprint="0000000000000000"))
+    code, out, _ = run(capsys, "diff", "--against", "old", "--specs", "new")
+    assert code == 1 and "error[ATTR-ADDED]" in out and "warning[ALLOWLIST-UNUSED]" in out
+
+
+def test_config_errors_are_usage_errors(
+    capsys: pytest.CaptureFixture[str], trees: tuple[Path, Path], tmp_path: Path
+) -> None:
+    _write_config(tmp_path, '[[allowlist]]\nrule = "ATTR-ADDED"\noperator = "x.Y:1"\nexpires = 2026-01-01\n')
+    code, _, err = run(capsys, "diff", "--against", "old", "--specs", "new")
+    assert code == 2 and "missing `reason`" in err
+    _write_config(tmp_path, 'disable = ["ATTR-ADDD"]\n')
+    code, _, err = run(capsys, "diff", "--against", "old", "--specs", "new")
+    assert code == 2 and "unknown rule id 'ATTR-ADDD'" in err and "ATTR-ADDED" in err
+    _write_config(tmp_path, 'profle = "bc-only"\n')
+    code, _, err = run(capsys, "diff", "--against", "old", "--specs", "new")
+    assert code == 2 and "unknown key 'profle'" in err and "did you mean 'profile'" in err
+    _write_config(tmp_path, '[profiles.release]\nextends = "bc-only"\ndisable = ["DOC-CHANGED"]\n')
+    code, out, _ = run(capsys, "diff", "--against", "old", "--specs", "new", "--profile", "release")
+    assert code == 0 and "[release]" in out and "DOC-CHANGED" not in out
+
+
+def test_pyproject_table(
+    capsys: pytest.CaptureFixture[str], trees: tuple[Path, Path], tmp_path: Path
+) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n\n[tool.opset-toolkit]\nprofile = "bc-only"\n'
+    )
+    _, out, _ = run(capsys, "diff", "--against", "old", "--specs", "new")
+    assert "[bc-only]" in out
+
+
+# --------------------------------------------------------------------------- git refs
+
+
+def _git(cwd: Path, *args: str) -> str:
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
+    proc = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True)
+    return proc.stdout
+
+
+@pytest.fixture()
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("OPSET_TOOLKIT_NO_CACHE", "1")
+    root = tmp_path / "repo"
+    (root / "opsets").mkdir(parents=True)
+    shutil.copytree(ABC, root / "opsets" / "org.example.abc")
+    (root / "sub" / "dir").mkdir(parents=True)
+    (root / "sub" / "dir" / "keep").write_text("")
+    _git(root, "init", "-q", "-b", "main")
+    _git(root, "add", ".")
+    _git(root, "commit", "-q", "-m", "abc")
+    c = root / "opsets" / "org.example.abc" / "C.yaml"
+    c.write_text(c.read_text().replace("tensor(double)]", "tensor(double), tensor(float16)]"))
+    _git(root, "commit", "-q", "-am", "edit C:3 in place")
+    return root
+
+
+def test_git_ref_diff(
+    capsys: pytest.CaptureFixture[str], repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(repo)
+    code, out, _ = run(capsys, "diff", "--against", "HEAD~1")
+    assert code == 1
+    assert "opsets/org.example.abc/C.yaml:" in out and "error[TYPE-ADDED]: org.example.abc.C:3" in out
+    assert "was: opsets/org.example.abc/C.yaml:" in out and "(HEAD~1)" in out
+    assert "/tmp" not in out  # repository paths, not the temp dir the blobs went through
+    assert run(capsys, "diff", "--against", "HEAD")[0] == 0
+
+
+def test_git_ref_from_a_subfolder(
+    capsys: pytest.CaptureFixture[str], repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(repo / "sub" / "dir")
+    code, out, _ = run(capsys, "diff", "--against", "main~1")
+    assert code == 1 and "../../opsets/org.example.abc/C.yaml:" in out
+
+
+def test_git_ref_cache_is_used(
+    capsys: pytest.CaptureFixture[str], repo: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(repo)
+    monkeypatch.delenv("OPSET_TOOLKIT_NO_CACHE")
+    monkeypatch.setenv("OPSET_TOOLKIT_CACHE", str(tmp_path / "cache"))
+    first = run(capsys, "diff", "--against", "HEAD~1", "--format", "json")
+    assert any(p.name.startswith("git-") for p in (tmp_path / "cache").iterdir())
+    assert run(capsys, "diff", "--against", "HEAD~1", "--format", "json") == first
+
+
+def test_missing_ref_message(
+    capsys: pytest.CaptureFixture[str], repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(repo)
+    code, _, err = run(capsys, "diff", "--against", "origin/release-1")
+    assert code == 2
+    assert "no such git ref" in err and "git fetch origin release-1" in err
+    assert "Traceback" not in err
+
+
+def test_shallow_clone_message(
+    capsys: pytest.CaptureFixture[str], repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shallow = tmp_path / "shallow"
+    subprocess.run(
+        ["git", "clone", "-q", "--depth", "1", f"file://{repo}", str(shallow)],
+        check=True,
+        capture_output=True,
+    )
+    monkeypatch.chdir(shallow)
+    code, _, err = run(capsys, "diff", "--against", "HEAD~1")
+    assert code == 2
+    assert "shallow" in err and "git fetch --unshallow" in err and "fetch-depth: 0" in err
+
+
+def test_not_a_git_repo(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shutil.copytree(ABC, tmp_path / "opsets" / "org.example.abc")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
+    code, _, err = run(capsys, "diff", "--against", "main")
+    assert code == 2 and "not inside a git work tree" in err
+
+
+# --------------------------------------------------------------------------- drop-in CI
+
+
+def test_pre_commit_hooks_run(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
+    by_id = {h["id"]: h for h in hooks}
+    assert {"opset-validate", "opset-generate-check", "opset-diff"} <= set(by_id)
+    for hook in hooks:
+        assert hook["language"] == "python" and hook["pass_filenames"] is False
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+
+    # the hook entries are `opset ...` commands; run them through this interpreter
+    def run_hook(hook_id: str, args: list[str] | None = None) -> subprocess.CompletedProcess[str]:
+        entry = by_id[hook_id]["entry"].split() + (
+            args if args is not None else by_id[hook_id].get("args", [])
+        )
+        assert entry[0] == "opset"
+        return subprocess.run(
+            [sys.executable, "-m", "toolkit", *entry[1:]], cwd=repo, env=env, capture_output=True, text=True
+        )
+
+    validate = run_hook("opset-validate")
+    assert validate.returncode == 0, validate.stderr
+    generate = run_hook("opset-generate-check")
+    assert generate.returncode == 1  # nothing generated yet in this repo: --check reports it
+    # diff against the merge base with main: the last commit edited C:3 in place
+    _git(repo, "checkout", "-q", "-b", "feature", "HEAD~1")
+    _git(repo, "cherry-pick", "main")
+    assert by_id["opset-diff"]["args"] == ["--against", "origin/main..."]
+    diff = run_hook("opset-diff", ["--against", "main..."])  # this repo has no remote
+    assert diff.returncode == 1, diff.stdout + diff.stderr
+    assert "TYPE-ADDED" in diff.stdout
+
+
+def test_action_runs_the_gate_and_uploads_sarif() -> None:
+    action = yaml.safe_load((REPO / "action.yml").read_text())
+    assert action["runs"]["using"] == "composite"
+    steps = action["runs"]["steps"]
+    text = json.dumps(steps)
+    assert "opset diff" in text and "--format sarif" in text
+    assert any("github/codeql-action/upload-sarif" in s.get("uses", "") for s in steps)
+    assert {"against", "specs", "fail-on"} <= set(action["inputs"])
