@@ -103,3 +103,55 @@ def _convert(args: argparse.Namespace) -> int:
         print(f"note: {note}")
     print(f"wrote {args.output} ({result.converted} node move(s))")
     return 0
+
+
+def _register_compat(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    compat = subparsers.add_parser(
+        "compat",
+        help="can a model run on a runtime with a known operator table?",
+        description="List every node whose (domain, op, since_version) the runtime lacks, and the oldest "
+        "opset that would satisfy it. RUNTIME: a folder of generated opset_<N>.pb documents or a YAML "
+        "manifest. Exit 0 compatible, 1 not, 2 usage.",
+    )
+    compat.add_argument("model", metavar="MODEL.onnx")
+    compat.add_argument("--runtime", required=True, metavar="RUNTIME")
+    compat.add_argument("--format", choices=("text", "json"), default="text")
+    _add_specs(compat)
+    compat.set_defaults(handler=_compat)
+
+
+def _compat(args: argparse.Namespace) -> int:
+    from toolkit.onnx_bridge.check_model import load_model
+    from toolkit.onnx_bridge.compat_model import analyse, load_runtime, render
+
+    if not Path(args.runtime).exists():
+        raise UsageError(f"--runtime {args.runtime}: no such file or folder")
+    model = load_model(args.model)
+    registry = _registry(args)
+    report = analyse(model, registry, load_runtime(args.runtime, registry), name=args.model)
+    sys.stdout.write(render(report, args.format))
+    return 0 if report.compatible else 1
+
+
+def _register_model_diff(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    diff = subparsers.add_parser(
+        "model-diff",
+        help="required model_version bump between two versions of a model",
+        description="Compare graph input/output signatures (Versioning.md, model versioning), print the "
+        "required MAJOR/MINOR/PATCH bump and check NEW's model_version against OLD's. "
+        "Exit 0 version ok, 1 insufficient bump, 2 usage.",
+    )
+    diff.add_argument("old", metavar="OLD.onnx")
+    diff.add_argument("new", metavar="NEW.onnx")
+    diff.add_argument("--format", choices=("text", "json"), default="text")
+    diff.set_defaults(handler=_model_diff)
+
+
+def _model_diff(args: argparse.Namespace) -> int:
+    from toolkit.onnx_bridge.check_model import load_model
+    from toolkit.onnx_bridge.model_diff import diff_models, render
+
+    old, new = load_model(args.old), load_model(args.new)
+    report = diff_models(old, new, old_name=args.old, new_name=args.new)
+    sys.stdout.write(render(report, args.format))
+    return 0 if report.version_ok else 1

@@ -1,0 +1,260 @@
+"""Compatibility analysis (PyTorch's operator-versioning RFC): can a model run on a runtime
+whose supported operator table is known?
+
+Every node resolves, at the opset its model imports, to one operator version
+`(domain, op, since_version)`. The runtime supports a set of such versions, given either as a
+folder of generated operator-set documents (`generated/proto/<domain>/opset_<N>.pb`, each the
+full inventory of one opset) or as a small YAML manifest:
+
+```yaml
+runtime: acme-npu 2.1          # optional display name
+domains:
+  ai.onnx: {max_opset: 17}     # every operator version of opsets 1..17 (resolved by the registry)
+  com.acme.vision:
+    opsets: [1, 2]             # the opset versions it accepts (inventories resolved by the registry)
+    operators:                 # and/or explicit operator versions (since_version lists)
+      Normalize: [3]
+```
+For each node the runtime lacks, the report names the operator version in use, the oldest opset
+that has that version (what the runtime would have to support), and the opsets in which the
+operator resolves to a version the runtime does have (what `opset convert` could target).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from toolkit.diagnostics import UsageError
+from toolkit.model import canonical_domain, display_domain
+from toolkit.registry import Registry
+
+
+@dataclass
+class RuntimeTable:
+    name: str
+    operators: dict[str, set[tuple[str, int]]] = field(default_factory=dict)  # domain -> {(op, since)}
+    opsets: dict[str, set[int]] = field(default_factory=dict)  # domain -> accepted opset versions
+
+    def supports(self, domain: str, op: str, since: int) -> bool:
+        return (op, since) in self.operators.get(domain, set())
+
+
+def load_runtime(path: str | os.PathLike[str], registry: Registry) -> RuntimeTable:
+    """A runtime table from a folder of `opset_<N>.pb` documents or a YAML manifest."""
+    source = Path(path)
+    if source.is_dir():
+        return _from_documents(source)
+    if source.is_file() and source.suffix in (".yaml", ".yml"):
+        return _from_manifest(source, registry)
+    raise UsageError(f"--runtime {path}: expected a folder of opset_<N>.pb documents or a .yaml manifest")
+
+
+def _from_documents(folder: Path) -> RuntimeTable:
+    from google.protobuf.message import DecodeError
+
+    from toolkit.proto import opset_toolkit_pb2 as pb
+
+    table = RuntimeTable(folder.name)
+    files = sorted(folder.rglob("opset_*.pb"))
+    if not files:
+        raise UsageError(f"--runtime {folder}: no opset_<N>.pb documents under this folder")
+    for file in files:
+        document = pb.OperatorSetProto()
+        try:
+            document.ParseFromString(file.read_bytes())
+        except DecodeError as exc:
+            raise UsageError(f"{file}: not an OperatorSetProto document ({exc})") from None
+        domain = canonical_domain(document.domain)
+        table.opsets.setdefault(domain, set()).add(int(document.opset_version))
+        ops = table.operators.setdefault(domain, set())
+        ops.update((o.op_type, int(o.since_version)) for o in document.operator)
+    return table
+
+
+def _from_manifest(file: Path, registry: Registry) -> RuntimeTable:
+    import yaml
+
+    try:
+        data = yaml.safe_load(file.read_text("utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise UsageError(f"{file}: cannot read the runtime manifest ({exc})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("domains"), dict):
+        raise UsageError(f"{file}: a runtime manifest is a mapping with `domains: {{DOMAIN: ...}}`")
+    table = RuntimeTable(str(data.get("runtime") or file.stem))
+    for raw_domain, entry in sorted(data["domains"].items()):
+        domain = canonical_domain(str(raw_domain))
+        if not isinstance(entry, dict):
+            raise UsageError(f"{file}: domains.{raw_domain} must be a mapping (max_opset / opsets / operators)")
+        unknown = sorted(set(entry) - {"max_opset", "opsets", "operators"})
+        if unknown:
+            raise UsageError(f"{file}: domains.{raw_domain}: unknown key(s) {', '.join(unknown)}")
+        versions = set(entry.get("opsets") or [])
+        if "max_opset" in entry:
+            versions |= set(range(1, int(entry["max_opset"]) + 1))
+        ops = table.operators.setdefault(domain, set())
+        if versions:
+            table.opsets.setdefault(domain, set()).update(versions)
+            if not registry.has_domain(domain):
+                raise UsageError(f"{file}: domains.{raw_domain}: opsets need the domain's specs (--specs)")
+            for version in sorted(versions):
+                ops.update((name, s.since_version) for name, s in registry.inventory(domain, version).items())
+        for op, sinces in sorted((entry.get("operators") or {}).items()):
+            if not isinstance(sinces, list) or not all(isinstance(s, int) for s in sinces):
+                raise UsageError(f"{file}: domains.{raw_domain}.operators.{op} must be a list of since_versions")
+            ops.update((str(op), s) for s in sinces)
+    return table
+
+
+@dataclass(frozen=True, slots=True)
+class CompatFinding:
+    rule: str  # COMPAT-OP-MISSING, COMPAT-OPSET-MISSING, COMPAT-UNRESOLVED
+    path: str
+    message: str
+    operator: str = ""  # domain.Op:since in use
+    oldest_opset: int | None = None  # oldest opset containing the operator version in use
+    convert_to: int | None = None  # newest opset the runtime accepts whose version of the op it has
+
+
+@dataclass
+class CompatReport:
+    model: str
+    runtime: str
+    nodes: int = 0
+    findings: list[CompatFinding] = field(default_factory=list)
+
+    @property
+    def compatible(self) -> bool:
+        return not self.findings
+
+
+def _walk(graph: Any, path: str, imports: Mapping[str, int]) -> Iterator[tuple[str, Any, Mapping[str, int]]]:
+    for index, node in enumerate(graph.node):
+        node_path = f"{path}/{node.name or node.op_type}/{index}"
+        yield node_path, node, imports
+        for attr in node.attribute:
+            for position, sub in enumerate([attr.g] if attr.HasField("g") else list(attr.graphs)):
+                suffix = attr.name if attr.HasField("g") else f"{attr.name}[{position}]"
+                yield from _walk(sub, f"{node_path}/{suffix}", imports)
+
+
+def analyse(model: Any, registry: Registry, runtime: RuntimeTable, *, name: str = "model.onnx") -> CompatReport:
+    report = CompatReport(name, runtime.name)
+    imports = {canonical_domain(o.domain): int(o.version) for o in model.opset_import}
+    functions = {(f.domain, f.name) for f in model.functions}
+    for domain, version in sorted(imports.items()):
+        accepted = runtime.opsets.get(domain)
+        if accepted and version not in accepted:
+            report.findings.append(CompatFinding(
+                "COMPAT-OPSET-MISSING", model.graph.name or "graph",
+                f"the model imports {display_domain(domain)} opset {version}; runtime {runtime.name} accepts "
+                f"{_ranges(accepted)}",
+            ))
+    walks = [_walk(model.graph, model.graph.name or "graph", imports)]
+    for function in model.functions:
+        own = {**imports, **{canonical_domain(o.domain): int(o.version) for o in function.opset_import}}
+        walks.append(_walk(function, f"function:{display_domain(function.domain)}.{function.name}", own))
+    for walk in walks:
+        for path, node, scope in walk:
+            report.nodes += 1
+            if (node.domain, node.op_type) in functions:
+                continue  # a model-local function: its body is analysed on its own
+            _node(report, registry, runtime, path, node, scope)
+    return report
+
+
+def _node(
+    report: CompatReport, registry: Registry, runtime: RuntimeTable, path: str, node: Any,
+    imports: Mapping[str, int],
+) -> None:
+    domain = canonical_domain(node.domain)
+    ref = f"{display_domain(domain)}.{node.op_type}"
+    version = imports.get(domain)
+    schema = registry.find_schema(node.op_type, version, domain) if version is not None else None
+    if schema is None:
+        report.findings.append(CompatFinding(
+            "COMPAT-UNRESOLVED", path, f"{ref} does not resolve at the imported opset (run `opset check-model`)",
+            ref,
+        ))
+        return
+    if runtime.supports(domain, node.op_type, schema.since_version):
+        return
+    last = _in_effect_until(registry, domain, node.op_type, schema.since_version)
+    detail = (
+        f"the oldest opset that has it is {display_domain(domain)} {schema.since_version} "
+        f"(in effect through opset {last})"
+    )
+    usable = _runtime_opsets(registry, runtime, domain, node.op_type)
+    if usable:
+        have = registry.find_schema(node.op_type, usable[-1], domain)
+        assert have is not None
+        detail += (
+            f"; the runtime has {ref} at {_ranges(set(usable))} "
+            f"(convert to {display_domain(domain)} {usable[-1]}, where it is {have.id})"
+        )
+    else:
+        detail += f"; runtime {runtime.name} has no version of {ref} at all"
+    report.findings.append(CompatFinding(
+        "COMPAT-OP-MISSING", path,
+        f"{schema.id} (in effect at opset {version}) is not supported by runtime {runtime.name}; {detail}",
+        schema.id, schema.since_version, usable[-1] if usable else None,
+    ))
+
+
+def _in_effect_until(registry: Registry, domain: str, op: str, since: int) -> int:
+    spec = registry.operator(op, domain)
+    later = [v.since_version for v in spec.versions if v.since_version > since]
+    if later:
+        return later[0] - 1
+    if spec.removed_in is not None:
+        return spec.removed_in - 1
+    return registry.domain(domain).max_version
+
+
+def _runtime_opsets(registry: Registry, runtime: RuntimeTable, domain: str, op: str) -> list[int]:
+    """Opset versions (the runtime accepts) in which `op` resolves to a version the runtime has."""
+    candidates = sorted(runtime.opsets.get(domain) or registry.domain(domain).versions)
+    out = []
+    for version in candidates:
+        schema = registry.find_schema(op, version, domain)
+        if schema is not None and runtime.supports(domain, op, schema.since_version):
+            out.append(version)
+    return out
+
+
+def _ranges(values: set[int]) -> str:
+    ordered = sorted(values)
+    parts: list[str] = []
+    start = prev = ordered[0]
+    for value in [*ordered[1:], None]:
+        if value is not None and value == prev + 1:
+            prev = value
+            continue
+        parts.append(f"{start}" if start == prev else f"{start}..{prev}")
+        if value is not None:
+            start = prev = value
+    return "opset " + ", ".join(parts)
+
+
+def render(report: CompatReport, fmt: str) -> str:
+    if fmt == "json":
+        data = {
+            "model": report.model,
+            "runtime": report.runtime,
+            "nodes": report.nodes,
+            "compatible": report.compatible,
+            "findings": [
+                {"rule": f.rule, "path": f.path, "operator": f.operator, "message": f.message,
+                 "oldest_opset": f.oldest_opset, "convert_to": f.convert_to}
+                for f in report.findings
+            ],
+        }
+        return json.dumps(data, indent=2, sort_keys=True) + "\n"
+    lines = [f"{report.model}:{f.path}: error[{f.rule}]: {f.message}" for f in report.findings]
+    verdict = "can run" if report.compatible else f"cannot run ({len(report.findings)} finding(s))"
+    lines.append(f"{report.model}: {report.nodes} node(s); {verdict} on runtime {report.runtime}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,239 @@
+"""Model-version advice: compare the signatures of two versions of a model.
+
+Versioning.md's model-versioning section (not normative, but what shared models SHOULD do):
+- MAJOR: an input or output changes to an incompatible type; a new input without a default
+  (defaults live in the initializer list); an output is removed.
+- MINOR: a widening type change (`int32 -> int64`, `float16 -> float`); a new input with an
+  initializer default.
+- PATCH: anything else that changes the model without touching its signature.
+We also treat a removed input (callers that still feed it fail) and a lost default as MAJOR,
+and a new output as MINOR. NEW's `model_version` is then checked against OLD's: SemVer packed
+into 64 bits (`toolkit.semver`) or a simple number.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolkit import semver
+from toolkit.onnx_bridge.check_model import type_string
+
+
+class Bump(enum.IntEnum):
+    NONE = 0
+    PATCH = 1
+    MINOR = 2
+    MAJOR = 3
+
+    @property
+    def label(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True, slots=True)
+class SignatureChange:
+    rule: str
+    bump: Bump
+    message: str
+
+
+@dataclass
+class DiffReport:
+    old: str
+    new: str
+    changes: list[SignatureChange] = field(default_factory=list)
+    required: Bump = Bump.NONE
+    old_version: str = ""
+    new_version: str = ""
+    version_ok: bool = True
+    version_message: str = ""
+
+
+# Element types whose every value the wider type holds exactly.
+_WIDER: dict[str, frozenset[str]] = {
+    "bool": frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}),
+    "int8": frozenset({"int16", "int32", "int64", "float16", "float", "double"}),
+    "int16": frozenset({"int32", "int64", "float", "double"}),
+    "int32": frozenset({"int64", "double"}),
+    "uint8": frozenset({"uint16", "uint32", "uint64", "int16", "int32", "int64", "float16", "float", "double"}),
+    "uint16": frozenset({"uint32", "uint64", "int32", "int64", "float", "double"}),
+    "uint32": frozenset({"uint64", "int64", "double"}),
+    "float16": frozenset({"float", "double"}),
+    "bfloat16": frozenset({"float", "double"}),
+    "float": frozenset({"double"}),
+    "complex64": frozenset({"complex128"}),
+}
+
+
+def widens(old: str, new: str) -> bool:
+    """True when every value of type `old` is exactly a value of type `new`."""
+    for kind in ("tensor(", "sparse_tensor("):
+        if old.startswith(kind) and new.startswith(kind):
+            return new[len(kind) : -1] in _WIDER.get(old[len(kind) : -1], frozenset())
+    for kind in ("seq(", "optional("):
+        if old.startswith(kind) and new.startswith(kind):
+            return widens(old[len(kind) : -1], new[len(kind) : -1])
+    return False
+
+
+def _signature(values: Any) -> dict[str, tuple[str | None, tuple[str, ...] | None]]:
+    out: dict[str, tuple[str | None, tuple[str, ...] | None]] = {}
+    for info in values:
+        kind = info.type.WhichOneof("value") if info.HasField("type") else None
+        shape: tuple[str, ...] | None = None
+        if kind == "tensor_type" and info.type.tensor_type.HasField("shape"):
+            shape = tuple(
+                str(d.dim_value) if d.HasField("dim_value") else "?" for d in info.type.tensor_type.shape.dim
+            )
+        out[info.name] = (type_string(info.type) if info.HasField("type") else None, shape)
+    return out
+
+
+def diff_models(old: Any, new: Any, *, old_name: str = "OLD", new_name: str = "NEW") -> DiffReport:
+    report = DiffReport(old_name, new_name)
+    old_defaults = {i.name for i in old.graph.initializer}
+    new_defaults = {i.name for i in new.graph.initializer}
+    old_in, new_in = _signature(old.graph.input), _signature(new.graph.input)
+    old_out, new_out = _signature(old.graph.output), _signature(new.graph.output)
+
+    def add(rule: str, bump: Bump, message: str) -> None:
+        report.changes.append(SignatureChange(rule, bump, message))
+
+    for name in sorted(set(new_in) - set(old_in)):
+        if name in new_defaults:
+            add("MDIFF-INPUT-ADDED-DEFAULT", Bump.MINOR, f"new input '{name}' has an initializer default")
+        else:
+            add("MDIFF-INPUT-ADDED", Bump.MAJOR, f"new input '{name}' has no default (no initializer)")
+    for name in sorted(set(old_in) - set(new_in)):
+        if name not in old_defaults:
+            add("MDIFF-INPUT-REMOVED", Bump.MAJOR, f"input '{name}' was removed; callers that feed it fail")
+    for name in sorted(set(old_in) & set(new_in)):
+        if name in old_defaults and name not in new_defaults:
+            add("MDIFF-INPUT-DEFAULT-REMOVED", Bump.MAJOR, f"input '{name}' lost its initializer default")
+        elif name in new_defaults and name not in old_defaults:
+            add("MDIFF-INPUT-DEFAULT-ADDED", Bump.MINOR, f"input '{name}' gained an initializer default")
+        _compare(add, "input", name, old_in[name], new_in[name])
+    for name in sorted(set(old_out) - set(new_out)):
+        add("MDIFF-OUTPUT-REMOVED", Bump.MAJOR, f"output '{name}' was removed")
+    for name in sorted(set(new_out) - set(old_out)):
+        add("MDIFF-OUTPUT-ADDED", Bump.MINOR, f"new output '{name}'")
+    for name in sorted(set(old_out) & set(new_out)):
+        _compare(add, "output", name, old_out[name], new_out[name])
+    if not report.changes and _body(old) != _body(new):
+        add("MDIFF-BODY-CHANGED", Bump.PATCH, "the graph changed behind an unchanged signature")
+    report.required = max((c.bump for c in report.changes), default=Bump.NONE)
+    _check_version(report, old.model_version, new.model_version)
+    return report
+
+
+def _compare(add: Any, kind: str, name: str, old: tuple[Any, Any], new: tuple[Any, Any]) -> None:
+    (old_type, old_shape), (new_type, new_shape) = old, new
+    if old_type != new_type:
+        if old_type and new_type and widens(old_type, new_type):
+            add("MDIFF-TYPE-WIDENED", Bump.MINOR, f"{kind} '{name}': {old_type} -> {new_type} (widening)")
+        else:
+            add("MDIFF-TYPE-CHANGED", Bump.MAJOR,
+                f"{kind} '{name}': {old_type or 'unknown'} -> {new_type or 'unknown'} (incompatible)")
+    if old_shape == new_shape or old_shape is None:
+        return
+    if new_shape is None:
+        if kind == "input":
+            add("MDIFF-SHAPE-RELAXED", Bump.MINOR, f"input '{name}': shape constraint dropped")
+        else:
+            add("MDIFF-SHAPE-CHANGED", Bump.MAJOR, f"output '{name}': the shape is no longer declared")
+        return
+    if len(old_shape) != len(new_shape):
+        add("MDIFF-SHAPE-CHANGED", Bump.MAJOR, f"{kind} '{name}': rank {len(old_shape)} -> {len(new_shape)}")
+        return
+    # Inputs may accept more (fixed -> free dims); outputs may promise more (free -> fixed).
+    loose, tight = (new_shape, old_shape) if kind == "input" else (old_shape, new_shape)
+    if all(a == b or a == "?" for a, b in zip(loose, tight)):
+        add("MDIFF-SHAPE-RELAXED", Bump.MINOR,
+            f"{kind} '{name}': shape {_dims(old_shape)} -> {_dims(new_shape)} (still compatible)")
+    else:
+        add("MDIFF-SHAPE-CHANGED", Bump.MAJOR, f"{kind} '{name}': shape {_dims(old_shape)} -> {_dims(new_shape)}")
+
+
+def _dims(shape: tuple[str, ...]) -> str:
+    return "[" + ", ".join(shape) + "]"
+
+
+def _body(model: Any) -> bytes:
+    graph = model.graph.__class__()
+    graph.CopyFrom(model.graph)
+    graph.ClearField("doc_string")
+    return bytes(graph.SerializeToString(deterministic=True))
+
+
+def _describe(value: int) -> str:
+    if value == 0:
+        return "0 (unset)"
+    if semver.is_simple_number(value):
+        return f"{value} (simple number)"
+    return f"{semver.unpack(value)} ({semver.format_packed(value)})"
+
+
+def _check_version(report: DiffReport, old_raw: int, new_raw: int) -> None:
+    old, new = semver.from_int64(old_raw), semver.from_int64(new_raw)
+    report.old_version, report.new_version = _describe(old), _describe(new)
+    need = report.required
+    if need is Bump.NONE:
+        report.version_ok = new >= old
+        report.version_message = "no bump needed" if new >= old else "model_version went backwards"
+        return
+    if new == 0:
+        report.version_ok = False
+        report.version_message = f"NEW has no model_version; a {need.label} bump is required"
+        return
+    old_semver, new_semver = semver.is_semver(old), semver.is_semver(new)
+    if old_semver and not new_semver:
+        report.version_ok = False
+        report.version_message = "NEW moved from SemVer back to a simple number"
+        return
+    if not new_semver or not old_semver:
+        report.version_ok = new > old if not new_semver else True
+        report.version_message = (
+            f"simple numbers cannot say MAJOR/MINOR/PATCH; {need.label} needed, "
+            + ("NEW is greater" if report.version_ok else "NEW is not greater than OLD")
+        )
+        return
+    a, b = semver.unpack(old), semver.unpack(new)
+    if (b.major, b.minor, b.patch) <= (a.major, a.minor, a.patch):
+        bumped = Bump.NONE
+    elif b.major > a.major:
+        bumped = Bump.MAJOR
+    elif b.minor > a.minor:
+        bumped = Bump.MINOR if b.major == a.major else Bump.NONE
+    else:
+        bumped = Bump.PATCH if (b.major, b.minor) == (a.major, a.minor) else Bump.NONE
+    report.version_ok = bumped >= need
+    if report.version_ok:
+        extra = " (a larger bump than needed)" if bumped > need else ""
+        report.version_message = f"{a} -> {b} is a {bumped.label} bump{extra}; {need.label} required"
+    else:
+        report.version_message = f"{a} -> {b} is {'no' if bumped is Bump.NONE else 'a ' + bumped.label} bump; " \
+            f"{need.label} required"
+
+
+def render(report: DiffReport, fmt: str) -> str:
+    if fmt == "json":
+        data = {
+            "old": report.old,
+            "new": report.new,
+            "required_bump": report.required.label,
+            "changes": [{"rule": c.rule, "bump": c.bump.label, "message": c.message} for c in report.changes],
+            "old_version": report.old_version,
+            "new_version": report.new_version,
+            "version_ok": report.version_ok,
+            "version_message": report.version_message,
+        }
+        return json.dumps(data, indent=2, sort_keys=True) + "\n"
+    lines = [f"{c.bump.label:5} [{c.rule}] {c.message}" for c in report.changes]
+    lines.append(f"required bump: {report.required.label}")
+    lines.append(f"model_version: {report.old_version} -> {report.new_version}")
+    status = "ok" if report.version_ok else "error[MDIFF-VERSION]"
+    lines.append(f"{status}: {report.version_message}")
+    return "\n".join(lines) + "\n"
