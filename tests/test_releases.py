@@ -180,3 +180,17 @@ def test_release_checks(tmp_path: Path) -> None:
     text = "\n".join(d.format() for d in result.diagnostics)
     assert "releases.yaml:3:5: error[RELEASE-IR-ORDER]: release 2 has IR version 8, lower than 1's 9" in text
     assert "release 3 ships com.example.rel opset 7, which the domain does not define (it has 1, 2)" in text
+
+
+def test_releases_command(capsys: pytest.CaptureFixture[str]) -> None:
+    from toolkit.cli import main
+
+    assert main(["releases", "--onnx", "--min-ir", "ai.onnx:13", "ai.onnx.ml:3"]) == 0
+    assert capsys.readouterr().out == "8\n"
+    assert main(["releases", "--onnx", "--release-for", "ai.onnx:21"]) == 0
+    assert capsys.readouterr().out == "1.16.0\n"
+    assert main(["releases", "--onnx", "--min-ir", "ai.onnx:4"]) == 2
+    assert "no release ships opset ai.onnx 4" in capsys.readouterr().err
+    assert main(["releases", "--onnx"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "1.0\tIR 3\tai.onnx 1, ai.onnx.ml 1" and len(lines) == 34

@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from toolkit import releases as release_table
 from toolkit import semver
 from toolkit.authoring.bump import apply_bump, plan_bump
-from toolkit.cli.common import spec_paths, split_operator_ref
+from toolkit.cli.common import add_specs_argument, registry_from_args, spec_paths, split_operator_ref
 from toolkit.diagnostics import UsageError
+from toolkit.model import display_domain
 
 
 def register(subparsers: Any) -> None:
@@ -36,6 +38,22 @@ def register(subparsers: Any) -> None:
         "--specs", action="append", metavar="DIR", help="spec folder (repeatable; default: ./opsets)"
     )
     bump.set_defaults(handler=run_bump)
+
+    rel = subparsers.add_parser(
+        "releases",
+        help="print a release table, or look up releases and IR versions for opsets",
+        description="Without options: the release table (oldest first). With --min-ir: the least IR version "
+        "a model importing those opsets needs. With --release-for: the first release shipping the opset.",
+    )
+    rel.add_argument(
+        "--onnx", action="store_true", help="use the shipped ONNX table instead of the specs' one"
+    )
+    rel.add_argument(
+        "--min-ir", nargs="+", metavar="DOMAIN:N", help="opset imports, e.g. ai.onnx:13 ai.onnx.ml:3"
+    )
+    rel.add_argument("--release-for", metavar="DOMAIN:N", help="opset, e.g. ai.onnx:21")
+    add_specs_argument(rel)
+    rel.set_defaults(handler=run_releases)
 
     sem = subparsers.add_parser(
         "semver",
@@ -66,6 +84,39 @@ def run_bump(args: argparse.Namespace) -> int:
     if not args.dry_run:
         apply_bump(plan)
     print(plan.report() + ("\n(dry run: nothing written)" if args.dry_run else ""))
+    return 0
+
+
+def _opset_ref(text: str) -> tuple[str, int]:
+    domain, sep, raw = text.rpartition(":")
+    if not sep or not raw.isdigit():
+        raise UsageError(f"'{text}' is not DOMAIN:N (e.g. ai.onnx:13)")
+    return domain, int(raw)
+
+
+def run_releases(args: argparse.Namespace) -> int:
+    rows = release_table.onnx_releases() if args.onnx else registry_from_args(args).releases
+    if not rows:
+        raise UsageError("no release table (releases.yaml) in the specs; use --onnx for ONNX's")
+    aliases = release_table.ONNX_DOMAIN_ALIASES if args.onnx else None
+    if args.min_ir:
+        try:
+            print(
+                release_table.min_ir_version_for(rows, [_opset_ref(t) for t in args.min_ir], aliases=aliases)
+            )
+        except release_table.UnknownOpset as exc:
+            raise UsageError(str(exc)) from None
+        return 0
+    if args.release_for:
+        domain, version = _opset_ref(args.release_for)
+        found = release_table.release_for_opset(rows, domain, version)
+        if found is None:
+            raise UsageError(f"no release ships opset {args.release_for}")
+        print(found.name)
+        return 0
+    for row in rows:
+        opsets = ", ".join(f"{display_domain(d)} {v}" for d, v in row.opsets)
+        print(f"{row.name}\tIR {row.ir_version}\t{opsets}")
     return 0
 
 
