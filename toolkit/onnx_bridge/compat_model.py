@@ -146,14 +146,7 @@ def analyse(model: Any, registry: Registry, runtime: RuntimeTable, *, name: str 
     report = CompatReport(name, runtime.name)
     imports = {canonical_domain(o.domain): int(o.version) for o in model.opset_import}
     functions = {(f.domain, f.name) for f in model.functions}
-    for domain, version in sorted(imports.items()):
-        accepted = runtime.opsets.get(domain)
-        if accepted and version not in accepted:
-            report.findings.append(CompatFinding(
-                "COMPAT-OPSET-MISSING", model.graph.name or "graph",
-                f"the model imports {display_domain(domain)} opset {version}; runtime {runtime.name} accepts "
-                f"{_ranges(accepted)}",
-            ))
+    used: set[str] = set()
     walks = [_walk(model.graph, model.graph.name or "graph", imports)]
     for function in model.functions:
         own = {**imports, **{canonical_domain(o.domain): int(o.version) for o in function.opset_import}}
@@ -163,7 +156,18 @@ def analyse(model: Any, registry: Registry, runtime: RuntimeTable, *, name: str 
             report.nodes += 1
             if (node.domain, node.op_type) in functions:
                 continue  # a model-local function: its body is analysed on its own
+            used.add(canonical_domain(node.domain))
             _node(report, registry, runtime, path, node, scope)
+    opset_findings = []
+    for domain, version in sorted(imports.items()):
+        accepted = runtime.opsets.get(domain)
+        if domain in used and accepted and version not in accepted:
+            opset_findings.append(CompatFinding(
+                "COMPAT-OPSET-MISSING", model.graph.name or "graph",
+                f"the model imports {display_domain(domain)} opset {version}; runtime {runtime.name} accepts "
+                f"{_ranges(accepted)}",
+            ))
+    report.findings[:0] = opset_findings
     return report
 
 

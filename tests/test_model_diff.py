@@ -1,0 +1,101 @@
+"""`opset model-diff`: the required model_version bump (Versioning.md, model versioning)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+onnx = pytest.importorskip("onnx")
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+from toolkit import semver  # noqa: E402
+from toolkit.onnx_bridge.model_diff import Bump, diff_models, widens  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def model(inputs: dict[str, tuple[int, list[int]]], outputs: dict[str, int], version: int = 0,
+          defaults: tuple[str, ...] = (), op: str = "Identity") -> Any:
+    ins = [helper.make_tensor_value_info(n, t, s) for n, (t, s) in inputs.items()]
+    outs = [helper.make_tensor_value_info(n, t, None) for n, t in outputs.items()]
+    first = next(iter(inputs))
+    nodes = [helper.make_node(op, [first], [o]) for o in outputs]
+    inits = [numpy_helper.from_array(__import__("numpy").zeros([1], "float32"), d) for d in defaults]
+    m = helper.make_model(helper.make_graph(nodes, "g", ins, outs, initializer=inits))
+    m.model_version = semver.to_int64(version)
+    return m
+
+
+F, I32, I64, S = TensorProto.FLOAT, TensorProto.INT32, TensorProto.INT64, TensorProto.STRING
+V1 = semver.pack(1, 0, 0)
+
+
+def bump(old: Any, new: Any) -> tuple[Bump, list[str]]:
+    report = diff_models(old, new)
+    return report.required, [c.rule for c in report.changes]
+
+
+def test_bumps_follow_the_seed_rules() -> None:
+    base = model({"x": (I32, [2])}, {"y": I32})
+    assert bump(base, model({"x": (S, [2])}, {"y": I32})) == (Bump.MAJOR, ["MDIFF-TYPE-CHANGED"])
+    assert bump(base, model({"x": (I64, [2])}, {"y": I32})) == (Bump.MINOR, ["MDIFF-TYPE-WIDENED"])
+    assert bump(base, model({"x": (I32, [2]), "z": (F, [1])}, {"y": I32})) == (Bump.MAJOR, ["MDIFF-INPUT-ADDED"])
+    with_default = model({"x": (I32, [2]), "z": (F, [1])}, {"y": I32}, defaults=("z",))
+    assert bump(base, with_default) == (Bump.MINOR, ["MDIFF-INPUT-ADDED-DEFAULT"])
+    two = model({"x": (I32, [2])}, {"y": I32, "w": I32})
+    assert bump(two, base) == (Bump.MAJOR, ["MDIFF-OUTPUT-REMOVED"])
+    assert bump(base, model({"x": (I32, [2])}, {"y": I32}, op="Abs")) == (Bump.PATCH, ["MDIFF-BODY-CHANGED"])
+    assert bump(base, model({"x": (I32, [2])}, {"y": I32})) == (Bump.NONE, [])
+    assert bump(base, model({"x": (I32, [3])}, {"y": I32}))[0] is Bump.MAJOR
+    relaxed = model({"x": (I32, [2])}, {"y": I32})
+    relaxed.graph.input[0].type.tensor_type.shape.dim[0].dim_param = "N"
+    assert bump(base, relaxed) == (Bump.MINOR, ["MDIFF-SHAPE-RELAXED"])
+
+
+def test_widening() -> None:
+    assert widens("tensor(float16)", "tensor(float)") and widens("tensor(int32)", "tensor(int64)")
+    assert not widens("tensor(int64)", "tensor(int32)") and not widens("tensor(int32)", "tensor(string)")
+    assert widens("seq(tensor(uint8))", "seq(tensor(int16))")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "ok"),
+    [
+        (V1, semver.pack(2, 0, 0), True),
+        (V1, semver.pack(1, 1, 0), False),  # MINOR for a MAJOR change
+        (V1, V1, False),
+        (5, 6, True),  # simple numbers: any increase
+        (5, 5, False),
+        (V1, 7, False),  # SemVer back to a simple number
+    ],
+)
+def test_version_check_for_a_major_change(old: int, new: int, ok: bool) -> None:
+    report = diff_models(model({"x": (I32, [2])}, {"y": I32}, old), model({"x": (S, [2])}, {"y": I32}, new))
+    assert report.required is Bump.MAJOR
+    assert report.version_ok is ok, report.version_message
+
+
+def test_version_check_for_a_minor_change() -> None:
+    old = model({"x": (I32, [2])}, {"y": I32}, V1)
+    assert diff_models(old, model({"x": (I64, [2])}, {"y": I32}, semver.pack(1, 1, 0))).version_ok
+    assert not diff_models(old, model({"x": (I64, [2])}, {"y": I32}, semver.pack(1, 0, 1))).version_ok
+    bigger = diff_models(old, model({"x": (I64, [2])}, {"y": I32}, semver.pack(2, 0, 0)))
+    assert bigger.version_ok and "larger bump" in bigger.version_message
+
+
+def test_cli_model_diff(tmp_path: Path) -> None:
+    old, new = tmp_path / "old.onnx", tmp_path / "new.onnx"
+    onnx.save(model({"x": (I32, [2])}, {"y": I32}, V1), old)
+    onnx.save(model({"x": (S, [2])}, {"y": I32}, semver.pack(1, 1, 0)), new)
+    done = subprocess.run([sys.executable, "-m", "toolkit", "model-diff", str(old), str(new)],
+                          capture_output=True, text=True, cwd=REPO, check=False)
+    assert done.returncode == 1
+    assert "required bump: MAJOR" in done.stdout and "1.0.0 (0x0001000000000000)" in done.stdout
+    (tmp_path / "bad.onnx").write_bytes(b"\x00garbage")
+    bad = subprocess.run([sys.executable, "-m", "toolkit", "model-diff", str(old), str(tmp_path / "bad.onnx")],
+                         capture_output=True, text=True, cwd=REPO, check=False)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
