@@ -73,33 +73,38 @@ def _listed(entry: Any) -> set[str]:
     return set()
 
 
-def _add_unlisted_guides(nav: list[Any], docs_dir: Path) -> None:
-    """Guide pages dropped into docs/guide/ but not named in the nav join the Guide section."""
+def _add_unlisted(nav: list[Any], docs_dir: Path) -> None:
+    """Pages other people drop into docs/ without naming them in the nav still get a place:
+    docs/guide/* joins the Guide section, docs/reference/* the Reference section, the rest the end."""
     listed = _listed(nav)
-    extra = sorted(
-        path.relative_to(docs_dir).as_posix()
-        for path in (docs_dir / "guide").glob("*.md")
-        if path.relative_to(docs_dir).as_posix() not in listed
-    )
-    for entry in nav:
-        if isinstance(entry, dict) and isinstance(entry.get("Guide"), list):
-            entry["Guide"].extend(extra)
-            return
+    sections = {
+        title: value
+        for entry in nav
+        if isinstance(entry, dict)
+        for title, value in entry.items()
+        if isinstance(value, list)
+    }
+    for path in sorted(docs_dir.rglob("*.md")):
+        relative = path.relative_to(docs_dir).as_posix()
+        if relative in listed:
+            continue
+        top = relative.split("/", 1)[0]
+        section = {"guide": "Guide", MOUNT: NAV_TITLE}.get(top)
+        target = sections.get(section) if section else None
+        (target if target is not None else nav).append(relative)
 
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
-    if config.nav is not None:
-        docs_dir = Path(config.docs_dir)
-        config.nav = _prune(list(config.nav), docs_dir) or []
-        _add_unlisted_guides(config.nav, docs_dir)
     root = generated_root(config)
     nav_file = root / "nav.json"
     if not nav_file.is_file():
         log.warning("opset hook: %s is missing; run `opset generate` first", nav_file)
         return config
     if config.nav is not None:
-        reference = _mount(json.loads(nav_file.read_text(encoding="utf-8")))
-        config.nav.append({NAV_TITLE: reference})
+        docs_dir = Path(config.docs_dir)
+        config.nav = _prune(list(config.nav), docs_dir) or []
+        config.nav.append({NAV_TITLE: _mount(json.loads(nav_file.read_text(encoding="utf-8")))})
+        _add_unlisted(config.nav, docs_dir)
     return config
 
 
