@@ -157,6 +157,8 @@ def py_literal(value: object) -> str:
 
 
 def _str_literal(text: str) -> str:
+    if text.isprintable():  # fast path: no control, separator or other unprintable characters
+        return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
     body = []
     for char in text:
         if char == "\\":
@@ -204,6 +206,8 @@ def str_chunks(text: str, width: int = 72) -> list[str]:
 
 
 def _doc_escape_line(line: str) -> str:
+    if line.isprintable():  # fast path
+        return line.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
     out = []
     for char in line:
         if char == "\\":
@@ -646,10 +650,17 @@ def render_domain(
             for s in op.versions
         ),
     )
+    built: dict[tuple[str, int, str], tuple[Method, list[str], list[str]]] = {}
     for version in domain.versions:
         resolved = [inventory[version][name] for name in sorted(inventory[version])]
         names = _method_names(resolved)
-        methods = [build_method(s, names[s.name], modules[s.name]) for s in resolved]
+        methods = []
+        for s in resolved:  # an operator version recurs in every later opset: build it once
+            key = (s.name, s.since_version, names[s.name])
+            if key not in built:
+                method = build_method(s, names[s.name], modules[s.name])
+                built[key] = (method, _signature_lines(method), _call_lines(method))
+            methods.append(built[key])
         opset = domain.opset(version)
         files[f"{base}/opset{version}.py"] = _render(
             "opset_module.py.j2",
@@ -663,10 +674,10 @@ def render_domain(
                 + ((opset.doc if opset else "") or domain.doc),
                 0,
             ),
-            methods=[(m, _signature_lines(m), _call_lines(m)) for m in methods],
-            needs_math=any("math." in line for m in methods for line in m.signature),
-            needs_any=any("Any" in line for m in methods for line in m.signature),
-            kinds=sorted({k for m in methods for k in _kinds_used(m)}),
+            methods=methods,
+            needs_math=any("math." in line for m, _, _ in methods for line in m.signature),
+            needs_any=any("Any" in line for m, _, _ in methods for line in m.signature),
+            kinds=sorted({k for m, _, _ in methods for k in _kinds_used(m)}),
         )
     files[f"{base}/__init__.py"] = _render(
         "domain_init.py.j2",

@@ -1,0 +1,174 @@
+"""Benchmark `opset generate` on the imported onnx catalog, and generated-module import time.
+
+    python benchmarks/bench_generate.py [--repeat N] [--no-onnxscript]
+
+Prints:
+  * `opset generate --only proto,python` of the whole onnx catalog, cold (fresh process, empty
+    load cache, empty output) and warm (load cache filled, outputs current: nothing written),
+    plus an in-process breakdown (load / proto / python / plan+commit);
+  * import time of one generated opset module (the newest ai.onnx opset) with and without
+    compiled bytecode, next to `import onnx.defs` and onnxscript's `onnx_opset`, measured in
+    the same run, each in a fresh interpreter (median of --repeat runs).
+
+onnxscript is not a dependency of the toolkit: when it is not importable, the benchmark installs
+it into its own virtual environment (`--system-site-packages`, under the cache folder) and
+measures it there; when that fails it says so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import venv
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+IMPORT_SNIPPET = "import time; t = time.perf_counter(); import {module}; print(time.perf_counter() - t)"
+
+
+def timed_import(python: str, module: str, *, env: dict[str, str], repeat: int) -> float:
+    """Median wall time (seconds) of `import module` in a fresh interpreter."""
+    runs = []
+    for _ in range(repeat):
+        out = subprocess.run(
+            [python, "-c", IMPORT_SNIPPET.format(module=module)],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        runs.append(float(out.stdout.strip().splitlines()[-1]))
+    return statistics.median(runs)
+
+
+def run_generate(specs: Path, out: Path, cache_dir: Path) -> float:
+    env = dict(os.environ, OPSET_TOOLKIT_CACHE=str(cache_dir))
+    env.pop("OPSET_TOOLKIT_NO_CACHE", None)
+    start = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "toolkit", "generate", "--specs", str(specs), "--out", str(out),
+         "--only", "proto,python", "-q"],
+        cwd=REPO,
+        env=env,
+        check=True,
+    )
+    return time.perf_counter() - start
+
+
+def breakdown(specs: Path, out: Path) -> dict[str, float]:
+    from toolkit.generate import GenerateContext
+    from toolkit.generate.pipeline import plan_outputs, run_generators
+    from toolkit.registry import load_registry
+    from toolkit.writer import commit
+
+    times: dict[str, float] = {}
+    start = time.perf_counter()
+    registry = load_registry([specs], cache=False)
+    times["load + check (no cache)"] = time.perf_counter() - start
+    files: dict[str, bytes] = {}
+    for kind in ("proto", "python"):
+        start = time.perf_counter()
+        files.update(run_generators(registry, GenerateContext(source="onnx-catalog"), [kind]))
+        times[f"generator {kind}"] = time.perf_counter() - start
+    start = time.perf_counter()
+    commit(out, plan_outputs(out, files, ["proto", "python"]))
+    times["plan + commit (empty out)"] = time.perf_counter() - start
+    times["files"] = float(len(files))
+    times["MB"] = sum(len(v) for v in files.values()) / 1e6
+    return times
+
+
+def onnxscript_python(cache: Path) -> tuple[str | None, str]:
+    """A python that can import onnxscript: this one, or a private venv we install it into."""
+    probe = subprocess.run([sys.executable, "-c", "import onnxscript"], capture_output=True)
+    if probe.returncode == 0:
+        return sys.executable, "installed in this environment"
+    env_dir = cache / "bench-onnxscript-venv"
+    python = env_dir / "bin" / "python"
+    try:
+        if not python.exists():
+            venv.EnvBuilder(system_site_packages=True, with_pip=True).create(env_dir)
+        check = subprocess.run([str(python), "-c", "import onnxscript"], capture_output=True)
+        if check.returncode != 0:
+            subprocess.run(
+                [str(python), "-m", "pip", "install", "-q", "onnxscript"], check=True, capture_output=True
+            )
+        version = subprocess.run(
+            [str(python), "-c", "import onnxscript; print(onnxscript.__version__)"],
+            capture_output=True, text=True, check=True,
+        ).stdout.strip()
+    except (subprocess.CalledProcessError, OSError) as exc:
+        detail = getattr(exc, "stderr", b"") or b""
+        text = detail.decode(errors="replace").strip().splitlines()[-1:] if isinstance(detail, bytes) else []
+        return None, f"not installable here ({type(exc).__name__}{': ' + text[0] if text else ''})"
+    return str(python), f"onnxscript {version} in a private venv ({env_dir})"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=7, help="fresh-interpreter runs per import figure")
+    parser.add_argument("--no-onnxscript", action="store_true", help="skip the onnxscript comparison")
+    args = parser.parse_args()
+
+    from toolkit.onnx_bridge.importer import import_catalog
+
+    with tempfile.TemporaryDirectory(prefix="bench-generate-") as tmp_name:
+        tmp = Path(tmp_name)
+        specs = tmp / "onnx-catalog"
+        import_catalog(specs)
+        cache = tmp / "cache"
+
+        print("== opset generate --only proto,python (onnx catalog) ==")
+        cold = run_generate(specs, tmp / "out", cache)
+        warm = run_generate(specs, tmp / "out", cache)
+        print(f"cold (fresh process, empty load cache, empty output): {cold:7.2f} s")
+        print(f"warm (load cache filled, outputs current)            : {warm:7.2f} s")
+        for key, value in breakdown(specs, tmp / "out2").items():
+            unit = "" if key in ("files", "MB") else " s"
+            print(f"  {key:32s} {value:9.2f}{unit}")
+
+        print("\n== import time, fresh interpreter, median of", args.repeat, "==")
+        python_dir = tmp / "out" / "python"
+        from toolkit.generate.python_classes import PACKAGE
+
+        versions = sorted(
+            int(p.stem[5:]) for p in (python_dir / PACKAGE / "ai_onnx").glob("opset*.py") if p.stem[5:].isdigit()
+        )
+        module = f"{PACKAGE}.ai_onnx.opset{versions[-1]}"
+        base_env = dict(os.environ, PYTHONPATH=str(python_dir))
+        no_pyc = dict(base_env, PYTHONDONTWRITEBYTECODE="1")
+        with_pyc = dict(base_env)
+        with_pyc.pop("PYTHONDONTWRITEBYTECODE", None)
+        source = timed_import(sys.executable, module, env=no_pyc, repeat=args.repeat)
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(python_dir)], check=True)
+        compiled = timed_import(sys.executable, module, env=with_pyc, repeat=args.repeat)
+        onnx_defs = timed_import(sys.executable, "onnx.defs", env=with_pyc, repeat=args.repeat)
+        size = (python_dir / PACKAGE / "ai_onnx" / f"opset{versions[-1]}.py").stat().st_size
+        print(f"{module} ({size / 1e3:.0f} kB source)")
+        print(f"  with .pyc (normal installed use) : {compiled * 1e3:8.1f} ms  (target <= 50 ms)")
+        print(f"  from source (no .pyc, compiles)  : {source * 1e3:8.1f} ms")
+        print(f"import onnx.defs                   : {onnx_defs * 1e3:8.1f} ms  "
+              f"(generated module is {onnx_defs / compiled:.0f}x faster)")
+        if args.no_onnxscript:
+            print("onnxscript onnx_opset              : skipped (--no-onnxscript)")
+        else:
+            cache_root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "opset-toolkit"
+            python, note = onnxscript_python(cache_root)
+            if python is None:
+                print(f"onnxscript onnx_opset              : {note}")
+            else:
+                script = timed_import(python, "onnxscript.onnx_opset", env=with_pyc, repeat=args.repeat)
+                print(f"import onnxscript.onnx_opset       : {script * 1e3:8.1f} ms  "
+                      f"(generated module is {script / compiled:.0f}x faster; {note})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
