@@ -458,11 +458,20 @@ def test_pre_commit_hooks_run(repo: Path, monkeypatch: pytest.MonkeyPatch) -> No
     assert generate.returncode == 1  # nothing generated yet in this repo: --check reports it
     # diff against the merge base with main: the last commit edited C:3 in place
     _git(repo, "checkout", "-q", "-b", "feature", "HEAD~1")
-    _git(repo, "cherry-pick", "main")
+    c = repo / "opsets" / "org.example.abc" / "C.yaml"
+    c.write_text(c.read_text().replace("tensor(double)]", "tensor(double), tensor(int8)]"))
+    _git(repo, "commit", "-q", "-am", "feature: edit C:3 in place")
+    _git(repo, "checkout", "-q", "main")
+    (repo / "opsets" / "org.example.abc" / "B.yaml").write_text(
+        (repo / "opsets" / "org.example.abc" / "B.yaml").read_text().replace("same type", "one type")
+    )
+    _git(repo, "commit", "-q", "-am", "main moves on")
+    _git(repo, "checkout", "-q", "feature")
     assert by_id["opset-diff"]["args"] == ["--against", "origin/main..."]
     diff = run_hook("opset-diff", ["--against", "main..."])  # this repo has no remote
     assert diff.returncode == 1, diff.stdout + diff.stderr
-    assert "TYPE-ADDED" in diff.stdout
+    assert "TYPE-ADDED" in diff.stdout and "tensor(int8)" in diff.stdout
+    assert "DOC-CHANGED" not in diff.stdout  # main's later doc edit is not the feature's doing
 
 
 def test_action_runs_the_gate_and_uploads_sarif() -> None:
