@@ -61,6 +61,9 @@ def run_generate(args: argparse.Namespace) -> int:
         print(f"opset: error: {exc}", file=sys.stderr)
         print(f"  hint: nothing was written; {args.out}/ is unchanged", file=sys.stderr)
         return 1
+    if not args.quiet:
+        for diagnostic in result.diagnostics:
+            print(diagnostic.format(), file=sys.stderr)
     out = args.out.rstrip("/") or "."
     if args.check:
         if result.changes:

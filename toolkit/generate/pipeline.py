@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from toolkit.diagnostics import Diagnostic
 from toolkit.generate import GenerateContext, available_kinds, get_generator
 from toolkit.registry import Registry, load_registry
 from toolkit.writer import Change, commit, plan
@@ -39,6 +40,7 @@ class GenerateResult:
     files: dict[str, bytes]  # everything the generators produced, relative to the output root
     changes: tuple[Change, ...]  # what differs on disk (applied unless check=True)
     written: bool
+    diagnostics: tuple[Diagnostic, ...] = ()  # warnings from loading the specs (errors raise)
 
 
 def source_label(spec_paths: Iterable[str | os.PathLike[str]]) -> str:
@@ -122,7 +124,13 @@ def generate(
     changes = plan_outputs(root, files, selected)
     if not check:
         commit(root, changes)
-    return GenerateResult(kinds=selected, files=files, changes=tuple(changes), written=not check)
+    return GenerateResult(
+        kinds=selected,
+        files=files,
+        changes=tuple(changes),
+        written=not check,
+        diagnostics=registry.diagnostics,
+    )
 
 
 def _is_text(data: bytes | None) -> bool:
