@@ -295,3 +295,27 @@ def test_schema_classes_agree_with_onnx(catalog_python: Path) -> None:
 @onnx_needed
 def test_catalog_tree_is_mypy_strict_and_ruff_clean(catalog_python: Path, tmp_path: Path) -> None:
     lint(catalog_python, tmp_path)
+
+
+@onnx_needed
+def test_graph_attributes_and_variadic_outputs(catalog_python: Path) -> None:
+    import onnx
+    from onnx import TensorProto, helper
+
+    with importable(catalog_python):
+        runtime = load("_runtime")
+        op = load("ai_onnx.opset21").Opset21()
+
+        def branch(value: float) -> onnx.GraphProto:
+            const = helper.make_node(
+                "Constant", [], ["out"], value=helper.make_tensor("v", TensorProto.FLOAT, [1], [value])
+            )
+            return helper.make_graph([const], "b", [], [helper.make_tensor_value_info("out", TensorProto.FLOAT, [1])])
+
+        (result,) = op.If("cond", then_branch=branch(1.0), else_branch=branch(0.0), _outputs=["r"])
+        assert result == "r"
+        ctx = onnx.checker.C.CheckerContext()
+        ctx.ir_version, ctx.opset_imports = onnx.IR_VERSION, {"": 21}
+        onnx.checker.check_node(result.node, ctx)
+        with pytest.raises(runtime.BuildError, match=r"attribute 'then_branch' expects an onnx GraphProto"):
+            op.If("cond", then_branch="nope", else_branch=branch(0.0))
