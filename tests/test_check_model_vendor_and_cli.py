@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-onnx = pytest.importorskip("onnx.defs").__name__ and pytest.importorskip("onnx")
+onnx = pytest.importorskip("onnx")
 import sarif_pydantic  # noqa: E402
 from onnx import helper  # noqa: E402
 

@@ -199,6 +199,30 @@ class _Scope:
     in_function: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class _Facts:
+    """What the node check reads from a schema, computed once per schema."""
+
+    arity: tuple[int, int, int, int]
+    attributes: Mapping[str, Any]
+    required: tuple[Any, ...]
+    allowed: Mapping[str, frozenset[str]]  # type_str -> allowed canonical types
+
+
+def _facts(schema: OpSchema) -> _Facts:
+    allowed: dict[str, frozenset[str]] = {}
+    constraints = schema.constraint_map
+    for param in (*schema.inputs, *schema.outputs):
+        constraint = constraints.get(param.type_str)
+        allowed[param.type_str] = frozenset(constraint.allowed if constraint else _concrete(param.type_str))
+    return _Facts(
+        (schema.min_input, schema.max_input, schema.min_output, schema.max_output),
+        schema.attribute_map,
+        tuple(a for a in schema.attributes if a.required),
+        allowed,
+    )
+
+
 @dataclass
 class _Walk:
     registry: Registry
@@ -207,6 +231,13 @@ class _Walk:
     nodes: int = 0
     unknown_domains: set[str] = field(default_factory=set)
     unchecked_attributes: Container[str] = frozenset()
+    facts: dict[int, _Facts] = field(default_factory=dict)
+
+    def facts_of(self, schema: OpSchema) -> _Facts:
+        found = self.facts.get(id(schema))
+        if found is None:
+            found = self.facts[id(schema)] = _facts(schema)
+        return found
 
     def add(self, rule: str, path: str, message: str, hint: str = "", operator: str = "") -> None:
         meta = RULES[rule]
@@ -284,15 +315,16 @@ class _Walk:
     # -- one node against its schema ----------------------------------------------------
 
     def verify(self, node: Any, schema: OpSchema, path: str, scope: _Scope) -> None:
-        self.arity("input", list(node.input), schema.inputs, schema.min_input, schema.max_input, path, schema)
-        self.arity("output", list(node.output), schema.outputs, schema.min_output, schema.max_output,
-                   path, schema)
-        self.attributes(node, schema, path)
+        facts = self.facts_of(schema)
+        min_in, max_in, min_out, max_out = facts.arity
+        self.arity("input", node.input, schema.inputs, min_in, max_in, path, schema)
+        self.arity("output", node.output, schema.outputs, min_out, max_out, path, schema)
+        self.attributes(node, schema, facts, path)
         if not scope.in_function:
-            self.types(node, schema, path, scope)
+            self.types(node, schema, facts, path, scope)
 
     def arity(
-        self, kind: str, names: list[str], params: tuple[FormalParameter, ...],
+        self, kind: str, names: Any, params: tuple[FormalParameter, ...],
         low: int, high: int, path: str, schema: OpSchema,
     ) -> None:
         rule = "MODEL-INPUT-COUNT" if kind == "input" else "MODEL-OUTPUT-COUNT"
@@ -300,14 +332,16 @@ class _Walk:
             bound = f"{low}" if low == high else f"{low} to {'unbounded' if high >= 2**31 - 1 else high}"
             self.add(rule, path, f"{schema.id} takes {bound} {kind}s, the node has {len(names)}",
                      operator=schema.id)
-        for position, name in enumerate(names[: len(params)]):
+        for position, name in enumerate(names):
+            if position >= len(params):
+                break
             if not name and params[position].option is ParamOption.SINGLE:
                 self.add("MODEL-INPUT-EMPTY" if kind == "input" else "MODEL-OUTPUT-EMPTY", path,
                          f"{kind} {position} ('{params[position].name}') of {schema.id} is required "
                          f"but the node leaves it empty", operator=schema.id)
 
-    def attributes(self, node: Any, schema: OpSchema, path: str) -> None:
-        declared = schema.attribute_map
+    def attributes(self, node: Any, schema: OpSchema, facts: _Facts, path: str) -> None:
+        declared = facts.attributes
         seen: set[str] = set()
         for attr in node.attribute:
             if attr.name in seen:
@@ -335,32 +369,33 @@ class _Walk:
                 self.add("MODEL-ATTR-VALUE-MISSING", path,
                          f"attribute '{attr.name}' is typed {spec.type.value} but has no value",
                          operator=schema.id)
-        for spec in schema.attributes:
-            if spec.required and spec.name not in seen:
+        for spec in facts.required:
+            if spec.name not in seen:
                 self.add("MODEL-ATTR-REQUIRED", path,
                          f"{schema.id} requires attribute '{spec.name}' ({spec.type.value})", operator=schema.id)
 
-    def types(self, node: Any, schema: OpSchema, path: str, scope: _Scope) -> None:
+    def types(self, node: Any, schema: OpSchema, facts: _Facts, path: str, scope: _Scope) -> None:
         """Onnx's CheckInputOutputType over the declared types (no inference)."""
         bound: dict[str, str] = {}
-        constraints = schema.constraint_map
-        sides = (("input", list(node.input), schema.inputs), ("output", list(node.output), schema.outputs))
+        lookup = scope.types.get
+        sides = (("input", node.input, schema.inputs), ("output", node.output, schema.outputs))
         for kind, names, params in sides:
             if not params:
                 continue
             for position, name in enumerate(names):
                 if not name:
                     continue
-                actual = scope.types.get(name)
+                actual = lookup(name)
                 if actual is None:
                     continue
                 param = params[position] if position < len(params) else params[-1]
-                constraint = constraints.get(param.type_str)
-                allowed = constraint.allowed if constraint else _concrete(param.type_str)
+                allowed = facts.allowed[param.type_str]
                 if allowed and actual not in allowed:
+                    shown = schema.constraint_map.get(param.type_str)
+                    listing = ", ".join(shown.allowed if shown else sorted(allowed))
                     self.add("MODEL-TYPE-NOT-ALLOWED", path,
                              f"{kind} {position} '{name}' is {actual}, which {param.type_str} of {schema.id} "
-                             f"does not allow", hint=f"allowed: {', '.join(allowed)}", operator=schema.id)
+                             f"does not allow", hint=f"allowed: {listing}", operator=schema.id)
                     continue
                 if param.homogeneous:
                     previous = bound.setdefault(param.type_str, actual)

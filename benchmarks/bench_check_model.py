@@ -1,0 +1,124 @@
+"""check-model benchmark: `opset check-model` on a generated model of >= 10k nodes, next to
+`onnx.checker.check_model` on the same model in the same run.
+
+The model is a chain of elementwise and shape operators (Add, Mul, Relu, Sigmoid, Cast, Reshape
+with an initializer shape, Transpose, Concat, Identity inside If branches every 500 nodes), with
+value_info declared for every value so that the type-binding check runs on every node.
+
+Prints median seconds of: our check (in-process, registry already loaded), onnx.checker
+(structural) and onnx.checker full_check=True (plus shape inference), the ratios, and the whole
+`opset check-model` command in a fresh interpreter (catalog cached).
+
+Run: python benchmarks/bench_check_model.py [NODES]
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+
+def median_seconds(func: Any, repeat: int = 5) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        func()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def build_model(count: int) -> Any:
+    import numpy
+    from onnx import TensorProto, helper, numpy_helper
+
+    f32 = TensorProto.FLOAT
+    nodes, infos = [], []
+    shape = numpy_helper.from_array(numpy.array([4, 8], dtype="int64"), "shape48")
+    prev = "x"
+    k = 0
+    while len(nodes) < count:
+        out = f"v{k}"
+        kind = k % 8
+        if kind == 0:
+            nodes.append(helper.make_node("Add", [prev, "x"], [out], name=f"n{k}"))
+        elif kind == 1:
+            nodes.append(helper.make_node("Mul", [prev, prev], [out], name=f"n{k}"))
+        elif kind == 2:
+            nodes.append(helper.make_node("Relu", [prev], [out], name=f"n{k}"))
+        elif kind == 3:
+            nodes.append(helper.make_node("Sigmoid", [prev], [out], name=f"n{k}"))
+        elif kind == 4:
+            nodes.append(helper.make_node("Reshape", [prev, "shape48"], [out], name=f"n{k}"))
+        elif kind == 5:
+            nodes.append(helper.make_node("Transpose", [prev], [out], name=f"n{k}", perm=[0, 1]))
+        elif kind == 6:
+            nodes.append(helper.make_node("Cast", [prev], [out], name=f"n{k}", to=f32))
+        else:
+            nodes.append(helper.make_node("Concat", [prev], [out], name=f"n{k}", axis=0))
+        infos.append(helper.make_tensor_value_info(out, f32, [4, 8]))
+        prev = out
+        k += 1
+        if k % 500 == 0:
+            branch = helper.make_graph([helper.make_node("Identity", [prev], ["b"])], "branch", [],
+                                       [helper.make_tensor_value_info("b", f32, [4, 8])])
+            out = f"v{k}"
+            nodes.append(helper.make_node("If", ["cond"], [out], name=f"n{k}", then_branch=branch,
+                                          else_branch=branch))
+            infos.append(helper.make_tensor_value_info(out, f32, [4, 8]))
+            prev = out
+            k += 1
+    graph = helper.make_graph(
+        nodes, "big",
+        [helper.make_tensor_value_info("x", f32, [4, 8]), helper.make_tensor_value_info("cond", TensorProto.BOOL, [])],
+        [helper.make_tensor_value_info(prev, f32, [4, 8])],
+        initializer=[shape], value_info=infos[:-1],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+
+
+def main() -> None:
+    import onnx
+
+    from toolkit.onnx_bridge.catalog import onnx_registry, onnx_unchecked_attributes
+    from toolkit.onnx_bridge.check_model import check_model
+
+    count = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
+    model = build_model(count)
+    start = time.perf_counter()
+    registry = onnx_registry(adapters=False)
+    unchecked = onnx_unchecked_attributes()
+    load = time.perf_counter() - start
+    result = check_model(model, registry, unchecked_attributes=unchecked)
+    assert not result.findings, result.findings[:3]
+    onnx.checker.check_model(model, full_check=True)
+
+    ours = median_seconds(lambda: check_model(model, registry, unchecked_attributes=unchecked))
+    theirs = median_seconds(lambda: onnx.checker.check_model(model))
+    theirs_full = median_seconds(lambda: onnx.checker.check_model(model, full_check=True))
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "big.onnx"
+        onnx.save(model, path)
+        repo = Path(__file__).resolve().parent.parent
+        cmd = [sys.executable, "-m", "toolkit", "check-model", str(path), "--specs", str(repo / "opsets")]
+        subprocess.run(cmd, check=True, capture_output=True)  # warm the caches
+        cli = median_seconds(lambda: subprocess.run(cmd, check=True, capture_output=True), repeat=3)
+
+    print(f"model: {result.nodes} nodes checked (If branches included), "
+          f"{len(model.SerializeToString()) / 1e6:.1f} MB")
+    print(f"registry (onnx catalog, cached) load:        {load * 1000:8.1f} ms")
+    print(f"opset check-model (in-process):              {ours * 1000:8.1f} ms  "
+          f"({ours / result.nodes * 1e6:.2f} us/node)")
+    print(f"onnx.checker.check_model:                    {theirs * 1000:8.1f} ms  (ratio ours/onnx {ours / theirs:.2f})")
+    print(f"onnx.checker.check_model(full_check=True):   {theirs_full * 1000:8.1f} ms  "
+          f"(ratio ours/onnx {ours / theirs_full:.2f})")
+    print(f"`opset check-model` command, fresh process:  {cli * 1000:8.1f} ms")
+
+
+if __name__ == "__main__":
+    main()
