@@ -260,3 +260,14 @@ def test_vendor_domain_model_onnx_passes_unchecked(registry: Registry) -> None:
     findings = ours(model, registry).findings
     assert [f.rule for f in findings] == ["MODEL-OP-REMOVED"]
     assert "replaced by C" in findings[0].hint
+
+
+def test_catalog_is_imported_once_per_onnx_version(tmp_path: Path) -> None:
+    from toolkit.onnx_bridge.catalog import catalog_dir, onnx_unchecked_attributes
+
+    first = catalog_dir(tmp_path)
+    assert first.name == f"onnx-catalog-{onnx.__version__}-f2" and (first / ".complete").exists()
+    stamp = (first / ".complete").stat().st_mtime_ns
+    assert catalog_dir(tmp_path) == first and (first / ".complete").stat().st_mtime_ns == stamp
+    assert onnx_unchecked_attributes(tmp_path) == _UNCHECKED
+    assert [p.name for p in tmp_path.iterdir()] == [first.name]  # no temp folders left behind

@@ -244,3 +244,16 @@ def test_cli_convert(tmp_path: Path) -> None:
     onnx.save(split, source)
     failed = run("convert", str(source), "--to", "ai.onnx=13", "-o", str(out))
     assert failed.returncode == 1 and "ai.onnx.Split:13" in failed.stderr and "Traceback" not in failed.stderr
+
+
+def test_overlay_errors_are_located(tmp_path: Path) -> None:
+    from toolkit.diagnostics import SpecError
+
+    (tmp_path / "bad.yaml").write_text(
+        "domain: ai.onnx\ngroups:\n  - versions: [\"Squeeze\"]\n    upgrade: [{kind: teleport}]\n"
+    )
+    with pytest.raises(SpecError) as info:
+        load_overlay(tmp_path)
+    messages = [d.format() for d in info.value.diagnostics]
+    assert any("unknown adapter step kind 'teleport'" in m and ":4:" in m for m in messages)
+    assert any("'Squeeze' is not `Op:since_version`" in m and ":3:" in m for m in messages)
