@@ -14,9 +14,10 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from toolkit.cache import cache_dir
 from toolkit.diagnostics import UsageError
 from toolkit.model import DomainSpec, OperatorSpec, SpecSet
-from toolkit.registry import Registry, _cache_dir, load_registry
+from toolkit.registry import Registry, load_registry
 
 CATALOG_FORMAT = 2
 UNCHECKED_FILE = "unchecked_attributes.txt"
@@ -33,7 +34,7 @@ def onnx_version() -> str:
 
 def catalog_dir(cache_root: str | os.PathLike[str] | None = None) -> Path:
     """Folder holding the imported catalog of the installed onnx; imported on first use."""
-    root = Path(cache_root) if cache_root is not None else _cache_dir()
+    root = Path(cache_root) if cache_root is not None else cache_dir()
     target = root / f"onnx-catalog-{onnx_version()}-f{CATALOG_FORMAT}"
     if (target / ".complete").exists():
         return target
