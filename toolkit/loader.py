@@ -17,6 +17,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from toolkit.cache import cache_dir, write_bytes
 from toolkit.diagnostics import Diagnostic, Severity, sort_key
 from toolkit.model import (
     DEFAULTABLE_ATTR_TYPES,
@@ -134,31 +135,18 @@ def _compile_fast(kind: str) -> Callable[[Any], Any]:
     schema["$schema"] = "http://json-schema.org/draft-07/schema#"  # same keywords, a draft it compiles
     text = json.dumps(schema, sort_keys=True)
     stamp = f"{text}{fastjsonschema.VERSION}{sys.version}".encode()
-    cache = _bytecode_cache_dir() / f"validator-{kind}-{hashlib.sha256(stamp).hexdigest()[:20]}.marshal"
+    cache = cache_dir() / f"validator-{kind}-{hashlib.sha256(stamp).hexdigest()[:20]}.marshal"
     try:
         code = marshal.loads(cache.read_bytes())
     except (OSError, ValueError, EOFError, TypeError):
         source = fastjsonschema.compile_to_code(schema, use_default=False)
         code = compile(source, f"<{kind} schema validator>", "exec")
-        try:
-            cache.parent.mkdir(parents=True, exist_ok=True)
-            tmp = cache.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_bytes(marshal.dumps(code))
-            os.replace(tmp, cache)
-        except OSError:
-            pass
+        write_bytes(cache, marshal.dumps(code))
     namespace: dict[str, Any] = {}
     exec(code, namespace)
     entry = "validate_" + "".join(c if c.isalnum() else "_" for c in schema["$id"])
     validate: Callable[[Any], Any] = namespace[entry]
     return validate
-
-
-def _bytecode_cache_dir() -> Path:
-    base = os.environ.get("OPSET_TOOLKIT_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "opset-toolkit"
-    )
-    return Path(base)
 
 
 def schema_diagnostics(source: _Source, kind: str) -> list[Diagnostic]:

@@ -9,10 +9,10 @@ from __future__ import annotations
 import bisect
 import hashlib
 import os
-import pickle
 from collections.abc import Sequence
 from pathlib import Path
 
+from toolkit.cache import cache_dir, read_pickle, write_pickle
 from toolkit.diagnostics import Diagnostic, SpecError
 from toolkit.loader import LoadResult, discover, load_specs
 from toolkit.model import (
@@ -153,13 +153,6 @@ def load_registry(
     return Registry(result.specs, result.diagnostics)
 
 
-def _cache_dir() -> Path:
-    base = os.environ.get("OPSET_TOOLKIT_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "opset-toolkit"
-    )
-    return Path(base)
-
-
 def _cache_key(files: list[Path]) -> str:
     digest = hashlib.sha256(f"{CACHE_FORMAT}:{_toolkit_stamp()}".encode())
     for path in files:
@@ -182,21 +175,10 @@ def _load_cached(paths: list[str | os.PathLike[str]]) -> LoadResult:
     if os.environ.get("OPSET_TOOLKIT_NO_CACHE"):
         return load_specs(paths)
     files = discover(paths)
-    cache_file = _cache_dir() / f"{_cache_key(files)}.pickle"
-    try:
-        with open(cache_file, "rb") as handle:
-            cached = pickle.load(handle)
-        if isinstance(cached, LoadResult):
-            return cached
-    except (OSError, pickle.PickleError, EOFError, AttributeError, ValueError):
-        pass
+    cache_file = cache_dir() / f"{_cache_key(files)}.pickle"
+    cached = read_pickle(cache_file, LoadResult)
+    if cached is not None:
+        return cached
     result = load_specs(paths)
-    try:
-        cache_file.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cache_file.with_suffix(f".{os.getpid()}.tmp")
-        with open(tmp, "wb") as handle:
-            pickle.dump(result, handle, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, cache_file)
-    except OSError:
-        pass  # a read-only home is no reason to fail
+    write_pickle(cache_file, result)
     return result

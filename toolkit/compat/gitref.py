@@ -13,16 +13,16 @@ from __future__ import annotations
 
 import hashlib
 import os
-import pickle
 import subprocess
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from toolkit.cache import cache_dir, read_pickle, write_pickle
 from toolkit.diagnostics import UsageError
 from toolkit.loader import SPEC_SUFFIXES, LoadResult, load_specs
-from toolkit.registry import _cache_dir, _toolkit_stamp
+from toolkit.registry import _toolkit_stamp
 
 CACHE_FORMAT = 1
 
@@ -55,25 +55,14 @@ def load_git_tree(
     commit = _resolve(ref, top)
     prefixes = [_repo_relative(Path(p), here, top) for p in spec_paths]
     key = _cache_key(commit, prefixes, top, here)
-    cache_file = _cache_dir() / f"git-{key}.pickle"
+    cache_file = cache_dir() / f"git-{key}.pickle"
     if cache and not os.environ.get("OPSET_TOOLKIT_NO_CACHE"):
-        try:
-            with open(cache_file, "rb") as handle:
-                cached = pickle.load(handle)
-            if isinstance(cached, LoadResult):
-                return GitTree(cached, commit, ref)
-        except (OSError, pickle.PickleError, EOFError, AttributeError, ValueError):
-            pass
+        cached = read_pickle(cache_file, LoadResult)
+        if cached is not None:
+            return GitTree(cached, commit, ref)
     result = _extract_and_load(commit, prefixes, top, here)
     if cache:
-        try:
-            cache_file.parent.mkdir(parents=True, exist_ok=True)
-            tmp = cache_file.with_suffix(f".{os.getpid()}.tmp")
-            with open(tmp, "wb") as handle:
-                pickle.dump(result, handle, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, cache_file)
-        except OSError:
-            pass
+        write_pickle(cache_file, result)
     return GitTree(result, commit, ref)
 
 
