@@ -24,7 +24,7 @@ import contextlib
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
@@ -123,14 +123,39 @@ def tidy(text: str) -> str:
 
     mdsafe closes every fence in doc text, so fenced blocks pair up here.
     """
+    if "\n\n\n" not in text:
+        return text.strip("\n") + "\n"
     parts = []
     last = 0
-    for block in FENCED_BLOCK.finditer(text):
+    for block in _fenced_blocks(text):
         parts.append(BLANK_RUNS.sub("\n\n", text[last : block.start()]))
         parts.append(block.group(0))
         last = block.end()
     parts.append(BLANK_RUNS.sub("\n\n", text[last:]))
     return "".join(parts).strip("\n") + "\n"
+
+
+def _fenced_blocks(text: str) -> Iterator[re.Match[str]]:
+    """`FENCED_BLOCK.finditer(text)`, but the regex is only tried at the start of lines that hold
+    a fence-like run (found with fast substring search) instead of at every line of the page."""
+    position = 0
+    ticks = text.find("```")
+    tildes = text.find("~~~")
+    while ticks >= 0 or tildes >= 0:
+        # the next run at or after `position` (each search resumes from its own last hit)
+        if 0 <= ticks < position:
+            ticks = text.find("```", position)
+        if 0 <= tildes < position:
+            tildes = text.find("~~~", position)
+        candidate = min(i for i in (ticks, tildes, len(text)) if i >= 0)
+        if candidate == len(text):
+            return
+        block = FENCED_BLOCK.match(text, text.rfind("\n", 0, candidate) + 1)
+        if block is None:
+            position = candidate + 3
+            continue
+        yield block
+        position = block.end()
 
 
 # --------------------------------------------------------------------------- small formatters

@@ -18,7 +18,6 @@ Nothing is passed through silently.
 from __future__ import annotations
 
 import re
-import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -62,25 +61,85 @@ class SafeMarkdown:
 def normalize(text: str) -> str:
     """Dedent, drop trailing spaces, trim blank lines at both ends, unify newlines."""
     text = text.replace("\r\n", "\n").replace("\r", "\n").expandtabs(4)
-    lines = [line.rstrip() for line in textwrap.dedent(text).split("\n")]
-    while lines and not lines[0]:
-        lines.pop(0)
-    while lines and not lines[-1]:
-        lines.pop()
-    return "\n".join(lines)
+    return "\n".join(_trim_blank_edges(_dedent_rstrip(text.split("\n"))))
+
+
+def _dedent_rstrip(lines: list[str]) -> list[str]:
+    """`textwrap.dedent` then `rstrip()` per line, without dedent's regex passes.
+
+    Tabs are already expanded, so the margin is the shortest run of leading spaces among lines
+    that are not spaces only (dedent ignores those lines and empties them)."""
+    margin = -1
+    for line in lines:
+        content = line.lstrip(" ")
+        if content:
+            indent = len(line) - len(content)
+            if margin < 0 or indent < margin:
+                margin = indent
+                if not margin:
+                    break
+    if margin <= 0:
+        return [line.rstrip() for line in lines]
+    return [line[margin:].rstrip() for line in lines]
+
+
+def _trim_blank_edges(lines: list[str]) -> list[str]:
+    first = 0
+    while first < len(lines) and not lines[first]:
+        first += 1
+    last = len(lines)
+    while last > first and not lines[last - 1]:
+        last -= 1
+    return lines[first:last]
+
+
+@dataclass(frozen=True)
+class _Scan:
+    """The heading-level-independent part of `sanitize`: repaired lines (HTML escaped, fence
+    closed, headings not yet demoted) and every repair in line order. Heading events are
+    (line index, 1-based line number, indent width, number of #) and become DOC-HEADING issues
+    only at the levels that demote them."""
+
+    lines: tuple[str, ...]
+    events: tuple[Issue | tuple[int, int, int, int], ...]
+    min_hashes: int  # fewest # among the headings (7 when there are none)
+    text: str  # the lines joined: the result at every level that demotes nothing
+    issues: tuple[Issue, ...]  # the repairs other than demotions
 
 
 @lru_cache(maxsize=16384)
 def sanitize(text: str, min_heading: int = 5) -> SafeMarkdown:
     """Make `text` safe to embed under a section of heading level `min_heading - 1`.
 
-    Cached: catalogs repeat the same doc across many operator versions.
+    Cached: catalogs repeat the same doc across many operator versions (and the scan is shared by
+    every heading level).
     """
     if not any(char in text for char in "<#`~"):
         return SafeMarkdown(normalize(text), ())  # nothing that could need a repair
+    scan = _scan(text)
+    if scan.min_hashes >= min_heading:  # no heading to demote at this level
+        return SafeMarkdown(scan.text, scan.issues)
+    lines = list(scan.lines)
+    issues: list[Issue] = []
+    level = "#" * min_heading
+    for event in scan.events:
+        if isinstance(event, Issue):
+            issues.append(event)
+            continue
+        index, number, indent, hashes = event
+        if hashes < min_heading:
+            issues.append(Issue("DOC-HEADING", number, f"heading demoted to level {min_heading}"))
+            line = lines[index]
+            lines[index] = line[:indent] + level + line[indent + hashes :]
+    return SafeMarkdown("\n".join(lines), tuple(issues))
+
+
+@lru_cache(maxsize=16384)
+def _scan(text: str) -> _Scan:
     lines = normalize(text).split("\n") if text.strip() else []
     out: list[str] = []
-    issues: list[Issue] = []
+    events: list[Issue | tuple[int, int, int, int]] = []
+    min_hashes = 7
     fence: tuple[str, int, int] | None = None  # (char, length, opening line number)
     code_block = False  # inside an indented code block
     previous_blank = True
@@ -107,22 +166,30 @@ def sanitize(text: str, min_heading: int = 5) -> SafeMarkdown:
         if not blank and not indented:
             in_list = bool(LIST_ITEM.match(line)) or (in_list and not previous_blank)
         heading = HEADING.match(line)
-        if heading and len(heading.group(2)) < min_heading:
-            level = "#" * min_heading
-            issues.append(Issue("DOC-HEADING", number, f"heading demoted to level {min_heading}"))
-            line = f"{heading.group(1)}{level}{heading.group(3)}"
+        if heading:
+            # Demotion only rewrites the #s; indent and #s hold no `<` or backtick, so escaping
+            # the line first gives the same text as escaping the demoted line.
+            hashes = len(heading.group(2))
+            events.append((len(out), number, len(heading.group(1)), hashes))
+            min_hashes = min(min_hashes, hashes)
         escaped, count = _escape_html(line)
         if count:
-            issues.append(Issue("DOC-HTML", number, "raw HTML escaped"))
+            events.append(Issue("DOC-HTML", number, "raw HTML escaped"))
         out.append(escaped)
         previous_blank = blank
     if fence is not None:
         char, length, opened = fence
         out.append(char * length)
-        issues.append(
+        events.append(
             Issue("DOC-FENCE", opened, "code fence opened here was never closed; closed at the end")
         )
-    return SafeMarkdown("\n".join(out), tuple(issues))
+    return _Scan(
+        tuple(out),
+        tuple(events),
+        min_hashes,
+        "\n".join(out),
+        tuple(e for e in events if isinstance(e, Issue)),
+    )
 
 
 def _closes(line: str, fence: tuple[str, int, int]) -> bool:
