@@ -298,44 +298,56 @@ def constraint_rows(schema: OpSchema) -> list[Row]:
 
 
 class Bodies:
-    """Version bodies rendered once per schema within one run: Operators.md, Changelog.md and the
+    """Version bodies built once per schema within one run: Operators.md, Changelog.md and the
     operator pages share them, at heading levels 3 and 4."""
 
     def __init__(self) -> None:
-        self._cache: dict[int, tuple[OpSchema, list[str] | None]] = {}
+        self._cache: dict[int, tuple[OpSchema, list[str]]] = {}
 
     def __call__(self, schema: OpSchema, level: int) -> str:
         hit = self._cache.get(id(schema))
         if hit is None:
-            hit = self._cache[id(schema)] = (schema, _body_parts(schema))  # keeps id() valid
-        parts = hit[1]
-        if parts is None:  # a doc happened to contain the marker: render this level directly
-            return version_body(schema, level)
-        return ("#" * level).join(parts)
+            hit = self._cache[id(schema)] = (schema, body_parts(schema))  # keeps id() valid
+        return ("#" * level).join(hit[1])
 
 
-HEADING_MARK = "\x00h\x00"  # stands for the heading hashes while a body is rendered level-free
+ATTRIBUTE_HEADER = ["Name", "Type", "Required / default", "Description"]
+PARAM_HEADER = ["Name", "Type", "Tags", "Description"]
+CONSTRAINT_HEADER = ["Type parameter", "Allowed types", "Description"]
 
 
-def _body_parts(schema: OpSchema) -> list[str] | None:
-    """The body split at its section headings' hashes, or None if the marker is ambiguous."""
-    parts = version_body(schema, HEADING_MARK).split(HEADING_MARK)
-    headings = 4 if schema.attributes else 3  # Attributes?, Inputs, Outputs, Type Constraints
-    return parts if len(parts) == headings + 1 else None
-
-
-def version_body(schema: OpSchema, level: int | str) -> str:
-    """Attributes, Inputs, Outputs and Type Constraints of one version (`level` may be a marker)."""
-    return render_template(
-        "version_body.md.j2",
-        h="#" * level if isinstance(level, int) else level,
-        attributes=attribute_rows(schema),
-        inputs=param_rows(schema.inputs),
-        outputs=param_rows(schema.outputs),
-        constraints=constraint_rows(schema),
-        input_arity=arity_text(schema.min_input, schema.max_input),
-        output_arity=arity_text(schema.min_output, schema.max_output),
+def body_parts(schema: OpSchema) -> list[str]:
+    """Attributes, Inputs, Outputs and Type Constraints of one version, split where the #s of the
+    section headings go (so one build serves every heading level). Plain Python rather than a
+    template: it is built for every operator version and a template render costs more."""
+    parts = [""]
+    attributes = attribute_rows(schema)
+    if attributes:
+        parts.append(f" Attributes\n\n{table(ATTRIBUTE_HEADER, attributes)}\n\n")
+    inputs = param_rows(schema.inputs)
+    parts.append(
+        f" Inputs{arity_text(schema.min_input, schema.max_input)}\n\n"
+        + (table(PARAM_HEADER, inputs) if inputs else "No inputs.")
+        + "\n\n"
     )
+    outputs = param_rows(schema.outputs)
+    parts.append(
+        f" Outputs{arity_text(schema.min_output, schema.max_output)}\n\n"
+        + (table(PARAM_HEADER, outputs) if outputs else "No outputs.")
+        + "\n\n"
+    )
+    constraints = constraint_rows(schema)
+    parts.append(
+        " Type Constraints\n\n"
+        + (table(CONSTRAINT_HEADER, constraints) if constraints else "No type constraints.")
+        + "\n"
+    )
+    return parts
+
+
+def version_body(schema: OpSchema, level: int) -> str:
+    """Attributes, Inputs, Outputs and Type Constraints of one version."""
+    return ("#" * level).join(body_parts(schema))
 
 
 def doc_markdown(text: str, level: int) -> str:
