@@ -33,3 +33,21 @@ def shipped_registry():  # type: ignore[no-untyped-def]
     from toolkit import load_registry
 
     return load_registry([OPSETS], cache=False)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Show the figures conformance tests print (counts compared, findings per rule) even though
+    pytest captures the output of passing tests."""
+    reports = [
+        r for r in terminalreporter.stats.get("passed", []) if r.when == "call" and r.capstdout.strip()
+    ]
+    if not reports:
+        return
+    terminalreporter.section("figures reported by the tests")
+    for report in reports:
+        lines = report.capstdout.strip().splitlines()
+        terminalreporter.write_line(f"{report.nodeid}:")
+        for line in lines[:40]:
+            terminalreporter.write_line(f"    {line}")
+        if len(lines) > 40:
+            terminalreporter.write_line(f"    ... ({len(lines) - 40} more lines)")

@@ -5,10 +5,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from toolkit.registry import Registry, SchemaNotFound
+
+REPO = Path(__file__).resolve().parent.parent
+SEED = REPO.parent / "shared" / "seeds" / "000_a69c0c1c3f2d28aa.txt"  # ONNX Versioning.md, beside the repo
 
 # Versioning.md, "Operator sets" example: since_version of A, B, C in opsets 1-4
 # (None = not in the opset). Transcribed from the document.
@@ -35,6 +39,7 @@ def test_inventory_command_prints_the_documents_table() -> None:
         capture_output=True,
         text=True,
         check=True,
+        cwd=REPO,
     )
     rows = [line.split("|") for line in proc.stdout.strip().splitlines()]
     assert rows[0] == ["Operator", "OpSet 1", "OpSet 2", "OpSet 3", "OpSet 4"]
@@ -50,12 +55,30 @@ def test_inventory_command_prints_the_documents_table() -> None:
             previous = value
 
 
+def test_inventory_matches_the_table_in_versioning_md() -> None:
+    """Cell by cell against the table as the document itself writes it (when the seed is at hand)."""
+    if not SEED.is_file():
+        pytest.skip(f"{SEED} is not beside this checkout")
+    text = SEED.read_text(encoding="utf-8")
+    start = text.index("Operator|OpSet 1|OpSet 2|OpSet 3|OpSet 4")
+    document = ["|".join(cell.strip() for cell in line.split("|")) for line in text[start:].splitlines()[:5]]
+    proc = subprocess.run(
+        [sys.executable, "-m", "toolkit", "inventory", "org.example.abc", "--specs", "opsets"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO,
+    )
+    assert proc.stdout.strip().splitlines() == document
+
+
 def test_inventory_json_for_one_opset() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "toolkit", "inventory", "com.acme.vision", "--opset", "3", "--format", "json"],
         capture_output=True,
         text=True,
         check=True,
+        cwd=REPO,
     )
     inventory = json.loads(proc.stdout)
     assert "Blur" not in inventory  # removed in 3
@@ -100,6 +123,7 @@ def test_show_command_resolves_by_opset() -> None:
         capture_output=True,
         text=True,
         check=True,
+        cwd=REPO,
     )
     data = json.loads(proc.stdout)
     assert data["since_version"] == 1 and set(data["attributes"]) == {"mean", "std"}
@@ -107,9 +131,7 @@ def test_show_command_resolves_by_opset() -> None:
 
 
 def test_every_shipped_spec_names_its_json_schema() -> None:
-    from pathlib import Path
-
-    for path in Path("opsets").rglob("*.yaml"):
+    for path in (REPO / "opsets").rglob("*.yaml"):
         first = path.read_text(encoding="utf-8").splitlines()[0]
         assert first.startswith("# yaml-language-server: $schema="), path
         target = (path.parent / first.split("=", 1)[1]).resolve()

@@ -7,6 +7,7 @@ signature of a version, the other versions of the operator.
 
 from __future__ import annotations
 
+import importlib
 import re
 from collections.abc import Callable, Iterator
 
@@ -20,6 +21,9 @@ REVERSE_DNS = re.compile(r"^[a-z][a-z0-9-]*(\.[a-z0-9][a-z0-9-]*)+$")
 
 SpecRule = Callable[[SpecSet, dict[str, DomainSpec]], Iterator[Diagnostic]]
 RULES: list[SpecRule] = []
+# Modules that register more spec rules with @rule; imported on first use so that they can
+# import this module without a cycle.
+RULE_MODULES = ("toolkit.authoring.checks",)
 
 
 def rule(func: SpecRule) -> SpecRule:
@@ -28,6 +32,8 @@ def rule(func: SpecRule) -> SpecRule:
 
 
 def check_specs(specs: SpecSet) -> list[Diagnostic]:
+    for module in RULE_MODULES:
+        importlib.import_module(module)
     domains = {d.name: d for d in specs.domains}
     silenced = {
         (schema.location.file, schema.name, rule_id): schema
@@ -225,5 +231,3 @@ def type_params(specs: SpecSet, domains: dict[str, DomainSpec]) -> Iterator[Diag
                     "remove the constraint or use it as a parameter type",
                 )
 
-
-import toolkit.authoring.checks  # noqa: E402,F401  (ADAPTER-*, RELEASE-* rules)

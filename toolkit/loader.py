@@ -165,6 +165,12 @@ def schema_diagnostics(source: _Source, kind: str) -> list[Diagnostic]:
     return out
 
 
+def validate_document(data: Any, kind: str, display: str) -> list[Diagnostic]:
+    """Located schema diagnostics for a document read with `yamlsrc.read_yaml`, against
+    `schemas/<kind>.schema.json` (for YAML inputs other than specs, e.g. runtime manifests)."""
+    return schema_diagnostics(_Source(Path(display), display, data), kind)
+
+
 def _suppressed_rules(data: Any, path: tuple[Any, ...]) -> frozenset[str]:
     """Rules an operator version's `suppress:` list silences for errors inside that version."""
     if len(path) >= 2 and path[0] == "versions" and isinstance(data, dict):
@@ -396,7 +402,7 @@ def _read_source(
         diags.append(
             Diagnostic(
                 "SCHEMA-TYPE",
-                f"a {kind} file must be a mapping of `key: value` lines",
+                f"{_article(kind)} file must be a mapping of `key: value` lines",
                 source.loc(),
                 "start the file with `operator:` (operator files) or `domain:` (domain.yaml)",
             )

@@ -7,6 +7,7 @@ the operator was removed at or before v.
 from __future__ import annotations
 
 import bisect
+import difflib
 import hashlib
 import os
 from collections.abc import Sequence
@@ -80,7 +81,23 @@ class Registry:
         try:
             return self._operators[canonical_domain(domain), op]
         except KeyError:
-            raise SchemaNotFound(f"no operator '{op}' in domain '{display_domain(domain)}'") from None
+            message = f"no operator '{op}' in domain '{display_domain(domain)}'"
+            if not self.has_domain(domain):
+                known = ", ".join(display_domain(d) for d in self.domains()) or "none"
+                message += f" (domain not loaded; loaded: {known})"
+            suggestions = self.suggest_operators(op)
+            if suggestions:
+                message += f"; did you mean {' or '.join(suggestions)}?"
+            raise SchemaNotFound(message) from None
+
+    def suggest_operators(self, op: str, limit: int = 3) -> list[str]:
+        """`domain.Op` spellings of loaded operators named `op`, or close to it."""
+        exact = [f"{display_domain(d)}.{name}" for d, name in sorted(self._operators) if name == op]
+        if exact:
+            return exact[:limit]
+        names = sorted({name for _, name in self._operators})
+        close = set(difflib.get_close_matches(op, names, n=limit))
+        return [f"{display_domain(d)}.{name}" for d, name in sorted(self._operators) if name in close][:limit]
 
     def versions(self, op: str, domain: str = "") -> tuple[OpSchema, ...]:
         return self.operator(op, domain).versions
@@ -154,7 +171,8 @@ def load_registry(
 
 
 def _cache_key(files: list[Path]) -> str:
-    digest = hashlib.sha256(f"{CACHE_FORMAT}:{_toolkit_stamp()}".encode())
+    # Diagnostics hold paths relative to the working directory, so it is part of the key.
+    digest = hashlib.sha256(f"{CACHE_FORMAT}:{os.getcwd()}:{_toolkit_stamp()}".encode())
     for path in files:
         stat = path.stat()
         digest.update(f"{path.resolve()}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())

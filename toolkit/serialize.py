@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolkit.model import Attribute, FormalParameter, OpSchema, TypeConstraint, display_domain
+from toolkit.diagnostics import Diagnostic
+from toolkit.model import MAX_ARITY, Attribute, FormalParameter, OpSchema, TypeConstraint, display_domain
 
 
 def param_dict(param: FormalParameter) -> dict[str, Any]:
@@ -60,3 +61,49 @@ def schema_dict(schema: OpSchema, *, docs: bool = True) -> dict[str, Any]:
             for item in out[table].values():
                 item.pop("doc")
     return out
+
+
+def diagnostic_dict(diag: Diagnostic) -> dict[str, Any]:
+    return {
+        "rule": diag.rule,
+        "severity": diag.severity.value,
+        "message": diag.message,
+        "hint": diag.hint,
+        "file": diag.location.file,
+        "line": diag.location.line,
+        "column": diag.location.column,
+    }
+
+
+def schema_text(schema: OpSchema) -> str:
+    """A terminal-friendly summary of one resolved operator version (`opset show`)."""
+    flags = [schema.status.value] + (["deprecated"] if schema.deprecated else [])
+    lines = [f"{schema.id}  ({', '.join(flags)})  {schema.location}"]
+    if schema.based_on is not None:
+        lines.append(f"  based on version {schema.based_on}")
+    for title, params, low, high in (
+        ("inputs", schema.inputs, schema.min_input, schema.max_input),
+        ("outputs", schema.outputs, schema.min_output, schema.max_output),
+    ):
+        lines.append(f"  {title} ({low} - {_count(high)}):")
+        lines += [f"    {p.name}: {p.type_str} [{p.option.value}]" for p in params] or ["    (none)"]
+    lines.append("  attributes:")
+    for attr in schema.attributes:
+        extra = (
+            "required"
+            if attr.required
+            else (f"default {attr.default!r}" if attr.default is not None else "optional")
+        )
+        lines.append(f"    {attr.name}: {attr.type.value} ({extra})")
+    if not schema.attributes:
+        lines.append("    (none)")
+    lines.append("  type constraints:")
+    lines += [f"    {c.param}: {', '.join(c.allowed)}" for c in schema.type_constraints] or ["    (none)"]
+    if schema.doc:
+        lines.append("")
+        lines += ["  " + line if line else "" for line in schema.doc.strip().splitlines()]
+    return "\n".join(lines)
+
+
+def _count(value: int) -> str:
+    return "∞" if value == MAX_ARITY else str(value)

@@ -64,14 +64,6 @@ def canonical_type(text: str) -> str:
     return result
 
 
-def is_type_string(text: str) -> bool:
-    try:
-        canonical_type(text)
-    except TypeStringError:
-        return False
-    return True
-
-
 def looks_like_type_string(text: str) -> bool:
     """True for anything shaped like `kind(...)`: a concrete type rather than a type parameter."""
     return "(" in text

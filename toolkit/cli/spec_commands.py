@@ -11,9 +11,9 @@ from toolkit.cli.common import add_specs_argument, registry_from_args, spec_path
 from toolkit.diagnostics import Severity, UsageError
 from toolkit.inventory import since_table, since_table_markdown
 from toolkit.loader import load_specs
-from toolkit.model import MAX_ARITY, OpSchema, display_domain
+from toolkit.model import display_domain
 from toolkit.registry import SchemaNotFound
-from toolkit.serialize import schema_dict
+from toolkit.serialize import diagnostic_dict, schema_dict, schema_text
 
 
 def register(subparsers: Any) -> None:
@@ -47,7 +47,10 @@ def register(subparsers: Any) -> None:
 
 
 def run_validate(args: argparse.Namespace) -> int:
-    result = load_specs(spec_paths(args.paths))
+    paths = spec_paths(args.paths)
+    result = load_specs(paths)
+    if result.files == 0:
+        raise UsageError(f"no spec files (*.yaml) under {', '.join(map(str, paths))}")
     errors = len(result.errors)
     warnings = sum(1 for d in result.diagnostics if d.severity is Severity.WARNING)
     versions = sum(len(op.versions) for op in result.specs.operators)
@@ -56,18 +59,7 @@ def run_validate(args: argparse.Namespace) -> int:
             "files": result.files,
             "operators": len(result.specs.operators),
             "versions": versions,
-            "diagnostics": [
-                {
-                    "rule": d.rule,
-                    "severity": d.severity.value,
-                    "message": d.message,
-                    "hint": d.hint,
-                    "file": d.location.file,
-                    "line": d.location.line,
-                    "column": d.location.column,
-                }
-                for d in result.diagnostics
-            ],
+            "diagnostics": [diagnostic_dict(d) for d in result.diagnostics],
         }
         print(json.dumps(payload, indent=2))
     else:
@@ -92,6 +84,12 @@ def run_show(args: argparse.Namespace) -> int:
                 have = ", ".join(str(v.since_version) for v in spec.versions)
                 raise UsageError(f"{op} has no version {since} (versions: {have})")
         elif args.opset is not None:
+            versions = registry.domain(spec.domain).versions
+            if args.opset not in versions:
+                raise UsageError(
+                    f"{args.opset} is not an opset version of '{display_domain(spec.domain)}' "
+                    f"(it has {versions[0]}..{versions[-1]})"
+                )
             schema = registry.get_schema(op, args.opset, domain)
         else:
             schema = spec.versions[-1]
@@ -100,42 +98,8 @@ def run_show(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps(schema_dict(schema), indent=2))
     else:
-        print(format_schema(schema))
+        print(schema_text(schema))
     return 0
-
-
-def format_schema(schema: OpSchema) -> str:
-    flags = [schema.status.value] + (["deprecated"] if schema.deprecated else [])
-    lines = [f"{schema.id}  ({', '.join(flags)})  {schema.location}"]
-    if schema.based_on is not None:
-        lines.append(f"  based on version {schema.based_on}")
-    lines.append(f"  inputs ({schema.min_input} - {_count(schema.max_input)}):")
-    lines += [f"    {p.name}: {p.type_str} [{p.option.value}]" for p in schema.inputs] or ["    (none)"]
-    lines.append(f"  outputs ({schema.min_output} - {_count(schema.max_output)}):")
-    lines += [f"    {p.name}: {p.type_str} [{p.option.value}]" for p in schema.outputs] or ["    (none)"]
-    lines.append("  attributes:")
-    for attr in schema.attributes:
-        extra = (
-            "required"
-            if attr.required
-            else (f"default {attr.default!r}" if attr.default is not None else "optional")
-        )
-        lines.append(f"    {attr.name}: {attr.type.value} ({extra})")
-    if not schema.attributes:
-        lines.append("    (none)")
-    lines.append("  type constraints:")
-    for constraint in schema.type_constraints:
-        lines.append(f"    {constraint.param}: {', '.join(constraint.allowed)}")
-    if not schema.type_constraints:
-        lines.append("    (none)")
-    if schema.doc:
-        lines.append("")
-        lines += ["  " + line if line else "" for line in schema.doc.strip().splitlines()]
-    return "\n".join(lines)
-
-
-def _count(value: int) -> str:
-    return "∞" if value == MAX_ARITY else str(value)
 
 
 def run_inventory(args: argparse.Namespace) -> int:
