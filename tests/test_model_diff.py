@@ -87,6 +87,25 @@ def test_version_check_for_a_minor_change() -> None:
     assert bigger.version_ok and "larger bump" in bigger.version_message
 
 
+@pytest.mark.parametrize("signature_change", [False, True])
+def test_scheme_switch_is_named_not_called_backwards(signature_change: bool) -> None:
+    old_model = model({"x": (I32, [2])}, {"y": I32}, V1)
+    new_input = (S, [2]) if signature_change else (I32, [2])
+    to_simple = diff_models(old_model, model({"x": new_input}, {"y": I32}, 5))
+    assert not to_simple.version_ok
+    message = to_simple.version_message
+    assert "from SemVer (1.0.0) to a simple number (5)" in message and "backwards" not in message
+    assert ("MAJOR bump required" if signature_change else "no bump needed") in message
+    to_semver = diff_models(model({"x": (I32, [2])}, {"y": I32}, 5), model({"x": new_input}, {"y": I32}, V1))
+    assert to_semver.version_ok
+    assert "from a simple number (5) to SemVer (1.0.0)" in to_semver.version_message
+    # Same scheme, lower number: that one did go backwards.
+    lower = diff_models(model({"x": (I32, [2])}, {"y": I32}, 6), model({"x": (I32, [2])}, {"y": I32}, 5))
+    assert not lower.version_ok and lower.version_message == "model_version went backwards"
+    unset = diff_models(old_model, model({"x": (I32, [2])}, {"y": I32}, 0))
+    assert not unset.version_ok and unset.version_message == "NEW has no model_version; OLD has one"
+
+
 def test_cli_model_diff(tmp_path: Path) -> None:
     old, new = tmp_path / "old.onnx", tmp_path / "new.onnx"
     onnx.save(model({"x": (I32, [2])}, {"y": I32}, V1), old)

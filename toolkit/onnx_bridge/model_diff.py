@@ -180,6 +180,14 @@ def _check_version(report: DiffReport, old_raw: int, new_raw: int) -> None:
     old, new = semver.from_int64(old_raw), semver.from_int64(new_raw)
     report.old_version, report.new_version = _describe(old), _describe(new)
     need = report.required
+    if new == 0 and old != 0:
+        report.version_ok = False
+        wanted = "OLD has one" if need is Bump.NONE else f"a {need.label} bump is required"
+        report.version_message = f"NEW has no model_version; {wanted}"
+        return
+    if old != 0 and semver.is_semver(old) != semver.is_semver(new):
+        _scheme_switch(report, old, new, need)
+        return
     if need is Bump.NONE:
         report.version_ok = new >= old
         report.version_message = "no bump needed" if new >= old else "model_version went backwards"
@@ -188,13 +196,8 @@ def _check_version(report: DiffReport, old_raw: int, new_raw: int) -> None:
         report.version_ok = False
         report.version_message = f"NEW has no model_version; a {need.label} bump is required"
         return
-    old_semver, new_semver = semver.is_semver(old), semver.is_semver(new)
-    if old_semver and not new_semver:
-        report.version_ok = False
-        report.version_message = "NEW moved from SemVer back to a simple number"
-        return
-    if not new_semver or not old_semver:
-        report.version_ok = new > old if not new_semver else True
+    if not semver.is_semver(new) or not semver.is_semver(old):  # simple numbers (or OLD unset)
+        report.version_ok = new > old
         report.version_message = (
             f"simple numbers cannot say MAJOR/MINOR/PATCH; {need.label} needed, "
             + ("NEW is greater" if report.version_ok else "NEW is not greater than OLD")
@@ -216,6 +219,25 @@ def _check_version(report: DiffReport, old_raw: int, new_raw: int) -> None:
     else:
         report.version_message = f"{a} -> {b} is {'no' if bumped is Bump.NONE else 'a ' + bumped.label} bump; " \
             f"{need.label} required"
+
+
+def _scheme_switch(report: DiffReport, old: int, new: int, need: Bump) -> None:
+    """OLD and NEW use different schemes: say so instead of comparing the raw numbers."""
+    needed = "no bump needed" if need is Bump.NONE else f"{need.label} bump required"
+    if semver.is_semver(old):
+        # A simple number is below every packed SemVer value: consumers would see a downgrade.
+        report.version_ok = False
+        report.version_message = (
+            f"NEW switched the versioning scheme from SemVer ({semver.unpack(old)}) to a simple number "
+            f"({new}); the two schemes cannot be compared, keep SemVer ({needed})"
+        )
+        return
+    report.version_ok = True
+    report.version_message = (
+        f"NEW switched the versioning scheme from a simple number ({old}) to SemVer ({semver.unpack(new)}), "
+        f"which sorts above every simple number; MAJOR/MINOR/PATCH are checked from the next change on "
+        f"({needed})"
+    )
 
 
 def render(report: DiffReport, fmt: str) -> str:
