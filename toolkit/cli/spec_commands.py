@@ -23,6 +23,7 @@ def register(subparsers: Any) -> None:
     validate.add_argument("paths", nargs="*", help="spec folders or files (default: ./opsets)")
     validate.add_argument("--format", choices=("text", "json"), default="text")
     validate.add_argument("--warnings-as-errors", action="store_true", help="exit 1 on warnings too")
+    validate.add_argument("--rules", action="store_true", help="list the spec-check rules and exit")
     validate.set_defaults(handler=run_validate)
 
     show = subparsers.add_parser("show", help="print the resolved schema of an operator version")
@@ -47,6 +48,11 @@ def register(subparsers: Any) -> None:
 
 
 def run_validate(args: argparse.Namespace) -> int:
+    if args.rules:
+        from toolkit.spec_rules import render_text
+
+        sys.stdout.write(render_text())
+        return 0
     paths = spec_paths(args.paths)
     result = load_specs(paths)
     if result.files == 0:
