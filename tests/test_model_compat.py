@@ -15,7 +15,7 @@ from onnx import TensorProto, helper  # noqa: E402
 
 from toolkit.generate.proto_docs import render_registry  # noqa: E402
 from toolkit.onnx_bridge.catalog import merge_registries  # noqa: E402
-from toolkit.onnx_bridge.compat_model import analyse, load_runtime  # noqa: E402
+from toolkit.onnx_bridge.compat_model import RuntimeManifestError, analyse, load_runtime  # noqa: E402
 from toolkit.registry import Registry  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -99,3 +99,44 @@ def test_cli_compat(tmp_path: Path, pb_runtime: Path) -> None:
     assert run(str(model), "--runtime", str(pb_runtime)).returncode == 0
     missing = run(str(model), "--runtime", str(tmp_path / "nope"))
     assert missing.returncode == 2 and "Traceback" not in missing.stderr
+
+
+BAD_MANIFESTS = {
+    # text -> the (rule, line, column) of every diagnostic
+    "domains:\n  ai.onnx: {max_opset: \"x\"}\n": [("SCHEMA-TYPE", 2, 24)],
+    "opsets: [a]\n": [("SCHEMA-REQUIRED", 1, 1), ("SCHEMA-UNKNOWN-KEY", 1, 1)],
+    "domains:\n  ai.onnx: {max_opset: 12\n": [("YAML-SYNTAX", 3, 1)],
+    "domains:\n  ai.onnx: {max_opset: 0}\n": [("SCHEMA-VALUE", 2, 24)],
+    "domains:\n  org.x:\n    operators: {A: [1, 2.5], 1B: [1]}\n    bogus: 1\n": [
+        ("NAME-NOT-IDENTIFIER", 3, 16), ("SCHEMA-TYPE", 3, 24), ("SCHEMA-UNKNOWN-KEY", 4, 5),
+    ],
+    "domains:\n  com.nowhere: {opsets: [1]}\n": [("RUNTIME-DOMAIN-UNKNOWN", 2, 3)],
+    "domains: {a: !!python/object:os.system x}\n": [("YAML-TAG", 1, 14)],
+    "": [("SCHEMA-TYPE", 1, 1)],
+}
+
+
+@pytest.mark.parametrize("text", list(BAD_MANIFESTS), ids=range(len(BAD_MANIFESTS)))
+def test_bad_manifest_is_located(registry: Registry, tmp_path: Path, text: str,
+                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "rt.yaml").write_text(text)
+    with pytest.raises(RuntimeManifestError) as caught:
+        load_runtime(tmp_path / "rt.yaml", registry)
+    got = [(d.rule, d.location.line, d.location.column) for d in caught.value.diagnostics]
+    assert got == sorted(BAD_MANIFESTS[text], key=lambda r: (r[1], r[2], r[0]))
+    assert all(d.location.file == "rt.yaml" for d in caught.value.diagnostics)
+
+
+def test_cli_bad_manifest_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from toolkit.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    onnx.save(abc_model(2, "A"), tmp_path / "m.onnx")
+    (tmp_path / "rt.yaml").write_text("domains:\n  ai.onnx: {max_opset: x}\n")
+    code = main(["compat", "m.onnx", "--runtime", "rt.yaml", "--specs", str(REPO / "opsets")])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "rt.yaml:2:24: error[SCHEMA-TYPE]: `domains.ai.onnx.max_opset` must be an integer" in err
+    assert "internal error" not in err and "Traceback" not in err

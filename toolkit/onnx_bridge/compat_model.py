@@ -18,6 +18,10 @@ domains:
 For each node the runtime lacks, the report names the operator version in use, the oldest opset
 that has that version (what the runtime would have to support), and the opsets in which the
 operator resolves to a version the runtime does have (what `opset convert` could target).
+
+The manifest is read with the hardened YAML reader and checked against
+`schemas/runtime_manifest.schema.json`; every defect is a located diagnostic with a rule id, and
+an unusable manifest is a usage error (exit 2).
 """
 
 from __future__ import annotations
@@ -29,9 +33,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolkit.diagnostics import UsageError
+from toolkit.diagnostics import Diagnostic, UsageError, sort_key
 from toolkit.model import canonical_domain, display_domain
 from toolkit.registry import Registry
+from toolkit.yamlsrc import YamlProblem, location_of, read_yaml
+
+MANIFEST_SCHEMA = "runtime_manifest"  # schemas/runtime_manifest.schema.json
 
 
 @dataclass
@@ -76,38 +83,57 @@ def _from_documents(folder: Path) -> RuntimeTable:
     return table
 
 
-def _from_manifest(file: Path, registry: Registry) -> RuntimeTable:
-    import yaml
+class RuntimeManifestError(UsageError):
+    """A runtime manifest that cannot be used: every located diagnostic, exit code 2."""
 
+    def __init__(self, file: str, diagnostics: list[Diagnostic]) -> None:
+        self.diagnostics = tuple(sorted(diagnostics, key=sort_key))
+        lines = [f"--runtime {file}: unusable runtime manifest ({len(self.diagnostics)} problem(s))"]
+        lines += [d.format() for d in self.diagnostics]
+        super().__init__("\n".join(lines))
+
+
+def _from_manifest(file: Path, registry: Registry) -> RuntimeTable:
+    from toolkit.loader import display_path, validate_document
+
+    display = display_path(file)
     try:
-        data = yaml.safe_load(file.read_text("utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise UsageError(f"{file}: cannot read the runtime manifest ({exc})") from None
-    if not isinstance(data, dict) or not isinstance(data.get("domains"), dict):
-        raise UsageError(f"{file}: a runtime manifest is a mapping with `domains: {{DOMAIN: ...}}`")
+        data = read_yaml(file, display)
+    except YamlProblem as exc:
+        raise RuntimeManifestError(display, [exc.diagnostic]) from None
+    problems = validate_document(data, MANIFEST_SCHEMA, display)
+    if problems:
+        raise RuntimeManifestError(display, problems)
     table = RuntimeTable(str(data.get("runtime") or file.stem))
     for raw_domain, entry in sorted(data["domains"].items()):
-        domain = canonical_domain(str(raw_domain))
-        if not isinstance(entry, dict):
-            raise UsageError(f"{file}: domains.{raw_domain} must be a mapping (max_opset / opsets / operators)")
-        unknown = sorted(set(entry) - {"max_opset", "opsets", "operators"})
-        if unknown:
-            raise UsageError(f"{file}: domains.{raw_domain}: unknown key(s) {', '.join(unknown)}")
-        versions = set(entry.get("opsets") or [])
-        if "max_opset" in entry:
-            versions |= set(range(1, int(entry["max_opset"]) + 1))
-        ops = table.operators.setdefault(domain, set())
-        if versions:
-            table.opsets.setdefault(domain, set()).update(versions)
-            if not registry.has_domain(domain):
-                raise UsageError(f"{file}: domains.{raw_domain}: opsets need the domain's specs (--specs)")
-            for version in sorted(versions):
-                ops.update((name, s.since_version) for name, s in registry.inventory(domain, version).items())
-        for op, sinces in sorted((entry.get("operators") or {}).items()):
-            if not isinstance(sinces, list) or not all(isinstance(s, int) for s in sinces):
-                raise UsageError(f"{file}: domains.{raw_domain}.operators.{op} must be a list of since_versions")
-            ops.update((str(op), s) for s in sinces)
+        problems += _manifest_domain(table, registry, data, str(raw_domain), entry, display)
+    if problems:
+        raise RuntimeManifestError(display, problems)
     return table
+
+
+def _manifest_domain(
+    table: RuntimeTable, registry: Registry, data: Any, raw_domain: str, entry: Mapping[str, Any], display: str
+) -> list[Diagnostic]:
+    """Add one schema-valid `domains.<raw_domain>` entry; diagnostics for what the registry lacks."""
+    domain = canonical_domain(raw_domain)
+    versions = set(entry.get("opsets") or [])
+    if "max_opset" in entry:
+        versions |= set(range(1, entry["max_opset"] + 1))
+    ops = table.operators.setdefault(domain, set())
+    for op, sinces in sorted((entry.get("operators") or {}).items()):
+        ops.update((op, since) for since in sinces)
+    if not versions:
+        return []
+    if not registry.has_domain(domain):
+        where = location_of(data, ("domains", raw_domain), display, key=True)
+        hint = "pass the domain's spec folder with --specs, or list explicit `operators:`"
+        message = f"domain '{raw_domain}' lists opset versions, but no specs define the domain"
+        return [Diagnostic("RUNTIME-DOMAIN-UNKNOWN", message, where, hint)]
+    table.opsets.setdefault(domain, set()).update(versions)
+    for version in sorted(versions):
+        ops.update((name, s.since_version) for name, s in registry.inventory(domain, version).items())
+    return []
 
 
 @dataclass(frozen=True, slots=True)
