@@ -65,7 +65,9 @@ print(json.dumps({"start": loaded - start, "generate": generated - loaded, "file
 
 
 def _environment(tmp: Path, cache: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "OPSET_TOOLKIT_NO_CACHE")}
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "OPSET_TOOLKIT_NO_CACHE")
+    }
     env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
     env["OPSET_TOOLKIT_CACHE"] = str(cache)
     return env
@@ -103,11 +105,13 @@ def main() -> None:
         _run([sys.executable, "-c", GEN_DOC, str(tmp / "gen_doc-warmup")], env)
         ours(0, "warmup", env)
 
-        onnx_times = [_run([sys.executable, "-c", GEN_DOC, str(tmp / f"gen_doc{i}")], env)[0] for i in range(2)]
+        onnx_times = [
+            _run([sys.executable, "-c", GEN_DOC, str(tmp / f"gen_doc{i}")], env)[0] for i in range(2)
+        ]
         step, warm, cold, empty = [], [], [], []
         info: dict[str, float] = {}
         for index in range(args.repeat):
-            seconds, stdout = _run([sys.executable, "-c", GENERATOR_STEP, str(catalog)], env)
+            _, stdout = _run([sys.executable, "-c", GENERATOR_STEP, str(catalog)], env)
             info = json.loads(stdout)
             step.append(info["generate"])
             warm.append(ours(index, "warm", env))
