@@ -875,22 +875,20 @@ class _Builder:
             allowed: list[str] = []
             used_sets: list[str] = []
             for index, text in enumerate(entries):
-                where = (
-                    source.loc(*at, param, "allowed", index)
-                    if isinstance(raw, list)
-                    else source.loc(*at, param, "allowed")
-                )
+                # Locations are only worked out for the rare entry that is wrong.
+                path = (*at, param, "allowed", index) if isinstance(raw, list) else (*at, param, "allowed")
                 if text.startswith("@"):
                     types = domain.type_set(text[1:])
                     if types is None:
-                        self.unknown_type_set(text[1:], known_sets, where)
+                        self.unknown_type_set(text[1:], known_sets, source.loc(*path))
                     else:
                         allowed.extend(types)
                         used_sets.append(text[1:])
                     continue
-                canonical = self.type_string(text, where)
-                if canonical is not None:
-                    allowed.append(canonical)
+                try:
+                    allowed.append(canonical_type(text))
+                except TypeStringError:
+                    self.type_string(text, source.loc(*path))
             merged[param] = TypeConstraint(
                 param=param,
                 allowed=_unique(allowed),
