@@ -260,3 +260,23 @@ def test_adapter_gate_rule_severity_follows_profile_option(
     assert _gate(tree, base) == 1
     out = capsys.readouterr().out
     assert "error[ADAPTER-MISSING]" in out and "ADAPTER-RECOMMENDED" not in out
+    # The built-in bc-only profile does not set require_adapters: the warning, not the error.
+    assert _gate(tree, base, "--profile", "bc-only") == 0
+    out = capsys.readouterr().out
+    assert "warning[ADAPTER-RECOMMENDED]" in out and "ADAPTER-MISSING" not in out
+    assert _gate(tree, base, "--profile", "bc-only", "--fail-on", "warning") == 1
+
+
+def test_docs_name_the_profiles_that_require_adapters() -> None:
+    from toolkit.authoring import gate_rules
+    from toolkit.compat.config import BUILTIN_PROFILES
+
+    strict = sorted(name for name, p in BUILTIN_PROFILES.items() if p.options.get("require_adapters"))
+    assert strict == ["onnx-strict"]
+    assert "only `onnx-strict` sets it" in (gate_rules.__doc__ or "")
+    assert "built-in `bc-only`" in (gate_rules.__doc__ or "")
+    authoring = (REPO / "docs" / "guide" / "authoring.md").read_text(encoding="utf-8")
+    assert "(of the built-in profiles only `onnx-strict`)" in authoring
+    ci_gate = (REPO / "docs" / "guide" / "ci-gate.md").read_text(encoding="utf-8")
+    assert "`onnx-strict` applies every rule (and sets `require_adapters`)" in ci_gate
+    assert "it does not set\n  `require_adapters`" in ci_gate

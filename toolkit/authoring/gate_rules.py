@@ -3,9 +3,10 @@
 PyTorch's versioning RFC asks for an upgrader with every operator bump; here the adapter is
 part of the spec (`adapter: {upgrade: [...]}` on the new version). One condition, two ids,
 so profiles can treat them apart:
-- ADAPTER-MISSING (error) runs when the profile's option `require_adapters` is true (the
-  built-in `onnx-strict` and `bc-only` profiles set it);
-- ADAPTER-RECOMMENDED (warning) reports the same bumps when the option is false or unset.
+- ADAPTER-MISSING (error) runs when the profile's option `require_adapters` is true (of the
+  built-in profiles only `onnx-strict` sets it);
+- ADAPTER-RECOMMENDED (warning) reports the same bumps when the option is false or unset
+  (the built-in `bc-only` profile, or `options = { require_adapters = false }`).
 
 Registered through `toolkit.compat.rules.RULE_MODULES`.
 """

@@ -75,7 +75,6 @@ BUILTIN_PROFILES: dict[str, Profile] = {
         "Backward compatibility only: findings that break only forward compatibility "
         "(new models on old runtimes) are dropped.",
         ignore_fc_only=True,
-        options={"require_adapters": True},
     ),
 }
 
