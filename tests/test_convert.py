@@ -239,11 +239,32 @@ def test_cli_convert(tmp_path: Path) -> None:
     assert onnx.load(out).opset_import[0].version == 13
     bad = run("convert", str(source), "--to", "ai.onnx", "-o", str(out))
     assert bad.returncode == 2 and "DOMAIN=N" in bad.stderr and "Traceback" not in bad.stderr
+    for target, message in [
+        ("ai.onnx=0", "--to ai.onnx=0: opset versions start at 1"),
+        ("com.unknown=3", "--to com.unknown=3: no specs for domain 'com.unknown'"),
+        ("ai.onnx=999", "--to ai.onnx=999: ai.onnx has no opset 999"),
+        ("=3", "write DOMAIN=N"),
+    ]:
+        usage = run("convert", str(source), "--to", target, "-o", str(out))
+        assert usage.returncode == 2, (target, usage.stderr)
+        assert message in usage.stderr and "Traceback" not in usage.stderr
     split = model_of([helper.make_node("Split", ["x"], ["a", "b"], axis=1, split=[1, 2])],
                      [f32("x", [1, 3])], [f32("a", [1, 1]), f32("b", [1, 2])], 11)
     onnx.save(split, source)
     failed = run("convert", str(source), "--to", "ai.onnx=13", "-o", str(out))
     assert failed.returncode == 1 and "ai.onnx.Split:13" in failed.stderr and "Traceback" not in failed.stderr
+
+
+def test_targets_are_checked_against_the_registry(registry: Registry) -> None:
+    from toolkit.diagnostics import UsageError
+    from toolkit.onnx_bridge.convert import parse_targets
+
+    assert parse_targets(["ai.onnx=13", f"{ACME}=2"], registry) == {"": 13, ACME: 2}
+    with pytest.raises(UsageError, match=r"no specs for domain 'com\.unknown'"):
+        parse_targets(["com.unknown=3"], registry)
+    model = model_of([helper.make_node("Relu", ["x"], ["y"])], [f32("x", [2])], [f32("y", [2])], 14)
+    with pytest.raises(UsageError, match=rf"{ACME} has no opset 99"):
+        convert_model(model, registry, {ACME: 99})
 
 
 def test_overlay_errors_are_located(tmp_path: Path) -> None:

@@ -227,19 +227,46 @@ class ConversionResult:
     notes: list[str] = field(default_factory=list)
 
 
-def parse_targets(values: list[str]) -> dict[str, int]:
-    """`["ai.onnx=13", "com.acme.vision=2"]` -> {"": 13, "com.acme.vision": 2}."""
+def parse_targets(values: list[str], registry: Registry | None = None) -> dict[str, int]:
+    """`["ai.onnx=13", "com.acme.vision=2"]` -> {"": 13, "com.acme.vision": 2}.
+
+    UsageError for a malformed value, an opset version below 1 and, when `registry` is given,
+    a domain it has no specs for or an opset version the domain does not define.
+    """
     out: dict[str, int] = {}
     for value in values:
         domain, sep, version = value.rpartition("=")
-        if not sep or not version.isdigit():
+        if not sep or not domain or not version.isdigit():
             raise UsageError(f"--to {value}: write DOMAIN=N (e.g. ai.onnx=13)")
+        if int(version) < 1:
+            raise UsageError(f"--to {value}: opset versions start at 1")
         out[canonical_domain(domain)] = int(version)
+    if registry is not None:
+        check_targets(out, registry)
     return out
 
 
+def check_targets(targets: Mapping[str, int], registry: Registry) -> None:
+    """UsageError when a target names a domain without specs or an opset it does not define."""
+    for domain, version in sorted(targets.items()):
+        label = display_domain(domain)
+        if not registry.has_domain(domain):
+            known = ", ".join(sorted(display_domain(d) for d in registry.domains()))
+            raise UsageError(
+                f"--to {label}={version}: no specs for domain '{label}' (known: {known}); "
+                "pass its spec folder with --specs"
+            )
+        defined = registry.domain(domain).versions
+        if version not in defined:
+            raise UsageError(
+                f"--to {label}={version}: {label} has no opset {version} (defined: {defined[0]}..{defined[-1]})"
+            )
+
+
 def convert_model(model: onnx.ModelProto, registry: Registry, targets: Mapping[str, int]) -> ConversionResult:
-    """A converted copy of `model`; ConversionError when a node cannot be moved."""
+    """A converted copy of `model`; UsageError for a target the registry does not define,
+    ConversionError when a node cannot be moved."""
+    check_targets({canonical_domain(d): v for d, v in targets.items()}, registry)
     result = ConversionResult(copy.deepcopy(model))
     converter = _Converter(registry, result)
     for domain, target in sorted(targets.items()):
@@ -257,11 +284,6 @@ class _Converter:
 
     def domain(self, domain: str, target: int) -> None:
         label = display_domain(domain)
-        if not self.registry.has_domain(domain):
-            raise ConversionError(f"no specs for domain '{label}' (pass its spec folder with --specs)")
-        known = self.registry.domain(domain).versions
-        if target not in known:
-            raise ConversionError(f"{label} has no opset {target} (known: {known[0]}..{known[-1]})")
         entry = next((o for o in self.model.opset_import if canonical_domain(o.domain) == domain), None)
         if entry is None:
             raise ConversionError(f"the model does not import domain '{label}'")
@@ -495,6 +517,7 @@ __all__ = [
     "MutableMapping",
     "adapter_for",
     "apply_overlay",
+    "check_targets",
     "convert_file",
     "convert_model",
     "load_overlay",
