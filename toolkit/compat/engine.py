@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Protocol
 
@@ -285,7 +285,3 @@ class RuleLike(Protocol):
     @property
     def fc(self) -> bool: ...
     def check(self, ctx: DiffContext) -> Iterable[Hit]: ...
-
-
-def with_severity(finding: Finding, severity: Severity) -> Finding:
-    return replace(finding, severity=severity)

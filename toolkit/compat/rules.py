@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from toolkit.compat.changes import KINDS, SchemaChange, kind_defaults
 from toolkit.compat.engine import DiffContext, Edit, Hit, is_exempt
 from toolkit.diagnostics import Severity
-from toolkit.model import NOWHERE, Location, display_domain
+from toolkit.model import display_domain
 
 DOCS_URL = "https://opset-toolkit.github.io/opset-toolkit/"
 RULES_PAGE = "reference/rules/"
@@ -893,7 +893,3 @@ def _ranges(versions: tuple[int, ...]) -> str:
     if not versions:
         return "none"
     return f"{versions[0]}-{versions[-1]}" if len(versions) > 1 else str(versions[0])
-
-
-def location_or(loc: Location | None) -> Location:
-    return loc if loc is not None else NOWHERE

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from collections import ChainMap
-from collections.abc import Container, Iterable, Iterator, Mapping, MutableMapping
+from collections.abc import Container, Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -478,10 +478,6 @@ def check_model_file(
     path: str | os.PathLike[str], registry: Registry, *, unchecked_attributes: Container[str] = frozenset()
 ) -> CheckResult:
     return check_model(load_model(path), registry, name=os.fspath(path), unchecked_attributes=unchecked_attributes)
-
-
-def iter_rules() -> Iterator[Rule]:
-    return iter(_RULE_LIST)
 
 
 # -- reporters ------------------------------------------------------------------------------
