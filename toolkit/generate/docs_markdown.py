@@ -36,7 +36,7 @@ from toolkit.cache import cache_dir
 from toolkit.compat.changes import SchemaChange, diff_schemas
 from toolkit.generate import GenerateContext
 from toolkit.generate.mdsafe import escape_pipes, inline, sanitize
-from toolkit.inventory import since_table, since_table_markdown
+from toolkit.inventory import SinceTable, since_table, since_table_markdown
 from toolkit.model import (
     MAX_ARITY,
     Attribute,
@@ -548,22 +548,39 @@ def _first_sentence(text: str) -> str:
     return first if len(first) <= 300 else first[:297].rsplit(" ", 1)[0] + " ..."
 
 
-def inventory_page(registry: Registry, domain: DomainSpec, source: str) -> str:
-    table = since_table(registry, domain.name)
+def opset_inventories(table: SinceTable) -> dict[int, list[tuple[str, int]]]:
+    """Opset version -> (operator, since_version) of every operator in it, by name: the columns
+    of the since_version table (which resolves like `Registry.inventory`)."""
+    return {
+        version: [
+            (name, since) for name, cells in table.rows if (since := cells[index].since_version) is not None
+        ]
+        for index, version in enumerate(table.opset_versions)
+    }
+
+
+def inventory_page(domain: DomainSpec, table: SinceTable, source: str) -> str:
+    inventories = opset_inventories(table)
     return render_template(
         "inventory.md.j2",
         header=header(source),
         name=domain.display_name,
         table=since_table_markdown(table),
-        opsets=[
-            (opset, [(n, s.since_version) for n, s in registry.inventory(domain.name, opset.version).items()])
-            for opset in domain.opset_versions
-        ],
+        opsets=[(opset, _inventory_links(inventories[opset.version])) for opset in domain.opset_versions],
     )
 
 
-def domain_page(registry: Registry, domain: DomainSpec, views: list[OperatorView], source: str) -> str:
+def _inventory_links(names: list[tuple[str, int]]) -> str:
+    """'3 operators: [A](ops/A.md#A-1), ...' or 'No operators.' (built here: thousands of links)."""
+    if not names:
+        return "No operators."
+    links = ", ".join(f"[{n}](ops/{n}.md#{n}-{since})" for n, since in names)
+    return f"{len(names)} operator{'s' if len(names) != 1 else ''}: {links}."
+
+
+def domain_page(domain: DomainSpec, views: list[OperatorView], table: SinceTable, source: str) -> str:
     doc = sanitize(domain.doc, min_heading=3)
+    inventories = opset_inventories(table)
     return render_template(
         "domain.md.j2",
         header=header(source),
@@ -573,7 +590,7 @@ def domain_page(registry: Registry, domain: DomainSpec, views: list[OperatorView
         doc_note=doc.note,
         ops=views,
         summaries={v.spec.name: _first_sentence(sanitize(v.latest.schema.doc).text) for v in views},
-        counts={o.version: len(registry.inventory(domain.name, o.version)) for o in domain.opset_versions},
+        counts={o.version: len(inventories[o.version]) for o in domain.opset_versions},
         opset_docs={o.version: inline(o.doc) or "" for o in domain.opset_versions},
     )
 
@@ -651,10 +668,11 @@ def render_docs(registry: Registry, source: str = "opsets") -> dict[str, str]:
         domain = registry.domain(name)
         folder = domain.display_name
         views[name] = domain_views = _operator_views(registry, name)
-        pages[f"{folder}/index.md"] = domain_page(registry, domain, domain_views, source)
+        table = since_table(registry, name)
+        pages[f"{folder}/index.md"] = domain_page(domain, domain_views, table, source)
         pages[f"{folder}/Operators.md"] = operators_page(domain, domain_views, source, bodies)
         pages[f"{folder}/Changelog.md"] = changelog_page(domain, domain_views, source, bodies)
-        pages[f"{folder}/inventory.md"] = inventory_page(registry, domain, source)
+        pages[f"{folder}/inventory.md"] = inventory_page(domain, table, source)
         for view in domain_views:
             pages[f"{folder}/ops/{view.spec.name}.md"] = operator_page(view, source, bodies)
     pages["nav.json"] = json.dumps(navigation(registry, views), indent=1) + "\n"

@@ -115,7 +115,7 @@ def sanitize(text: str, min_heading: int = 5) -> SafeMarkdown:
     every heading level).
     """
     if not any(char in text for char in "<#`~"):
-        return SafeMarkdown(normalize(text), ())  # nothing that could need a repair
+        return _plain(text)  # nothing that could need a repair
     scan = _scan(text)
     if scan.min_hashes >= min_heading:  # no heading to demote at this level
         return SafeMarkdown(scan.text, scan.issues)
@@ -132,6 +132,12 @@ def sanitize(text: str, min_heading: int = 5) -> SafeMarkdown:
             line = lines[index]
             lines[index] = line[:indent] + level + line[indent + hashes :]
     return SafeMarkdown("\n".join(lines), tuple(issues))
+
+
+@lru_cache(maxsize=16384)
+def _plain(text: str) -> SafeMarkdown:
+    """Doc text without `<#`~`, the same at every heading level (shared by all levels' calls)."""
+    return SafeMarkdown(normalize(text), ())
 
 
 @lru_cache(maxsize=16384)
