@@ -84,6 +84,38 @@ def test_set_if_absent_remove_and_type_restriction(shipped_registry) -> None:  #
     assert any("not checked" in note for note in unchecked.notes)
 
 
+def test_downgrade_refuses_to_drop_a_meaningful_attribute(shipped_registry) -> None:  # type: ignore[no-untyped-def]
+    v1, v2 = shipped_registry.versions("FusedConv", VISION)[:2]
+    relu = Node("FusedConv", ["X", "W"], ["Y"], {"activation": "relu", "group": 1}, VISION, name="conv")
+    with pytest.raises(AdapterError) as info:
+        apply_downgrade(relu, v2, v1)
+    message = str(info.value)
+    assert "node 'conv'" in message and "attribute 'activation' is 'relu'" in message
+    assert "default in com.acme.vision.FusedConv:2 is 'none'" in message
+    for attrs in ({"activation": "none"}, {}, {"activation": b"none"}):
+        node = Node("FusedConv", ["X", "W"], ["Y"], {"group": 1, **attrs}, VISION)
+        assert apply_downgrade(node, v2, v1).node.attributes == {"group": 1}
+    # Upgrades drop attributes the newer version no longer has, whatever their value.
+    up = apply_steps([step("remove_attribute", attribute="activation")], relu, AdapterContext(v2, v1, "upgrade"))
+    assert up.node.attributes == {"group": 1}
+
+
+def test_derived_inverse_of_set_if_absent_keeps_only_its_value(tmp_path: Path) -> None:
+    """The upgrade writes `precision: 16` (what version 1 did); only 16 may be dropped going back."""
+    text = OP.replace("{steps}", "        - {kind: set_attribute_if_absent, attribute: precision, value: 16}")
+    registry = _registry(tmp_path, text)
+    v1, v2 = registry.versions("Scale", "com.example.adapt")
+    (back,) = inverse_steps(v2.adapter.upgrade, v2, v1)  # type: ignore[union-attr]
+    assert back == step("remove_attribute", attribute="precision", value=16)
+    node = Node("Scale", ["X"], ["Y"], {"precision": 16})
+    assert apply_downgrade(node, v2, v1).node.attributes == {}
+    with pytest.raises(AdapterError, match=r"attribute 'precision' is 32; only 16 means"):
+        apply_downgrade(Node("Scale", ["X"], ["Y"], {"precision": 32}), v2, v1)
+    # Absent means version 2's default (32), which is not what version 1 did either.
+    with pytest.raises(AdapterError, match=r"absent, so 32 \(the default of com.example.adapt.Scale:2\)"):
+        apply_downgrade(Node("Scale", ["X"], ["Y"]), v2, v1)
+
+
 def test_rename_inverse_and_python_steps(shipped_registry) -> None:  # type: ignore[no-untyped-def]
     v1, v3 = shipped_registry.versions("Normalize", VISION)
     rename = [step("rename_attribute", attribute="mean", to="average")]
@@ -173,6 +205,16 @@ versions:
 """
 
 
+def _registry(tmp_path: Path, text: str):  # type: ignore[no-untyped-def]
+    from toolkit import load_registry
+
+    folder = tmp_path / "com.example.adapt"
+    folder.mkdir(exist_ok=True)
+    (folder / "domain.yaml").write_text(DOMAIN, encoding="utf-8")
+    (folder / "Scale.yaml").write_text(text, encoding="utf-8")
+    return load_registry([tmp_path], cache=False)
+
+
 def _adapter_findings(
     tmp_path: Path, steps: str, first_version_adapter: bool = False
 ) -> list[tuple[str, int]]:
@@ -240,6 +282,7 @@ def test_shipped_specs_have_no_adapter_findings(shipped_registry) -> None:  # ty
         ("        - {kind: type_restriction, param: T, types: [tensor(int8)]}", "ADAPTER-TYPE-UNKNOWN"),
         ('        - {kind: python, callable: "my_pkg.class:f"}', "ADAPTER-CALLABLE"),
         ("        - {kind: compatible, attribute: factor}", "ADAPTER-ARGS"),
+        ("        - {kind: remove_attribute, attribute: mode, value: 3}", "ADAPTER-VALUE-TYPE"),
     ],
 )
 def test_bad_steps_are_located(tmp_path: Path, steps: str, expected: str) -> None:

@@ -191,6 +191,36 @@ def test_vendor_attribute_and_type_adapters(registry: Registry) -> None:
         convert_model(model16, registry, {ACME: 1})
 
 
+def test_downgrade_refuses_to_drop_a_non_default_attribute(registry: Registry, tmp_path: Path) -> None:
+    node = helper.make_node("FusedConv", ["x", "w"], ["y"], domain=ACME, name="conv", activation="relu")
+    model = acme_model([node], [f32("x", [1, 1, 4, 4]), f32("w", [1, 1, 3, 3])], [f32("y", None)], 2)
+    with pytest.raises(ConversionError) as info:
+        convert_model(model, registry, {ACME: 1})
+    message = str(info.value)
+    assert message.startswith("g/conv/0: downgrade com.acme.vision.FusedConv:2 -> com.acme.vision.FusedConv:1")
+    assert "attribute 'activation' is 'relu'" in message
+    source, out = tmp_path / "m.onnx", tmp_path / "out.onnx"
+    onnx.save(model, source)
+    done = subprocess.run(
+        [sys.executable, "-m", "toolkit", "convert", str(source), "--to", f"{ACME}=1", "-o", str(out)],
+        capture_output=True, text=True, cwd=REPO, check=False,
+    )
+    assert done.returncode == 1 and "attribute 'activation' is 'relu'" in done.stderr, done.stderr
+    assert not out.exists(), "nothing is written"
+    # ReduceSum-13's noop_with_empty_axes=1 has no opset-11 equivalent; 0 (the default) has.
+    axes = numpy_helper.from_array(__import__("numpy").array([1], dtype="int64"), "axes")
+    for flag, ok in ((0, True), (1, False)):
+        reduce = helper.make_node("ReduceSum", ["x", "axes"], ["y"], keepdims=1, noop_with_empty_axes=flag)
+        reduced = model_of([reduce], [f32("x", [2, 3])], [f32("y", [2, 1])], 13, [axes])
+        if ok:  # onnx's converter keeps the attribute, which opset 11 does not know; we drop it
+            down = convert_model(reduced, registry, {"": 11}).model
+            assert [a.name for a in down.graph.node[0].attribute] == ["keepdims", "axes"]
+            onnx.checker.check_model(down, full_check=True)
+        else:
+            with pytest.raises(ConversionError, match="attribute 'noop_with_empty_axes' is 1"):
+                convert_model(reduced, registry, {"": 11})
+
+
 def test_vendor_attribute_to_input_and_back(registry: Registry) -> None:
     from toolkit.onnx_bridge.check_model import check_model
 

@@ -8,7 +8,11 @@ from `upgrade` (`inverse_steps`); a `python` step has no inverse.
 Step kinds (arguments in parentheses; "source" is the version the node has before the step,
 "target" the version it has after):
 - `compatible`: the node is valid as it is.
-- `remove_attribute(attribute)`: drop the attribute (it exists on the source side).
+- `remove_attribute(attribute, value?)`: drop the attribute (it exists on the source side). In a
+  downgrade this refuses (AdapterError) a node whose value would change what it computes: the
+  value must equal the source default (absent is fine), or, when `value` is given, the node's
+  value (or the source default when absent) must equal `value`, the value that means what
+  the target version does without the attribute.
 - `rename_attribute(attribute, to)`: source name -> target name, value kept.
 - `set_attribute_if_absent(attribute, value)`: make an implicit value explicit (typically the
   source default, when the target changes or introduces the default).
@@ -44,6 +48,7 @@ from __future__ import annotations
 import importlib
 import itertools
 import keyword
+import struct
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -65,7 +70,7 @@ if TYPE_CHECKING:
 # its names (`input` or `index`).
 STEP_KINDS: Mapping[str, tuple[tuple[tuple[str, ...], ...], frozenset[str]]] = {
     "compatible": ((), frozenset()),
-    "remove_attribute": ((("attribute",),), frozenset({"attribute"})),
+    "remove_attribute": ((("attribute",),), frozenset({"attribute", "value"})),
     "rename_attribute": ((("attribute",), ("to",)), frozenset({"attribute", "to"})),
     "set_attribute_if_absent": ((("attribute",), ("value",)), frozenset({"attribute", "value"})),
     "attribute_to_input": ((("attribute",), ("input", "index")), frozenset({"attribute", "input", "index"})),
@@ -286,9 +291,56 @@ def _compatible(step: AdapterStep, result: AdapterResult, ctx: AdapterContext) -
 
 def _remove_attribute(step: AdapterStep, result: AdapterResult, ctx: AdapterContext) -> None:
     name = str(step.arg("attribute"))
+    if ctx.direction == "downgrade":
+        _refuse_meaningful_value(step, result.node, ctx.source, name)
     if name in result.node.attributes:
         value = result.node.attributes.pop(name)
         result.notes.append(f"removed attribute '{name}' (was {value!r})")
+
+
+def _refuse_meaningful_value(step: AdapterStep, node: Node, source: OpSchema, name: str) -> None:
+    """A downgrade may drop an attribute only when the older version then computes the same."""
+    declared = source.attribute(name)
+    default = None if declared is None else _thaw(declared.default)
+    present = name in node.attributes
+    value = node.attributes[name] if present else default
+    if "value" in dict(step.args):
+        wanted = _thaw(step.arg("value"))
+        if value is None or same_value(value, wanted):
+            return
+        what = f"{value!r}" if present else f"absent, so {value!r} (the default of {source.id})"
+        raise AdapterError(
+            f"attribute '{name}' is {what}; only {wanted!r} means what the older version does without it, "
+            "so removing it would change what the node computes"
+        )
+    if not present or (default is not None and same_value(value, default)):
+        return
+    why = f"its default in {source.id} is {default!r}" if default is not None else f"{source.id} gives it no default"
+    raise AdapterError(
+        f"attribute '{name}' is {value!r}; the older version has no such attribute and {why}, "
+        "so removing it would change what the node computes"
+    )
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Attribute values equal as ONNX stores them (floats compared at float32 precision)."""
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, bytes):
+        a = a.decode("utf-8")
+    if isinstance(b, bytes):
+        b = b.decode("utf-8")
+    numbers = (int, float)
+    if isinstance(a, numbers) and isinstance(b, numbers) and not isinstance(a, bool) and not isinstance(b, bool):
+        return _float32(float(a)) == _float32(float(b))
+    return bool(a == b)
+
+
+def _float32(value: float) -> float:
+    try:
+        return float(struct.unpack("<f", struct.pack("<f", value))[0])
+    except OverflowError:
+        return value
 
 
 def _rename_attribute(step: AdapterStep, result: AdapterResult, ctx: AdapterContext) -> None:
@@ -438,8 +490,9 @@ def inverse_steps(
             and old is not None
             and not old.attribute(str(args["attribute"]))
         ):
-            # The upgrade introduced the attribute; the old version does not know it.
-            out.append(_step("remove_attribute", step, attribute=args["attribute"]))
+            # The upgrade introduced the attribute; the old version does not know it. Only
+            # the value the upgrade writes means what the old version does.
+            out.append(_step("remove_attribute", step, attribute=args["attribute"], value=args["value"]))
         elif step.kind == "python":
             where = f" of {new.id}" if new is not None else ""
             raise AdapterError(f"the python upgrade{where} has no inverse: write a `downgrade` list")
@@ -685,5 +738,6 @@ __all__ = [
     "load_callable",
     "node_from_onnx",
     "node_to_onnx",
+    "same_value",
     "upgrade_node",
 ]

@@ -114,6 +114,9 @@ def _input_on(side: OpSchema, step: AdapterStep, what: str) -> Iterator[Diagnost
 
 def _remove_attribute(step: AdapterStep, source: OpSchema, target: OpSchema) -> Iterator[Diagnostic]:
     yield from _attribute_on(source, step, "attribute", "the attribute removed")
+    attr = source.attribute(str(step.arg("attribute")))
+    if attr is not None and "value" in dict(step.args):
+        yield from _value_type(step, attr.type, attr.name)
 
 
 def _rename_attribute(step: AdapterStep, source: OpSchema, target: OpSchema) -> Iterator[Diagnostic]:
@@ -126,13 +129,17 @@ def _set_attribute_if_absent(step: AdapterStep, source: OpSchema, target: OpSche
     if attr is None:
         yield from _attribute_on(target, step, "attribute", "the attribute set")
         return
+    yield from _value_type(step, attr.type, attr.name)
+
+
+def _value_type(step: AdapterStep, attr_type: AttrType, name: str) -> Iterator[Diagnostic]:
     value = step.arg("value")
-    if not _value_fits(value, attr.type):
+    if not _value_fits(value, attr_type):
         yield _diag(
             "ADAPTER-VALUE-TYPE",
-            f"set_attribute_if_absent: {value!r} is not a value of {attr.type.value} attribute '{attr.name}'",
+            f"{step.kind}: {value!r} is not a value of {attr_type.value} attribute '{name}'",
             step,
-            f"give a {attr.type.value} value",
+            f"give a {attr_type.value} value",
         )
 
 
