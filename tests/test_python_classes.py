@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import itertools
 import math
 import subprocess
 import sys
@@ -15,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from toolkit import releases as release_table
 from toolkit.generate import GenerateContext
 from toolkit.generate.pipeline import run_generators
 from toolkit.generate.python_classes import (
@@ -25,6 +27,7 @@ from toolkit.generate.python_classes import (
     py_literal,
     str_chunks,
 )
+from toolkit.model import display_domain
 from toolkit.registry import Registry
 
 REPO = Path(__file__).resolve().parent.parent
@@ -65,6 +68,11 @@ def catalog_python(onnx_registry: Registry, tmp_path_factory: pytest.TempPathFac
 
 def load(name: str) -> ModuleType:
     return importlib.import_module(f"{PACKAGE}.{name}" if name else PACKAGE)
+
+
+def builder_names(opset_class: type) -> list[str]:
+    """The builder methods of an opset class (operators start upper case, like its constants)."""
+    return sorted(n for n in vars(opset_class) if n[:1].isupper() and n not in ("DOMAIN", "VERSION", "IR_VERSION"))
 
 
 # -- helpers of the generator ------------------------------------------------------------------
@@ -127,8 +135,7 @@ def test_shipped_resolution_and_metadata(shipped_python: Path) -> None:
     with importable(shipped_python):
         abc = load("org_example_abc")
         assert abc.OPSET_VERSIONS == (1, 2, 3, 4)
-        ops = {v: sorted(n for n in vars(abc.opset(v)) if n[:1].isupper() and n not in ("DOMAIN", "VERSION"))
-               for v in abc.OPSET_VERSIONS}
+        ops = {v: builder_names(abc.opset(v)) for v in abc.OPSET_VERSIONS}
         assert ops == {1: ["A"], 2: ["A", "B"], 3: ["A", "B", "C"], 4: ["B", "C"]}  # Versioning.md
         a3 = load("org_example_abc.schemas").get("A", 3)
         assert (a3.domain, a3.name, a3.since_version, a3.status, a3.deprecated) == (
@@ -156,6 +163,55 @@ def test_builder_light_node_without_onnx(shipped_python: Path, monkeypatch: pyte
         a = load("org_example_abc.opset3").Opset3().A("x", scale=2)
         assert a.node.attribute == [runtime.LightAttribute("scale", "FLOAT", 2.0)]
         assert load("org_example_abc.opset3").Opset3().A("x", scale=1.0).node.attribute == []  # default
+
+
+def test_shipped_release_lookups_agree_with_toolkit_releases(
+    shipped_python: Path, shipped_registry: Registry
+) -> None:
+    rows = shipped_registry.releases
+    assert rows, "opsets/releases.yaml"
+    irs = release_table.opset_ir_versions(rows)
+    with importable(shipped_python):
+        pkg = load("")
+        assert [(r.name, r.ir_version, dict(r.opsets)) for r in pkg.RELEASES] == [
+            (r.name, r.ir_version, {display_domain(d): v for d, v in r.opsets}) for r in rows
+        ]
+        for (domain, version), ir in sorted(irs.items()):
+            first = release_table.release_for_opset(rows, domain, version)
+            assert first is not None
+            assert pkg.release_for_opset(display_domain(domain), version) == first.name
+            assert pkg.opset_ir_version(display_domain(domain), version) == ir
+            assert pkg.min_ir_version_for({display_domain(domain): version}) == ir
+        # every set of one opset per domain, as a model imports them
+        per_domain: dict[str, list[tuple[str, int]]] = {}
+        for domain, version in sorted(irs):
+            per_domain.setdefault(domain, []).append((display_domain(domain), version))
+        combos = list(itertools.product(*per_domain.values()))
+        assert len(combos) == 9
+        for combo in combos:
+            assert pkg.min_ir_version_for(combo) == release_table.min_ir_version_for(rows, combo)
+        assert pkg.min_ir_version_for({}) == release_table.min_ir_version_for(rows, {}) == pkg.MIN_IR_VERSION == 9
+        # the default domain in either spelling; unknown opsets
+        assert pkg.release_for_opset("", 21) == pkg.release_for_opset("ai.onnx", 21) == "2025.1"
+        assert pkg.release_for_opset("ai.onnx", 22) is None
+        assert release_table.release_for_opset(rows, "ai.onnx", 22) is None
+        with pytest.raises(KeyError, match=r"unknown opset com\.acme\.vision 99"):
+            pkg.min_ir_version_for({"com.acme.vision": 99, "ai.onnx": 21})
+        with pytest.raises(release_table.UnknownOpset):
+            release_table.min_ir_version_for(rows, {"com.acme.vision": 99})
+        with pytest.raises(KeyError, match=r"unknown opset ai\.onnx 22"):
+            pkg.opset_ir_version("", 22)
+        mixed = {"com.acme.vision": 99, "ai.onnx": 21}
+        assert pkg.min_ir_version_for(mixed, ignore_unknown=True) == 10
+        assert release_table.min_ir_version_for(rows, mixed, ignore_unknown=True) == 10
+        # opsets no release ships answer with their domain's declaration, as the classes do
+        for name in shipped_registry.domains():
+            for opset in shipped_registry.domain(name).opset_versions:
+                assert opset.ir_version == pkg.opset(name, opset.version).IR_VERSION
+                assert pkg.opset_ir_version(name, opset.version) == opset.ir_version
+        assert pkg.release_for_opset("org.example.abc", 1) is None
+        assert pkg.min_ir_version_for([("org.example.abc", 4)]) == 3
+        assert pkg.min_ir_version_for([("org.example.abc", 4), ("com.acme.vision", 2)]) == 10
 
 
 def test_shipped_tree_is_mypy_strict_and_ruff_clean(shipped_python: Path, tmp_path: Path) -> None:
@@ -201,7 +257,7 @@ def test_default_domain_builders_pass_the_onnx_checker(catalog_python: Path) -> 
         for version in (versions[-1], 13, 7):
             ctx.opset_imports = {"": version}
             op = pkg.opset("", version)()
-            names = sorted(n for n in vars(type(op)) if n[:1].isupper() and n not in ("DOMAIN", "VERSION"))
+            names = builder_names(type(op))
             for name in names:
                 since = onnx.defs.get_schema(name, version, "").since_version
                 schema = pkg.schema("", name, since)
@@ -319,3 +375,58 @@ def test_graph_attributes_and_variadic_outputs(catalog_python: Path) -> None:
         onnx.checker.check_node(result.node, ctx)
         with pytest.raises(runtime.BuildError, match=r"attribute 'then_branch' expects an onnx GraphProto"):
             op.If("cond", then_branch="nope", else_branch=branch(0.0))
+
+
+@onnx_needed
+def test_catalog_release_lookups_agree_with_onnx_helper(catalog_python: Path, onnx_registry: Registry) -> None:
+    from onnx import helper
+
+    columns = {"ai.onnx": 2, "ai.onnx.ml": 3}
+    versions = {d: onnx_registry.domain(d).versions for d in ("", "ai.onnx.ml")}
+    with importable(catalog_python):
+        pkg = load("")
+        # the release table is onnx's VERSION_TABLE (rows naming opsets the catalog lacks dropped)
+        expected = [
+            tuple(row) for row in helper.VERSION_TABLE
+            if row[2] <= versions[""][-1] and row[3] <= versions["ai.onnx.ml"][-1]
+        ]
+        assert len(expected) > 30
+        assert [(r.name, r.ir_version, *r.opsets.values()) for r in pkg.RELEASES] == expected
+        # onnx's OP_SET_ID_VERSION_MAP: every opset it knows, training domains included. onnx
+        # also maps ai.onnx.preview N to ai.onnx N; the catalog's ai.onnx.preview has opset 1 only.
+        preview = onnx_registry.domain("ai.onnx.preview").versions
+        for (domain, version), ir in sorted(helper.OP_SET_ID_VERSION_MAP.items()):
+            if domain == "ai.onnx.preview" and version not in preview:
+                with pytest.raises(KeyError):
+                    pkg.opset_ir_version(domain, version)
+            else:
+                assert pkg.opset_ir_version(domain, version) == ir, (domain, version)
+        # and the toolkit's `opset releases` lookups over the same table
+        for (domain, version), ir in release_table.opset_ir_versions(onnx_registry.releases).items():
+            assert pkg.opset_ir_version(domain, version) == ir
+        ids: dict[str, list[Any]] = {}
+        for domain, column in columns.items():
+            for version in versions["" if domain == "ai.onnx" else domain]:
+                first = next((row[0] for row in helper.VERSION_TABLE if row[column] == version), None)
+                assert pkg.release_for_opset(domain, version) == first, (domain, version)
+                opset_id = helper.make_opsetid("" if domain == "ai.onnx" else domain, version)
+                ids.setdefault(domain, []).append(opset_id)
+                if (domain, version) in helper.OP_SET_ID_VERSION_MAP:
+                    assert pkg.min_ir_version_for([opset_id]) == helper.find_min_ir_version_for([opset_id])
+                else:  # no release shipped it (ai.onnx 2-4): onnx only answers when told to ignore it
+                    with pytest.raises(ValueError):
+                        helper.find_min_ir_version_for([opset_id])
+                    assert pkg.min_ir_version_for([opset_id]) == helper.find_min_ir_version_for(
+                        [opset_id], ignore_unknown=True
+                    )
+        assert len(ids["ai.onnx"]) == len(versions[""]) and len(ids["ai.onnx.ml"]) == 5
+        for pair in itertools.product(ids["ai.onnx"], ids["ai.onnx.ml"]):
+            assert pkg.min_ir_version_for(pair) == helper.find_min_ir_version_for(list(pair), ignore_unknown=True)
+            assert pkg.min_ir_version_for({p.domain: p.version for p in pair}) == pkg.min_ir_version_for(pair)
+        unknown = helper.make_opsetid("com.unknown", 1)
+        assert pkg.min_ir_version_for([]) == helper.find_min_ir_version_for([]) == pkg.MIN_IR_VERSION == 3
+        assert pkg.min_ir_version_for([unknown], ignore_unknown=True) == 3
+        with pytest.raises(KeyError, match=r"unknown opset com\.unknown 1"):
+            pkg.min_ir_version_for([unknown])
+        for version in (versions[""][-1], 13, 7):
+            assert pkg.opset_ir_version("", version) == pkg.opset("", version).IR_VERSION

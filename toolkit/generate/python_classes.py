@@ -5,13 +5,15 @@ inside it are relative)::
 
     python/README.md
     python/opset_toolkit_generated/
-        __init__.py                 DOMAINS, opset(domain, version), schema(domain, op, since)
+        __init__.py                 DOMAINS, opset(domain, version), schema(domain, op, since);
+                                    the release table: RELEASES, OPSET_IR_VERSIONS,
+                                    release_for_opset(), opset_ir_version(), min_ir_version_for()
         _runtime.py                 OpSchemaInfo, OpsetBase, Value classes, LightNode, BuildError
         py.typed
         <domain_pkg>/               ai_onnx, ai_onnx_ml, com_acme_vision, ... (dots -> "_")
             __init__.py             DOMAIN, OPSET_VERSIONS, opset(version); opsetN loaded lazily
             opset<N>.py             class Opset<N>(OpsetBase): one builder method per operator
-                                    available in opset N (ONNX resolution rule)
+                                    available in opset N (ONNX resolution rule); IR_VERSION
             schemas/__init__.py     get(op, since_version), OPERATORS; per-op modules loaded lazily
             schemas/<Op>.py         class <Op>_<since>(OpSchemaInfo) per operator version
 
@@ -47,6 +49,7 @@ from toolkit.model import (
     OperatorSpec,
     OpSchema,
     ParamOption,
+    Release,
     display_domain,
 )
 
@@ -63,7 +66,7 @@ LINE = 100  # stay under ruff's limit with any config (repo: 110)
 TEMPLATES = Path(__file__).resolve().parent / "templates" / "python"
 
 # Names a builder method or parameter must not take (OpsetBase members, extras).
-_RESERVED_METHODS = frozenset({"DOMAIN", "VERSION", "nodes", "mro"})
+_RESERVED_METHODS = frozenset({"DOMAIN", "VERSION", "IR_VERSION", "nodes", "mro"})
 _EXTRA_KWARGS = ("_outputs", "_name")
 # Parameter names Python or ruff reject (E741 ambiguous names); they get a trailing "_".
 _RESERVED_PARAMS = frozenset({"self", "l", "I", "O", *_EXTRA_KWARGS})
@@ -91,6 +94,11 @@ _VALUE_KINDS = (
     ("map(", "MapValue"),
     ("optional(", "OptionalValue"),
 )
+
+
+# IR version 3 is the first with operator set imports: what onnx's find_min_ir_version_for
+# answers for no (or only unknown) opsets; used when the specs have no release table.
+DEFAULT_MIN_IR_VERSION = 3
 
 
 class PythonGenerationError(ValueError):
@@ -712,19 +720,59 @@ def render_registry(registry: Registry, spec: str) -> dict[str, bytes]:
         inventory = {v: registry.inventory(name, v) for v in domain.versions}
         files.update(render_domain(domain, registry.operators(name), inventory, spec))
     domains = sorted((display_domain(d), p, d) for p, d in packages.items())
-    files[f"{ROOT}/__init__.py"] = _render("package_init.py.j2", header=header, domains=domains)
+    files[f"{ROOT}/__init__.py"] = _render(
+        "package_init.py.j2",
+        header=header,
+        domains=domains,
+        releases=[_release_lines(r) for r in registry.releases],
+        opset_irs=sorted(opset_ir_table(registry).items()),
+        min_ir=registry.releases[0].ir_version if registry.releases else DEFAULT_MIN_IR_VERSION,
+    )
     files[f"{ROOT}/_runtime.py"] = _render("_runtime.py.j2", header=header)
     files[f"{ROOT}/py.typed"] = b""
     files["python/README.md"] = _render(
         "README.md.j2",
         spec=spec,
         package=PACKAGE,
+        releases=[
+            (r.name.replace("|", "\\|"), r.ir_version, [(display_domain(d), v) for d, v in r.opsets])
+            for r in registry.releases
+        ],
+        min_ir=registry.releases[0].ir_version if registry.releases else DEFAULT_MIN_IR_VERSION,
         domains=[
             (display, pkg, list(registry.domain(d).versions))
             for display, pkg, d in domains
         ],
     )
     return dict(sorted(files.items()))
+
+
+def opset_ir_table(registry: Registry) -> dict[tuple[str, int], int]:
+    """(display domain, opset version) -> the IR version the opset needs.
+
+    A domain of the registry answers with what its domain.yaml declares; an opset only the
+    release table names (e.g. ai.onnx next to a vendor domain) with the IR version of the
+    first release shipping it, as `toolkit.releases.opset_ir_versions` does. The two agree
+    unless a release ships an opset at a higher IR version than the opset needs.
+    """
+    out: dict[tuple[str, int], int] = {}
+    for release in registry.releases:
+        for domain, version in release.opsets:
+            out.setdefault((display_domain(domain), version), release.ir_version)
+    for name in registry.domains():
+        for opset in registry.domain(name).opset_versions:
+            out[(display_domain(name), opset.version)] = opset.ir_version
+    return out
+
+
+def _release_lines(release: Release) -> list[str]:
+    """`Release(name, ir, {domain: version, ...})` as source lines (the first without indent)."""
+    items = [f"{_str_literal(display_domain(d))}: {v}" for d, v in release.opsets]
+    head = f"Release({_str_literal(release.name)}, {release.ir_version}, "
+    one = head + "{" + ", ".join(items) + "})"
+    if 4 + len(one) + 1 <= LINE:
+        return [one]
+    return [head + "{", *[f"    {item}," for item in items], "})"]
 
 
 def generate(registry: Registry, context: GenerateContext) -> dict[str, bytes]:

@@ -6,19 +6,38 @@
     y = op.<Operator>(x, ..., attribute=value)   # y.node is the onnx.NodeProto
 
 Domain packages are imported on first use; see README.md next to this package.
+
+The release table of the specs and its lookups (like onnx.helper's VERSION_TABLE and
+find_min_ir_version_for) need no domain package: RELEASES, OPSET_IR_VERSIONS,
+release_for_opset(), opset_ir_version(), min_ir_version_for(). Domains are named as in
+DOMAINS; "" also names the default domain "ai.onnx".
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 if TYPE_CHECKING:
     from types import ModuleType
 
     from ._runtime import OpSchemaInfo, OpsetBase
 
-__all__ = ["DOMAINS", "domain", "opset", "schema"]
+__all__ = [
+    "DOMAINS",
+    "MIN_IR_VERSION",
+    "OPSET_IR_VERSIONS",
+    "RELEASES",
+    "OpsetId",
+    "Release",
+    "domain",
+    "min_ir_version_for",
+    "opset",
+    "opset_ir_version",
+    "release_for_opset",
+    "schema",
+]
 
 # display domain name -> subpackage
 DOMAINS: dict[str, str] = {
@@ -50,3 +69,96 @@ def schema(name: str, op: str, since_version: int) -> type[OpSchemaInfo]:
     module = importlib.import_module(f"{__name__}.{_package(name)}.schemas")
     found: type[OpSchemaInfo] = module.get(op, since_version)
     return found
+
+
+# --------------------------------------------------------------------------------------------
+# the release table
+# --------------------------------------------------------------------------------------------
+
+
+class Release(NamedTuple):
+    """One release: its name, the IR version it writes, the opset version it ships per domain."""
+
+    name: str
+    ir_version: int
+    opsets: Mapping[str, int]  # domain (as in DOMAINS) -> opset version
+
+
+class OpsetId(Protocol):
+    """An opset import such as `onnx.OperatorSetIdProto` (an item of `model.opset_import`)."""
+
+    @property
+    def domain(self) -> str: ...
+
+    @property
+    def version(self) -> int: ...
+
+
+# The specs' release table, oldest release first.
+RELEASES: tuple[Release, ...] = (
+    Release("2024.1", 9, {"ai.onnx": 20, "com.acme.vision": 1}),
+    Release("2025.1", 10, {"ai.onnx": 21, "com.acme.vision": 2}),
+    Release("2026.1", 10, {"ai.onnx": 23, "com.acme.vision": 3}),
+)
+
+# (domain, opset version) -> the IR version the opset needs: what the domain's domain.yaml
+# declares, or for a domain not generated here the IR version of the first release shipping it.
+OPSET_IR_VERSIONS: dict[tuple[str, int], int] = {
+    ("ai.onnx", 20): 9,
+    ("ai.onnx", 21): 10,
+    ("ai.onnx", 23): 10,
+    ("com.acme.vision", 1): 9,
+    ("com.acme.vision", 2): 10,
+    ("com.acme.vision", 3): 10,
+    ("org.example.abc", 1): 3,
+    ("org.example.abc", 2): 3,
+    ("org.example.abc", 3): 3,
+    ("org.example.abc", 4): 3,
+}
+
+# What min_ir_version_for answers when no opset is known: the IR version of the oldest release
+# (3, the first IR version with opset imports, when the specs have no release table).
+MIN_IR_VERSION = 9
+
+
+def _display(name: str) -> str:
+    return "ai.onnx" if name == "" else name
+
+
+def release_for_opset(name: str, version: int) -> str | None:
+    """The first (oldest) release that ships opset `version` of domain `name`, or None."""
+    key = _display(name)
+    for release in RELEASES:
+        if release.opsets.get(key) == version:
+            return release.name
+    return None
+
+
+def opset_ir_version(name: str, version: int) -> int:
+    """The IR version opset `version` of domain `name` needs (KeyError if it is unknown)."""
+    key = (_display(name), version)
+    if key not in OPSET_IR_VERSIONS:
+        raise KeyError(f"unknown opset {key[0]} {version}: no domain or release here defines it")
+    return OPSET_IR_VERSIONS[key]
+
+
+def min_ir_version_for(
+    opsets: Mapping[str, int] | Iterable[tuple[str, int] | OpsetId], *, ignore_unknown: bool = False
+) -> int:
+    """The least IR version a model importing `opsets` needs (onnx's find_min_ir_version_for).
+
+    `opsets` is a mapping domain -> version, (domain, version) pairs or opset imports such as
+    `model.opset_import`. The answer is the largest IR version the opsets need, or
+    MIN_IR_VERSION when there are none. An opset that OPSET_IR_VERSIONS does not know raises
+    KeyError, unless `ignore_unknown`: then it is skipped.
+    """
+    pairs = opsets.items() if isinstance(opsets, Mapping) else opsets
+    needed: list[int] = []
+    for item in pairs:
+        name, version = item if isinstance(item, tuple) else (item.domain, item.version)
+        key = (_display(name), version)
+        if key in OPSET_IR_VERSIONS:
+            needed.append(OPSET_IR_VERSIONS[key])
+        elif not ignore_unknown:
+            raise KeyError(f"unknown opset {key[0]} {version}: no domain or release here defines it")
+    return max(needed, default=MIN_IR_VERSION)

@@ -418,6 +418,7 @@ class OpsetBase:
 
     DOMAIN: ClassVar[str] = ""
     VERSION: ClassVar[int] = 0
+    IR_VERSION: ClassVar[int] = 0  # the IR version the opset needs (its domain.yaml declares it)
 
     def __init__(self, prefix: str = "") -> None:
         self.nodes: list[Any] = []

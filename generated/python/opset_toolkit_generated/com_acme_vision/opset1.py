@@ -27,6 +27,7 @@ class Opset1(OpsetBase):
 
     DOMAIN: ClassVar[str] = "com.acme.vision"
     VERSION: ClassVar[int] = 1
+    IR_VERSION: ClassVar[int] = 9
 
     def Blur(
         self,

@@ -27,6 +27,7 @@ class Opset2(OpsetBase):
 
     DOMAIN: ClassVar[str] = "com.acme.vision"
     VERSION: ClassVar[int] = 2
+    IR_VERSION: ClassVar[int] = 10
 
     def Blur(
         self,

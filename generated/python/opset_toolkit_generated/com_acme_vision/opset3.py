@@ -27,6 +27,7 @@ class Opset3(OpsetBase):
 
     DOMAIN: ClassVar[str] = "com.acme.vision"
     VERSION: ClassVar[int] = 3
+    IR_VERSION: ClassVar[int] = 10
 
     def ColorConvert(
         self,

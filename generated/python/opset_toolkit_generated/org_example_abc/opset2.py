@@ -27,6 +27,7 @@ class Opset2(OpsetBase):
 
     DOMAIN: ClassVar[str] = "org.example.abc"
     VERSION: ClassVar[int] = 2
+    IR_VERSION: ClassVar[int] = 3
 
     def A(
         self,

@@ -27,6 +27,7 @@ class Opset4(OpsetBase):
 
     DOMAIN: ClassVar[str] = "org.example.abc"
     VERSION: ClassVar[int] = 4
+    IR_VERSION: ClassVar[int] = 3
 
     def B(
         self,
