@@ -200,9 +200,15 @@ def test_cli_exit_codes_and_text(models: tuple[Path, Path], tmp_path: Path) -> N
 
 
 def test_cli_json_github_sarif(models: tuple[Path, Path]) -> None:
-    _, bad = models
-    data = json.loads(run(str(bad), "--format", "json").stdout)
-    finding = data["models"][0]["findings"][0]
+    import jsonschema
+
+    good, bad = models
+    data = json.loads(run(str(good), str(bad), "--format", "json").stdout)
+    schema = json.loads((REPO / "schemas" / "check_model_findings.schema.json").read_text())
+    jsonschema.validators.validator_for(schema).check_schema(schema)
+    jsonschema.validate(data, schema)
+    assert data["kind"] == "check-model" and [m["errors"] for m in data["models"]] == [0, 1]
+    finding = data["models"][1]["findings"][0]
     assert finding["rule"] == "MODEL-ATTR-UNKNOWN" and finding["path"] == "g/r/0" and len(finding["fingerprint"]) == 32
     github = run(str(bad), "--format", "github").stdout
     assert github.startswith("::error file=") and "title=MODEL-ATTR-UNKNOWN::g/r/0" in github
@@ -211,5 +217,53 @@ def test_cli_json_github_sarif(models: tuple[Path, Path]) -> None:
     log = sarif_pydantic.Sarif.model_validate_json(sarif.stdout)
     result = log.runs[0].results[0]
     assert result.rule_id == "MODEL-ATTR-UNKNOWN"
-    rules = {r.id for r in log.runs[0].tool.driver.rules}
+    assert _sarif_extras(log) == []
+    location = result.locations[0]  # type: ignore[index]
+    assert location.logical_locations[0].fully_qualified_name == "g/r/0"  # type: ignore[index]
+    rules = {r.id: r for r in log.runs[0].tool.driver.rules}
     assert "MODEL-TYPE-INCONSISTENT" in rules and "MODEL-OP-REMOVED" in rules
+    assert str(rules["MODEL-ATTR-UNKNOWN"].help_uri).endswith("/guide/model-tools/#model-attr-unknown")
+
+
+def _sarif_extras(model: Any, path: str = "sarif") -> list[str]:
+    """Fields the SARIF model did not recognise (its config allows extras; we do not)."""
+    import pydantic
+
+    out: list[str] = []
+    if isinstance(model, pydantic.BaseModel):
+        out += [f"{path}.{k}" for k in sorted(model.model_extra or {}) if k != "$schema"]
+        for name in type(model).model_fields:
+            if name != "properties":
+                out += _sarif_extras(getattr(model, name), f"{path}.{name}")
+    elif isinstance(model, list):
+        for i, item in enumerate(model):
+            out += _sarif_extras(item, f"{path}[{i}]")
+    return out
+
+
+def test_help_uris_point_at_headings_of_the_docs() -> None:
+    """Every helpUri (check-model, compat, the BC gate) is DOCS_URL + a page of docs/ + an anchor
+    that page's headings produce (mkdocs' toc slugs: lower-cased, spaces to dashes)."""
+    import re
+
+    from toolkit.compat.rules import all_rules
+    from toolkit.onnx_bridge.check_model import RULES
+    from toolkit.onnx_bridge.compat_model import RULES as COMPAT_RULES
+    from toolkit.report import DOCS_URL
+
+    site_url = re.search(r"(?m)^site_url:\s*(\S+)", (REPO / "mkdocs.yml").read_text())
+    assert site_url is not None and site_url.group(1) == DOCS_URL
+    uris = [r.help_uri for r in RULES.values()] + [r.help_uri for r in COMPAT_RULES]
+    uris += [r.help_uri for r in all_rules()]
+    anchors: dict[str, set[str]] = {}
+    for uri in uris:
+        assert uri.startswith(DOCS_URL), uri
+        page, _, anchor = uri[len(DOCS_URL):].partition("#")
+        if page not in anchors:
+            source = REPO / "docs" / (page.rstrip("/") + ".md")
+            text = re.sub(r"(?ms)^```.*?^```", "", source.read_text())
+            anchors[page] = {
+                re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-")
+                for h in re.findall(r"(?m)^#+ (.+)$", text)
+            }
+        assert anchor in anchors[page], uri

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 onnx = pytest.importorskip("onnx")
+import sarif_pydantic  # noqa: E402
 from onnx import TensorProto, helper  # noqa: E402
 
 from toolkit.generate.proto_docs import render_registry  # noqa: E402
@@ -94,7 +95,19 @@ def test_cli_compat(tmp_path: Path, pb_runtime: Path) -> None:
     done = run(str(model), "--runtime", str(pb_runtime), "--format", "json")
     assert done.returncode == 1, done.stderr
     data = json.loads(done.stdout)
+    assert data["kind"] == "compat" and data["format_version"] == 1
     assert data["compatible"] is False and data["findings"][-1]["convert_to"] == 2
+    github = run(str(model), "--runtime", str(pb_runtime), "--format", "github")
+    assert github.returncode == 1
+    assert github.stdout.startswith(f"::error file={model},title=COMPAT-OPSET-MISSING::g: ")
+    assert f"title=COMPAT-OP-MISSING::g/a0/0: {ABC}.A:3 " in github.stdout
+    sarif = run(str(model), "--runtime", str(pb_runtime), "--format", "sarif")
+    log = sarif_pydantic.Sarif.model_validate_json(sarif.stdout)
+    results = log.runs[0].results or []
+    assert [r.rule_id for r in results] == ["COMPAT-OPSET-MISSING", "COMPAT-OP-MISSING"]
+    assert results[1].locations[0].logical_locations[0].fully_qualified_name == "g/a0/0"  # type: ignore[index]
+    rules = log.runs[0].tool.driver.rules or []
+    assert str(rules[results[1].rule_index or 0].help_uri).endswith("/guide/model-tools/#compat")
     onnx.save(abc_model(2, "A"), model)
     assert run(str(model), "--runtime", str(pb_runtime)).returncode == 0
     missing = run(str(model), "--runtime", str(tmp_path / "nope"))

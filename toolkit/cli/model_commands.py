@@ -115,7 +115,7 @@ def _register_compat(subparsers: argparse._SubParsersAction) -> None:  # type: i
     )
     compat.add_argument("model", metavar="MODEL.onnx")
     compat.add_argument("--runtime", required=True, metavar="RUNTIME")
-    compat.add_argument("--format", choices=("text", "json"), default="text")
+    compat.add_argument("--format", choices=("text", "json", "github", "sarif"), default="text")
     _add_specs(compat)
     compat.set_defaults(handler=_compat)
 

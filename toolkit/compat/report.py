@@ -6,23 +6,23 @@
 - sarif: SARIF 2.1.0 with the rule catalog as `tool.driver.rules` (help text, help URI),
   results with locations, the old location as a related location, and partialFingerprints.
 - junit: one test case per active rule; findings at or above the threshold are failures.
+
+The pieces shared with the model tools' reporters (envelope, escaping, levels, SARIF skeleton)
+live in `toolkit.report`.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from xml.sax.saxutils import escape, quoteattr
 
-from toolkit import __version__
+from toolkit import report as shared
 from toolkit.compat.engine import Finding
 from toolkit.compat.gate import GateResult
-from toolkit.compat.rules import DOCS_URL, Rule, all_rules
+from toolkit.compat.rules import Rule, all_rules
 from toolkit.diagnostics import Severity
 from toolkit.model import Location
 
-JSON_FORMAT_VERSION = 1
-SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 FINGERPRINT_KEY = "opsetFinding/v1"
 FORMATS = ("text", "json", "github", "sarif", "junit")
 
@@ -91,45 +91,33 @@ def finding_json(f: Finding) -> dict[str, object]:
 
 
 def render_json(result: GateResult, fail_on: Severity) -> str:
-    doc = {
-        "format_version": JSON_FORMAT_VERSION,
-        "tool": {"name": "opset-toolkit", "version": __version__},
-        "against": result.old_label,
-        "profile": result.profile,
-        "fail_on": fail_on.value,
-        "exit_code": result.exit_code(fail_on),
-        "summary": result.counts(),
-        "findings": [finding_json(f) for f in result.findings],
-        "allowed": [finding_json(f) for f in result.allowed],
-    }
-    return json.dumps(doc, indent=2, sort_keys=False) + "\n"
+    doc = shared.json_envelope(
+        against=result.old_label,
+        profile=result.profile,
+        fail_on=fail_on.value,
+        exit_code=result.exit_code(fail_on),
+        summary=result.counts(),
+        findings=[finding_json(f) for f in result.findings],
+        allowed=[finding_json(f) for f in result.allowed],
+    )
+    return shared.dump_json(doc)
 
 
 # --------------------------------------------------------------------------- github
 
 
-def _gh_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _gh_prop(text: str) -> str:
-    return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
 def render_github(result: GateResult, fail_on: Severity) -> str:
-    command = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
     lines = []
     for f in result.findings:
-        props = [f"file={_gh_prop(f.location.file)}"]
-        if f.location.line > 0:
-            props += [f"line={f.location.line}", f"col={max(f.location.column, 1)}"]
-        props.append(f"title={_gh_prop(f.rule)}")
         body = f"{f.operator}: {f.message}"
         if f.old_location is not None:
             body += f"\nwas: {f.old_location} ({result.old_label})"
         if f.hint:
             body += f"\nhint: {f.hint}"
-        lines.append(f"::{command[f.severity]} {','.join(props)}::{_gh_data(body)}")
+        loc = f.location
+        lines.append(shared.github_annotation(
+            f.severity, file=loc.file, line=loc.line, column=loc.column, title=f.rule, message=body
+        ))
     lines.append(summary_line(result, fail_on))
     return "\n".join(lines) + "\n"
 
@@ -137,28 +125,22 @@ def render_github(result: GateResult, fail_on: Severity) -> str:
 # --------------------------------------------------------------------------- sarif
 
 
-def _sarif_level(severity: Severity) -> str:
-    return {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}[severity]
-
-
 def _physical(loc: Location) -> dict[str, object]:
-    physical: dict[str, object] = {"artifactLocation": {"uri": loc.file.replace("\\", "/")}}
-    if loc.line > 0:
-        physical["region"] = {"startLine": loc.line, "startColumn": max(loc.column, 1)}
-    return {"physicalLocation": physical}
+    return shared.sarif_physical(loc.file, loc.line, loc.column)
 
 
 def sarif_rule(rule: Rule) -> dict[str, object]:
-    return {
-        "id": rule.id,
-        "name": _pascal(rule.name),
-        "shortDescription": {"text": rule.summary},
-        "fullDescription": {"text": f"{rule.summary} Breaks: {rule.compat_text}."},
-        "help": {"text": _plain(rule.doc), "markdown": rule.doc},
-        "helpUri": rule.help_uri,
-        "defaultConfiguration": {"level": _sarif_level(rule.severity)},
-        "properties": {"category": rule.category, "bc": rule.bc, "fc": rule.fc, "tags": [rule.category]},
-    }
+    return shared.sarif_rule(
+        rule.id,
+        name=rule.name,
+        summary=rule.summary,
+        full=f"{rule.summary} Breaks: {rule.compat_text}.",
+        help_text=_plain(rule.doc),
+        help_markdown=rule.doc,
+        help_uri=rule.help_uri,
+        severity=rule.severity,
+        properties={"category": rule.category, "bc": rule.bc, "fc": rule.fc, "tags": [rule.category]},
+    )
 
 
 def render_sarif(result: GateResult, fail_on: Severity) -> str:
@@ -166,43 +148,18 @@ def render_sarif(result: GateResult, fail_on: Severity) -> str:
     index = {r.id: i for i, r in enumerate(rules)}
     results = []
     for f in result.findings:
-        entry: dict[str, object] = {
-            "ruleId": f.rule,
-            "ruleIndex": index[f.rule],
-            "level": _sarif_level(f.severity),
-            "message": {"text": f"{f.operator}: {f.message}" + (f" (hint: {f.hint})" if f.hint else "")},
-            "locations": [_physical(f.location)],
-            "partialFingerprints": {FINGERPRINT_KEY: f.fingerprint},
-            "properties": {"operator": f.operator, "subject": f.subject, "bc": f.bc, "fc": f.fc},
-        }
+        message = f"{f.operator}: {f.message}" + (f" (hint: {f.hint})" if f.hint else "")
+        entry = shared.sarif_result(
+            f.rule, index[f.rule], f.severity, message, [_physical(f.location)], {FINGERPRINT_KEY: f.fingerprint}
+        )
+        entry["properties"] = {"operator": f.operator, "subject": f.subject, "bc": f.bc, "fc": f.fc}
         if f.old_location is not None:
             related = _physical(f.old_location)
             related["id"] = 1
             related["message"] = {"text": f"before ({result.old_label})"}
             entry["relatedLocations"] = [related]
         results.append(entry)
-    doc = {
-        "$schema": SARIF_SCHEMA,
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {
-                    "driver": {
-                        "name": "opset-toolkit",
-                        "version": __version__,
-                        "informationUri": DOCS_URL,
-                        "rules": [sarif_rule(r) for r in rules],
-                    }
-                },
-                "results": results,
-            }
-        ],
-    }
-    return json.dumps(doc, indent=2) + "\n"
-
-
-def _pascal(name: str) -> str:
-    return "".join(part.capitalize() for part in name.replace("_", "-").split("-"))
+    return shared.sarif_log([sarif_rule(r) for r in rules], results, information_uri=shared.DOCS_URL)
 
 
 def _plain(markdown: str) -> str:

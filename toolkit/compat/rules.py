@@ -39,9 +39,9 @@ from toolkit.compat.changes import KINDS, SchemaChange, kind_defaults
 from toolkit.compat.engine import DiffContext, Edit, Hit, is_exempt
 from toolkit.diagnostics import Severity
 from toolkit.model import display_domain
+from toolkit.report import docs_link
 
-DOCS_URL = "https://opset-toolkit.github.io/opset-toolkit/"
-RULES_PAGE = "reference/rules/"
+RULES_PAGE = "reference/rules/"  # docs/reference/rules.md, one heading (anchor) per rule id
 CATEGORIES = ("signature", "types", "versioning", "inventory", "lifecycle", "docs", "config")
 # Modules holding more rules (imported on first use of the catalog).
 RULE_MODULES: tuple[str, ...] = ("toolkit.authoring.gate_rules",)
@@ -68,7 +68,7 @@ class Rule:
 
     @property
     def help_uri(self) -> str:
-        return f"{DOCS_URL}{RULES_PAGE}#{self.id.lower()}"
+        return docs_link(RULES_PAGE, self.id.lower())
 
     @property
     def compat_text(self) -> str:

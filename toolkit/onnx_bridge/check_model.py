@@ -20,10 +20,24 @@ from typing import TYPE_CHECKING, Any
 from toolkit.diagnostics import Severity, UsageError
 from toolkit.model import FormalParameter, OpSchema, ParamOption, canonical_domain, display_domain
 from toolkit.registry import Registry
+from toolkit.report import (
+    DOCS_URL,
+    docs_link,
+    dump_json,
+    github_annotation,
+    json_envelope,
+    sarif_graph_location,
+    sarif_log,
+    sarif_result,
+    sarif_rule,
+)
 from toolkit.types import ELEMENT_TYPE_NUMBERS, TypeStringError, canonical_type
 
 if TYPE_CHECKING:
     import onnx
+
+
+MODEL_RULES_PAGE = "guide/model-tools/"  # docs/guide/model-tools.md: a heading per MODEL-* rule
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +47,11 @@ class Rule:
     name: str
     doc: str
     hint: str = ""
+    anchor: str = ""  # heading on the model tools page documenting the rule (default: its id)
+
+    @property
+    def help_uri(self) -> str:
+        return docs_link(MODEL_RULES_PAGE, self.anchor or self.id.lower())
 
 
 _RULE_LIST = (
@@ -481,12 +500,12 @@ def check_model_file(
 
 
 # -- reporters ------------------------------------------------------------------------------
-# The BC gate's reporters (toolkit.compat) format spec findings located by file:line:col;
-# model findings are located by graph paths, so these small renderers format them instead.
+# Model findings are located by a graph path inside a model file: text and github name the file
+# and put the path in the message; SARIF gives the path as a logical location. The pieces shared
+# with the BC gate's reporters come from toolkit.report. `compat` reports through these too.
 
 FORMATS = ("text", "json", "github", "sarif")
-DOCS_URI = "https://opset-toolkit.readthedocs.io/en/latest/guide/model-tools/"
-_SARIF_LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+JSON_KIND = "check-model"  # documented by schemas/check_model_findings.schema.json
 
 
 def fingerprint(model: str, finding: ModelFinding) -> str:
@@ -503,9 +522,9 @@ def render(results: Iterable[CheckResult], fmt: str) -> str:
     if fmt == "json":
         return _render_json(items)
     if fmt == "github":
-        return _render_github(items)
+        return render_github([(r.model, r.findings) for r in items])
     if fmt == "sarif":
-        return _render_sarif(items)
+        return render_sarif([(r.model, r.findings) for r in items], _RULE_LIST)
     raise UsageError(f"unknown format '{fmt}' ({', '.join(FORMATS)})")
 
 
@@ -521,106 +540,63 @@ def _render_text(results: list[CheckResult]) -> str:
 
 
 def _render_json(results: list[CheckResult]) -> str:
-    import json
-
-    data = {
-        "tool": "opset-toolkit",
-        "kind": "check-model",
-        "models": [
-            {
-                "model": r.model,
-                "nodes": r.nodes,
-                "errors": r.count(Severity.ERROR),
-                "warnings": r.count(Severity.WARNING),
-                "findings": [
-                    {
-                        "rule": f.rule,
-                        "severity": f.severity.value,
-                        "path": f.path,
-                        "operator": f.operator,
-                        "message": f.message,
-                        "hint": f.hint,
-                        "fingerprint": fingerprint(r.model, f),
-                    }
-                    for f in r.findings
-                ],
-            }
-            for r in results
-        ],
-    }
-    return json.dumps(data, indent=2, sort_keys=True) + "\n"
+    models = [
+        {
+            "model": r.model,
+            "nodes": r.nodes,
+            "errors": r.count(Severity.ERROR),
+            "warnings": r.count(Severity.WARNING),
+            "findings": [
+                {
+                    "rule": f.rule,
+                    "severity": f.severity.value,
+                    "path": f.path,
+                    "operator": f.operator,
+                    "message": f.message,
+                    "hint": f.hint,
+                    "fingerprint": fingerprint(r.model, f),
+                }
+                for f in r.findings
+            ],
+        }
+        for r in results
+    ]
+    return dump_json(json_envelope(kind=JSON_KIND, models=models))
 
 
-def _escape_gh(text: str, prop: bool = False) -> str:
-    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-    return text.replace(":", "%3A").replace(",", "%2C") if prop else text
+ModelFindings = Iterable[tuple[str, Iterable[ModelFinding]]]  # (model file, its findings)
 
 
-def _render_github(results: list[CheckResult]) -> str:
+def render_github(results: ModelFindings) -> str:
     lines = []
-    for result in results:
-        for f in result.findings:
-            level = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}[f.severity]
+    for model, findings in results:
+        for f in findings:
             message = f"{f.path}: {f.message}" + (f"\n  hint: {f.hint}" if f.hint else "")
-            lines.append(
-                f"::{level} file={_escape_gh(result.model, True)},title={_escape_gh(f.rule, True)}::"
-                f"{_escape_gh(message)}"
-            )
+            lines.append(github_annotation(f.severity, file=model, title=f.rule, message=message))
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-def _render_sarif(results: list[CheckResult]) -> str:
-    import json
-
-    from toolkit import __version__
-
-    rule_index = {rule.id: index for index, rule in enumerate(_RULE_LIST)}
-    rules = [
-        {
-            "id": rule.id,
-            "name": "".join(word.capitalize() for word in rule.name.replace("-", " ").split()),
-            "shortDescription": {"text": rule.name},
-            "fullDescription": {"text": rule.doc},
-            "help": {"text": rule.doc + (f" Fix: {rule.hint}." if rule.hint else "")},
-            "helpUri": f"{DOCS_URI}#{rule.id.lower()}",
-            "defaultConfiguration": {"level": _SARIF_LEVELS[rule.severity]},
-        }
-        for rule in _RULE_LIST
+def render_sarif(results: ModelFindings, rules: Iterable[Rule]) -> str:
+    catalog = list(rules)
+    rule_index = {rule.id: index for index, rule in enumerate(catalog)}
+    descriptors = [
+        sarif_rule(
+            rule.id,
+            name=rule.name,
+            summary=rule.name,
+            full=rule.doc,
+            help_text=rule.doc + (f" Fix: {rule.hint}." if rule.hint else ""),
+            help_uri=rule.help_uri,
+            severity=rule.severity,
+        )
+        for rule in catalog
     ]
     out = []
-    for result in results:
-        for f in result.findings:
+    for model, findings in results:
+        for f in findings:
             message = f.message + (f" (hint: {f.hint})" if f.hint else "")
-            out.append(
-                {
-                    "ruleId": f.rule,
-                    "ruleIndex": rule_index[f.rule],
-                    "level": _SARIF_LEVELS[f.severity],
-                    "message": {"text": message},
-                    "locations": [
-                        {
-                            "physicalLocation": {"artifactLocation": {"uri": result.model.replace(os.sep, "/")}},
-                            "logicalLocations": [{"fullyQualifiedName": f.path, "kind": "member"}],
-                        }
-                    ],
-                    "partialFingerprints": {"opsetModelFinding/v1": fingerprint(result.model, f)},
-                }
-            )
-    log = {
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {
-                    "driver": {
-                        "name": "opset-toolkit",
-                        "version": __version__,
-                        "informationUri": DOCS_URI,
-                        "rules": rules,
-                    }
-                },
-                "results": out,
-            }
-        ],
-    }
-    return json.dumps(log, indent=2, sort_keys=True) + "\n"
+            out.append(sarif_result(
+                f.rule, rule_index[f.rule], f.severity, message,
+                [sarif_graph_location(model, f.path)], {"opsetModelFinding/v1": fingerprint(model, f)},
+            ))
+    return sarif_log(descriptors, out, information_uri=DOCS_URL)

@@ -26,16 +26,17 @@ an unusable manifest is a usage error (exit 2).
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolkit.diagnostics import Diagnostic, UsageError, sort_key
+from toolkit.diagnostics import Diagnostic, Severity, UsageError, sort_key
 from toolkit.model import canonical_domain, display_domain
+from toolkit.onnx_bridge.check_model import ModelFinding, Rule, render_github, render_sarif
 from toolkit.registry import Registry
+from toolkit.report import dump_json, json_envelope
 from toolkit.yamlsrc import YamlProblem, location_of, read_yaml
 
 MANIFEST_SCHEMA = "runtime_manifest"  # schemas/runtime_manifest.schema.json
@@ -270,21 +271,42 @@ def _ranges(values: set[int]) -> str:
     return "opset " + ", ".join(parts)
 
 
+FORMATS = ("text", "json", "github", "sarif")
+JSON_KIND = "compat"
+
+# The rule catalog of `opset compat` (SARIF's driver rules); documented in the compat section.
+RULES = (
+    Rule("COMPAT-OP-MISSING", Severity.ERROR, "operator version missing on the runtime",
+         "The runtime lacks the operator version a node resolves to at the imported opset.",
+         "convert the model to an opset whose version of the operator the runtime has", anchor="compat"),
+    Rule("COMPAT-OPSET-MISSING", Severity.ERROR, "opset version not accepted by the runtime",
+         "The runtime does not accept the imported opset version of a domain the model uses.",
+         "convert the model to an opset version the runtime accepts", anchor="compat"),
+    Rule("COMPAT-UNRESOLVED", Severity.ERROR, "node does not resolve",
+         "The node's operator does not resolve at the imported opset, so no runtime can run it.",
+         "run `opset check-model` on the model", anchor="compat"),
+)
+
+
 def render(report: CompatReport, fmt: str) -> str:
     if fmt == "json":
-        data = {
-            "model": report.model,
-            "runtime": report.runtime,
-            "nodes": report.nodes,
-            "compatible": report.compatible,
-            "findings": [
-                {"rule": f.rule, "path": f.path, "operator": f.operator, "message": f.message,
-                 "oldest_opset": f.oldest_opset, "convert_to": f.convert_to}
-                for f in report.findings
-            ],
-        }
-        return json.dumps(data, indent=2, sort_keys=True) + "\n"
+        findings = [
+            {"rule": f.rule, "path": f.path, "operator": f.operator, "message": f.message,
+             "oldest_opset": f.oldest_opset, "convert_to": f.convert_to}
+            for f in report.findings
+        ]
+        return dump_json(json_envelope(
+            kind=JSON_KIND, model=report.model, runtime=report.runtime, nodes=report.nodes,
+            compatible=report.compatible, findings=findings,
+        ))
+    if fmt in ("github", "sarif"):
+        located = [(report.model, [_model_finding(f) for f in report.findings])]
+        return render_github(located) if fmt == "github" else render_sarif(located, RULES)
     lines = [f"{report.model}:{f.path}: error[{f.rule}]: {f.message}" for f in report.findings]
     verdict = "can run" if report.compatible else f"cannot run ({len(report.findings)} finding(s))"
     lines.append(f"{report.model}: {report.nodes} node(s); {verdict} on runtime {report.runtime}")
     return "\n".join(lines) + "\n"
+
+
+def _model_finding(finding: CompatFinding) -> ModelFinding:
+    return ModelFinding(finding.rule, finding.message, finding.path, Severity.ERROR, operator=finding.operator)

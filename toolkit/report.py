@@ -1,0 +1,169 @@
+"""The reporter pieces every command that reports findings shares: the docs site's address,
+severity -> level mappings, GitHub workflow-command escaping, the JSON envelope and the SARIF
+2.1.0 skeleton (driver with its rule catalog, physical and logical locations).
+
+Spec findings (the BC gate) are located by `file:line:col`; model findings (`check-model`,
+`compat`) by a graph path inside a model file, which SARIF carries as a logical location next
+to the model file's physical location. Output is deterministic: no timestamps, fixed key order.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+
+from toolkit import __version__
+from toolkit.diagnostics import Severity
+
+# The one address of the documentation site (mkdocs.yml `site_url` is the same).
+DOCS_URL = "https://opset-toolkit.readthedocs.io/en/latest/"
+TOOL_NAME = "opset-toolkit"
+JSON_FORMAT_VERSION = 1
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+SARIF_VERSION = "2.1.0"
+
+_SARIF_LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+_GITHUB_COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
+
+
+def docs_link(page: str, anchor: str = "") -> str:
+    """Address of a docs page (`guide/model-tools/`, directory URLs) and optional heading anchor."""
+    return f"{DOCS_URL}{page}" + (f"#{anchor}" if anchor else "")
+
+
+def sarif_level(severity: Severity) -> str:
+    return _SARIF_LEVELS[severity]
+
+
+# --------------------------------------------------------------------------- json
+
+
+def json_envelope(**fields: object) -> dict[str, object]:
+    """The head of every JSON report: format version and tool, then the command's own fields."""
+    return {
+        "format_version": JSON_FORMAT_VERSION,
+        "tool": {"name": TOOL_NAME, "version": __version__},
+        **fields,
+    }
+
+
+def dump_json(document: object, *, sort_keys: bool = False) -> str:
+    return json.dumps(document, indent=2, sort_keys=sort_keys) + "\n"
+
+
+# --------------------------------------------------------------------------- github
+
+
+def gh_data(text: str) -> str:
+    """Escape a workflow command's message (after the second `::`)."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def gh_prop(text: str) -> str:
+    """Escape a workflow command's property value (`file=`, `title=`)."""
+    return gh_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def github_annotation(
+    severity: Severity, *, file: str, title: str, message: str, line: int = 0, column: int = 0
+) -> str:
+    """One `::error file=...,line=...,col=...,title=...::message` line; line 0 = the whole file."""
+    props = [f"file={gh_prop(file)}"]
+    if line > 0:
+        props += [f"line={line}", f"col={max(column, 1)}"]
+    props.append(f"title={gh_prop(title)}")
+    return f"::{_GITHUB_COMMANDS[severity]} {','.join(props)}::{gh_data(message)}"
+
+
+# --------------------------------------------------------------------------- sarif
+
+
+def sarif_physical(file: str, line: int = 0, column: int = 0) -> dict[str, object]:
+    physical: dict[str, object] = {"artifactLocation": {"uri": file.replace("\\", "/")}}
+    if line > 0:
+        physical["region"] = {"startLine": line, "startColumn": max(column, 1)}
+    return {"physicalLocation": physical}
+
+
+def sarif_graph_location(model: str, path: str) -> dict[str, object]:
+    """A model file plus the graph path inside it (`graph/node/index`) as a logical location."""
+    location = sarif_physical(model)
+    location["logicalLocations"] = [{"fullyQualifiedName": path, "kind": "member"}]
+    return location
+
+
+def sarif_rule(
+    rule_id: str,
+    *,
+    name: str,
+    summary: str,
+    full: str,
+    help_text: str,
+    help_uri: str,
+    severity: Severity,
+    help_markdown: str | None = None,
+    properties: Mapping[str, object] | None = None,
+) -> dict[str, object]:
+    """One `reportingDescriptor` of the driver's rule catalog."""
+    help_: dict[str, str] = {"text": help_text}
+    if help_markdown is not None:
+        help_["markdown"] = help_markdown
+    rule: dict[str, object] = {
+        "id": rule_id,
+        "name": pascal_case(name),
+        "shortDescription": {"text": summary},
+        "fullDescription": {"text": full},
+        "help": help_,
+        "helpUri": help_uri,
+        "defaultConfiguration": {"level": sarif_level(severity)},
+    }
+    if properties:
+        rule["properties"] = dict(properties)
+    return rule
+
+
+def sarif_result(
+    rule_id: str,
+    rule_index: int,
+    severity: Severity,
+    message: str,
+    locations: Sequence[Mapping[str, object]],
+    fingerprints: Mapping[str, str],
+) -> dict[str, object]:
+    return {
+        "ruleId": rule_id,
+        "ruleIndex": rule_index,
+        "level": sarif_level(severity),
+        "message": {"text": message},
+        "locations": [dict(loc) for loc in locations],
+        "partialFingerprints": dict(fingerprints),
+    }
+
+
+def sarif_log(
+    rules: Iterable[Mapping[str, object]], results: Iterable[Mapping[str, object]], *, information_uri: str
+) -> str:
+    """A SARIF 2.1.0 log of one run of the tool."""
+    doc = {
+        "$schema": SARIF_SCHEMA,
+        "version": SARIF_VERSION,
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": TOOL_NAME,
+                        "version": __version__,
+                        "informationUri": information_uri,
+                        "rules": [dict(r) for r in rules],
+                    }
+                },
+                "results": [dict(r) for r in results],
+            }
+        ],
+    }
+    return dump_json(doc)
+
+
+def pascal_case(name: str) -> str:
+    """`attribute-added` / `domain not imported` -> `AttributeAdded` / `DomainNotImported`."""
+    return "".join(part.capitalize() for part in name.replace("_", " ").replace("-", " ").split())
