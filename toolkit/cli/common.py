@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import subprocess
 from pathlib import Path
 
 from toolkit.diagnostics import UsageError
@@ -11,26 +12,65 @@ from toolkit.registry import Registry, load_registry
 DEFAULT_SPECS = "opsets"
 
 
-def add_specs_argument(parser: argparse.ArgumentParser) -> None:
+def add_specs_argument(parser: argparse.ArgumentParser, *, vendor: bool = False) -> None:
+    """`--specs DIR` (repeatable) and `--no-cache`. `vendor`: the specs add vendor domains to the
+    onnx catalog (model commands), so giving none is fine."""
+    what = "vendor spec folder" if vendor else "spec folder or file"
+    default = f"./{DEFAULT_SPECS} if it exists" if vendor else f"./{DEFAULT_SPECS}"
     parser.add_argument(
         "--specs",
         action="append",
         metavar="DIR",
-        help=f"spec folder or file (repeatable; default: ./{DEFAULT_SPECS})",
+        help=f"{what} (repeatable; default: {default}, else {DEFAULT_SPECS}/ at the git top level)",
     )
-    parser.add_argument("--no-cache", action="store_true", help="do not use or fill the load cache")
+    parser.add_argument("--no-cache", action="store_true", help="do not use or fill the load caches")
 
 
-def spec_paths(values: list[str] | None) -> list[str]:
+def spec_paths(values: list[str] | None, *, required: bool = True) -> list[str]:
+    """The spec paths given, else the default folder; `required=False` allows none at all."""
     if values:
         return values
+    found = default_spec_dir()
+    if found is not None:
+        return [found]
+    if not required:
+        return []
+    raise UsageError(f"no --specs given and no ./{DEFAULT_SPECS} here or at the top of the git work tree")
+
+
+def default_spec_dir() -> str | None:
+    """`./opsets`, else `opsets/` at the top of the git work tree (a command run from a subfolder)."""
     if Path(DEFAULT_SPECS).is_dir():
-        return [DEFAULT_SPECS]
-    raise UsageError(f"no --specs given and ./{DEFAULT_SPECS} does not exist")
+        return DEFAULT_SPECS
+    try:
+        proc = subprocess.run(["git", "rev-parse", "--show-cdup"], capture_output=True, text=True, check=False)
+    except OSError:  # no git on PATH
+        return None
+    if proc.returncode == 0:
+        candidate = Path(proc.stdout.strip() or ".") / DEFAULT_SPECS
+        if candidate.is_dir():
+            return candidate.as_posix()
+    return None
+
+
+def specs_from_args(args: argparse.Namespace, *, required: bool = True) -> list[str]:
+    """`spec_paths` of the `--specs` option (see `add_specs_argument`), each one checked to exist."""
+    for value in args.specs or ():
+        if not Path(value).exists():
+            raise UsageError(f"--specs {value}: no such file or directory")
+    return spec_paths(args.specs, required=required)
 
 
 def registry_from_args(args: argparse.Namespace) -> Registry:
-    return load_registry(spec_paths(args.specs), cache=not args.no_cache)
+    return load_registry(specs_from_args(args), cache=not args.no_cache)
+
+
+def model_registry_from_args(args: argparse.Namespace, *, adapters: bool = False) -> Registry:
+    """The onnx catalog plus the vendor specs of `--specs` (see `add_specs_argument(vendor=True)`)."""
+    from toolkit.onnx_bridge.catalog import model_registry
+
+    paths = specs_from_args(args, required=False)
+    return model_registry(paths, adapters=adapters, use_cache=not args.no_cache)
 
 
 def split_operator_ref(text: str) -> tuple[str, str, int | None]:

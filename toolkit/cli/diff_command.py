@@ -5,18 +5,17 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from toolkit.cli.common import DEFAULT_SPECS
-from toolkit.compat.config import GateConfig, find_config, load_config
+from toolkit.cli.common import add_specs_argument, specs_from_args
+from toolkit.compat.config import GateConfig, find_config
 from toolkit.compat.docs import render_rule, render_rules_page
 from toolkit.compat.gate import run_gate
 from toolkit.compat.gitref import load_git_tree, looks_like_git_ref
 from toolkit.compat.report import FORMATS, render, sarif_rule
-from toolkit.compat.rules import all_rules, get_rule, load_plugins
+from toolkit.compat.rules import all_rules, get_rule, load_gate_config
 from toolkit.diagnostics import Severity, SpecError, UsageError
 from toolkit.registry import Registry, load_registry
 
@@ -31,13 +30,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "Exit 0 clean, 1 findings at or above --fail-on, 2 usage or load error.",
     )
     diff.add_argument("--against", required=True, metavar="REF", help="old tree: a directory or a git ref")
-    diff.add_argument(
-        "--specs",
-        action="append",
-        metavar="DIR",
-        help=f"spec folder (repeatable; default: ./{DEFAULT_SPECS})",
-    )
-    diff.add_argument("--no-cache", action="store_true", help="do not use or fill the load caches")
+    add_specs_argument(diff)
     diff.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
     diff.add_argument(
         "--fail-on",
@@ -62,7 +55,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 def run_diff(args: argparse.Namespace) -> int:
     config = _config(args.config, args.profile)
-    paths = _spec_paths(args.specs)
+    paths = specs_from_args(args)
     cache = not args.no_cache
     new = _load("the new tree", lambda: load_registry(paths, cache=cache))
     if new is None:
@@ -92,29 +85,9 @@ def run_diff(args: argparse.Namespace) -> int:
 
 
 def _config(path: str | None, profile: str | None) -> GateConfig:
-    file = Path(path) if path else find_config()
     if path and not Path(path).is_file():
         raise UsageError(f"--config {path}: no such file")
-    first = load_config(file, profile)
-    load_plugins(first.plugins)
-    return load_config(file, profile, known_rules=frozenset(r.id for r in all_rules()))
-
-
-def _spec_paths(values: list[str] | None) -> list[str]:
-    if values:
-        for value in values:
-            if not Path(value).exists():
-                raise UsageError(f"--specs {value}: no such file or directory")
-        return values
-    if Path(DEFAULT_SPECS).is_dir():
-        return [DEFAULT_SPECS]
-    # from a subfolder: the work tree's top-level opsets/
-    proc = subprocess.run(["git", "rev-parse", "--show-cdup"], capture_output=True, text=True, check=False)
-    if proc.returncode == 0:
-        candidate = Path(proc.stdout.strip() or ".") / DEFAULT_SPECS
-        if candidate.is_dir():
-            return [candidate.as_posix()]
-    raise UsageError(f"no --specs given and no ./{DEFAULT_SPECS} here or at the top of the git work tree")
+    return load_gate_config(Path(path) if path else find_config(), profile)
 
 
 def _load(what: str, load: Callable[[], Registry]) -> Registry | None:

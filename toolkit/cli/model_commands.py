@@ -6,10 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from toolkit.cli.common import add_specs_argument, model_registry_from_args
 from toolkit.diagnostics import UsageError
-from toolkit.registry import Registry
-
-DEFAULT_SPECS = "opsets"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -21,52 +19,31 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "domains from --specs. Exit 0 clean, 1 errors found, 2 usage problem.",
     )
     check.add_argument("models", nargs="+", metavar="MODEL.onnx")
-    _add_specs(check)
+    add_specs_argument(check, vendor=True)
     check.add_argument("--format", choices=("text", "json", "github", "sarif"), default="text")
     check.add_argument("--fail-on", choices=("error", "warning"), default="error",
                        help="lowest severity that makes the exit code 1 (default: error)")
     check.set_defaults(handler=_check_model)
 
-    for module in ("compat", "model_diff", "convert"):
-        adder = globals().get(f"_register_{module}")
-        if adder is not None:
-            adder(subparsers)
-
-
-def _add_specs(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--specs", action="append", metavar="DIR",
-                        help=f"vendor spec folder (repeatable; default: ./{DEFAULT_SPECS} if it exists)")
-    parser.add_argument("--no-cache", action="store_true", help="do not use or fill the load cache")
-
-
-def _registry(args: argparse.Namespace, *, adapters: bool = False) -> Registry:
-    from toolkit.onnx_bridge.catalog import model_registry, onnx_registry
-
-    paths = list(args.specs or [])
-    if not paths and Path(DEFAULT_SPECS).is_dir():
-        paths = [DEFAULT_SPECS]
-    for path in paths:
-        if not Path(path).exists():
-            raise UsageError(f"--specs {path}: no such file or folder")
-    return model_registry(paths, base=onnx_registry(adapters=adapters), use_cache=not args.no_cache)
+    _register_compat(subparsers)
+    _register_model_diff(subparsers)
+    _register_convert(subparsers)
 
 
 def _check_model(args: argparse.Namespace) -> int:
     from toolkit.diagnostics import Severity
     from toolkit.onnx_bridge.catalog import onnx_unchecked_attributes
-    from toolkit.onnx_bridge.check_model import check_model_file, render
+    from toolkit.onnx_bridge.check_model import check_model_file, exit_code, render
 
     models = [Path(m) for m in args.models]
     for model in models:
         if not model.is_file():
             raise UsageError(f"{model}: no such model file")
-    registry = _registry(args)
+    registry = model_registry_from_args(args)
     unchecked = onnx_unchecked_attributes()
     results = [check_model_file(model, registry, unchecked_attributes=unchecked) for model in models]
     sys.stdout.write(render(results, args.format))
-    threshold = Severity.ERROR if args.fail_on == "error" else Severity.WARNING
-    failing = any(f.severity.rank >= threshold.rank for r in results for f in r.findings)
-    return 1 if failing else 0
+    return exit_code(results, Severity(args.fail_on))
 
 
 def _register_convert(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -81,7 +58,7 @@ def _register_convert(subparsers: argparse._SubParsersAction) -> None:  # type: 
     convert.add_argument("--to", action="append", required=True, metavar="DOMAIN=N",
                          help="target opset version of a domain (repeatable), e.g. ai.onnx=13")
     convert.add_argument("-o", "--output", required=True, metavar="OUT.onnx")
-    _add_specs(convert)
+    add_specs_argument(convert, vendor=True)
     convert.set_defaults(handler=_convert)
 
 
@@ -91,7 +68,7 @@ def _convert(args: argparse.Namespace) -> int:
     targets = parse_targets(args.to)
     if not Path(args.model).is_file():
         raise UsageError(f"{args.model}: no such model file")
-    registry = _registry(args, adapters=True)
+    registry = model_registry_from_args(args, adapters=True)
     try:
         result = convert_file(args.model, args.output, registry, targets)
     except ConversionError as exc:
@@ -116,7 +93,7 @@ def _register_compat(subparsers: argparse._SubParsersAction) -> None:  # type: i
     compat.add_argument("model", metavar="MODEL.onnx")
     compat.add_argument("--runtime", required=True, metavar="RUNTIME")
     compat.add_argument("--format", choices=("text", "json", "github", "sarif"), default="text")
-    _add_specs(compat)
+    add_specs_argument(compat, vendor=True)
     compat.set_defaults(handler=_compat)
 
 
@@ -127,7 +104,7 @@ def _compat(args: argparse.Namespace) -> int:
     if not Path(args.runtime).exists():
         raise UsageError(f"--runtime {args.runtime}: no such file or folder")
     model = load_model(args.model)
-    registry = _registry(args)
+    registry = model_registry_from_args(args)
     report = analyse(model, registry, load_runtime(args.runtime, registry), name=args.model)
     sys.stdout.write(render(report, args.format))
     return 0 if report.compatible else 1

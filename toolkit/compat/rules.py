@@ -34,6 +34,8 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from toolkit.compat.changes import KINDS, SchemaChange, kind_defaults
 from toolkit.compat.engine import DiffContext, Edit, Hit, is_exempt
@@ -45,6 +47,9 @@ RULES_PAGE = "reference/rules/"  # docs/reference/rules.md, one heading (anchor)
 CATEGORIES = ("signature", "types", "versioning", "inventory", "lifecycle", "docs", "config")
 # Modules holding more rules (imported on first use of the catalog).
 RULE_MODULES: tuple[str, ...] = ("toolkit.authoring.gate_rules",)
+
+if TYPE_CHECKING:
+    from toolkit.compat.config import GateConfig
 
 CheckFn = Callable[[DiffContext], Iterable[Hit]]
 
@@ -123,6 +128,15 @@ def get_rule(rule_id: str) -> Rule | None:
 def load_plugins(modules: Iterable[str]) -> None:
     for module in modules:
         importlib.import_module(module)
+
+
+def load_gate_config(path: Path | None, profile: str | None) -> GateConfig:
+    """The gate configuration at `path` (None: built-in profiles only). Its plugin modules are
+    imported first, so the rule ids it names are checked against the whole catalog."""
+    from toolkit.compat.config import load_config
+
+    load_plugins(load_config(path, profile).plugins)
+    return load_config(path, profile, known_rules=frozenset(r.id for r in all_rules()))
 
 
 def _load_modules() -> None:

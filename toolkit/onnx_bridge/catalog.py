@@ -127,10 +127,12 @@ def model_registry(
     spec_paths: Sequence[str | os.PathLike[str]] = (),
     *,
     base: Registry | None = None,
+    adapters: bool = True,
     use_cache: bool = True,
 ) -> Registry:
-    """The registry model tools check against: the onnx catalog plus vendor specs."""
-    registry = base if base is not None else onnx_registry()
+    """The registry model tools check against: the onnx catalog (with the adapter overlay when
+    `adapters`, which only `convert` needs) plus vendor specs; `base` replaces the catalog."""
+    registry = base if base is not None else onnx_registry(adapters=adapters)
     if not spec_paths:
         return registry
     vendor = load_registry(list(spec_paths), cache=use_cache)

@@ -499,6 +499,11 @@ def check_model_file(
     return check_model(load_model(path), registry, name=os.fspath(path), unchecked_attributes=unchecked_attributes)
 
 
+def exit_code(results: Iterable[CheckResult], fail_on: Severity) -> int:
+    """1 when a finding is at or above `fail_on`, else 0."""
+    return int(any(f.severity.rank >= fail_on.rank for r in results for f in r.findings))
+
+
 # -- reporters ------------------------------------------------------------------------------
 # Model findings are located by a graph path inside a model file: text and github name the file
 # and put the path in the message; SARIF gives the path as a logical location. The pieces shared
