@@ -179,6 +179,25 @@ def test_output_file(capsys: pytest.CaptureFixture[str], trees: tuple[Path, Path
     assert "error[ATTR-ADDED]" in err  # the human summary still shows in the log
 
 
+def test_output_file_is_written_atomically(
+    capsys: pytest.CaptureFixture[str], trees: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    code, _, err = run(capsys, "diff", "--against", "old", "--specs", "new", "-o", "nodir/r.txt")
+    assert code == 2 and "no such directory nodir" in err
+    (tmp_path / "r.json").write_text("previous report\n")
+
+    def fail(src: str, dst: str) -> None:
+        raise OSError(28, "No space left on device", dst)
+
+    monkeypatch.setattr(os, "replace", fail)
+    code, _, err = run(capsys, "diff", "--against", "old", "--specs", "new", "--format", "json", "-o", "r.json")
+    assert code == 2 and "No space left on device" in err
+    assert (tmp_path / "r.json").read_text() == "previous report\n"  # untouched, not half-written
+    assert sorted(p.name for p in tmp_path.iterdir() if p.is_file()) == ["r.json"]  # no temp file left
+
+
 # --------------------------------------------------------------------------- usage and load errors
 
 

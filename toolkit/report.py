@@ -10,10 +10,13 @@ to the model file's physical location. Output is deterministic: no timestamps, f
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 
 from toolkit import __version__
-from toolkit.diagnostics import Severity
+from toolkit.diagnostics import Severity, UsageError
 
 # The one address of the documentation site (mkdocs.yml `site_url` is the same).
 DOCS_URL = "https://opset-toolkit.readthedocs.io/en/latest/"
@@ -33,6 +36,22 @@ def docs_link(page: str, anchor: str = "") -> str:
 
 def sarif_level(severity: Severity) -> str:
     return _SARIF_LEVELS[severity]
+
+
+def write_report(path: str | os.PathLike[str], text: str) -> None:
+    """Write a report file atomically (temp file in the same folder + os.replace): a reader (a CI
+    upload step, a concurrent run) sees the old file or the whole new one, never half of one."""
+    target = Path(path)
+    if not target.parent.is_dir():
+        raise UsageError(f"cannot write {target}: no such directory {target.parent}")
+    handle, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
+            out.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 # --------------------------------------------------------------------------- json

@@ -18,6 +18,7 @@ from toolkit.compat.report import FORMATS, render, sarif_rule
 from toolkit.compat.rules import all_rules, get_rule, load_gate_config
 from toolkit.diagnostics import Severity, SpecError, UsageError
 from toolkit.registry import Registry, load_registry
+from toolkit.report import write_report
 
 EXIT_USAGE = 2
 
@@ -76,7 +77,7 @@ def run_diff(args: argparse.Namespace) -> int:
     fail_on = Severity(args.fail_on)
     text = render(result, args.format, fail_on)
     if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
+        write_report(args.output, text)
         if args.format != "text":
             print(render(result, "text", fail_on), end="", file=sys.stderr)
     else:
