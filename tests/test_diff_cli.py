@@ -438,6 +438,24 @@ def test_shallow_clone_message(
     code, _, err = run(capsys, "diff", "--against", "HEAD~1")
     assert code == 2
     assert "shallow" in err and "git fetch --unshallow" in err and "fetch-depth: 0" in err
+    assert "`git fetch --deepen=1`" in err and "git fetch origin HEAD~1" not in err  # not a fetchable ref
+    code, _, err = run(capsys, "diff", "--against", "HEAD~2^2")
+    assert code == 2 and "3 commit(s) back" in err and "--deepen=3" in err
+
+
+def test_path_like_against_says_no_such_directory(
+    capsys: pytest.CaptureFixture[str], repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(repo)
+    for value in (str(tmp_path / "nonexistent"), "./old-specs", "sub/nothing"):  # sub/ is a folder of the repo
+        code, _, err = run(capsys, "diff", "--against", value)
+        assert code == 2 and f"--against {value}: no such directory" in err, err
+        assert "git fetch" not in err
+    monkeypatch.chdir(tmp_path)  # outside any git work tree: still a directory problem, not a git one
+    code, _, err = run(capsys, "diff", "--against", "/nonexistent", "--specs", str(repo / "opsets"))
+    assert code == 2 and "--against /nonexistent: no such directory" in err
+    code, _, err = run(capsys, "diff", "--against", "HEAD~99", "--specs", str(repo / "opsets"))
+    assert code == 2 and "not inside a git work tree" in err
 
 
 def test_not_a_git_repo(

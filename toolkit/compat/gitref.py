@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import subprocess
 import tempfile
 from collections.abc import Sequence
@@ -51,8 +52,10 @@ def load_git_tree(
 ) -> GitTree:
     """Load the spec files under `spec_paths` (relative to `cwd`) as they are at `ref`."""
     here = Path(cwd or Path.cwd()).resolve()
+    if looks_like_path(ref):
+        raise _no_such_directory(ref)
     top = _toplevel(here)
-    commit = _resolve(ref, top)
+    commit = _resolve(ref, top, here)
     prefixes = [_repo_relative(Path(p), here, top) for p in spec_paths]
     key = _cache_key(commit, prefixes, top, here)
     cache_file = cache_dir() / f"git-{key}.pickle"
@@ -76,10 +79,10 @@ def _toplevel(here: Path) -> Path:
     return Path(proc.stdout.decode().strip()).resolve()
 
 
-def _resolve(ref: str, top: Path) -> str:
+def _resolve(ref: str, top: Path, here: Path) -> str:
     """A commit sha for `ref`; `REF...` (git's notation) means the merge base of REF and HEAD."""
     if ref.endswith("...") and len(ref) > 3:
-        base = _resolve(ref[:-3], top)
+        base = _resolve(ref[:-3], top, here)
         proc = _git(["merge-base", base, "HEAD"], top)
         if proc.returncode != 0:
             raise UsageError(
@@ -90,7 +93,12 @@ def _resolve(ref: str, top: Path) -> str:
     proc = _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"], top)
     if proc.returncode == 0:
         return proc.stdout.decode().strip()
+    if _names_a_directory(ref, here):
+        raise _no_such_directory(ref)
     shallow = _git(["rev-parse", "--is-shallow-repository"], top).stdout.decode().strip() == "true"
+    depth = _generations(ref)
+    if depth is not None:
+        raise _missing_ancestor(ref, depth, shallow)
     remote, _, branch = ref.partition("/")
     if branch and (remote == "origin" or remote in _git(["remote"], top).stdout.decode().split()):
         fetch = f"git fetch {remote} {branch}"
@@ -106,6 +114,55 @@ def _resolve(ref: str, top: Path) -> str:
         f"--against {ref}: no such git ref or commit\n"
         f"  hint: check the spelling (`git branch -a`, `git tag`), or fetch it with `{fetch}`; "
         "a directory path is also accepted"
+    )
+
+
+_RELATIVE = re.compile(r"^(?P<base>[^~^]+)(?P<steps>(?:[~^][0-9]*)+)$")
+
+
+def _generations(ref: str) -> int | None:
+    """How many commits back a relative ref (`HEAD~3`, `main^^`, `v1^2`) reaches; None otherwise."""
+    match = _RELATIVE.match(ref)
+    if match is None:
+        return None
+    total = 0
+    for step in re.findall(r"[~^][0-9]*", match.group("steps")):
+        count = int(step[1:]) if len(step) > 1 else 1
+        total += count if step[0] == "~" else 1  # `^N` is the N-th parent: one generation back
+    return total
+
+
+def _missing_ancestor(ref: str, depth: int, shallow: bool) -> UsageError:
+    if shallow:
+        return UsageError(
+            f"--against {ref}: {ref} is {depth} commit(s) back, beyond the history of this shallow clone\n"
+            f"  hint: fetch that much more history with `git fetch --deepen={depth}`, or all of it with "
+            "`git fetch --unshallow`; in GitHub Actions use actions/checkout with `fetch-depth: 0`"
+        )
+    return UsageError(
+        f"--against {ref}: no such commit (the history has fewer than {depth} commit(s) before it, or the "
+        "name before `~`/`^` is unknown)\n"
+        "  hint: `git log --oneline` shows the history; a directory path is also accepted"
+    )
+
+
+def looks_like_path(ref: str) -> bool:
+    """Values only a file system path can be: absolute, `./`, `../`, `~/`, a drive letter."""
+    return ref in (".", "..") or ref.startswith(("/", "./", "../", "~/", ".\\", "..\\")) or bool(
+        re.match(r"^[A-Za-z]:[\\/]", ref)
+    )
+
+
+def _names_a_directory(ref: str, here: Path) -> bool:
+    """A path-like value, or `a/b` whose first part is a folder here: meant as a directory."""
+    first = re.split(r"[\\/]", ref, maxsplit=1)[0]
+    return looks_like_path(ref) or (first != ref and (here / first).is_dir())
+
+
+def _no_such_directory(ref: str) -> UsageError:
+    return UsageError(
+        f"--against {ref}: no such directory\n"
+        "  hint: pass a directory holding the old specs, or a git ref (branch, tag, commit, HEAD~1)"
     )
 
 
