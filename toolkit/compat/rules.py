@@ -748,9 +748,11 @@ def type_set_changed(ctx: DiffContext) -> Iterator[Hit]:
             added = [t for t in now if t not in types]
             removed = [t for t in types if t not in now]
             delta = ", ".join([f"+{t}" for t in added] + [f"-{t}" for t in removed])
+            # DomainSpec keeps no location per type set: the finding is at the domain file and
+            # names the key, `type_sets.<name>`, to look for in it.
             yield Hit(
                 new.display_name,
-                f"type set `@{name}` changed ({delta}); affects {len(users)} released operator version(s): "
+                f"type set `@{name}` (`type_sets.{name}` in this domain file) changed ({delta}); affects {len(users)} released operator version(s): "
                 + (", ".join(users) if users else "none"),
                 new.location,
                 old.location,
