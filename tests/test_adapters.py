@@ -281,12 +281,87 @@ def test_shipped_specs_have_no_adapter_findings(shipped_registry) -> None:  # ty
         ),
         ("        - {kind: type_restriction, param: T, types: [tensor(int8)]}", "ADAPTER-TYPE-UNKNOWN"),
         ('        - {kind: python, callable: "my_pkg.class:f"}', "ADAPTER-CALLABLE"),
-        ("        - {kind: compatible, attribute: factor}", "ADAPTER-ARGS"),
+        ("        - {kind: compatible, attribute: factor}", "ADAPTER-ARGS ADAPTER-NOT-COMPATIBLE"),
         ("        - {kind: remove_attribute, attribute: mode, value: 3}", "ADAPTER-VALUE-TYPE"),
     ],
 )
 def test_bad_steps_are_located(tmp_path: Path, steps: str, expected: str) -> None:
-    assert _adapter_findings(tmp_path, steps) == [(expected, 22)]
+    assert _adapter_findings(tmp_path, steps) == [(rule, 22) for rule in expected.split()]
+
+
+COMPAT_DOMAIN = """domain: com.example.compat
+opset_versions: [{version: 1, ir_version: 9}, {version: 2, ir_version: 9}]
+"""
+COMPAT_OP = """operator: Shift
+domain: com.example.compat
+versions:
+  - since_version: 1
+    inputs: [{name: X, type: T}, {name: amount, type: T, option: optional}]
+    outputs: [{name: Y, type: T}]
+    attributes:
+      mode: {type: string, default: wrap}
+    type_constraints:
+      T: {allowed: [tensor(float), tensor(double)]}
+  - since_version: 2
+    based_on: 1
+{change}
+    adapter:
+      upgrade:
+        - {kind: compatible}
+"""
+
+
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        ("    attributes: {alpha: {type: float, required: true}}", "attribute `alpha` added"),
+        ("    attributes: {mode: {type: string, required: true}}", "attribute `mode` became required"),
+        ("    attributes: {mode: null}", "attribute `mode` removed"),
+        ("    inputs: [{name: X, type: T}, {name: amount, type: T}]", "input `amount` is no longer optional"),
+        ("    inputs: [{name: X, type: T}, {name: amount, type: T}, {name: scale, type: T}]", "input `scale` added"),
+        ("    inputs: [{name: X, type: T}]", "input `amount` removed"),
+        ("    type_constraints: {T: {allowed: [tensor(float)]}}", "tensor(double)"),
+    ],
+)
+def test_compatible_step_on_an_invalidating_change(tmp_path: Path, change: str, why: str) -> None:
+    folder = tmp_path / "com.example.compat"
+    folder.mkdir()
+    (folder / "domain.yaml").write_text(COMPAT_DOMAIN, encoding="utf-8")
+    (folder / "Shift.yaml").write_text(COMPAT_OP.replace("{change}", change), encoding="utf-8")
+    diags = load_specs([tmp_path]).diagnostics
+    assert [(d.rule, d.severity.value, d.location.line) for d in diags] == [("ADAPTER-NOT-COMPATIBLE", "error", 16)]
+    assert why in diags[0].message and "com.example.compat.Shift:1 node is not a valid" in diags[0].message
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "    attributes: {alpha: {type: float, default: 1.0}}",  # optional with a default: old nodes stay valid
+        "    inputs: [{name: X, type: T}, {name: amount, type: T, option: optional}, "
+        "{name: scale, type: T, option: optional}]",
+        "    type_constraints: {T: {allowed: [tensor(float), tensor(double), tensor(float16)]}}",
+    ],
+)
+def test_compatible_step_on_a_widening_change_is_fine(tmp_path: Path, change: str) -> None:
+    folder = tmp_path / "com.example.compat"
+    folder.mkdir()
+    (folder / "domain.yaml").write_text(COMPAT_DOMAIN, encoding="utf-8")
+    (folder / "Shift.yaml").write_text(COMPAT_OP.replace("{change}", change), encoding="utf-8")
+    assert load_specs([tmp_path]).diagnostics == []
+
+
+def test_empty_upgrade_passes_schema_and_checks(tmp_path: Path) -> None:
+    """The stub `opset bump` writes is valid spec text; the gate and convert treat it as no adapter."""
+    assert _adapter_findings(tmp_path, "        []") == []
+    text = OP.replace("    adapter:\n      upgrade:\n{steps}\n", "    adapter: {upgrade: []}\n")
+    registry = _registry(tmp_path, text)
+    v1, v2 = registry.versions("Scale", "com.example.adapt")
+    assert v2.adapter is not None and v2.adapter.upgrade == () and v2.adapter.downgrade is None
+    node = Node("Scale", ["X"], ["Y"], {"factor": 2.0})
+    with pytest.raises(MissingAdapter, match=r"its `upgrade` list is empty"):
+        apply_upgrade(node, v1, v2)
+    with pytest.raises(MissingAdapter, match=r"its `upgrade` list is empty"):
+        apply_downgrade(node, v2, v1)
 
 
 def test_adapter_on_first_version(tmp_path: Path) -> None:

@@ -59,12 +59,12 @@ def test_bump_adds_lines_only(tree: Path, capsys: pytest.CaptureFixture[str]) ->
     )
     assert added[0] == "  - since_version: 4\n"
     assert "    based_on: 2\n" in added
-    assert added[-1] == "    adapter: {upgrade: [{kind: compatible}]}\n"
-    assert any("TODO(opset bump): replace this stub" in line for line in added)
+    assert added[-1] == "    adapter: {upgrade: []}\n"
+    assert any("TODO(opset bump): list the steps" in line for line in added)
     assert after["com.acme.vision/FusedConv.yaml"].startswith(before["com.acme.vision/FusedConv.yaml"])
     assert "bumped com.acme.vision.FusedConv to version 4 (based_on: 2)" in out
     assert "FusedConv.yaml:39: write what changes in version 4" in out
-    assert "FusedConv.yaml:45: replace the adapter stub" in out
+    assert "FusedConv.yaml:46: fill in the empty adapter stub" in out
 
     registry = load_registry([tree], cache=False)
     domain = registry.domain("com.acme.vision")
@@ -76,7 +76,7 @@ def test_bump_adds_lines_only(tree: Path, capsys: pytest.CaptureFixture[str]) ->
         old.attributes,
         old.type_constraints,
     )
-    assert new.adapter is not None and [s.kind for s in new.adapter.upgrade] == ["compatible"]
+    assert new.adapter is not None and new.adapter.upgrade == () and new.adapter.downgrade is None
     assert not registry.diagnostics
 
 
@@ -171,7 +171,7 @@ def test_pyyaml_layout_of_imported_catalog(onnx_catalog_dir: Path, tmp_path: Pat
     before = op_file.read_text(encoding="utf-8")
     assert main(["bump", "ai.onnx.ml.Binarizer", "--specs", str(tmp_path)]) == 0
     added = _only_insertions(before, op_file.read_text(encoding="utf-8"))
-    assert added[0] == "- since_version: 6\n" and added[-1] == "  adapter: {upgrade: [{kind: compatible}]}\n"
+    assert added[0] == "- since_version: 6\n" and added[-1] == "  adapter: {upgrade: []}\n"
     registry = load_registry([tmp_path], cache=False)
     assert [v.since_version for v in registry.versions("Binarizer", "ai.onnx.ml")] == [1, 6]
 
@@ -183,9 +183,25 @@ def _gate(tree: Path, base: Path, *extra: str) -> int:
     return main(["diff", "--specs", str(tree), "--against", str(base), "--no-cache", *extra])
 
 
+def _fused_conv_model(version: int):  # type: ignore[no-untyped-def]
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 4, 4])
+    w = helper.make_tensor_value_info("w", TensorProto.FLOAT, [1, 1, 3, 3])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    node = helper.make_node("FusedConv", ["x", "w"], ["y"], domain="com.acme.vision", name="conv")
+    graph = helper.make_graph([node], "g", [x, w], [y])
+    return onnx.helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 18), helper.make_opsetid("com.acme.vision", version)]
+    )
+
+
 def test_end_to_end_bump_edit_validate_diff_generate(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    from toolkit.onnx_bridge.convert import ConversionError, convert_model
+
     base = tmp_path / "base"
     shutil.copytree(VISION, base / "com.acme.vision")
     tree = tmp_path / "work"
@@ -196,23 +212,60 @@ def test_end_to_end_bump_edit_validate_diff_generate(
     assert main(["bump", "com.acme.vision.FusedConv", "--specs", str(tree)]) == 0
     op_file = tree / "com.acme.vision" / "FusedConv.yaml"
     text = op_file.read_text(encoding="utf-8")
-    stub = "    adapter: {upgrade: [{kind: compatible}]}\n"
+    stub = "    adapter: {upgrade: []}\n"
+    assert stub in text
     op_file.write_text(text.replace(stub, DILATIONS + stub), encoding="utf-8")  # a breaking change
     capsys.readouterr()
 
+    # The stub left empty is valid spec text but no adapter: the gate and convert still ask for it.
+    assert main(["validate", str(tree)]) == 0
+    assert _gate(tree, base) == 1
+    out = capsys.readouterr().out
+    assert "error[ADAPTER-MISSING]" in out and "attribute `dilations` added" in out
+    assert "its `upgrade` list is empty" in out
+    with pytest.raises(ConversionError, match=r"FusedConv:4 declares none \(its `upgrade` list is empty\)"):
+        convert_model(_fused_conv_model(2), load_registry([tree], cache=False), {"com.acme.vision": 4})
+
+    # The author fills in a real step: validate, gate and convert pass.
+    real = "    adapter:\n      upgrade:\n        - {kind: set_attribute_if_absent, attribute: dilations, value: [1, 1]}\n"
+    op_file.write_text(op_file.read_text(encoding="utf-8").replace(stub, real), encoding="utf-8")
+    capsys.readouterr()
     assert main(["validate", str(tree)]) == 0
     assert _gate(tree, base) == 0, capsys.readouterr()  # a legal bump: new version with an adapter
     assert "0 error(s)" in capsys.readouterr().out
+    moved = convert_model(_fused_conv_model(2), load_registry([tree], cache=False), {"com.acme.vision": 4})
+    assert [(a.name, list(a.ints)) for a in moved.model.graph.node[0].attribute] == [("dilations", [1, 1])]
     assert main(["generate", "--specs", str(tree), "--out", str(gen), "--check"]) == 1  # outputs are stale
     assert main(["generate", "--specs", str(tree), "--out", str(gen), "-q"]) == 0
     assert main(["generate", "--specs", str(tree), "--out", str(gen), "--check"]) == 0
 
     # Without the adapter the same bump fails the gate under onnx-strict (require_adapters).
-    op_file.write_text(op_file.read_text(encoding="utf-8").replace(stub, ""), encoding="utf-8")
+    op_file.write_text(op_file.read_text(encoding="utf-8").replace(real, ""), encoding="utf-8")
     capsys.readouterr()
     assert _gate(tree, base) == 1
     out = capsys.readouterr().out
     assert "error[ADAPTER-MISSING]" in out and "attribute `dilations` added" in out
+
+
+def test_compatible_stub_with_a_new_required_attribute_is_rejected(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The review's repro: `compatible` kept after adding a required attribute no longer passes."""
+    tree = tmp_path / "work"
+    shutil.copytree(VISION, tree / "com.acme.vision")
+    assert main(["bump", "com.acme.vision.FusedConv", "--specs", str(tree)]) == 0
+    op_file = tree / "com.acme.vision" / "FusedConv.yaml"
+    text = op_file.read_text(encoding="utf-8").replace(
+        "    adapter: {upgrade: []}\n",
+        "    attributes:\n      alpha: {type: float, required: true}\n    adapter: {upgrade: [{kind: compatible}]}\n",
+    )
+    op_file.write_text(text, encoding="utf-8")
+    capsys.readouterr()
+    assert main(["validate", str(tree)]) == 1
+    captured = capsys.readouterr()
+    out = captured.out + captured.err
+    assert "error[ADAPTER-NOT-COMPATIBLE]" in out and "attribute `alpha` added" in out
+    assert "FusedConv.yaml:48:" in out, out  # at the `compatible` step
 
 
 def test_same_edit_in_place_fails_the_gate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

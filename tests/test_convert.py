@@ -221,6 +221,50 @@ def test_downgrade_refuses_to_drop_a_non_default_attribute(registry: Registry, t
                 convert_model(reduced, registry, {"": 11})
 
 
+def forgetful_adapter(node: Any, ctx: Any) -> Any:
+    """A `python` upgrade that forgets the attribute the new version requires."""
+    return node.copy()
+
+
+def test_an_adapter_that_produces_an_invalid_node_fails(tmp_path: Path) -> None:
+    from toolkit import load_registry
+
+    folder = tmp_path / "com.example.gain"
+    folder.mkdir()
+    (folder / "domain.yaml").write_text(
+        "domain: com.example.gain\nopset_versions: [{version: 1, ir_version: 9}, {version: 2, ir_version: 9}]\n",
+        encoding="utf-8",
+    )
+    (folder / "Gain.yaml").write_text(
+        """operator: Gain
+domain: com.example.gain
+versions:
+  - since_version: 1
+    inputs: [{name: X, type: tensor(float)}]
+    outputs: [{name: Y, type: tensor(float)}]
+  - since_version: 2
+    based_on: 1
+    attributes:
+      alpha: {type: float, required: true}
+    adapter:
+      upgrade:
+        - {kind: python, callable: "test_convert:forgetful_adapter"}
+      downgrade:
+        - {kind: remove_attribute, attribute: alpha}
+""",
+        encoding="utf-8",
+    )
+    gain = load_registry([tmp_path], cache=False)
+    node = helper.make_node("Gain", ["x"], ["y"], domain="com.example.gain", name="amp")
+    graph = helper.make_graph([node], "g", [f32("x", [2])], [f32("y", [2])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("com.example.gain", 1)])
+    with pytest.raises(ConversionError) as info:
+        convert_model(model, gain, {"com.example.gain": 2})
+    message = str(info.value)
+    assert message.startswith("g/amp/0: the adapter of com.example.gain.Gain:2 produced a node that is not a valid")
+    assert "requires attribute 'alpha' (float) [MODEL-ATTR-REQUIRED]" in message
+
+
 def test_vendor_attribute_to_input_and_back(registry: Registry) -> None:
     from toolkit.onnx_bridge.check_model import check_model
 

@@ -189,6 +189,8 @@ def apply_upgrade(
 ) -> AdapterResult:
     """Turn `node` (a node of version `old`) into a node of `new` with `new.adapter.upgrade`."""
     adapter = _adapter_of(new)
+    if not adapter.upgrade:
+        raise MissingAdapter(f"{new.id} declares no adapter (its `upgrade` list is empty)")
     ctx = AdapterContext(old, new, "upgrade", constants, value_types, taken)
     return apply_steps(adapter.upgrade, node, ctx)
 
@@ -204,6 +206,8 @@ def apply_downgrade(
 ) -> AdapterResult:
     """Turn `node` (a node of version `new`) back into one of `old`: `downgrade` or the inverse."""
     adapter = _adapter_of(new)
+    if adapter.downgrade is None and not adapter.upgrade:
+        raise MissingAdapter(f"{new.id} declares no adapter (its `upgrade` list is empty)")
     steps = adapter.downgrade if adapter.downgrade is not None else inverse_steps(adapter.upgrade, new, old)
     ctx = AdapterContext(new, old, "downgrade", constants, value_types, taken)
     return apply_steps(steps, node, ctx)

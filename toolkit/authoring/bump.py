@@ -3,7 +3,9 @@
 ONNX asks a contributor for six manual steps per breaking change; here one command:
 1. adds opset version N to the domain (IR version of the previous newest, or given),
 2. appends `since_version: N, based_on: <previous>` to the operator file, old versions untouched,
-3. adds an adapter stub (`{upgrade: [{kind: compatible}]}`) with a comment asking for the real steps.
+3. adds an empty adapter stub (`{upgrade: []}`) with a TODO comment asking for the real steps;
+   an empty `upgrade` counts as no adapter, so the BC gate (ADAPTER-MISSING) and `convert`
+   keep asking for the steps until the author writes them.
 
 Edits are text insertions at positions the ruamel.yaml round-trip parser reports, so every
 other byte of both files (comments, layout, quoting) stays as it was; the new text is
@@ -24,10 +26,12 @@ from toolkit.loader import display_path, load_specs
 from toolkit.model import DomainSpec, OperatorSpec, Release, canonical_domain, display_domain
 
 STUB_COMMENT = (
-    "TODO(opset bump): replace this stub with the steps that turn a version-{old} node into a\n"
-    "version-{new} node (remove_attribute, rename_attribute, set_attribute_if_absent,\n"
-    "attribute_to_input, input_to_attribute, type_restriction, python); see docs/guide/authoring.md."
+    "TODO(opset bump): list the steps that turn a version-{old} node into a version-{new} node\n"
+    "(compatible if old nodes are valid unchanged; remove_attribute, rename_attribute,\n"
+    "set_attribute_if_absent, attribute_to_input, input_to_attribute, type_restriction, python).\n"
+    "Until then the empty list counts as no adapter; see docs/guide/authoring.md."
 )
+STUB = "{upgrade: []}"
 VERSION_COMMENT = (
     "Inherits version {old}: override what changes (doc, inputs, outputs, attributes, type_constraints)."
 )
@@ -67,7 +71,7 @@ class BumpPlan:
             "next:",
             f"  1. {op_file}:{self.version_line}: write what changes in version {self.opset} "
             "(doc, inputs, outputs, attributes, type_constraints; `null` removes an inherited attribute)",
-            f"  2. {op_file}:{self.adapter_line}: replace the adapter stub with the steps that upgrade a "
+            f"  2. {op_file}:{self.adapter_line}: fill in the empty adapter stub with the steps that upgrade a "
             f"version-{self.based_on} node (and a `downgrade` list if the steps cannot be inverted)",
         ]
         if self.add_opset:
@@ -200,7 +204,7 @@ def _add_version(text: str, plan: BumpPlan) -> tuple[str, int, int]:
     entry = {
         "since_version": plan.opset,
         "based_on": plan.based_on,
-        "adapter": "{upgrade: [{kind: compatible}]}",
+        "adapter": STUB,
     }
     new_text, line = _append_to_block_sequence(text, seq, entry, flow_like_last=False, comments=comments)
     new_lines = new_text.splitlines()

@@ -10,10 +10,11 @@ exist on the source side, what is added or moved *to* on the target side.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from toolkit.authoring.adapters import COMMON_ARGS, STEP_KINDS, callable_problem
 from toolkit.checks import rule
+from toolkit.compat.changes import SchemaChange, diff_schemas
 from toolkit.diagnostics import Diagnostic, Severity
 from toolkit.model import (
     AdapterStep,
@@ -21,6 +22,7 @@ from toolkit.model import (
     DomainSpec,
     Location,
     OpSchema,
+    ParamOption,
     Release,
     SpecSet,
     display_domain,
@@ -47,7 +49,67 @@ def adapters(specs: SpecSet, domains: dict[str, DomainSpec]) -> Iterator[Diagnos
                         yield from check_step(step, previous, schema)
                     for step in schema.adapter.downgrade or ():
                         yield from check_step(step, schema, previous)
+                    yield from compatible_steps(schema.adapter.upgrade, previous, schema)
+                    yield from compatible_steps(schema.adapter.downgrade or (), schema, previous)
             previous = schema
+
+
+# Changes after which a node of the source version is not a valid node of the target
+# version as it is: the value says whether every change of the kind does, or only those
+# making something required.
+_INVALIDATING = {
+    "ATTR-ADDED": False,  # only a required attribute
+    "ATTR-REQUIRED-CHANGED": False,  # only when it became required
+    "ATTR-REMOVED": True,
+    "ATTR-RENAMED": True,
+    "ATTR-TYPE-CHANGED": True,
+    "INPUT-ADDED": False,  # only a required input
+    "INPUT-OPTION-CHANGED": False,  # only when it became required
+    "INPUT-REMOVED": True,
+    "OUTPUT-REMOVED": True,
+    "TYPE-REMOVED": True,
+}
+
+
+def invalidating_changes(source: OpSchema, target: OpSchema) -> list[SchemaChange]:
+    """The differences that make a `source` node invalid on `target` unchanged."""
+    out = []
+    for change in diff_schemas(source, target):
+        always = _INVALIDATING.get(change.kind)
+        if always is None:
+            continue
+        if always or _makes_required(change):
+            out.append(change)
+    return out
+
+
+def _makes_required(change: SchemaChange) -> bool:
+    if change.kind == "ATTR-ADDED":
+        return change.bc  # bc is the new attribute's required-ness
+    if change.kind == "ATTR-REQUIRED-CHANGED":
+        return change.new is True
+    if change.kind == "INPUT-ADDED":
+        return change.bc  # bc: neither optional nor variadic
+    return change.kind == "INPUT-OPTION-CHANGED" and change.new == ParamOption.SINGLE.value
+
+
+def compatible_steps(steps: Sequence[AdapterStep], source: OpSchema, target: OpSchema) -> Iterator[Diagnostic]:
+    """ADAPTER-NOT-COMPATIBLE: `compatible` claims source nodes are valid target nodes unchanged."""
+    marked = [step for step in steps if step.kind == "compatible"]
+    if not marked:
+        return
+    changes = invalidating_changes(source, target)
+    if not changes:
+        return
+    listed = "; ".join(c.message for c in changes[:3]) + ("; ..." if len(changes) > 3 else "")
+    for step in marked:
+        yield _diag(
+            "ADAPTER-NOT-COMPATIBLE",
+            f"compatible: a {source.id} node is not a valid {target.id} node as it is ({listed})",
+            step,
+            "write the steps that move the node (set_attribute_if_absent for a new required attribute, "
+            "remove_attribute, rename_attribute, attribute_to_input, type_restriction, python)",
+        )
 
 
 def check_step(step: AdapterStep, source: OpSchema, target: OpSchema) -> Iterator[Diagnostic]:

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 
 from toolkit.compat.engine import Bump, DiffContext, Hit, is_exempt
 from toolkit.compat.rules import _doc, compat_rule
+from toolkit.model import OpSchema
 from toolkit.registry import SchemaNotFound
 
 OPTION = "require_adapters"
@@ -49,7 +50,8 @@ _WHY = (
 _FIX = (
     "add `adapter: {upgrade: [...]}` to the new version with the steps that turn a node of the "
     "previous version into a node of this one (`{kind: compatible}` when old nodes are valid "
-    "unchanged); `opset bump` writes a stub. Add a `downgrade` list when the steps cannot be "
+    "unchanged); `opset bump` writes an empty stub (`{upgrade: []}`), which counts as no adapter "
+    "until the steps are filled in. Add a `downgrade` list when the steps cannot be "
     "inverted (a `python` step)."
 )
 _DOC = _doc(_WHY, _BEFORE, _AFTER, _FIX)
@@ -66,16 +68,23 @@ def breaking_bumps_without_adapter(ctx: DiffContext) -> Iterator[Hit]:
         listed = "; ".join(c.message for c in breaking[:3]) + ("; ..." if len(breaking) > 3 else "")
         yield Hit(
             bump.schema.id,
-            f"changes version {previous.since_version} in a breaking way ({listed}) but declares no adapter",
-            bump.schema.location,
+            f"changes version {previous.since_version} in a breaking way ({listed}) but declares no adapter"
+            + (" (its `upgrade` list is empty)" if bump.schema.adapter is not None else ""),
+            bump.schema.adapter.location if bump.schema.adapter is not None else bump.schema.location,
             hint=f"add `adapter: {{upgrade: [...]}}` to {bump.schema.id}: how a version-{previous.since_version} "
             "node becomes a node of this version (`{kind: compatible}` if it is valid unchanged)",
             subject="adapter",
         )
 
 
+def has_upgrade(schema: OpSchema) -> bool:
+    """True when the version declares upgrade steps; `adapter: {upgrade: []}` (the stub
+    `opset bump` writes) is no adapter yet."""
+    return schema.adapter is not None and bool(schema.adapter.upgrade)
+
+
 def _needs_adapter(ctx: DiffContext, bump: Bump) -> bool:
-    if bump.previous is None or bump.new_operator or bump.schema.adapter is not None:
+    if bump.previous is None or bump.new_operator or has_upgrade(bump.schema):
         return False
     if bump.previous.experimental or bump.schema.experimental:
         return False

@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import os
 from collections import ChainMap
-from collections.abc import Iterator, Mapping, MutableMapping
+from collections.abc import Container, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -173,6 +173,8 @@ def _restrictions(banned: Mapping[str, tuple[str, ...]], origin: Location) -> tu
 def adapter_for(old: OpSchema, new: OpSchema, declared: Adapter | None) -> Adapter | None:
     """The adapter of `new`: the declared one with the catalog's type changes checked, or a
     computed one when only the types changed."""
+    if declared is not None and not declared.upgrade and declared.downgrade is None:
+        return declared  # an empty stub (`opset bump`): still no adapter
     added, removed = type_changes(old, new)
     if declared is None:
         if not only_types_changed(old, new):
@@ -263,20 +265,34 @@ def check_targets(targets: Mapping[str, int], registry: Registry) -> None:
             )
 
 
-def convert_model(model: onnx.ModelProto, registry: Registry, targets: Mapping[str, int]) -> ConversionResult:
+def convert_model(
+    model: onnx.ModelProto,
+    registry: Registry,
+    targets: Mapping[str, int],
+    *,
+    unchecked_attributes: Container[str] = frozenset(),
+) -> ConversionResult:
     """A converted copy of `model`; UsageError for a target the registry does not define,
-    ConversionError when a node cannot be moved."""
+    ConversionError when a node cannot be moved or an adapter produced an invalid node.
+
+    Every moved node is checked against its new schema with check-model's node checks
+    (arity, attributes); `unchecked_attributes` are the ids of schemas that accept undeclared
+    attributes (`catalog.onnx_unchecked_attributes()` for the onnx catalog).
+    """
     check_targets({canonical_domain(d): v for d, v in targets.items()}, registry)
     result = ConversionResult(copy.deepcopy(model))
-    converter = _Converter(registry, result)
+    converter = _Converter(registry, result, unchecked_attributes)
     for domain, target in sorted(targets.items()):
         converter.domain(canonical_domain(domain), target)
     return result
 
 
 class _Converter:
-    def __init__(self, registry: Registry, result: ConversionResult) -> None:
+    def __init__(
+        self, registry: Registry, result: ConversionResult, unchecked_attributes: Container[str] = frozenset()
+    ) -> None:
         self.registry = registry
+        self.unchecked_attributes = unchecked_attributes
         self.result = result
         self.model = result.model
         self.taken = set(_all_names(self.model))
@@ -367,9 +383,10 @@ class _Converter:
         except MissingAdapter:
             newer = there if nxt > current else here
             direction = "upgrade" if nxt > current else "downgrade"
+            empty = " (its `upgrade` list is empty)" if newer.adapter is not None else ""
             raise ConversionError(
                 f"{path}: no adapter to {direction} {here.id} -> {there.id} (opset {current} -> {nxt}): "
-                f"{newer.id} declares none"
+                f"{newer.id} declares none{empty}"
             ) from None
         except AdapterError as exc:
             raise ConversionError(f"{path}: {exc}") from None
@@ -379,8 +396,38 @@ class _Converter:
         for constant in moved.constants:
             built.append(self.constant(constant, moved.node, types, path))
             self.taken.add(constant.name)
-        built.append(_rebuild(node, moved.node, there))
+        rebuilt = _rebuild(node, moved.node, there)
+        self.validate(rebuilt, there, there if nxt > current else here, nxt, path)
+        built.append(rebuilt)
         return built, list(moved.dropped_inputs)
+
+    def validate(self, proto: Any, schema: OpSchema, owner: OpSchema, version: int, path: str) -> None:
+        """ConversionError when the moved node is not a valid node of `schema` (arity, attributes).
+
+        check-model's node checks run on a one-node model; its subgraphs are left out (they were
+        converted and are checked on their own), so only this node's own findings count.
+        """
+        import onnx
+
+        from toolkit.onnx_bridge.check_model import check_model
+
+        alone = onnx.NodeProto()
+        alone.CopyFrom(proto)
+        for attr in alone.attribute:
+            if attr.HasField("g"):
+                attr.ClearField("g")
+                attr.g.SetInParent()
+            del attr.graphs[:]
+        probe = onnx.ModelProto()
+        probe.graph.node.append(alone)
+        probe.opset_import.add(domain=proto.domain, version=version)
+        errors = check_model(probe, self.registry, unchecked_attributes=self.unchecked_attributes).errors
+        if errors:
+            problems = "; ".join(f"{f.message} [{f.rule}]" for f in errors)
+            raise ConversionError(
+                f"{path}: the adapter of {owner.id} produced a node that is not a valid {schema.id} node: "
+                f"{problems}"
+            )
 
     def constant(self, constant: Any, node: Any, types: Mapping[str, str | None], path: str) -> Any:
         from onnx import helper
@@ -498,7 +545,12 @@ def convert_file(
 ) -> ConversionResult:
     from toolkit.onnx_bridge.check_model import load_model
 
-    result = convert_model(load_model(source), registry, targets)
+    unchecked: Container[str] = frozenset()
+    if any(canonical_domain(d) in _CATALOG_DOMAINS for d in targets):
+        from toolkit.onnx_bridge.catalog import onnx_unchecked_attributes
+
+        unchecked = onnx_unchecked_attributes()
+    result = convert_model(load_model(source), registry, targets, unchecked_attributes=unchecked)
     data = result.model.SerializeToString()
     target = Path(out)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
