@@ -11,7 +11,7 @@ import difflib
 import json
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -899,21 +899,7 @@ class _Builder:
         return tuple(merged.values())
 
     def adapter(self, source: _Source, at: tuple[str | int, ...], item: MarkedDict) -> Adapter:
-        def steps(key: str) -> tuple[AdapterStep, ...]:
-            return tuple(
-                AdapterStep(
-                    kind=step["kind"],
-                    args=tuple(sorted((k, _freeze(v)) for k, v in step.items() if k != "kind")),
-                    location=source.loc(*at, key, index),
-                )
-                for index, step in enumerate(item.get(key, []))
-            )
-
-        return Adapter(
-            upgrade=steps("upgrade"),
-            downgrade=steps("downgrade") if "downgrade" in item else None,
-            location=source.loc(*at),
-        )
+        return build_adapter(item, lambda *path: source.loc(*at, *path))
 
     # -- releases (the schema for this file kind lives with the release table feature) ---
 
@@ -932,6 +918,27 @@ class _Builder:
                     )
                 )
         return tuple(out)
+
+
+def build_adapter(item: Mapping[str, Any], loc: Callable[..., Location]) -> Adapter:
+    """A schema-valid `{upgrade, downgrade}` mapping as an Adapter (step arguments frozen);
+    `loc(*path)` locates a path below the mapping. Shared with the adapter overlay reader."""
+
+    def steps(key: str) -> tuple[AdapterStep, ...]:
+        return tuple(
+            AdapterStep(
+                kind=step["kind"],
+                args=tuple(sorted((k, _freeze(v)) for k, v in step.items() if k != "kind")),
+                location=loc(key, index),
+            )
+            for index, step in enumerate(item.get(key, []))
+        )
+
+    return Adapter(
+        upgrade=steps("upgrade"),
+        downgrade=steps("downgrade") if "downgrade" in item else None,
+        location=loc(),
+    )
 
 
 def _scalar_default(attr_type: AttrType, value: Any) -> Any:
