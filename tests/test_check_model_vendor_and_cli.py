@@ -267,3 +267,14 @@ def test_help_uris_point_at_headings_of_the_docs() -> None:
                 for h in re.findall(r"(?m)^#+ (.+)$", text)
             }
         assert anchor in anchors[page], uri
+
+
+def test_model_tools_rules_section_is_current() -> None:
+    from toolkit.onnx_bridge.check_model import render_rules_section
+
+    text = (REPO / "docs" / "guide" / "model-tools.md").read_text()
+    start = text.index("### Rules\n")
+    section = text[start:text.index("\n## ", start) + 1]
+    assert section.rstrip("\n") + "\n" == render_rules_section(), (
+        "docs/guide/model-tools.md's Rules section differs from check_model.render_rules_section()"
+    )

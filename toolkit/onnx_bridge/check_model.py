@@ -499,6 +499,22 @@ def check_model_file(
     return check_model(load_model(path), registry, name=os.fspath(path), unchecked_attributes=unchecked_attributes)
 
 
+def render_rules_section() -> str:
+    """The "Rules" section of docs/guide/model-tools.md: a table, then one heading per rule
+    (its anchor, the lower-cased id, is what `Rule.help_uri` links to)."""
+    lines = [
+        "### Rules",
+        "",
+        "| Id | Severity | Meaning |",
+        "| --- | --- | --- |",
+    ]
+    lines += [f"| [`{r.id}`](#{r.id.lower()}) | {r.severity.value} | {r.name} |" for r in _RULE_LIST]
+    for rule in _RULE_LIST:
+        fix = f" **Fix:** {rule.hint}." if rule.hint else ""
+        lines += ["", f"#### {rule.id}", "", f"*{rule.severity.value}* — {rule.name}. {rule.doc}{fix}"]
+    return "\n".join(lines) + "\n"
+
+
 def exit_code(results: Iterable[CheckResult], fail_on: Severity) -> int:
     """1 when a finding is at or above `fail_on`, else 0."""
     return int(any(f.severity.rank >= fail_on.rank for r in results for f in r.findings))
