@@ -350,6 +350,18 @@ def test_compatible_step_on_a_widening_change_is_fine(tmp_path: Path, change: st
     assert load_specs([tmp_path]).diagnostics == []
 
 
+def test_compatible_next_to_steps_that_handle_the_change(tmp_path: Path) -> None:
+    folder = tmp_path / "com.example.compat"
+    folder.mkdir()
+    (folder / "domain.yaml").write_text(COMPAT_DOMAIN, encoding="utf-8")
+    text = COMPAT_OP.replace("{change}", "    type_constraints: {T: {allowed: [tensor(float)]}}").replace(
+        "        - {kind: compatible}\n",
+        "        - {kind: compatible}\n        - {kind: type_restriction, param: T, types: [tensor(double)]}\n",
+    )
+    (folder / "Shift.yaml").write_text(text, encoding="utf-8")
+    assert load_specs([tmp_path]).diagnostics == []
+
+
 def test_empty_upgrade_passes_schema_and_checks(tmp_path: Path) -> None:
     """The stub `opset bump` writes is valid spec text; the gate and convert treat it as no adapter."""
     assert _adapter_findings(tmp_path, "        []") == []

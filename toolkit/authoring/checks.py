@@ -71,6 +71,9 @@ _INVALIDATING = {
 }
 
 
+_NAMING_ARGS = frozenset({"attribute", "to", "input", "param"})
+
+
 def invalidating_changes(source: OpSchema, target: OpSchema) -> list[SchemaChange]:
     """The differences that make a `source` node invalid on `target` unchanged."""
     out = []
@@ -94,11 +97,16 @@ def _makes_required(change: SchemaChange) -> bool:
 
 
 def compatible_steps(steps: Sequence[AdapterStep], source: OpSchema, target: OpSchema) -> Iterator[Diagnostic]:
-    """ADAPTER-NOT-COMPATIBLE: `compatible` claims source nodes are valid target nodes unchanged."""
+    """ADAPTER-NOT-COMPATIBLE: `compatible` claims source nodes are valid target nodes unchanged.
+
+    Changes another step of the list deals with (it names the attribute, input or type
+    parameter, or is a `python` step) do not count: `compatible` then only covers the rest.
+    """
     marked = [step for step in steps if step.kind == "compatible"]
-    if not marked:
+    if not marked or any(step.kind == "python" for step in steps):
         return
-    changes = invalidating_changes(source, target)
+    handled = {str(value) for step in steps for key, value in step.args if key in _NAMING_ARGS}
+    changes = [c for c in invalidating_changes(source, target) if c.subject not in handled]
     if not changes:
         return
     listed = "; ".join(c.message for c in changes[:3]) + ("; ..." if len(changes) > 3 else "")
