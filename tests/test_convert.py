@@ -346,9 +346,80 @@ def test_overlay_errors_are_located(tmp_path: Path) -> None:
 
     (tmp_path / "bad.yaml").write_text(
         "domain: ai.onnx\ngroups:\n  - versions: [\"Squeeze\"]\n    upgrade: [{kind: teleport}]\n"
+        "    dowgrade: []\n"
     )
     with pytest.raises(SpecError) as info:
         load_overlay(tmp_path)
+    found = [(d.rule, d.location.line, d.location.column) for d in info.value.diagnostics]
+    assert found == [("SCHEMA-VALUE", 3, 16), ("SCHEMA-ENUM", 4, 22), ("SCHEMA-UNKNOWN-KEY", 5, 5)]
     messages = [d.format() for d in info.value.diagnostics]
-    assert any("unknown adapter step kind 'teleport'" in m and ":4:" in m for m in messages)
-    assert any("'Squeeze' is not `Op:since_version`" in m and ":3:" in m for m in messages)
+    assert "'teleport' is not one of compatible, remove_attribute" in messages[1]
+    assert "did you mean 'downgrade'?" in messages[2]
+    (tmp_path / "bad.yaml").write_text("domain: ai.onnx\ngroups: [\n")
+    with pytest.raises(SpecError) as info:
+        load_overlay(tmp_path)
+    assert [d.rule for d in info.value.diagnostics] == ["YAML-SYNTAX"]
+
+
+def test_overlay_steps_get_the_spec_checks(tmp_path: Path, onnx_registry: Registry) -> None:
+    from toolkit.diagnostics import SpecError
+
+    (tmp_path / "ai.onnx.yaml").write_text(
+        "domain: ai.onnx\ngroups:\n  - versions: [\"Relu:6\"]\n"
+        "    upgrade: [{kind: remove_attribute, attribute: consumed_input}]\n"
+    )
+    with pytest.raises(SpecError) as info:
+        apply_overlay(onnx_registry, load_overlay(tmp_path))
+    (diag,) = info.value.diagnostics
+    assert (diag.rule, diag.location.line) == ("ADAPTER-UNKNOWN-ATTRIBUTE", 4)
+    assert "ai.onnx.Relu:1 has no attribute 'consumed_input'" in diag.message
+
+
+def test_overlay_steps_are_the_loaders_steps(tmp_path: Path) -> None:
+    """The same steps written in an operator file and in an overlay give equal AdapterSteps."""
+    from toolkit import load_registry
+
+    steps = (
+        "      - {kind: attribute_to_input, attribute: axes, input: axes, doc: moved}\n"
+        "      - {kind: type_restriction, param: T, types: [tensor(double), tensor(float16)]}\n"
+        "      - {kind: set_attribute_if_absent, attribute: pads, value: [0, 0]}\n"
+    )
+    (tmp_path / "overlay").mkdir()
+    (tmp_path / "overlay" / "x.yaml").write_text(
+        "domain: com.example.same\ngroups:\n  - versions: [\"Op:2\"]\n    upgrade:\n" + steps
+    )
+    spec = tmp_path / "specs" / "com.example.same"
+    spec.mkdir(parents=True)
+    (spec / "domain.yaml").write_text(
+        "domain: com.example.same\nopset_versions: [{version: 1, ir_version: 9}, {version: 2, ir_version: 9}]\n"
+    )
+    (spec / "Op.yaml").write_text(
+        "operator: Op\ndomain: com.example.same\nversions:\n"
+        "  - since_version: 1\n    inputs: [{name: X, type: T}]\n    outputs: [{name: Y, type: T}]\n"
+        "    attributes: {axes: {type: ints, default: [0]}}\n"
+        "    type_constraints: {T: {allowed: [tensor(float), tensor(double), tensor(float16)]}}\n"
+        "  - since_version: 2\n    inputs: [{name: X, type: T}, {name: axes, type: tensor(int64), option: optional}]\n"
+        "    outputs: [{name: Y, type: T}]\n"
+        "    attributes: {pads: {type: ints, default: [0, 0]}}\n"
+        "    type_constraints: {T: {allowed: [tensor(float)]}}\n"
+        "    adapter:\n      upgrade:\n" + steps.replace("      - ", "        - ")
+    )
+    declared = load_registry([tmp_path / "specs"], cache=False).get_schema("Op", 2, "com.example.same").adapter
+    overlaid = load_overlay(tmp_path / "overlay")["com.example.same", "Op", 2]
+    assert declared is not None
+    assert [(s.kind, s.args) for s in overlaid.upgrade] == [(s.kind, s.args) for s in declared.upgrade]
+    assert ("types", ("tensor(double)", "tensor(float16)")) in overlaid.upgrade[1].args  # frozen lists
+    assert overlaid.downgrade is None and overlaid.location.line == 3
+
+
+def test_overlay_schema_shares_the_operator_step_definition() -> None:
+    import json
+
+    def load(name: str) -> Any:
+        return json.loads((REPO / "schemas" / name).read_text(encoding="utf-8"))
+
+    overlay, operator = load("adapter_overlay.schema.json"), load("operator.schema.json")
+    assert overlay["$defs"]["adapter_step"] == operator["$defs"]["adapter_step"]
+    group = overlay["$defs"]["group"]["properties"]
+    assert group["upgrade"]["items"] == group["downgrade"]["items"] == {"$ref": "#/$defs/adapter_step"}
+    assert operator["$defs"]["adapter"]["properties"]["upgrade"]["items"] == {"$ref": "#/$defs/adapter_step"}

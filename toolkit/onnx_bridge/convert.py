@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkit.authoring.adapters import (
-    STEP_KINDS,
     AdapterError,
     MissingAdapter,
     apply_downgrade,
@@ -26,7 +25,8 @@ from toolkit.authoring.adapters import (
     inverse_steps,
     node_from_onnx,
 )
-from toolkit.diagnostics import Diagnostic, SpecError, UsageError
+from toolkit.diagnostics import Diagnostic, Severity, SpecError, UsageError
+from toolkit.loader import build_adapter, validate_document
 from toolkit.model import (
     Adapter,
     AdapterStep,
@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     import onnx
 
 OVERLAY_DIR = Path(__file__).resolve().parent.parent / "data" / "onnx_adapters"
+OVERLAY_SCHEMA = "adapter_overlay"  # schemas/adapter_overlay.schema.json
 _CATALOG_DOMAINS = frozenset({"", "ai.onnx.ml", "ai.onnx.preview", "ai.onnx.preview.training"})
 
 
@@ -55,7 +56,13 @@ class ConversionError(Exception):
 
 
 def load_overlay(folder: str | os.PathLike[str] = OVERLAY_DIR) -> dict[tuple[str, str, int], Adapter]:
-    """(domain, op, since_version) -> Adapter from every `*.yaml` overlay file in `folder`."""
+    """(domain, op, since_version) -> Adapter from every `*.yaml` overlay file in `folder`.
+
+    Each file is read with the located YAML reader, validated against
+    `schemas/adapter_overlay.schema.json` and its steps built by the loader's `build_adapter`,
+    so they are the same AdapterStep objects an operator file's `adapter:` gives. SpecError
+    (located diagnostics) for a bad file.
+    """
     out: dict[tuple[str, str, int], Adapter] = {}
     diags: list[Diagnostic] = []
     for path in sorted(Path(folder).glob("*.yaml")):
@@ -65,6 +72,10 @@ def load_overlay(folder: str | os.PathLike[str] = OVERLAY_DIR) -> dict[tuple[str
         except YamlProblem as exc:
             diags.append(exc.diagnostic)
             continue
+        problems = validate_document(root, OVERLAY_SCHEMA, display)
+        if problems:
+            diags.extend(problems)
+            continue
         _overlay_file(root, display, out, diags)
     if diags:
         raise SpecError(diags)
@@ -72,58 +83,27 @@ def load_overlay(folder: str | os.PathLike[str] = OVERLAY_DIR) -> dict[tuple[str
 
 
 def _overlay_file(
-    root: Any, display: str, out: dict[tuple[str, str, int], Adapter], diags: list[Diagnostic]
+    root: MarkedDict, display: str, out: dict[tuple[str, str, int], Adapter], diags: list[Diagnostic]
 ) -> None:
+    """Adapters of one schema-valid overlay document."""
+
     def where(*path: str | int) -> Location:
         return location_of(root, path, display)
 
-    def bad(message: str, *path: str | int, hint: str = "") -> None:
-        diags.append(Diagnostic("ADAPTER-OVERLAY", message, where(*path), hint))
-
-    if not isinstance(root, MarkedDict) or not isinstance(root.get("domain"), str):
-        bad("an adapter overlay is a mapping with `domain` and `groups`")
-        return
     domain = canonical_domain(root["domain"])
-    for g, group in enumerate(root.get("groups") or []):
-        if not isinstance(group, dict) or not isinstance(group.get("versions"), list):
-            bad("a group needs `versions: [\"Op:since_version\", ...]`", "groups", g)
-            continue
-        steps = {key: _steps(group, key, ("groups", g, key), where, bad) for key in ("upgrade", "downgrade")}
+    for g, group in enumerate(root["groups"]):
+        adapter = build_adapter(group, lambda *path, g=g: where("groups", g, *path))
         for v, ref in enumerate(group["versions"]):
-            op, _, since = str(ref).partition(":")
-            if not op or not since.isdigit():
-                bad(f"'{ref}' is not `Op:since_version`", "groups", g, "versions", v)
-                continue
+            op, _, since = ref.partition(":")
             key = (domain, op, int(since))
+            at = where("groups", g, "versions", v)
             if key in out:
-                bad(f"{display_domain(domain)}.{ref} has two adapters", "groups", g, "versions", v)
+                diags.append(Diagnostic(
+                    "ADAPTER-OVERLAY", f"{display_domain(domain)}.{ref} has two adapters "
+                    f"(the first at {out[key].location})", at, "list each operator version in one group",
+                ))
                 continue
-            out[key] = Adapter(
-                upgrade=steps["upgrade"] or (),
-                downgrade=steps["downgrade"],
-                location=where("groups", g, "versions", v),
-            )
-
-
-def _steps(group: Mapping[str, Any], key: str, at: tuple[str | int, ...], where: Any, bad: Any) -> tuple[
-    AdapterStep, ...
-] | None:
-    if key not in group:
-        return None
-    steps = []
-    for index, raw in enumerate(group[key] or []):
-        kind = str(raw.get("kind")) if isinstance(raw, dict) else ""
-        if kind not in STEP_KINDS:
-            bad(f"unknown adapter step kind '{kind}'", *at, index, hint=f"one of {', '.join(STEP_KINDS)}")
-            continue
-        allowed = STEP_KINDS[kind][1] | {"doc"}
-        extra = sorted(set(raw) - allowed - {"kind"})
-        if extra:
-            bad(f"step '{kind}' takes no argument {', '.join(extra)}", *at, index)
-            continue
-        args = tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in raw.items() if k != "kind"))
-        steps.append(AdapterStep(kind, args, where(*at, index)))
-    return tuple(steps)
+            out[key] = replace(adapter, location=at)
 
 
 def type_changes(old: OpSchema, new: OpSchema) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
@@ -195,8 +175,14 @@ def apply_overlay(
     overlay: Mapping[tuple[str, str, int], Adapter] | None = None,
     domains: frozenset[str] = _CATALOG_DOMAINS,
 ) -> Registry:
-    """A registry whose catalog schemas carry adapters: overlay facts plus computed type-only ones."""
+    """A registry whose catalog schemas carry adapters: overlay facts plus computed type-only ones.
+
+    Overlay steps get the spec checks of declared adapters (`check_step`: arguments, and that
+    the attributes, inputs and type parameters they name exist on their side); SpecError when
+    one fails.
+    """
     facts = dict(load_overlay() if overlay is None else overlay)
+    problems: list[Diagnostic] = []
     operators: list[OperatorSpec] = []
     for op in registry.specs.operators:
         if op.domain not in domains:
@@ -204,10 +190,14 @@ def apply_overlay(
             continue
         versions = [op.versions[0]]
         for old, new in zip(op.versions, op.versions[1:]):
-            declared = new.adapter or facts.pop((op.domain, op.name, new.since_version), None)
-            adapter = adapter_for(old, new, declared)
+            fact = facts.pop((op.domain, op.name, new.since_version), None)
+            if fact is not None:
+                problems.extend(_overlay_problems(fact, old, new))
+            adapter = adapter_for(old, new, new.adapter or fact)
             versions.append(replace(new, adapter=adapter) if adapter is not None else new)
         operators.append(replace(op, versions=tuple(versions)))
+    if problems:
+        raise SpecError(problems)
     if facts:
         (domain, name, since), adapter = sorted(facts.items(), key=lambda item: item[0])[0]
         raise SpecError([Diagnostic(
@@ -216,6 +206,14 @@ def apply_overlay(
         )])
     specs = SpecSet(registry.specs.domains, tuple(operators), registry.specs.releases)
     return Registry(specs, registry.diagnostics)
+
+
+def _overlay_problems(fact: Adapter, old: OpSchema, new: OpSchema) -> Iterator[Diagnostic]:
+    from toolkit.authoring.checks import check_step
+
+    moves = [(step, old, new) for step in fact.upgrade] + [(step, new, old) for step in fact.downgrade or ()]
+    for step, source, target in moves:
+        yield from (d for d in check_step(step, source, target) if d.severity is Severity.ERROR)
 
 
 # -- conversion --------------------------------------------------------------------------------
