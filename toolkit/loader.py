@@ -581,6 +581,9 @@ class _Builder:
                 type_sets=type_sets,
                 doc=data.get("doc", ""),
                 location=source.loc(),
+                type_set_locations=tuple(
+                    (name, source.loc("type_sets", name, key=True)) for name, _ in type_sets
+                ),
             )
         return domains
 

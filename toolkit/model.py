@@ -297,6 +297,7 @@ class DomainSpec:
     type_sets: tuple[tuple[str, tuple[str, ...]], ...] = ()  # name -> expanded type strings
     doc: str = ""
     location: Location = field(default=NOWHERE, compare=False)
+    type_set_locations: tuple[tuple[str, Location], ...] = field(default=(), compare=False)
 
     @property
     def display_name(self) -> str:
@@ -315,6 +316,13 @@ class DomainSpec:
             if opset.version == version:
                 return opset
         return None
+
+    def type_set_location(self, name: str) -> Location:
+        """Where the type set is declared; the domain file itself when unknown."""
+        for set_name, location in self.type_set_locations:
+            if set_name == name:
+                return location
+        return self.location
 
     def type_set(self, name: str) -> tuple[str, ...] | None:
         for set_name, types in self.type_sets:

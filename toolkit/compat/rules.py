@@ -748,14 +748,12 @@ def type_set_changed(ctx: DiffContext) -> Iterator[Hit]:
             added = [t for t in now if t not in types]
             removed = [t for t in types if t not in now]
             delta = ", ".join([f"+{t}" for t in added] + [f"-{t}" for t in removed])
-            # DomainSpec keeps no location per type set: the finding is at the domain file and
-            # names the key, `type_sets.<name>`, to look for in it.
             yield Hit(
                 new.display_name,
-                f"type set `@{name}` (`type_sets.{name}` in this domain file) changed ({delta}); affects {len(users)} released operator version(s): "
+                f"type set `@{name}` changed ({delta}); affects {len(users)} released operator version(s): "
                 + (", ".join(users) if users else "none"),
-                new.location,
-                old.location,
+                new.type_set_location(name),
+                old.type_set_location(name),
                 f"define a new type set for new versions and keep `@{name}` unchanged" if users else "",
                 subject=name,
                 key=(tuple(types), tuple(now)),
