@@ -71,10 +71,11 @@ SPEC_RULES: dict[str, SpecRule] = _rules(
     ("ADAPTER-UNKNOWN-ATTRIBUTE", "error", "An adapter step names an attribute that does not exist on the side it acts on."),
     ("ADAPTER-UNKNOWN-INPUT", "error", "An adapter step names an input (or index) that does not exist on the side it acts on."),
     ("ADAPTER-UNKNOWN-PARAM", "error", "A type_restriction step names an unknown type parameter."),
-    ("ADAPTER-VALUE-TYPE", "error", "set_attribute_if_absent gives a value of the wrong type for the attribute."),
+    ("ADAPTER-VALUE-TYPE", "error", "set_attribute_if_absent or remove_attribute gives a value of the wrong type for the attribute."),
     ("ADAPTER-TYPE-STILL-ALLOWED", "error", "A type_restriction removes a type the target version still allows."),
     ("ADAPTER-TYPE-UNKNOWN", "warning", "A type_restriction names a type the source version does not allow either."),
     ("ADAPTER-CALLABLE", "error", "A python step's callable is not `package.module:function`."),
+    ("ADAPTER-NOT-COMPATIBLE", "error", "A compatible step, but the change from the source version invalidates its nodes (required attribute or input added, attribute or input removed, type removed)."),
     # Release tables
     ("RELEASE-DUPLICATE", "error", "Two releases have the same name."),
     ("RELEASE-IR-ORDER", "error", "IR versions decrease from one release to the next."),

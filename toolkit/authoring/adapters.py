@@ -53,6 +53,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from toolkit.compat.changes import SchemaChange, diff_schemas
 from toolkit.model import (
     Adapter,
     AdapterStep,
@@ -60,6 +61,7 @@ from toolkit.model import (
     FormalParameter,
     OperatorSpec,
     OpSchema,
+    ParamOption,
 )
 from toolkit.types import looks_like_type_string
 
@@ -469,6 +471,48 @@ _HANDLERS: dict[str, Callable[[AdapterStep, AdapterResult, AdapterContext], None
 }
 
 
+# --------------------------------------------------------------------------- compatible
+
+
+# Changes after which a node of the source version is not a valid node of the target
+# version as it is: the value says whether every change of the kind does, or only those
+# making something required.
+_INVALIDATING = {
+    "ATTR-ADDED": False,  # only a required attribute
+    "ATTR-REQUIRED-CHANGED": False,  # only when it became required
+    "ATTR-REMOVED": True,
+    "ATTR-RENAMED": True,
+    "ATTR-TYPE-CHANGED": True,
+    "INPUT-ADDED": False,  # only a required input
+    "INPUT-OPTION-CHANGED": False,  # only when it became required
+    "INPUT-REMOVED": True,
+    "OUTPUT-REMOVED": True,
+    "TYPE-REMOVED": True,
+}
+
+
+def invalidating_changes(source: OpSchema, target: OpSchema) -> list[SchemaChange]:
+    """The differences that make a `source` node invalid on `target` unchanged."""
+    out = []
+    for change in diff_schemas(source, target):
+        always = _INVALIDATING.get(change.kind)
+        if always is None:
+            continue
+        if always or _makes_required(change):
+            out.append(change)
+    return out
+
+
+def _makes_required(change: SchemaChange) -> bool:
+    if change.kind == "ATTR-ADDED":
+        return change.bc  # bc is the new attribute's required-ness
+    if change.kind == "ATTR-REQUIRED-CHANGED":
+        return change.new is True
+    if change.kind == "INPUT-ADDED":
+        return change.bc  # bc: neither optional nor variadic
+    return change.kind == "INPUT-OPTION-CHANGED" and change.new == ParamOption.SINGLE.value
+
+
 # --------------------------------------------------------------------------- inverse
 
 
@@ -738,6 +782,7 @@ __all__ = [
     "downgrade_node",
     "element_type_number",
     "input_position",
+    "invalidating_changes",
     "inverse_steps",
     "load_callable",
     "node_from_onnx",

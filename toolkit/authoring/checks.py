@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from toolkit.authoring.adapters import COMMON_ARGS, STEP_KINDS, callable_problem
+from toolkit.authoring.adapters import COMMON_ARGS, STEP_KINDS, callable_problem, invalidating_changes
 from toolkit.checks import rule
-from toolkit.compat.changes import SchemaChange, diff_schemas
 from toolkit.diagnostics import Diagnostic, Severity
 from toolkit.model import (
     AdapterStep,
@@ -22,7 +21,6 @@ from toolkit.model import (
     DomainSpec,
     Location,
     OpSchema,
-    ParamOption,
     Release,
     SpecSet,
     display_domain,
@@ -54,46 +52,7 @@ def adapters(specs: SpecSet, domains: dict[str, DomainSpec]) -> Iterator[Diagnos
             previous = schema
 
 
-# Changes after which a node of the source version is not a valid node of the target
-# version as it is: the value says whether every change of the kind does, or only those
-# making something required.
-_INVALIDATING = {
-    "ATTR-ADDED": False,  # only a required attribute
-    "ATTR-REQUIRED-CHANGED": False,  # only when it became required
-    "ATTR-REMOVED": True,
-    "ATTR-RENAMED": True,
-    "ATTR-TYPE-CHANGED": True,
-    "INPUT-ADDED": False,  # only a required input
-    "INPUT-OPTION-CHANGED": False,  # only when it became required
-    "INPUT-REMOVED": True,
-    "OUTPUT-REMOVED": True,
-    "TYPE-REMOVED": True,
-}
-
-
 _NAMING_ARGS = frozenset({"attribute", "to", "input", "param"})
-
-
-def invalidating_changes(source: OpSchema, target: OpSchema) -> list[SchemaChange]:
-    """The differences that make a `source` node invalid on `target` unchanged."""
-    out = []
-    for change in diff_schemas(source, target):
-        always = _INVALIDATING.get(change.kind)
-        if always is None:
-            continue
-        if always or _makes_required(change):
-            out.append(change)
-    return out
-
-
-def _makes_required(change: SchemaChange) -> bool:
-    if change.kind == "ATTR-ADDED":
-        return change.bc  # bc is the new attribute's required-ness
-    if change.kind == "ATTR-REQUIRED-CHANGED":
-        return change.new is True
-    if change.kind == "INPUT-ADDED":
-        return change.bc  # bc: neither optional nor variadic
-    return change.kind == "INPUT-OPTION-CHANGED" and change.new == ParamOption.SINGLE.value
 
 
 def compatible_steps(steps: Sequence[AdapterStep], source: OpSchema, target: OpSchema) -> Iterator[Diagnostic]:
