@@ -172,14 +172,14 @@ def load_registry(
 
 def _cache_key(files: list[Path]) -> str:
     # Diagnostics hold paths relative to the working directory, so it is part of the key.
-    digest = hashlib.sha256(f"{CACHE_FORMAT}:{os.getcwd()}:{_toolkit_stamp()}".encode())
+    digest = hashlib.sha256(f"{CACHE_FORMAT}:{os.getcwd()}:{toolkit_stamp()}".encode())
     for path in files:
         stat = path.stat()
         digest.update(f"{path.resolve()}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
     return digest.hexdigest()
 
 
-def _toolkit_stamp() -> str:
+def toolkit_stamp() -> str:
     """Changes whenever the toolkit's code or schemas change, so stale caches are never used."""
     here = Path(__file__).resolve().parent
     parts = []

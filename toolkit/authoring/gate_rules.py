@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from toolkit.compat.engine import Bump, DiffContext, Hit, is_exempt
-from toolkit.compat.rules import _doc, compat_rule
+from toolkit.compat.rules import compat_rule, rule_doc
 from toolkit.model import OpSchema
 from toolkit.registry import SchemaNotFound
 
@@ -54,7 +54,7 @@ _FIX = (
     "until the steps are filled in. Add a `downgrade` list when the steps cannot be "
     "inverted (a `python` step)."
 )
-_DOC = _doc(_WHY, _BEFORE, _AFTER, _FIX)
+_DOC = rule_doc(_WHY, _BEFORE, _AFTER, _FIX)
 
 
 def breaking_bumps_without_adapter(ctx: DiffContext) -> Iterator[Hit]:

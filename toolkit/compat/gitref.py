@@ -23,7 +23,7 @@ from pathlib import Path
 from toolkit.cache import cache_dir, read_pickle, write_pickle
 from toolkit.diagnostics import UsageError
 from toolkit.loader import SPEC_SUFFIXES, LoadResult, load_specs
-from toolkit.registry import _toolkit_stamp
+from toolkit.registry import toolkit_stamp
 
 CACHE_FORMAT = 1
 
@@ -178,7 +178,7 @@ def _repo_relative(path: Path, here: Path, top: Path) -> str:
 
 
 def _cache_key(commit: str, prefixes: list[str], top: Path, here: Path) -> str:
-    digest = hashlib.sha256(f"{CACHE_FORMAT}:{_toolkit_stamp()}:{here}:{top}".encode())
+    digest = hashlib.sha256(f"{CACHE_FORMAT}:{toolkit_stamp()}:{here}:{top}".encode())
     for prefix in prefixes:
         # the tree id changes exactly when something below the prefix changes
         proc = _git(["rev-parse", "--verify", "--quiet", f"{commit}:{prefix}"], top)

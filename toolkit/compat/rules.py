@@ -149,7 +149,7 @@ def _load_modules() -> None:
 # --------------------------------------------------------------------------- docs helpers
 
 
-def _doc(why: str, before: str, after: str, fix: str) -> str:
+def rule_doc(why: str, before: str, after: str, fix: str) -> str:
     return (
         f"**Why:** {why}\n\n"
         f"**Before:**\n\n```yaml\n{before.strip(chr(10)).rstrip()}\n```\n\n"
@@ -429,7 +429,7 @@ def _register_change_rule(spec: _ChangeRule) -> None:
         fc=fc,
         category=spec.category,
         summary=_change_title(spec.kind),
-        doc=_doc(spec.why, spec.before, spec.after, _FIX_BUMP),
+        doc=rule_doc(spec.why, spec.before, spec.after, _FIX_BUMP),
     )(check)
 
 
@@ -462,7 +462,7 @@ for _spec in _CHANGE_RULES:
     fc=False,
     category="versioning",
     summary="A released operator version was modified in place (a change no signature rule covers).",
-    doc=_doc(
+    doc=rule_doc(
         "A released operator version is frozen: runtimes and converters have implemented it. "
         "Changes that no signature rule covers (differentiability, deprecation flag, ...) still "
         "change the opset's inventory and need a new version. Breaking edits are reported by "
@@ -494,7 +494,7 @@ def version_modified(ctx: DiffContext) -> Iterator[Hit]:
     fc=True,
     category="versioning",
     summary="A released operator version was deleted from the operator's file.",
-    doc=_doc(
+    doc=rule_doc(
         "Opsets that resolved to the deleted version now resolve to an older one (or to nothing): "
         "the inventory of released opsets changes under existing models.",
         _V1 + "    # ...\n  - since_version: 3\n    # ...",
@@ -521,7 +521,7 @@ def version_removed(ctx: DiffContext) -> Iterator[Hit]:
     fc=True,
     category="versioning",
     summary="A new operator version's since_version is not a new opset version.",
-    doc=_doc(
+    doc=rule_doc(
         "A new version with a since_version that was already released changes what that released "
         "opset means: models built against it would suddenly resolve to a different operator.",
         "# domain.yaml: opset_versions 1..3\n" + _V1,
@@ -556,7 +556,7 @@ def version_not_new_opset(ctx: DiffContext) -> Iterator[Hit]:
     fc=True,
     category="inventory",
     summary="An operator was added to an opset version that is already released.",
-    doc=_doc(
+    doc=rule_doc(
         "Runtimes that implement the released opset do not have the operator, yet models declaring "
         "that opset may now use it.",
         "# domain.yaml: opset_versions 1..3",
@@ -601,7 +601,7 @@ def opset_op_added(ctx: DiffContext) -> Iterator[Hit]:
     fc=False,
     category="inventory",
     summary="An operator was removed from an opset version that is already released.",
-    doc=_doc(
+    doc=rule_doc(
         "Models declaring the released opset use the operator; it must stay resolvable there. "
         "Removal is legal only from a new opset version on (`removed_in: N+1`).",
         "operator: Scatter\nversions:\n  - since_version: 9",
@@ -645,7 +645,7 @@ def opset_op_removed(ctx: DiffContext) -> Iterator[Hit]:
     fc=True,
     category="inventory",
     summary="A released opset version (or a whole domain) was removed.",
-    doc=_doc(
+    doc=rule_doc(
         "Models declare opset versions in their opset_import; a removed version makes them unloadable.",
         "opset_versions:\n  - {version: 1, ir_version: 8}\n  - {version: 2, ir_version: 9}",
         "opset_versions:\n  - {version: 1, ir_version: 8}",
@@ -685,7 +685,7 @@ def opset_removed(ctx: DiffContext) -> Iterator[Hit]:
     fc=True,
     category="inventory",
     summary="The IR version of a released opset version changed.",
-    doc=_doc(
+    doc=rule_doc(
         "The IR version an opset version requires is part of what runtimes and models agreed on.",
         "opset_versions:\n  - {version: 3, ir_version: 8}",
         "opset_versions:\n  - {version: 3, ir_version: 9}",
@@ -719,7 +719,7 @@ def opset_ir_changed(ctx: DiffContext) -> Iterator[Hit]:
     fc=True,
     category="types",
     summary="A domain type set changed; names every released operator version that uses it.",
-    doc=_doc(
+    doc=rule_doc(
         "Type sets are expanded into every constraint that references them, so editing one edits "
         "every operator version using it in place (each is reported as TYPE-ADDED / TYPE-REMOVED). "
         "This finding names them all in one place.",
@@ -771,7 +771,7 @@ def type_set_changed(ctx: DiffContext) -> Iterator[Hit]:
     fc=False,
     category="lifecycle",
     summary="An operator was deprecated without naming a replacement (`replaced_by`).",
-    doc=_doc(
+    doc=rule_doc(
         "Users of a deprecated operator need a migration path; PyTorch's policy deprecates for a "
         "release before breaking and points to the successor.",
         "operator: Upsample\nversions:\n  - since_version: 9",
@@ -805,7 +805,7 @@ def deprecated_without_replacement(ctx: DiffContext) -> Iterator[Hit]:
     fc=False,
     category="lifecycle",
     summary="An operator was removed (`removed_in`) without naming a replacement (`replaced_by`).",
-    doc=_doc(
+    doc=rule_doc(
         "Models using the operator cannot be upgraded past the removal without a successor to convert to.",
         "operator: A\nversions: ...",
         "operator: A\nremoved_in: 4\nversions: ...",
@@ -837,7 +837,7 @@ def removed_without_replacement(ctx: DiffContext) -> Iterator[Hit]:
     fc=False,
     category="docs",
     summary="Only documentation of a released operator version changed (allowed).",
-    doc=_doc(
+    doc=rule_doc(
         "Clarifying documentation is not a breaking change; it is reported for reviewers' information only.",
         _V1 + "    doc: Adds two tensors.",
         _V1 + "    doc: Adds two tensors element-wise, with Numpy-style broadcasting.",
