@@ -186,3 +186,22 @@ def test_template_cache_gives_the_same_pages(
     docs_markdown.compiled_template.cache_clear()
     assert runs[0] == runs[1] == runs[2]
     assert any(p.name.startswith("__jinja2_") for p in (tmp_path / "cache").rglob("*"))
+
+
+def test_gc_pause_restores_the_collector_state() -> None:
+    import gc
+
+    assert gc.isenabled()
+    with docs_markdown.gc_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError), docs_markdown.gc_paused():
+        raise RuntimeError("generator failed")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with docs_markdown.gc_paused():
+            pass
+        assert not gc.isenabled()  # a caller's own pause is left alone
+    finally:
+        gc.enable()
