@@ -35,11 +35,17 @@ def shipped_registry():  # type: ignore[no-untyped-def]
     return load_registry([OPSETS], cache=False)
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "report: the test prints figures worth showing in the summary")
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """Show the figures conformance tests print (counts compared, findings per rule) even though
     pytest captures the output of passing tests."""
     reports = [
-        r for r in terminalreporter.stats.get("passed", []) if r.when == "call" and r.capstdout.strip()
+        r
+        for r in terminalreporter.stats.get("passed", [])
+        if r.when == "call" and "report" in r.keywords and r.capstdout.strip()
     ]
     if not reports:
         return

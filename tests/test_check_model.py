@@ -73,6 +73,7 @@ def test_probe_finds_the_schemas_that_allow_unchecked_attributes(unchecked: froz
     assert unchecked == _UNCHECKED
 
 
+@pytest.mark.report
 def test_zero_false_positives_on_onnx_test_data(
     registry: Registry, shipped_models: list[tuple[str, Any]], node_models: list[tuple[str, Any]]
 ) -> None:
@@ -148,6 +149,7 @@ def seed(model: Any, kind: str, registry: Registry) -> Any | None:
 FAULTS = ("missing_required", "unknown_attribute", "wrong_attribute_type", "too_many_inputs", "op_not_in_opset")
 
 
+@pytest.mark.report
 def test_seeded_faults_match_onnx_checker(
     registry: Registry, shipped_models: list[tuple[str, Any]], node_models: list[tuple[str, Any]]
 ) -> None:

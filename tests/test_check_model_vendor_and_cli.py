@@ -134,6 +134,7 @@ def verdict(model: Any) -> bool:
     return True
 
 
+@pytest.mark.report
 def test_vendor_models_match_onnx_with_registered_schemas(registry: Registry, shipped_registry: Registry) -> None:
     counts = {"valid": 0, "seeded": 0}
     disagreements = []

@@ -77,6 +77,7 @@ def _trees(spec: OperatorSpec, k: int, registry: Registry) -> tuple[Registry, Re
     return old, edited, legal
 
 
+@pytest.mark.report
 def test_real_history_pairs(onnx_registry: Registry) -> None:
     pairs = breaking_pairs = 0
     doc_only: list[str] = []  # pairs whose only difference is the doc text

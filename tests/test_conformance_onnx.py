@@ -113,6 +113,7 @@ def schema_problems(ours: OpSchema, theirs: Any) -> list[str]:
     return problems
 
 
+@pytest.mark.report
 def test_every_schema_version_resolves_like_onnx(onnx_registry: Registry) -> None:
     ranges = defs.C.schema_version_map()
     names_by_domain: dict[str, set[str]] = {}

@@ -243,6 +243,7 @@ def compare_version(key: Key, ours: dict[str, Any], theirs: dict[str, Any]) -> l
     return problems
 
 
+@pytest.mark.report
 def test_operators_and_changelog_match_gen_doc(onnx_registry: Any, gen_doc_output: Path) -> None:
     pages = render_docs(onnx_registry)
     theirs: dict[Key, dict[str, Any]] = {}
