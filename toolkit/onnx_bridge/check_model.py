@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from collections import ChainMap
-from collections.abc import Container, Iterable, Mapping, MutableMapping
+from collections.abc import Callable, Container, Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -216,6 +216,9 @@ class _Scope:
     imports: Mapping[str, int]
     types: MutableMapping[str, str | None]
     in_function: bool = False
+    # (node domain, op_type) -> what `_clean` checks such nodes against; shared by the scopes
+    # of one opset_import (a graph and its subgraphs)
+    plans: dict[tuple[str, str], Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,6 +245,118 @@ def _facts(schema: OpSchema) -> _Facts:
     )
 
 
+_Slot = tuple[str, frozenset[str], bool]  # per input/output position: type parameter, allowed types, homogeneous
+
+
+@dataclass(frozen=True, slots=True)
+class _Fast:
+    """A schema's facts in the shape `_clean` reads them (plain ints, names and frozensets)."""
+
+    min_in: int
+    max_in: int
+    min_out: int
+    max_out: int
+    single_in: tuple[int, ...]  # positions of inputs that may not be empty
+    single_out: tuple[int, ...]
+    attr_types: Mapping[str, int]  # attribute name -> AttributeProto type number
+    required_attrs: tuple[str, ...]
+    unchecked: bool  # the schema accepts undeclared attributes
+    in_slots: tuple[_Slot, ...]
+    out_slots: tuple[_Slot, ...]
+
+
+def _fast(schema: OpSchema, facts: _Facts, unchecked: bool) -> _Fast:
+    def singles(params: tuple[FormalParameter, ...]) -> tuple[int, ...]:
+        return tuple(i for i, p in enumerate(params) if p.option is ParamOption.SINGLE)
+
+    def slots(params: tuple[FormalParameter, ...]) -> tuple[_Slot, ...]:
+        return tuple((p.type_str, facts.allowed[p.type_str], p.homogeneous) for p in params)
+
+    min_in, max_in, min_out, max_out = facts.arity
+    return _Fast(
+        min_in, max_in, min_out, max_out, singles(schema.inputs), singles(schema.outputs),
+        {name: spec.type.proto_number for name, spec in facts.attributes.items()},
+        tuple(spec.name for spec in facts.required), unchecked,
+        slots(schema.inputs), slots(schema.outputs),
+    )
+
+
+_DIRTY = -1  # `_clean`: the node may have findings, take the reporting path
+
+
+def _clean(node: Any, fast: _Fast, types: Callable[[str], str | None] | None) -> int:
+    """_DIRTY unless `node` certainly passes every check `_Walk.verify` makes against the schema
+    of `fast` (then 1 when it holds graph attributes, else 0). Reads each protobuf field once and
+    builds no strings: most nodes are clean, and the reporting path reports the others."""
+    inputs = node.input[:]
+    outputs = node.output[:]
+    count = len(inputs)
+    if not fast.min_in <= count <= fast.max_in:
+        return _DIRTY
+    if "" in inputs:
+        for position in fast.single_in:
+            if position < count and not inputs[position]:
+                return _DIRTY
+    count = len(outputs)
+    if not fast.min_out <= count <= fast.max_out:
+        return _DIRTY
+    if "" in outputs:
+        for position in fast.single_out:
+            if position < count and not outputs[position]:
+                return _DIRTY
+    graphs = 0
+    attrs = node.attribute
+    if attrs:
+        attr_types = fast.attr_types
+        seen: set[str] = set()
+        for attr in attrs:
+            name = attr.name
+            kind = attr.type
+            if kind in (_GRAPH_ATTR, _GRAPHS_ATTR):
+                graphs = 1
+            if name in seen:
+                return _DIRTY
+            seen.add(name)
+            if name.startswith("__"):
+                continue
+            expected = attr_types.get(name)
+            if expected is None:
+                if fast.unchecked:
+                    continue
+                return _DIRTY
+            if kind != expected:
+                return _DIRTY
+            value_field = _VALUE_FIELDS.get(kind)
+            if value_field and not attr.HasField(value_field) and not attr.ref_attr_name:
+                return _DIRTY
+        for name in fast.required_attrs:
+            if name not in seen:
+                return _DIRTY
+    elif fast.required_attrs:
+        return _DIRTY
+    if types is not None:
+        bound: dict[str, str] = {}
+        for names, slots in ((inputs, fast.in_slots), (outputs, fast.out_slots)):
+            if not slots:
+                continue
+            last = len(slots) - 1
+            for position, name in enumerate(names):
+                if not name:
+                    continue
+                actual = types(name)
+                if actual is None:
+                    continue
+                param, allowed, homogeneous = slots[position if position < last else last]
+                if allowed and actual not in allowed:
+                    return _DIRTY
+                if homogeneous and bound.setdefault(param, actual) != actual:
+                    return _DIRTY
+    return graphs
+
+
+_UNPLANNED = object()
+
+
 @dataclass
 class _Walk:
     registry: Registry
@@ -251,11 +366,30 @@ class _Walk:
     unknown_domains: set[str] = field(default_factory=set)
     unchecked_attributes: Container[str] = frozenset()
     facts: dict[int, _Facts] = field(default_factory=dict)
+    fasts: dict[int, _Fast] = field(default_factory=dict)
 
     def facts_of(self, schema: OpSchema) -> _Facts:
         found = self.facts.get(id(schema))
         if found is None:
             found = self.facts[id(schema)] = _facts(schema)
+        return found
+
+    def plan(self, raw_domain: str, op_type: str, scope: _Scope) -> _Fast | None:
+        """The schema facts `_clean` checks nodes (raw_domain, op_type) of this scope against;
+        None when such nodes always take the reporting path (function calls, domains not
+        imported or without specs, operators not resolving, deprecated or experimental)."""
+        if (raw_domain, op_type) in self.functions:
+            return None
+        domain = canonical_domain(raw_domain)
+        if domain not in scope.imports or not self.registry.has_domain(domain):
+            return None
+        schema = self.registry.find_schema(op_type, scope.imports[domain], domain)
+        if schema is None or schema.deprecated or schema.experimental:
+            return None
+        found = self.fasts.get(id(schema))
+        if found is None:
+            unchecked = schema.id in self.unchecked_attributes
+            found = self.fasts[id(schema)] = _fast(schema, self.facts_of(schema), unchecked)
         return found
 
     def add(self, rule: str, path: str, message: str, hint: str = "", operator: str = "") -> None:
@@ -265,11 +399,23 @@ class _Walk:
     # -- graphs ------------------------------------------------------------------------
 
     def graph(self, graph: Any, scope: _Scope) -> None:
-        for index, node in enumerate(graph.node):
-            self.node(node, index, scope)
+        nodes = graph.node
+        self.nodes += len(nodes)
+        plans = scope.plans
+        types = None if scope.in_function else scope.types.get
+        for index, node in enumerate(nodes):
+            key = (node.domain, node.op_type)
+            fast = plans.get(key, _UNPLANNED)
+            if fast is _UNPLANNED:
+                fast = plans[key] = self.plan(node.domain, node.op_type, scope)
+            verdict = _DIRTY if fast is None else _clean(node, fast, types)
+            if verdict == _DIRTY:
+                self.node(node, index, scope)
+            elif verdict:
+                self.subgraphs(node, f"{scope.path}/{node.name or node.op_type}/{index}", scope)
 
     def node(self, node: Any, index: int, scope: _Scope) -> None:
-        self.nodes += 1
+        """Check one node and report what is wrong (the path of every node `_clean` cannot pass)."""
         path = f"{scope.path}/{node.name or node.op_type}/{index}"
         domain = canonical_domain(node.domain)
         function = self.functions.get((node.domain, node.op_type))
@@ -299,7 +445,7 @@ class _Walk:
             for position, sub in enumerate(graphs):
                 suffix = attr.name if attr.type == _GRAPH_ATTR else f"{attr.name}[{position}]"
                 types: MutableMapping[str, str | None] = ChainMap(declared_types(sub), scope.types)
-                self.graph(sub, _Scope(f"{path}/{suffix}", scope.imports, types, scope.in_function))
+                self.graph(sub, _Scope(f"{path}/{suffix}", scope.imports, types, scope.in_function, scope.plans))
 
     # -- resolution --------------------------------------------------------------------
 
