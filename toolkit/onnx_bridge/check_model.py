@@ -164,13 +164,35 @@ _ELEMENT_NAMES = {number: name for name, number in ELEMENT_TYPE_NUMBERS.items()}
 
 def type_string(proto: onnx.TypeProto) -> str | None:
     """Canonical type string of a TypeProto, None when (partly) unknown."""
-    text = _raw_type(proto)
+    # The common case, a tensor, by one lookup: a nonzero elem_type means tensor_type is the
+    # oneof member set (an unset member reads as its default, elem_type 0).
+    elem_type = proto.tensor_type.elem_type
+    if elem_type:
+        try:
+            return _TENSOR_TYPES[elem_type]
+        except KeyError:
+            found = _TENSOR_TYPES[elem_type] = _canonical(_raw_type(proto))
+            return found
+    return _canonical(_raw_type(proto))
+
+
+_CANONICAL: dict[str, str | None] = {}  # raw type string -> canonical (parsing is the slow part)
+_TENSOR_TYPES: dict[int, str | None] = {}  # TensorProto data type -> canonical tensor type
+
+
+def _canonical(text: str | None) -> str | None:
     if text is None:
         return None
     try:
-        return canonical_type(text)
+        return _CANONICAL[text]
+    except KeyError:
+        pass
+    try:
+        found: str | None = canonical_type(text)
     except TypeStringError:
-        return None
+        found = None
+    _CANONICAL[text] = found
+    return found
 
 
 def _raw_type(proto: Any) -> str | None:
@@ -192,17 +214,28 @@ def _raw_type(proto: Any) -> str | None:
     return None
 
 
+def type_string_of_tensor(elem: str) -> str:
+    """canonical_type(f"tensor({elem})"), memoised (raises TypeStringError like it)."""
+    text = f"tensor({elem})"
+    found = _CANONICAL.get(text)
+    if found is None:
+        found = _CANONICAL[text] = canonical_type(text)
+    return found
+
+
 def declared_types(graph: Any) -> dict[str, str | None]:
     """Names -> declared type in one graph scope; declarations win over initializers."""
     types: dict[str, str | None] = {}
     for init in graph.initializer:
         elem = _ELEMENT_NAMES.get(init.data_type)
-        types[init.name] = canonical_type(f"tensor({elem})") if elem else None
+        types[init.name] = type_string_of_tensor(elem) if elem else None
     for info in (*graph.value_info, *graph.output, *graph.input):
-        if info.HasField("type"):
-            declared = type_string(info.type)
-            if declared is not None or info.name not in types:
-                types[info.name] = declared
+        declared = type_string(info.type)
+        if declared is None and not info.HasField("type"):
+            continue  # only a declared type, even an unknown one, hides an initializer's
+        name = info.name
+        if declared is not None or name not in types:
+            types[name] = declared
     return types
 
 
@@ -263,6 +296,9 @@ class _Fast:
     unchecked: bool  # the schema accepts undeclared attributes
     in_slots: tuple[_Slot, ...]
     out_slots: tuple[_Slot, ...]
+    # (input types, output types) already found to pass the type check: the check is a function
+    # of the declared types per position alone (when no name is empty), and few combinations occur
+    typings: set[tuple[tuple[str | None, ...], tuple[str | None, ...]]] = field(default_factory=set)
 
 
 def _fast(schema: OpSchema, facts: _Facts, unchecked: bool) -> _Fast:
@@ -293,7 +329,8 @@ def _clean(node: Any, fast: _Fast, types: Callable[[str], str | None] | None) ->
     count = len(inputs)
     if not fast.min_in <= count <= fast.max_in:
         return _DIRTY
-    if "" in inputs:
+    skipped = "" in inputs
+    if skipped:
         for position in fast.single_in:
             if position < count and not inputs[position]:
                 return _DIRTY
@@ -301,6 +338,7 @@ def _clean(node: Any, fast: _Fast, types: Callable[[str], str | None] | None) ->
     if not fast.min_out <= count <= fast.max_out:
         return _DIRTY
     if "" in outputs:
+        skipped = True
         for position in fast.single_out:
             if position < count and not outputs[position]:
                 return _DIRTY
@@ -335,23 +373,37 @@ def _clean(node: Any, fast: _Fast, types: Callable[[str], str | None] | None) ->
     elif fast.required_attrs:
         return _DIRTY
     if types is not None:
-        bound: dict[str, str] = {}
-        for names, slots in ((inputs, fast.in_slots), (outputs, fast.out_slots)):
-            if not slots:
-                continue
-            last = len(slots) - 1
-            for position, name in enumerate(names):
-                if not name:
-                    continue
-                actual = types(name)
-                if actual is None:
-                    continue
-                param, allowed, homogeneous = slots[position if position < last else last]
-                if allowed and actual not in allowed:
-                    return _DIRTY
-                if homogeneous and bound.setdefault(param, actual) != actual:
-                    return _DIRTY
+        if skipped:
+            return graphs if _clean_types(inputs, outputs, fast, types) else _DIRTY
+        typing = (tuple(map(types, inputs)), tuple(map(types, outputs)))
+        if typing not in fast.typings:
+            if not _clean_types(inputs, outputs, fast, types):
+                return _DIRTY
+            fast.typings.add(typing)
     return graphs
+
+
+def _clean_types(
+    inputs: list[str], outputs: list[str], fast: _Fast, types: Callable[[str], str | None]
+) -> bool:
+    """Whether the declared types of the node's values pass `_Walk.types`."""
+    bound: dict[str, str] = {}
+    for names, slots in ((inputs, fast.in_slots), (outputs, fast.out_slots)):
+        if not slots:
+            continue
+        last = len(slots) - 1
+        for position, name in enumerate(names):
+            if not name:
+                continue
+            actual = types(name)
+            if actual is None:
+                continue
+            param, allowed, homogeneous = slots[position if position < last else last]
+            if allowed and actual not in allowed:
+                return False
+            if homogeneous and bound.setdefault(param, actual) != actual:
+                return False
+    return True
 
 
 _UNPLANNED = object()
