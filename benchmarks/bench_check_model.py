@@ -7,7 +7,9 @@ value_info declared for every value so that the type-binding check runs on every
 
 Prints median seconds of: our check (in-process, registry already loaded), onnx.checker
 (structural) and onnx.checker full_check=True (plus shape inference), the ratios, and the whole
-`opset check-model` command in a fresh interpreter (catalog cached).
+`opset check-model` command in a fresh interpreter (catalog cached) next to a fresh interpreter
+loading and checking the model with onnx.checker, then where a fresh process spends its time
+(interpreter start, imports, registry load, model parse, checks, report).
 
 Run: python benchmarks/bench_check_model.py [NODES]
 """
@@ -21,6 +23,49 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+# The phases of `opset check-model MODEL --specs DIR`, timed in a fresh interpreter the way the
+# command runs them (toolkit/cli/model_commands.py); prints one "phase seconds" line each.
+PHASES = """
+import sys, time
+start = time.perf_counter()
+import toolkit.cli
+toolkit.cli.build_parser()
+parser_built = time.perf_counter()
+from toolkit.onnx_bridge import catalog, check_model as cm
+imported = time.perf_counter()
+import onnx
+onnx_imported = time.perf_counter()
+base = catalog.onnx_registry(adapters=False)
+catalog_loaded = time.perf_counter()
+registry = catalog.model_registry([sys.argv[2]], base=base)
+unchecked = catalog.onnx_unchecked_attributes()
+specs_loaded = time.perf_counter()
+model = cm.load_model(sys.argv[1])
+parsed = time.perf_counter()
+result = cm.check_model(model, registry, name=sys.argv[1], unchecked_attributes=unchecked)
+checked = time.perf_counter()
+cm.render([result], "text")
+rendered = time.perf_counter()
+marks = [("argument parser (imports every command module)", start, parser_built),
+         ("check-model modules (catalog, check_model)", parser_built, imported),
+         ("import onnx (catalog.onnx_version)", imported, onnx_imported),
+         ("onnx catalog registry (cached pickle)", onnx_imported, catalog_loaded),
+         ("vendor specs (cached) + merge", catalog_loaded, specs_loaded),
+         ("model parse", specs_loaded, parsed), ("checks", parsed, checked), ("report", checked, rendered)]
+for label, a, b in marks:
+    print(f"{label}\t{b - a}")
+"""
+
+
+def fresh_phases(path: Path, specs: Path, repeat: int = 3) -> list[tuple[str, float]]:
+    """Median seconds per phase of a fresh `opset check-model` process (see PHASES)."""
+    runs: list[dict[str, float]] = []
+    for _ in range(repeat):
+        out = subprocess.run([sys.executable, "-c", PHASES, str(path), str(specs)], check=True,
+                             capture_output=True, text=True).stdout
+        runs.append({label: float(value) for label, value in (line.split("\t") for line in out.splitlines())})
+    return [(label, statistics.median(run[label] for run in runs)) for label in runs[0]]
 
 
 def median_seconds(func: Any, repeat: int = 5) -> float:
@@ -107,7 +152,12 @@ def main() -> None:
         repo = Path(__file__).resolve().parent.parent
         cmd = [sys.executable, "-m", "toolkit", "check-model", str(path), "--specs", str(repo / "opsets")]
         subprocess.run(cmd, check=True, capture_output=True)  # warm the caches
-        cli = median_seconds(lambda: subprocess.run(cmd, check=True, capture_output=True), repeat=3)
+        cli = median_seconds(lambda: subprocess.run(cmd, check=True, capture_output=True), repeat=5)
+        onnx_cmd = [sys.executable, "-c", "import sys, onnx; onnx.checker.check_model(onnx.load(sys.argv[1]))",
+                    str(path)]
+        onnx_cli = median_seconds(lambda: subprocess.run(onnx_cmd, check=True, capture_output=True), repeat=5)
+        bare = median_seconds(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True), repeat=5)
+        phases = fresh_phases(path, repo / "opsets")
 
     print(f"model: {result.nodes} nodes checked (If branches included), "
           f"{len(model.SerializeToString()) / 1e6:.1f} MB")
@@ -117,7 +167,12 @@ def main() -> None:
     print(f"onnx.checker.check_model:                    {theirs * 1000:8.1f} ms  (ratio ours/onnx {ours / theirs:.2f})")
     print(f"onnx.checker.check_model(full_check=True):   {theirs_full * 1000:8.1f} ms  "
           f"(ratio ours/onnx {ours / theirs_full:.2f})")
-    print(f"`opset check-model` command, fresh process:  {cli * 1000:8.1f} ms")
+    print(f"`opset check-model` command, fresh process:  {cli * 1000:8.1f} ms  "
+          f"(onnx.load + onnx.checker.check_model, fresh process: {onnx_cli * 1000:.1f} ms)")
+    print("where a fresh `opset check-model` spends its time:")
+    print(f"  {'interpreter start (python -c pass)':46s} {bare * 1000:8.1f} ms")
+    for label, seconds in phases:
+        print(f"  {label:46s} {seconds * 1000:8.1f} ms")
 
 
 if __name__ == "__main__":
