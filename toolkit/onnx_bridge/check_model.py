@@ -281,9 +281,9 @@ class _Scope:
     imports: Mapping[str, int]
     types: MutableMapping[str, str | None]
     in_function: bool = False
-    # (node domain, op_type) -> what `_clean` checks such nodes against; shared by the scopes
+    # node domain -> op_type -> what `_clean` checks such nodes against; shared by the scopes
     # of one opset_import (a graph and its subgraphs)
-    plans: dict[tuple[str, str], Any] = field(default_factory=dict)
+    plans: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -495,10 +495,13 @@ class _Walk:
         plans = scope.plans
         types = None if scope.in_function else scope.types.get
         for index, node in enumerate(nodes):
-            key = (node.domain, node.op_type)
-            fast = plans.get(key, _UNPLANNED)
+            op_type = node.op_type
+            domain_plans = plans.get(node.domain)
+            if domain_plans is None:
+                domain_plans = plans[node.domain] = {}
+            fast = domain_plans.get(op_type, _UNPLANNED)
             if fast is _UNPLANNED:
-                fast = plans[key] = self.plan(node.domain, node.op_type, scope)
+                fast = domain_plans[op_type] = self.plan(node.domain, op_type, scope)
             verdict = _DIRTY if fast is None else _clean(node, fast, types)
             if verdict == _DIRTY:
                 self.node(node, index, scope)
