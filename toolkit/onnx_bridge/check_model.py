@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
+import weakref
 from collections import ChainMap
 from collections.abc import Callable, Container, Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, field
@@ -447,6 +448,19 @@ def _clean_types(
 
 _UNPLANNED = object()
 
+# Schema facts per registry, kept across check_model calls (a CLI run or a test suite checks
+# many models against one registry, most of them small); weak, so a registry takes its facts along.
+_CACHES: weakref.WeakKeyDictionary[Registry, tuple[dict[int, _Facts], dict[tuple[int, bool], _Fast]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _schema_caches(registry: Registry) -> tuple[dict[int, _Facts], dict[tuple[int, bool], _Fast]]:
+    found = _CACHES.get(registry)
+    if found is None:
+        found = _CACHES[registry] = ({}, {})
+    return found
+
 
 @dataclass
 class _Walk:
@@ -456,8 +470,9 @@ class _Walk:
     nodes: int = 0
     unknown_domains: set[str] = field(default_factory=set)
     unchecked_attributes: Container[str] = frozenset()
+    # per schema (by id: the registry holds its schemas), see _schema_caches
     facts: dict[int, _Facts] = field(default_factory=dict)
-    fasts: dict[int, _Fast] = field(default_factory=dict)
+    fasts: dict[tuple[int, bool], _Fast] = field(default_factory=dict)
 
     def facts_of(self, schema: OpSchema) -> _Facts:
         found = self.facts.get(id(schema))
@@ -477,10 +492,10 @@ class _Walk:
         schema = self.registry.find_schema(op_type, scope.imports[domain], domain)
         if schema is None or schema.deprecated or schema.experimental:
             return None
-        found = self.fasts.get(id(schema))
+        unchecked = schema.id in self.unchecked_attributes
+        found = self.fasts.get((id(schema), unchecked))
         if found is None:
-            unchecked = schema.id in self.unchecked_attributes
-            found = self.fasts[id(schema)] = _fast(schema, self.facts_of(schema), unchecked)
+            found = self.fasts[id(schema), unchecked] = _fast(schema, self.facts_of(schema), unchecked)
         return found
 
     def add(self, rule: str, path: str, message: str, hint: str = "", operator: str = "") -> None:
@@ -713,7 +728,8 @@ def check_model(
     (`catalog.onnx_unchecked_attributes()` for the onnx catalog).
     """
     functions = {(f.domain, f.name): f for f in model.functions}
-    walk = _Walk(registry, functions, unchecked_attributes=unchecked_attributes)
+    facts, fasts = _schema_caches(registry)
+    walk = _Walk(registry, functions, unchecked_attributes=unchecked_attributes, facts=facts, fasts=fasts)
     imports = _imports(model.opset_import)
     graph_name = model.graph.name or "graph"
     for domain, version in sorted(imports.items()):
