@@ -6,7 +6,8 @@ with an initializer shape, Transpose, Concat, Identity inside If branches every 
 value_info declared for every value so that the type-binding check runs on every node.
 
 Prints median seconds of: our check (in-process, registry already loaded), onnx.checker
-(structural) and onnx.checker full_check=True (plus shape inference), the ratios, and the whole
+(structural) and onnx.checker full_check=True (plus shape inference), the ratios, the same for
+the ~150 small models of onnx's backend test data (per-model costs), and the whole
 `opset check-model` command in a fresh interpreter (catalog cached) next to a fresh interpreter
 loading and checking the model with onnx.checker, then where a fresh process spends its time
 (interpreter start, imports, registry load, model parse, checks, report).
@@ -99,6 +100,25 @@ def interleaved_medians(funcs: list[Any], repeat: int = 11) -> list[float]:
     return [statistics.median(samples) for samples in times]
 
 
+def small_models() -> list[Any]:
+    """The models shipped in onnx's backend test data that onnx.checker accepts (per-model costs)."""
+    import glob
+
+    import onnx
+
+    root = Path(onnx.__file__).parent / "backend" / "test" / "data"
+    models = []
+    for kind in ("pytorch-converted", "pytorch-operator", "simple", "light"):
+        for file in sorted(glob.glob(str(root / kind / "**" / "*.onnx"), recursive=True)):
+            model = onnx.load(file, load_external_data=False)
+            try:
+                onnx.checker.check_model(model)
+            except Exception:  # onnx's ValidationError: not a fair comparison
+                continue
+            models.append(model)
+    return models
+
+
 def build_model(count: int) -> Any:
     import numpy
     from onnx import TensorProto, helper, numpy_helper
@@ -170,6 +190,19 @@ def main() -> None:
         lambda: onnx.checker.check_model(model, full_check=True),
     ])
 
+    small = small_models()
+    small_nodes = sum(check_model(m, registry, unchecked_attributes=unchecked).nodes for m in small)
+
+    def ours_small() -> None:
+        for m in small:
+            check_model(m, registry, unchecked_attributes=unchecked)
+
+    def theirs_small() -> None:
+        for m in small:
+            onnx.checker.check_model(m)
+
+    ours_many, theirs_many = interleaved_medians([ours_small, theirs_small], repeat=7)
+
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "big.onnx"
         onnx.save(model, path)
@@ -197,6 +230,9 @@ def main() -> None:
     print(f"onnx.checker.check_model:                    {theirs * 1000:8.1f} ms  (ratio ours/onnx {ours / theirs:.2f})")
     print(f"onnx.checker.check_model(full_check=True):   {theirs_full * 1000:8.1f} ms  "
           f"(ratio ours/onnx {ours / theirs_full:.2f})")
+    print(f"{len(small)} small models (onnx's backend test data, {small_nodes} nodes): "
+          f"ours {ours_many * 1000:.1f} ms, onnx.checker {theirs_many * 1000:.1f} ms "
+          f"(ratio {ours_many / theirs_many:.2f})")
     print(f"`opset check-model` command, fresh process:  {cli * 1000:8.1f} ms  "
           f"(onnx.load + onnx.checker.check_model, fresh process: {onnx_cli * 1000:.1f} ms)")
     print("where a fresh `opset check-model` spends its time:")
