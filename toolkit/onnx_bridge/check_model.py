@@ -456,9 +456,12 @@ _CACHES: weakref.WeakKeyDictionary[Registry, tuple[dict[int, _Facts], dict[tuple
 
 
 def _schema_caches(registry: Registry) -> tuple[dict[int, _Facts], dict[tuple[int, bool], _Fast]]:
-    found = _CACHES.get(registry)
-    if found is None:
-        found = _CACHES[registry] = ({}, {})
+    try:
+        found = _CACHES.get(registry)
+        if found is None:
+            found = _CACHES[registry] = ({}, {})
+    except TypeError:  # a registry-like object without weak references: facts per call
+        return {}, {}
     return found
 
 
