@@ -14,7 +14,6 @@ live in `toolkit.report`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from xml.sax.saxutils import escape, quoteattr
 
 from toolkit import report as shared
 from toolkit.compat.engine import Finding
@@ -183,16 +182,16 @@ def render_junit(result: GateResult, fail_on: Severity) -> str:
             failures += 1
             text = "\n".join(_finding_line(f) for f in failing)
             body += (
-                f"<failure message={quoteattr(f'{len(failing)} finding(s)')} type={quoteattr(rule.id)}>"
-                f"{escape(text)}</failure>"
+                f"<failure message={_xml_attr(f'{len(failing)} finding(s)')} type={_xml_attr(rule.id)}>"
+                f"{_xml_text(text)}</failure>"
             )
         quiet = [f for f in found if f not in failing]
         if quiet:
-            body += f"<system-out>{escape(chr(10).join(_finding_line(f) for f in quiet))}</system-out>"
-        name = quoteattr(f"{rule.id} {rule.name}")
+            body += f"<system-out>{_xml_text(chr(10).join(_finding_line(f) for f in quiet))}</system-out>"
+        name = _xml_attr(f"{rule.id} {rule.name}")
         cases.append(f'    <testcase classname="opset.diff" name={name}>{body}</testcase>')
     head = (
-        f'  <testsuite name="opset diff against {escape(result.old_label)}" tests="{len(result.rules)}" '
+        f"  <testsuite name={_xml_attr('opset diff against ' + result.old_label)} tests=\"{len(result.rules)}\" "
         f'failures="{failures}" errors="0" skipped="0">'
     )
     return (
@@ -208,3 +207,16 @@ def render_junit(result: GateResult, fail_on: Severity) -> str:
 def _finding_line(f: Finding) -> str:
     line = f"{f.location}: {f.severity.value}[{f.rule}]: {f.operator}: {f.message}"
     return line + (f" (hint: {f.hint})" if f.hint else "")
+
+
+# xml.sax.saxutils would do, but importing it pulls in urllib/http/email (~25 ms per command).
+_XML_TEXT = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+_XML_ATTR = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\n": "&#10;", "\r": "&#13;", "\t": "&#9;"})
+
+
+def _xml_text(text: str) -> str:
+    return text.translate(_XML_TEXT)
+
+
+def _xml_attr(text: str) -> str:
+    return '"' + text.translate(_XML_ATTR) + '"'
