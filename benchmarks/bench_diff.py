@@ -30,7 +30,7 @@ sys.path.insert(0, str(REPO))
 
 from toolkit.compat.gate import run_gate  # noqa: E402
 from toolkit.onnx_bridge.importer import import_catalog  # noqa: E402
-from toolkit.registry import load_registry  # noqa: E402
+from toolkit.registry.core import load_registry  # noqa: E402
 
 
 def timed(func: Callable[[], object], repeat: int) -> tuple[float, float]:

@@ -65,8 +65,8 @@ def run_generate(specs: Path, out: Path, cache_dir: Path) -> float:
 def breakdown(specs: Path, out: Path) -> dict[str, float]:
     from toolkit.generate import GenerateContext
     from toolkit.generate.pipeline import plan_outputs, run_generators
-    from toolkit.registry import load_registry
-    from toolkit.writer import commit
+    from toolkit.load.writer import commit
+    from toolkit.registry.core import load_registry
 
     times: dict[str, float] = {}
     start = time.perf_counter()

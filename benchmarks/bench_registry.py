@@ -32,9 +32,9 @@ def median_seconds(func, repeat: int = 5) -> float:  # type: ignore[no-untyped-d
 def main() -> None:
     from onnx import defs
 
-    from toolkit.loader import load_specs
+    from toolkit.checks.run import load_specs
     from toolkit.onnx_bridge.importer import import_catalog
-    from toolkit.registry import load_registry
+    from toolkit.registry.core import load_registry
 
     with tempfile.TemporaryDirectory() as tmp:
         catalog = Path(tmp) / "catalog"

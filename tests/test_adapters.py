@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from toolkit.authoring.adapters import (
+from toolkit.adapters.engine import (
     AdapterContext,
     AdapterError,
     AdapterResult,
@@ -23,8 +23,8 @@ from toolkit.authoring.adapters import (
     node_to_onnx,
     upgrade_node,
 )
-from toolkit.loader import load_specs
-from toolkit.model import AdapterStep
+from toolkit.checks.run import load_specs
+from toolkit.model.spec import AdapterStep
 
 VISION = "com.acme.vision"
 

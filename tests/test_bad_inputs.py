@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.loader import load_specs
+from toolkit.checks.run import load_specs
 
 CORPUS = Path(__file__).parent / "bad_inputs"
 CASES = sorted(p for p in CORPUS.iterdir() if p.is_dir())

@@ -321,7 +321,7 @@ def test_adapter_gate_rule_severity_follows_profile_option(
 
 
 def test_docs_name_the_profiles_that_require_adapters() -> None:
-    from toolkit.authoring import gate_rules
+    from toolkit.compat import adapter_rules as gate_rules
     from toolkit.compat.config import BUILTIN_PROFILES
 
     strict = sorted(name for name, p in BUILTIN_PROFILES.items() if p.options.get("require_adapters"))

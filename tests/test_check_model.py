@@ -16,10 +16,10 @@ import pytest
 onnx = pytest.importorskip("onnx")
 from onnx import helper  # noqa: E402
 
-from toolkit.diagnostics import Severity  # noqa: E402
+from toolkit.model.diagnostics import Severity  # noqa: E402
 from toolkit.onnx_bridge.catalog import merge_registries  # noqa: E402
 from toolkit.onnx_bridge.check_model import CheckResult, check_model  # noqa: E402
-from toolkit.registry import Registry  # noqa: E402
+from toolkit.registry.core import Registry  # noqa: E402
 
 DATA = Path(onnx.__file__).parent / "backend" / "test" / "data"
 KINDS = ("pytorch-converted", "pytorch-operator", "simple", "light", "real")

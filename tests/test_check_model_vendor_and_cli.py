@@ -16,10 +16,10 @@ onnx = pytest.importorskip("onnx")
 import sarif_pydantic  # noqa: E402
 from onnx import helper  # noqa: E402
 
-from toolkit.model import AttrType, OpSchema, ParamOption  # noqa: E402
+from toolkit.model.spec import AttrType, OpSchema, ParamOption  # noqa: E402
 from toolkit.onnx_bridge.catalog import merge_registries  # noqa: E402
 from toolkit.onnx_bridge.check_model import check_model  # noqa: E402
-from toolkit.registry import Registry  # noqa: E402
+from toolkit.registry.core import Registry  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 VENDOR = ("com.acme.vision", "org.example.abc")
@@ -248,9 +248,9 @@ def test_help_uris_point_at_headings_of_the_docs() -> None:
     import re
 
     from toolkit.compat.rules import all_rules
+    from toolkit.model.rules import DOCS_URL
     from toolkit.onnx_bridge.check_model import RULES
     from toolkit.onnx_bridge.compat_model import RULES as COMPAT_RULES
-    from toolkit.report import DOCS_URL
 
     site_url = re.search(r"(?m)^site_url:\s*(\S+)", (REPO / "mkdocs.yml").read_text())
     assert site_url is not None and site_url.group(1) == DOCS_URL
@@ -271,7 +271,7 @@ def test_help_uris_point_at_headings_of_the_docs() -> None:
 
 
 def test_model_tools_rules_section_is_current() -> None:
-    from toolkit.onnx_bridge.check_model import render_rules_section
+    from toolkit.reporting.model_check import render_rules_section
 
     text = (REPO / "docs" / "guide" / "model-tools.md").read_text()
     start = text.index("### Rules\n")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from toolkit.compat.changes import KINDS, SchemaChange, diff_schemas
-from toolkit.model import (
+from toolkit.model.changes import KINDS, SchemaChange, diff_schemas
+from toolkit.model.spec import (
     Attribute,
     AttrType,
     FormalParameter,
@@ -14,7 +14,7 @@ from toolkit.model import (
     ParamOption,
     TypeConstraint,
 )
-from toolkit.registry import Registry
+from toolkit.registry.core import Registry
 
 X = FormalParameter("X", "T", location=Location("f.yaml", 5, 9))
 B = FormalParameter("B", "T", option=ParamOption.OPTIONAL)

@@ -17,11 +17,11 @@ import dataclasses
 
 import pytest
 
-from toolkit.compat.changes import diff_schemas
 from toolkit.compat.config import BUILTIN_PROFILES, GateConfig
 from toolkit.compat.gate import run_gate
-from toolkit.model import OperatorSpec, OpSchema, SpecSet, display_domain
-from toolkit.registry import Registry
+from toolkit.model.changes import diff_schemas
+from toolkit.model.spec import OperatorSpec, OpSchema, SpecSet, display_domain
+from toolkit.registry.core import Registry
 
 onnx = pytest.importorskip("onnx")
 

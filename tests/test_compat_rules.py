@@ -17,7 +17,7 @@ import yaml
 from toolkit.compat.config import GateConfig, Profile
 from toolkit.compat.gate import GateResult, run_gate
 from toolkit.compat.rules import all_rules, get_rule
-from toolkit.registry import load_registry
+from toolkit.registry.core import load_registry
 
 Tree = dict[str, Any]
 

@@ -14,8 +14,8 @@ import pytest
 onnx = pytest.importorskip("onnx")
 from onnx import defs, helper  # noqa: E402
 
-from toolkit.model import MAX_ARITY, Attribute, FormalParameter, OpSchema  # noqa: E402
-from toolkit.registry import Registry  # noqa: E402
+from toolkit.model.spec import MAX_ARITY, Attribute, FormalParameter, OpSchema  # noqa: E402
+from toolkit.registry.core import Registry  # noqa: E402
 
 OPTION = {"Single": "single", "Optional": "optional", "Variadic": "variadic"}
 DIFF = {"Unknown": "unknown", "Differentiable": "differentiable", "NonDifferentiable": "non_differentiable"}

@@ -13,14 +13,9 @@ onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper, numpy_helper, version_converter  # noqa: E402
 
 from toolkit.onnx_bridge.catalog import merge_registries  # noqa: E402
-from toolkit.onnx_bridge.convert import (  # noqa: E402
-    ConversionError,
-    apply_overlay,
-    convert_model,
-    load_overlay,
-    only_types_changed,
-)
-from toolkit.registry import Registry  # noqa: E402
+from toolkit.onnx_bridge.convert import ConversionError, convert_model  # noqa: E402
+from toolkit.onnx_bridge.overlay import apply_overlay, load_overlay, only_types_changed  # noqa: E402
+from toolkit.registry.core import Registry  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 REDUCE_18 = ("ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceMax", "ReduceMean",
@@ -330,7 +325,7 @@ def test_cli_convert(tmp_path: Path) -> None:
 
 
 def test_targets_are_checked_against_the_registry(registry: Registry) -> None:
-    from toolkit.diagnostics import UsageError
+    from toolkit.model.diagnostics import UsageError
     from toolkit.onnx_bridge.convert import parse_targets
 
     assert parse_targets(["ai.onnx=13", f"{ACME}=2"], registry) == {"": 13, ACME: 2}
@@ -342,7 +337,7 @@ def test_targets_are_checked_against_the_registry(registry: Registry) -> None:
 
 
 def test_overlay_errors_are_located(tmp_path: Path) -> None:
-    from toolkit.diagnostics import SpecError
+    from toolkit.model.diagnostics import SpecError
 
     (tmp_path / "bad.yaml").write_text(
         "domain: ai.onnx\ngroups:\n  - versions: [\"Squeeze\"]\n    upgrade: [{kind: teleport}]\n"
@@ -362,7 +357,7 @@ def test_overlay_errors_are_located(tmp_path: Path) -> None:
 
 
 def test_overlay_steps_get_the_spec_checks(tmp_path: Path, onnx_registry: Registry) -> None:
-    from toolkit.diagnostics import SpecError
+    from toolkit.model.diagnostics import SpecError
 
     (tmp_path / "ai.onnx.yaml").write_text(
         "domain: ai.onnx\ngroups:\n  - versions: [\"Relu:6\"]\n"

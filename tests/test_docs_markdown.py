@@ -10,11 +10,12 @@ from typing import Any
 import pytest
 
 from toolkit import load_registry
-from toolkit.compat.changes import diff_schemas
+from toolkit.cli import build_parser
 from toolkit.generate import GenerateContext, get_generator
 from toolkit.generate.docs_markdown import render_docs
 from toolkit.generate.mdsafe import inline, lint_registry, sanitize
 from toolkit.generate.pipeline import generate
+from toolkit.model.changes import diff_schemas
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -29,7 +30,7 @@ VERSIONING_MD_TABLE = {
 
 @pytest.fixture(scope="module")
 def pages(shipped_registry: Any) -> dict[str, str]:
-    return render_docs(shipped_registry, "opsets")
+    return render_docs(shipped_registry, "opsets", build_parser)
 
 
 def _table(markdown: str, first_header: str) -> dict[str, list[str]]:
@@ -160,7 +161,8 @@ def _leaves(entry: Any) -> list[str]:
 def test_checked_in_docs_are_current() -> None:
     """generated/docs/ is what `opset generate` writes now (the CLI and DSL pages included)."""
     result = generate(
-        [REPO / "opsets"], REPO / "generated", kinds=["docs"], check=True, source="opsets", cache=False
+        [REPO / "opsets"], REPO / "generated", kinds=["docs"], check=True, source="opsets", cache=False,
+        cli_parser=build_parser,
     )
     stale = [change.path for change in result.changes]
     assert not stale, f"run `opset generate --only docs`; stale: {stale}"

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from toolkit import load_registry
+from toolkit.cli import build_parser
 from toolkit.generate.docs_markdown import render_docs
 
 REPO = Path(__file__).resolve().parent.parent
@@ -35,7 +36,7 @@ def build_site(tmp: Path) -> tuple[Path, subprocess.CompletedProcess[str]]:
     hook.mkdir(parents=True)
     shutil.copy(REPO / "toolkit" / "generate" / "docs_mkdocs_hook.py", hook / "docs_mkdocs_hook.py")
     generated = tmp / "generated" / "docs"
-    for path, text in render_docs(load_registry([REPO / "opsets"], cache=False), "opsets").items():
+    for path, text in render_docs(load_registry([REPO / "opsets"], cache=False), "opsets", build_parser).items():
         (generated / path).parent.mkdir(parents=True, exist_ok=True)
         (generated / path).write_text(text, encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if k != "OPSET_DOCS_GENERATED"}

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from toolkit import writer
 from toolkit.cli import main
 from toolkit.generate import GENERATORS, GenerateContext, available_kinds, python_classes, register_generator
 from toolkit.generate.pipeline import GeneratorError, diff_text, generate, run_generators, source_label
-from toolkit.registry import Registry
+from toolkit.load import writer
+from toolkit.registry.core import Registry
 
 REPO = Path(__file__).resolve().parent.parent
 OPSETS = REPO / "opsets"

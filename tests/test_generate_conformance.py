@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.diagnostics import SpecError
 from toolkit.generate import GenerateContext
 from toolkit.generate.pipeline import run_generators
 from toolkit.generate.proto_docs import domain_dir, split_deprecated_marker
-from toolkit.model import SpecSet
-from toolkit.pbload import is_pb_tree, load_registry_from_pb
-from toolkit.registry import Registry
+from toolkit.load.pbload import is_pb_tree
+from toolkit.model.diagnostics import SpecError
+from toolkit.model.spec import SpecSet
+from toolkit.registry.core import Registry, load_registry_from_pb
 
 onnx = pytest.importorskip("onnx")
 from onnx import defs as onnx_defs  # noqa: E402

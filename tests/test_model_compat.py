@@ -17,7 +17,7 @@ from onnx import TensorProto, helper  # noqa: E402
 from toolkit.generate.proto_docs import render_registry  # noqa: E402
 from toolkit.onnx_bridge.catalog import merge_registries  # noqa: E402
 from toolkit.onnx_bridge.compat_model import RuntimeManifestError, analyse, load_runtime  # noqa: E402
-from toolkit.registry import Registry  # noqa: E402
+from toolkit.registry.core import Registry  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 ABC = "org.example.abc"

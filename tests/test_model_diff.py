@@ -12,7 +12,7 @@ import pytest
 onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
-from toolkit import semver  # noqa: E402
+from toolkit.model import semver  # noqa: E402
 from toolkit.onnx_bridge.model_diff import Bump, diff_models, widens  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent

@@ -8,7 +8,8 @@ import pytest
 from google.protobuf import text_format
 
 from toolkit.generate import proto_docs
-from toolkit.model import (
+from toolkit.model import codec, resolution
+from toolkit.model.spec import (
     NOWHERE,
     Adapter,
     AdapterStep,
@@ -120,7 +121,7 @@ OPERATORS = (C, A, B)
 
 
 def test_operator_set_document_fields() -> None:
-    inventory = proto_docs.resolve_inventory(OPERATORS, 3)
+    inventory = resolution.inventory(OPERATORS, 3)
     assert {k: v.since_version for k, v in inventory.items()} == {"A": 2, "B": 1, "C": 3}
     doc = proto_docs.operator_set_document(DEFAULT, 3, inventory)
     assert doc.magic == "ONNXOPSET"
@@ -142,7 +143,7 @@ def test_operator_set_document_fields() -> None:
 
 def test_versioning_md_since_version_table() -> None:
     table = {
-        v: {k: s.since_version for k, s in proto_docs.resolve_inventory(OPERATORS, v).items()}
+        v: {k: s.since_version for k, s in resolution.inventory(OPERATORS, v).items()}
         for v in DEFAULT.versions
     }
     assert table == {
@@ -183,25 +184,25 @@ def _deep_equal_with_locations(left: object, right: object) -> None:
 
 
 def test_schema_document_round_trip_exact() -> None:
-    document = proto_docs.schema_set_document(DEFAULT, OPERATORS)
-    assert document.magic == proto_docs.SCHEMAS_MAGIC
+    document = codec.schema_set_document(DEFAULT, OPERATORS)
+    assert document.magic == codec.SCHEMAS_MAGIC
     data = document.SerializeToString(deterministic=True)
-    specset = proto_docs.specset_from_schema_documents([data])
+    specset = codec.specset_from_schema_documents([data])
     assert specset.domains == (DEFAULT,)
     assert specset.operators == OPERATORS
     _deep_equal_with_locations(specset.domains, (DEFAULT,))
     _deep_equal_with_locations(specset.operators, OPERATORS)
     # Also from a message, and deterministic.
-    again = proto_docs.specset_from_schema_documents([document])
+    again = codec.specset_from_schema_documents([document])
     assert again == specset
     assert (
-        proto_docs.schema_set_document(DEFAULT, again.operators).SerializeToString(deterministic=True) == data
+        codec.schema_set_document(DEFAULT, again.operators).SerializeToString(deterministic=True) == data
     )
 
 
 def test_round_trip_preserves_container_kinds_and_none() -> None:
     (doc,) = (
-        proto_docs.specset_from_schema_documents([proto_docs.schema_set_document(DEFAULT, OPERATORS)])
+        codec.specset_from_schema_documents([codec.schema_set_document(DEFAULT, OPERATORS)])
         .operators[1]
         .versions[1:]
     )
@@ -211,15 +212,15 @@ def test_round_trip_preserves_container_kinds_and_none() -> None:
     assert isinstance(step.arg("tuple"), tuple)
     assert step.arg("tricky") == {"$list": (1,)}
     assert step.arg("nothing") is None and step.arg("flag") is True
-    a1 = proto_docs.specset_from_schema_documents(
-        [proto_docs.schema_set_document(DEFAULT, OPERATORS)]
+    a1 = codec.specset_from_schema_documents(
+        [codec.schema_set_document(DEFAULT, OPERATORS)]
     ).operators[1]
     attrs = a1.versions[0].attribute_map
     assert attrs["t"].default is None and attrs["body"].required
     assert attrs["pads"].default == (0, 1, 2**40)
     assert attrs["alpha"].default == 0.1  # exact: stored as double
-    c = proto_docs.specset_from_schema_documents(
-        [proto_docs.schema_set_document(DEFAULT, OPERATORS)]
+    c = codec.specset_from_schema_documents(
+        [codec.schema_set_document(DEFAULT, OPERATORS)]
     ).operators[0]
     assert c.versions[0].adapter == Adapter() and c.versions[0].adapter.downgrade is None
     assert c.location == NOWHERE and c.removed_in is None and c.replaced_by is None
@@ -234,15 +235,15 @@ def test_other_domain_and_foreign_documents() -> None:
         "proto/com.example.vision/opset_1.textproto",
         "proto/com.example.vision/schemas.pb",
     ]
-    specset = proto_docs.specset_from_schema_documents([files["proto/com.example.vision/schemas.pb"]])
+    specset = codec.specset_from_schema_documents([files["proto/com.example.vision/schemas.pb"]])
     assert specset.operators == (op,) and specset.domains == (vision,)
     with pytest.raises(ValueError, match="belongs to domain"):
-        proto_docs.schema_set_document(DEFAULT, [op])
+        codec.schema_set_document(DEFAULT, [op])
     with pytest.raises(ValueError, match="magic"):
-        proto_docs.specset_from_schema_documents([OperatorSchemaSetProto(magic="nope")])
+        codec.specset_from_schema_documents([OperatorSchemaSetProto(magic="nope")])
     with pytest.raises(ValueError, match="newer"):
-        proto_docs.specset_from_schema_documents(
-            [OperatorSchemaSetProto(magic=proto_docs.SCHEMAS_MAGIC, format_version=99)]
+        codec.specset_from_schema_documents(
+            [OperatorSchemaSetProto(magic=codec.SCHEMAS_MAGIC, format_version=99)]
         )
 
 
@@ -295,7 +296,7 @@ class FakeRegistry:
         return tuple(o for o in self._operators if o.domain == domain)
 
     def inventory(self, domain: str, opset_version: int) -> dict[str, OpSchema]:
-        return proto_docs.resolve_inventory(self.operators(domain), opset_version)
+        return resolution.inventory(self.operators(domain), opset_version)
 
 
 def test_render_registry() -> None:
@@ -312,10 +313,10 @@ def test_render_registry() -> None:
 def test_mixed_number_list_default_becomes_floats() -> None:
     schema = dataclasses.replace(B1, attributes=(Attribute("s", AttrType.FLOATS, default=(1.5, 1)),))
     op = dataclasses.replace(B, versions=(schema,))
-    (back,) = proto_docs.specset_from_schema_documents(
-        [proto_docs.schema_set_document(DEFAULT, [op])]
+    (back,) = codec.specset_from_schema_documents(
+        [codec.schema_set_document(DEFAULT, [op])]
     ).operators
     assert back.versions[0].attributes[0].default == (1.5, 1.0)
     with pytest.raises(TypeError):
         bad = dataclasses.replace(schema, attributes=(Attribute("s", AttrType.FLOATS, default=(1.5, "x")),))  # type: ignore[arg-type]
-        proto_docs.schema_set_document(DEFAULT, [dataclasses.replace(B, versions=(bad,))])
+        codec.schema_set_document(DEFAULT, [dataclasses.replace(B, versions=(bad,))])

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.registry import Registry, SchemaNotFound
+from toolkit.registry.core import Registry, SchemaNotFound
 
 REPO = Path(__file__).resolve().parent.parent
 SEED = REPO.parent / "shared" / "seeds" / "000_a69c0c1c3f2d28aa.txt"  # ONNX Versioning.md, beside the repo

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.loader import load_specs
-from toolkit.model import Release
-from toolkit.releases import (
+from toolkit.checks.run import load_specs
+from toolkit.model.spec import Release
+from toolkit.registry.releases import (
     ONNX_DOMAIN_ALIASES,
     UnknownOpset,
     find_release,

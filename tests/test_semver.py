@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toolkit.cli import main
-from toolkit.semver import (
+from toolkit.model.semver import (
     MAJOR_MAX,
     MINOR_MAX,
     PATCH_MAX,

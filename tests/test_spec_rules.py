@@ -5,15 +5,15 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from toolkit.spec_rules import SPEC_RULES, render_markdown
+from toolkit.load.spec_rules import SPEC_RULES, render_markdown
 
 REPO = Path(__file__).resolve().parent.parent
 EMITTERS = [
-    "toolkit/loader.py",
-    "toolkit/yamlsrc.py",
-    "toolkit/checks.py",
-    "toolkit/authoring/checks.py",
-    "toolkit/pbload.py",
+    "toolkit/load/loader.py",
+    "toolkit/load/yamlsrc.py",
+    "toolkit/checks/spec.py",
+    "toolkit/checks/adapters.py",
+    "toolkit/load/pbload.py",
     "toolkit/generate/mdsafe.py",
 ]
 
@@ -50,6 +50,6 @@ def test_corpus_rules_are_documented() -> None:
 def test_rules_page_is_current() -> None:
     page = REPO / "docs" / "reference" / "spec-rules.md"
     assert page.read_text(encoding="utf-8") == render_markdown(), (
-        'regenerate: python -c "from toolkit.spec_rules import render_markdown; '
+        'regenerate: python -c "from toolkit.load.spec_rules import render_markdown; '
         "open('docs/reference/spec-rules.md','w').write(render_markdown())\""
     )

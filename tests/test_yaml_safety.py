@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.yamlsrc import MAX_EXPANDED_NODES, YamlProblem, parse_yaml_text, read_yaml
+from toolkit.load.yamlsrc import MAX_EXPANDED_NODES, YamlProblem, parse_yaml_text, read_yaml
 
 
 def test_python_tags_are_refused_not_constructed(tmp_path: Path) -> None:

@@ -1,28 +1,47 @@
-"""Regenerate toolkit/proto/opset_toolkit_pb2.py(.pyi) from schemas/opset_toolkit.proto.
+"""Regenerate the checked-in protobuf bindings (`toolkit/proto/opset_toolkit_pb2.py(.pyi)`) from
+`schemas/opset_toolkit.proto`.
 
-Usage: python tools/regen_proto.py   (needs grpcio-tools)
+Usage: python tools/regen_proto.py   (needs grpcio-tools, a test dependency)
 
-`toolkit/proto/regen.py` is loaded by path, so this works even when the bindings are missing
-or broken (importing the `toolkit.proto` package would import them).
+This is a development tool, not part of the runtime package: it does not import `toolkit`, so
+it works even when the bindings are missing or broken.
 """
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
-_REGEN = Path(__file__).resolve().parent.parent / "toolkit" / "proto" / "regen.py"
+from grpc_tools import protoc
+
+PROTO_NAME = "opset_toolkit.proto"
+GENERATED = ("opset_toolkit_pb2.py", "opset_toolkit_pb2.pyi")
+
+REPO = Path(__file__).resolve().parent.parent
+PROTO_DIR = REPO / "schemas"
+PACKAGE_DIR = REPO / "toolkit" / "proto"
 
 
-def _main() -> int:
-    spec = importlib.util.spec_from_file_location("_opset_toolkit_regen", _REGEN)
-    if spec is None or spec.loader is None:
-        raise SystemExit(f"cannot load {_REGEN}")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    result: int = module.main()
-    return result
+def generate(out_dir: Path, source_dir: Path = PROTO_DIR) -> tuple[Path, ...]:
+    """Run protoc (from grpcio-tools) on the schema; write `_pb2.py` and `_pb2.pyi` into out_dir."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    args = [
+        "grpc_tools.protoc",
+        f"--proto_path={source_dir}",
+        f"--python_out={out_dir}",
+        f"--pyi_out={out_dir}",
+        PROTO_NAME,
+    ]
+    code = protoc.main(args)
+    if code != 0:
+        raise RuntimeError(f"protoc failed with exit code {code}: {' '.join(args)}")
+    return tuple(out_dir / name for name in GENERATED)
+
+
+def main() -> int:
+    for path in generate(PACKAGE_DIR):
+        print(f"wrote {path}")
+    return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(_main())
+    raise SystemExit(main())

@@ -20,10 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolkit import writer
-from toolkit.diagnostics import SpecError, UsageError
-from toolkit.loader import display_path, load_specs
-from toolkit.model import DomainSpec, OperatorSpec, Release, canonical_domain, display_domain
+from toolkit.checks.run import load_specs
+from toolkit.load import writer
+from toolkit.load.loader import display_path
+from toolkit.model.diagnostics import SpecError, UsageError
+from toolkit.model.spec import DomainSpec, OperatorSpec, Release, canonical_domain, display_domain
 
 STUB_COMMENT = (
     "TODO(opset bump): list the steps that turn a version-{old} node into a version-{new} node\n"

@@ -1,26 +1,17 @@
 """The `opset` command: argument handling only; every command delegates to the library.
 
 Each command lives in its own module exposing `register(subparsers)`; add new modules to
-COMMAND_MODULES. Exit codes: 0 success, 1 findings/errors in specs, 2 usage or I/O problem.
+`build_parser`. Exit codes: 0 success, 1 findings/errors in specs, 2 usage or I/O problem.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from collections.abc import Sequence
 
 from toolkit import __version__
-from toolkit.diagnostics import SpecError, UsageError
-
-COMMAND_MODULES = (
-    "toolkit.cli.spec_commands",
-    "toolkit.cli.diff_command",
-    "toolkit.cli.generate_command",
-    "toolkit.cli.authoring_commands",
-    "toolkit.cli.model_commands",
-)
+from toolkit.model.diagnostics import SpecError, UsageError
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -36,8 +27,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"opset-toolkit {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     subparsers.required = True
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).register(subparsers)
+    from toolkit.cli import (
+        authoring_commands,
+        diff_command,
+        generate_command,
+        model_commands,
+        spec_commands,
+    )
+
+    for module in (spec_commands, diff_command, generate_command, authoring_commands, model_commands):
+        module.register(subparsers)
+    # `opset generate` renders the CLI reference page from this parser; handing the factory down
+    # keeps the command modules from importing this package (no import cycle).
+    parser.set_defaults(build_parser=build_parser)
     return parser
 
 

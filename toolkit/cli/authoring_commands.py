@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from toolkit import releases as release_table
-from toolkit import semver
 from toolkit.authoring.bump import apply_bump, plan_bump
 from toolkit.cli.common import add_specs_argument, registry_from_args, spec_paths, split_operator_ref
-from toolkit.diagnostics import UsageError
-from toolkit.model import display_domain
+from toolkit.model import semver
+from toolkit.model.diagnostics import UsageError
+from toolkit.model.spec import display_domain
+from toolkit.registry import releases as release_table
 
 
 def register(subparsers: Any) -> None:

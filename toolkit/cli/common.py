@@ -6,8 +6,8 @@ import argparse
 import subprocess
 from pathlib import Path
 
-from toolkit.diagnostics import UsageError
-from toolkit.registry import Registry, load_registry
+from toolkit.model.diagnostics import UsageError
+from toolkit.registry.core import Registry, load_registry
 
 DEFAULT_SPECS = "opsets"
 

@@ -14,11 +14,11 @@ from toolkit.compat.config import GateConfig, find_config
 from toolkit.compat.docs import render_rule, render_rules_page
 from toolkit.compat.gate import run_gate
 from toolkit.compat.gitref import load_git_tree, looks_like_git_ref
-from toolkit.compat.report import FORMATS, render, sarif_rule
 from toolkit.compat.rules import all_rules, get_rule, load_gate_config
-from toolkit.diagnostics import Severity, SpecError, UsageError
-from toolkit.registry import Registry, load_registry
-from toolkit.report import write_report
+from toolkit.model.diagnostics import Severity, SpecError, UsageError
+from toolkit.registry.core import Registry, load_registry
+from toolkit.reporting.common import write_report
+from toolkit.reporting.gate import FORMATS, render, sarif_rule
 
 EXIT_USAGE = 2
 

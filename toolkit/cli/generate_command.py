@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from toolkit.cli.common import add_specs_argument, spec_paths
-from toolkit.diagnostics import UsageError
+from toolkit.model.diagnostics import UsageError
 
 DEFAULT_OUT = "generated"
 
@@ -56,7 +56,9 @@ def run_generate(args: argparse.Namespace) -> int:
     kinds = _kinds(args.only)
     paths = spec_paths(args.specs)
     try:
-        result = generate(paths, args.out, kinds=kinds, check=args.check, cache=not args.no_cache)
+        result = generate(
+            paths, args.out, kinds=kinds, check=args.check, cache=not args.no_cache, cli_parser=args.build_parser
+        )
     except GeneratorError as exc:
         print(f"opset: error: {exc}", file=sys.stderr)
         print(f"  hint: nothing was written; {args.out}/ is unchanged", file=sys.stderr)

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from toolkit.cli.common import add_specs_argument, model_registry_from_args
-from toolkit.diagnostics import UsageError
+from toolkit.model.diagnostics import UsageError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -31,9 +31,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def _check_model(args: argparse.Namespace) -> int:
-    from toolkit.diagnostics import Severity
+    from toolkit.model.diagnostics import Severity
     from toolkit.onnx_bridge.catalog import onnx_unchecked_attributes
-    from toolkit.onnx_bridge.check_model import check_model_file, exit_code, render
+    from toolkit.onnx_bridge.check_model import check_model_file, exit_code
+    from toolkit.reporting.model_check import render
 
     models = [Path(m) for m in args.models]
     for model in models:
@@ -99,7 +100,8 @@ def _register_compat(subparsers: argparse._SubParsersAction) -> None:  # type: i
 
 def _compat(args: argparse.Namespace) -> int:
     from toolkit.onnx_bridge.check_model import load_model
-    from toolkit.onnx_bridge.compat_model import analyse, load_runtime, render
+    from toolkit.onnx_bridge.compat_model import analyse, load_runtime
+    from toolkit.reporting.model_compat import render
 
     if not Path(args.runtime).exists():
         raise UsageError(f"--runtime {args.runtime}: no such file or folder")
@@ -126,7 +128,8 @@ def _register_model_diff(subparsers: argparse._SubParsersAction) -> None:  # typ
 
 def _model_diff(args: argparse.Namespace) -> int:
     from toolkit.onnx_bridge.check_model import load_model
-    from toolkit.onnx_bridge.model_diff import diff_models, render
+    from toolkit.onnx_bridge.model_diff import diff_models
+    from toolkit.reporting.model_diff import render
 
     old, new = load_model(args.old), load_model(args.new)
     report = diff_models(old, new, old_name=args.old, new_name=args.new)

@@ -7,13 +7,13 @@ import json
 import sys
 from typing import Any
 
+from toolkit.checks.run import load_specs
 from toolkit.cli.common import add_specs_argument, registry_from_args, spec_paths, split_operator_ref
-from toolkit.diagnostics import Severity, UsageError
-from toolkit.inventory import since_table, since_table_markdown
-from toolkit.loader import load_specs
-from toolkit.model import display_domain
-from toolkit.registry import SchemaNotFound
-from toolkit.serialize import diagnostic_dict, schema_dict, schema_text
+from toolkit.model.diagnostics import Severity, UsageError
+from toolkit.model.spec import display_domain
+from toolkit.registry.core import SchemaNotFound
+from toolkit.registry.inventory import since_table, since_table_markdown
+from toolkit.reporting.schema_text import diagnostic_dict, schema_dict, schema_text
 
 
 def register(subparsers: Any) -> None:
@@ -49,7 +49,7 @@ def register(subparsers: Any) -> None:
 
 def run_validate(args: argparse.Namespace) -> int:
     if args.rules:
-        from toolkit.spec_rules import render_text
+        from toolkit.load.spec_rules import render_text
 
         sys.stdout.write(render_text())
         return 0

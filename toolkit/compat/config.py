@@ -39,8 +39,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolkit.diagnostics import Severity, UsageError
-from toolkit.model import Location
+from toolkit.model.diagnostics import Severity, UsageError
+from toolkit.model.spec import Location
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Protocol
 
-from toolkit.compat.changes import SchemaChange, diff_schemas
-from toolkit.diagnostics import Severity
-from toolkit.model import NOWHERE, DomainSpec, Location, OperatorSpec, OpSchema, display_domain
-from toolkit.registry import Registry
+from toolkit.model.changes import SchemaChange, diff_schemas
+from toolkit.model.diagnostics import Severity
+from toolkit.model.spec import NOWHERE, DomainSpec, Location, OperatorSpec, OpSchema, display_domain
+from toolkit.registry.core import Registry
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,8 +14,8 @@ from dataclasses import dataclass, replace
 from toolkit.compat.config import GateConfig, today
 from toolkit.compat.engine import DiffContext, Finding, fingerprint, run_rules
 from toolkit.compat.rules import Rule, all_rules, get_rule, load_plugins
-from toolkit.diagnostics import Severity
-from toolkit.registry import Registry
+from toolkit.model.diagnostics import Severity
+from toolkit.registry.core import Registry
 
 
 @dataclass(frozen=True)

@@ -20,10 +20,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolkit.cache import cache_dir, read_pickle, write_pickle
-from toolkit.diagnostics import UsageError
-from toolkit.loader import SPEC_SUFFIXES, LoadResult, load_specs
-from toolkit.registry import toolkit_stamp
+from toolkit.checks.run import load_specs
+from toolkit.load.cache import cache_dir, read_pickle, write_pickle
+from toolkit.load.loader import SPEC_SUFFIXES, LoadResult
+from toolkit.model.diagnostics import UsageError
+from toolkit.registry.core import toolkit_stamp
 
 CACHE_FORMAT = 1
 
@@ -213,7 +214,7 @@ def _extract_and_load(commit: str, prefixes: list[str], top: Path, here: Path) -
             return os.path.relpath(repo_path, here)
 
         if not existing:
-            from toolkit.model import SpecSet
+            from toolkit.model.spec import SpecSet
 
             return LoadResult(SpecSet(), [], 0)
         return load_specs(existing, display=display)

@@ -37,16 +37,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from toolkit.compat.changes import KINDS, SchemaChange, kind_defaults
 from toolkit.compat.engine import DiffContext, Edit, Hit, is_exempt
-from toolkit.diagnostics import Severity
-from toolkit.model import display_domain
-from toolkit.report import docs_link
+from toolkit.model.changes import KINDS, SchemaChange, kind_defaults
+from toolkit.model.diagnostics import Severity
+from toolkit.model.rules import docs_link
+from toolkit.model.spec import display_domain
 
 RULES_PAGE = "reference/rules/"  # docs/reference/rules.md, one heading (anchor) per rule id
 CATEGORIES = ("signature", "types", "versioning", "inventory", "lifecycle", "docs", "config")
 # Modules holding more rules (imported on first use of the catalog).
-RULE_MODULES: tuple[str, ...] = ("toolkit.authoring.gate_rules",)
+RULE_MODULES: tuple[str, ...] = ("toolkit.compat.adapter_rules",)
 
 if TYPE_CHECKING:
     from toolkit.compat.config import GateConfig

@@ -7,7 +7,7 @@ The generator registry. A generator is a plain function
 that returns every file of its *kind* as `{path relative to --out: bytes}`; each path must start
 with `<kind>/` (the kind's own subfolder, which `opset generate` prunes of stale files). Generators
 never touch the disk: `toolkit.generate.pipeline` runs them all in memory and hands the union to the
-one atomic writer (`toolkit.writer`).
+one atomic writer (`toolkit.load.writer`).
 
 Register a generator by adding it to `GENERATORS` (use `lazy` so that importing this package stays
 cheap and one kind's heavy imports are only paid when that kind runs), or with the
@@ -21,13 +21,14 @@ registration order.
 
 from __future__ import annotations
 
+import argparse
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from toolkit.registry import Registry
+    from toolkit.registry.core import Registry
 
 __all__ = [
     "GENERATORS",
@@ -54,6 +55,9 @@ class GenerateContext:
     source: str = "opsets"
     spec_paths: tuple[str, ...] = ()
     options: tuple[tuple[str, str], ...] = field(default=())
+    # The `opset` command's parser factory, for the CLI reference page (docs kind). The CLI layer
+    # passes `toolkit.cli.build_parser`; generators never import the CLI.
+    cli_parser: Callable[[], argparse.ArgumentParser] | None = None
 
     def option(self, key: str, default: str = "") -> str:
         return dict(self.options).get(key, default)

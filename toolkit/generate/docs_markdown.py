@@ -13,19 +13,20 @@ Output (all under `docs/`, relative to `opset generate --out`):
   (`toolkit.generate.docs_reference`);
 * `docs/nav.json`               - the navigation the mkdocs hook (`docs_mkdocs_hook`) mounts.
 
-Version diffs come from `toolkit.compat.changes.diff_schemas`, the change model of the BC gate,
+Version diffs come from `toolkit.model.changes.diff_schemas`, the change model of the BC gate,
 so the docs and the gate never disagree. Doc text goes through `toolkit.generate.mdsafe`.
 Pure and deterministic: sorted iteration, no timestamps.
 """
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import gc
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
@@ -33,12 +34,12 @@ from typing import Any
 
 import jinja2
 
-from toolkit.cache import cache_dir
-from toolkit.compat.changes import SchemaChange, diff_schemas
 from toolkit.generate import GenerateContext
 from toolkit.generate.mdsafe import escape_pipes, inline, sanitize
-from toolkit.inventory import SinceTable, since_table, since_table_markdown
-from toolkit.model import (
+from toolkit.load.cache import cache_dir
+from toolkit.model.changes import SchemaChange, diff_schemas
+from toolkit.model.resolution import in_effect
+from toolkit.model.spec import (
     MAX_ARITY,
     Attribute,
     AttrType,
@@ -51,7 +52,8 @@ from toolkit.model import (
     ParamOption,
     display_domain,
 )
-from toolkit.registry import Registry
+from toolkit.registry.core import Registry
+from toolkit.registry.inventory import SinceTable, since_table, since_table_markdown
 
 KIND = "docs"
 TEMPLATES = Path(__file__).resolve().parent / "templates" / "docs"
@@ -396,16 +398,13 @@ def _since_text(schema: OpSchema, domain: str) -> str:
 
 
 def _opsets_text(spec: OperatorSpec, index: int, domain: DomainSpec) -> str:
-    first = spec.versions[index].since_version
-    ends = [v.since_version - 1 for v in spec.versions[index + 1 : index + 2]]
-    if spec.removed_in is not None:
-        ends.append(spec.removed_in - 1)
-    last = min(ends) if ends else domain.max_version
+    first, until = in_effect(spec, spec.versions[index].since_version)
+    last = domain.max_version if until is None else until - 1
     if last < first:
         return "no opset version"
     if last == first:
         return f"opset version {first}"
-    if not ends:
+    if until is None:
         return f"opset versions {first} and later (latest: {last})"
     return f"opset versions {first} - {last}"
 
@@ -628,12 +627,14 @@ def releases_page(registry: Registry, source: str) -> str:
 # --------------------------------------------------------------------------- navigation
 
 
-def navigation(registry: Registry, views: Mapping[str, list[OperatorView]]) -> list[Any]:
+def navigation(registry: Registry, views: Mapping[str, list[OperatorView]], with_cli: bool = True) -> list[Any]:
     """mkdocs nav entries (paths relative to the generated docs folder)."""
     nav: list[Any] = [{"Overview": "index.md"}]
     if registry.releases:
         nav.append({"Releases": "releases.md"})
-    nav += [{"DSL reference": "dsl.md"}, {"CLI reference": "cli.md"}]
+    nav.append({"DSL reference": "dsl.md"})
+    if with_cli:
+        nav.append({"CLI reference": "cli.md"})
     for name in registry.domains():
         folder = display_domain(name)
         entries: list[Any] = [
@@ -652,15 +653,19 @@ def navigation(registry: Registry, views: Mapping[str, list[OperatorView]]) -> l
 # --------------------------------------------------------------------------- entry points
 
 
-def render_docs(registry: Registry, source: str = "opsets") -> dict[str, str]:
-    """Every docs page as text, keyed by path relative to the docs kind folder."""
+def render_docs(
+    registry: Registry, source: str = "opsets", cli_parser: Callable[[], argparse.ArgumentParser] | None = None
+) -> dict[str, str]:
+    """Every docs page as text, keyed by path relative to the docs kind folder (`cli.md` when the
+    caller passes the command's parser factory)."""
     from toolkit.generate.docs_reference import cli_page, dsl_page
 
     pages: dict[str, str] = {
         "index.md": index_page(registry, source),
         "dsl.md": dsl_page(header(source)),
-        "cli.md": cli_page(header(source)),
     }
+    if cli_parser is not None:
+        pages["cli.md"] = cli_page(header(source), cli_parser())
     if registry.releases:
         pages["releases.md"] = releases_page(registry, source)
     views: dict[str, list[OperatorView]] = {}
@@ -676,7 +681,7 @@ def render_docs(registry: Registry, source: str = "opsets") -> dict[str, str]:
         pages[f"{folder}/inventory.md"] = inventory_page(domain, table, source)
         for view in domain_views:
             pages[f"{folder}/ops/{view.spec.name}.md"] = operator_page(view, source, bodies)
-    pages["nav.json"] = json.dumps(navigation(registry, views), indent=1) + "\n"
+    pages["nav.json"] = json.dumps(navigation(registry, views, "cli.md" in pages), indent=1) + "\n"
     return {path: tidy(text) if path.endswith(".md") else text for path, text in sorted(pages.items())}
 
 
@@ -685,7 +690,7 @@ def generate(registry: Registry, context: GenerateContext) -> dict[str, bytes]:
     with gc_paused():
         return {
             f"{KIND}/{path}": text.encode("utf-8")
-            for path, text in render_docs(registry, context.source).items()
+            for path, text in render_docs(registry, context.source, context.cli_parser).items()
         }
 
 

@@ -234,10 +234,9 @@ def _argument_row(action: argparse.Action, prog: str) -> tuple[str, str, str]:
     return _code(spelled), _cell(_help(action, prog)), "; ".join(details)
 
 
-def cli_page(header: str) -> str:
-    from toolkit.cli import build_parser
-
-    parser = build_parser()
+def cli_page(header: str, parser: argparse.ArgumentParser) -> str:
+    """The CLI reference, from the command's own parser (the CLI layer passes it down through
+    `GenerateContext.cli_parser`; generators never import the CLI)."""
     lines = [
         header.rstrip("\n"),
         "# CLI reference",

@@ -22,9 +22,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-from toolkit.diagnostics import Diagnostic, Severity
-from toolkit.model import NOWHERE, Location, OpSchema
-from toolkit.registry import Registry
+from toolkit.model.diagnostics import Diagnostic, Severity
+from toolkit.model.spec import NOWHERE, Location, OpSchema
+from toolkit.registry.core import Registry
 
 FENCE_OPEN = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
 HEADING = re.compile(r"^( {0,3})(#{1,6})(?=\s|$)(.*)$")

@@ -1,23 +1,24 @@
 """`opset generate`: load -> check -> every generator in memory -> one atomic writer.
 
 Nothing touches the output folder until every generator has returned, so a generator that raises
-leaves the previous outputs byte-identical. Writing goes through `toolkit.writer` (changed files
+leaves the previous outputs byte-identical. Writing goes through `toolkit.load.writer` (changed files
 only, journaled all-or-nothing commit); each kind owns the `<kind>/` subfolder of the output, and
 stale files there are pruned. `--check` plans the same changes and reports them instead.
 """
 
 from __future__ import annotations
 
+import argparse
 import difflib
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolkit.diagnostics import Diagnostic
 from toolkit.generate import GenerateContext, available_kinds, get_generator
-from toolkit.registry import Registry, load_registry
-from toolkit.writer import Change, commit, plan
+from toolkit.load.writer import Change, commit, plan
+from toolkit.model.diagnostics import Diagnostic
+from toolkit.registry.core import Registry, load_registry
 
 __all__ = [
     "GenerateResult",
@@ -107,6 +108,7 @@ def generate(
     registry: Registry | None = None,
     source: str | None = None,
     cache: bool = True,
+    cli_parser: Callable[[], argparse.ArgumentParser] | None = None,
 ) -> GenerateResult:
     """Load the specs (raises SpecError), run the generators, then write or (check=True) compare."""
     selected = tuple(sorted(set(kinds))) if kinds is not None else available_kinds()
@@ -117,6 +119,7 @@ def generate(
     context = GenerateContext(
         source=source if source is not None else source_label(spec_paths),
         spec_paths=tuple(os.fspath(p) for p in spec_paths),
+        cli_parser=cli_parser,
     )
     files = run_generators(registry, context, selected)
     root = Path(out)

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING
 
 import jinja2
 
-from toolkit.model import (
+from toolkit.model.spec import (
     AttrType,
     DomainSpec,
     FormalParameter,
@@ -55,7 +55,7 @@ from toolkit.model import (
 
 if TYPE_CHECKING:
     from toolkit.generate import GenerateContext
-    from toolkit.registry import Registry
+    from toolkit.registry.core import Registry
 
 __all__ = ["PACKAGE", "domain_package", "generate", "render_registry"]
 
@@ -752,7 +752,7 @@ def opset_ir_table(registry: Registry) -> dict[tuple[str, int], int]:
 
     A domain of the registry answers with what its domain.yaml declares; an opset only the
     release table names (e.g. ai.onnx next to a vendor domain) with the IR version of the
-    first release shipping it, as `toolkit.releases.opset_ir_versions` does. The two agree
+    first release shipping it, as `toolkit.registry.releases.opset_ir_versions` does. The two agree
     unless a release ships an opset at a higher IR version than the opset needs.
     """
     out: dict[tuple[str, int], int] = {}

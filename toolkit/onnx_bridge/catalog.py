@@ -14,10 +14,10 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from toolkit.cache import cache_dir
-from toolkit.diagnostics import UsageError
-from toolkit.model import DomainSpec, OperatorSpec, SpecSet
-from toolkit.registry import Registry, load_registry
+from toolkit.load.cache import cache_dir
+from toolkit.model.diagnostics import UsageError
+from toolkit.model.spec import DomainSpec, OperatorSpec, SpecSet
+from toolkit.registry.core import Registry, load_registry
 
 CATALOG_FORMAT = 2
 UNCHECKED_FILE = "unchecked_attributes.txt"
@@ -103,7 +103,7 @@ def onnx_registry(*, cache_root: str | os.PathLike[str] | None = None, adapters:
     if key not in _MEMO:
         registry = load_registry([catalog_dir(cache_root)], cache=True)
         if adapters:
-            from toolkit.onnx_bridge.convert import apply_overlay
+            from toolkit.onnx_bridge.overlay import apply_overlay
 
             registry = apply_overlay(registry)
         _MEMO[key] = registry

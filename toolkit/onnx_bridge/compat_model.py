@@ -32,12 +32,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolkit.diagnostics import Diagnostic, Severity, UsageError, sort_key
-from toolkit.model import canonical_domain, display_domain
-from toolkit.onnx_bridge.check_model import ModelFinding, Rule, render_github, render_sarif
-from toolkit.registry import Registry
-from toolkit.report import dump_json, json_envelope
-from toolkit.yamlsrc import YamlProblem, location_of, read_yaml
+from toolkit.load.yamlsrc import YamlProblem, location_of, read_yaml
+from toolkit.model.diagnostics import Diagnostic, Severity, UsageError, sort_key
+from toolkit.model.resolution import in_effect
+from toolkit.model.spec import canonical_domain, display_domain
+from toolkit.onnx_bridge.check_model import Rule
+from toolkit.registry.core import Registry
 
 MANIFEST_SCHEMA = "runtime_manifest"  # schemas/runtime_manifest.schema.json
 
@@ -95,7 +95,7 @@ class RuntimeManifestError(UsageError):
 
 
 def _from_manifest(file: Path, registry: Registry) -> RuntimeTable:
-    from toolkit.loader import display_path, validate_document
+    from toolkit.load.loader import display_path, validate_document
 
     display = display_path(file)
     try:
@@ -237,13 +237,8 @@ def _node(
 
 
 def _in_effect_until(registry: Registry, domain: str, op: str, since: int) -> int:
-    spec = registry.operator(op, domain)
-    later = [v.since_version for v in spec.versions if v.since_version > since]
-    if later:
-        return later[0] - 1
-    if spec.removed_in is not None:
-        return spec.removed_in - 1
-    return registry.domain(domain).max_version
+    _start, until = in_effect(registry.operator(op, domain), since)
+    return registry.domain(domain).max_version if until is None else until - 1
 
 
 def _runtime_opsets(registry: Registry, runtime: RuntimeTable, domain: str, op: str) -> list[int]:
@@ -271,9 +266,6 @@ def _ranges(values: set[int]) -> str:
     return "opset " + ", ".join(parts)
 
 
-FORMATS = ("text", "json", "github", "sarif")
-JSON_KIND = "compat"
-
 # The rule catalog of `opset compat` (SARIF's driver rules); documented in the compat section.
 RULES = (
     Rule("COMPAT-OP-MISSING", Severity.ERROR, "operator version missing on the runtime",
@@ -286,27 +278,3 @@ RULES = (
          "The node's operator does not resolve at the imported opset, so no runtime can run it.",
          "run `opset check-model` on the model", anchor="compat"),
 )
-
-
-def render(report: CompatReport, fmt: str) -> str:
-    if fmt == "json":
-        findings = [
-            {"rule": f.rule, "path": f.path, "operator": f.operator, "message": f.message,
-             "oldest_opset": f.oldest_opset, "convert_to": f.convert_to}
-            for f in report.findings
-        ]
-        return dump_json(json_envelope(
-            kind=JSON_KIND, model=report.model, runtime=report.runtime, nodes=report.nodes,
-            compatible=report.compatible, findings=findings,
-        ))
-    if fmt in ("github", "sarif"):
-        located = [(report.model, [_model_finding(f) for f in report.findings])]
-        return render_github(located) if fmt == "github" else render_sarif(located, RULES)
-    lines = [f"{report.model}:{f.path}: error[{f.rule}]: {f.message}" for f in report.findings]
-    verdict = "can run" if report.compatible else f"cannot run ({len(report.findings)} finding(s))"
-    lines.append(f"{report.model}: {report.nodes} node(s); {verdict} on runtime {report.runtime}")
-    return "\n".join(lines) + "\n"
-
-
-def _model_finding(finding: CompatFinding) -> ModelFinding:
-    return ModelFinding(finding.rule, finding.message, finding.path, Severity.ERROR, operator=finding.operator)

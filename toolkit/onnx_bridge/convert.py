@@ -2,7 +2,7 @@
 
 A model moves one opset version at a time (`N -> N+1` or `N -> N-1`); at each step every node
 of the domain whose operator version changes is moved by the adapter of the newer version
-(`toolkit.authoring.adapters` gives the step semantics). Vendor domains carry their adapters in
+(`toolkit.adapters.engine` gives the step semantics). Vendor domains carry their adapters in
 their specs; the default domain gets ours from the overlay in `toolkit/data/onnx_adapters/`,
 plus adapters computed from the catalog for versions whose only change is the allowed types.
 """
@@ -13,210 +13,31 @@ import copy
 import os
 from collections import ChainMap
 from collections.abc import Container, Iterator, Mapping, MutableMapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from toolkit.authoring.adapters import (
+from toolkit.adapters.engine import (
     AdapterError,
     MissingAdapter,
     apply_downgrade,
     apply_upgrade,
-    inverse_steps,
     node_from_onnx,
 )
-from toolkit.diagnostics import Diagnostic, Severity, SpecError, UsageError
-from toolkit.loader import build_adapter, validate_document
-from toolkit.model import (
-    Adapter,
-    AdapterStep,
-    Location,
-    OperatorSpec,
+from toolkit.model.diagnostics import UsageError
+from toolkit.model.spec import (
     OpSchema,
-    SpecSet,
     canonical_domain,
     display_domain,
 )
-from toolkit.registry import Registry
-from toolkit.yamlsrc import MarkedDict, YamlProblem, location_of, read_yaml
+from toolkit.onnx_bridge.overlay import CATALOG_DOMAINS
+from toolkit.registry.core import Registry
 
 if TYPE_CHECKING:
     import onnx
 
-OVERLAY_DIR = Path(__file__).resolve().parent.parent / "data" / "onnx_adapters"
-OVERLAY_SCHEMA = "adapter_overlay"  # schemas/adapter_overlay.schema.json
-_CATALOG_DOMAINS = frozenset({"", "ai.onnx.ml", "ai.onnx.preview", "ai.onnx.preview.training"})
-
-
 class ConversionError(Exception):
     """A node cannot be moved to the requested opset; the message names operator and version."""
-
-
-# -- the adapter overlay ------------------------------------------------------------------------
-
-
-def load_overlay(folder: str | os.PathLike[str] = OVERLAY_DIR) -> dict[tuple[str, str, int], Adapter]:
-    """(domain, op, since_version) -> Adapter from every `*.yaml` overlay file in `folder`.
-
-    Each file is read with the located YAML reader, validated against
-    `schemas/adapter_overlay.schema.json` and its steps built by the loader's `build_adapter`,
-    so they are the same AdapterStep objects an operator file's `adapter:` gives. SpecError
-    (located diagnostics) for a bad file.
-    """
-    out: dict[tuple[str, str, int], Adapter] = {}
-    diags: list[Diagnostic] = []
-    for path in sorted(Path(folder).glob("*.yaml")):
-        display = os.path.relpath(path) if path.is_absolute() else str(path)
-        try:
-            root = read_yaml(path, display)
-        except YamlProblem as exc:
-            diags.append(exc.diagnostic)
-            continue
-        problems = validate_document(root, OVERLAY_SCHEMA, display)
-        if problems:
-            diags.extend(problems)
-            continue
-        _overlay_file(root, display, out, diags)
-    if diags:
-        raise SpecError(diags)
-    return out
-
-
-def _overlay_file(
-    root: MarkedDict, display: str, out: dict[tuple[str, str, int], Adapter], diags: list[Diagnostic]
-) -> None:
-    """Adapters of one schema-valid overlay document."""
-
-    def where(*path: str | int) -> Location:
-        return location_of(root, path, display)
-
-    domain = canonical_domain(root["domain"])
-    for g, group in enumerate(root["groups"]):
-        adapter = build_adapter(group, lambda *path, g=g: where("groups", g, *path))
-        for v, ref in enumerate(group["versions"]):
-            op, _, since = ref.partition(":")
-            key = (domain, op, int(since))
-            at = where("groups", g, "versions", v)
-            if key in out:
-                diags.append(Diagnostic(
-                    "ADAPTER-OVERLAY", f"{display_domain(domain)}.{ref} has two adapters "
-                    f"(the first at {out[key].location})", at, "list each operator version in one group",
-                ))
-                continue
-            out[key] = replace(adapter, location=at)
-
-
-def type_changes(old: OpSchema, new: OpSchema) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
-    """(added, removed) allowed types per type parameter present in both versions."""
-    added: dict[str, tuple[str, ...]] = {}
-    removed: dict[str, tuple[str, ...]] = {}
-    before = old.constraint_map
-    for constraint in new.type_constraints:
-        previous = before.get(constraint.param)
-        if previous is None:
-            continue
-        plus = tuple(t for t in constraint.allowed if t not in previous.allowed)
-        minus = tuple(t for t in previous.allowed if t not in constraint.allowed)
-        if plus:
-            added[constraint.param] = plus
-        if minus:
-            removed[constraint.param] = minus
-    return added, removed
-
-
-def only_types_changed(old: OpSchema, new: OpSchema) -> bool:
-    """True when the two versions differ in nothing but their allowed types (and docs)."""
-
-    def params(schema: OpSchema) -> list[tuple[object, ...]]:
-        return [(p.option, p.type_str, p.homogeneous, p.min_arity) for p in (*schema.inputs, *schema.outputs)]
-
-    def attrs(schema: OpSchema) -> list[tuple[object, ...]]:
-        return sorted((a.name, a.type, a.required, a.default) for a in schema.attributes)
-
-    if (len(old.inputs), len(old.outputs)) != (len(new.inputs), len(new.outputs)):
-        return False
-    if params(old) != params(new) or attrs(old) != attrs(new):
-        return False
-    if sorted(old.constraint_map) != sorted(new.constraint_map):
-        return False
-    added, removed = type_changes(old, new)
-    return bool(added or removed)
-
-
-def _restrictions(banned: Mapping[str, tuple[str, ...]], origin: Location) -> tuple[AdapterStep, ...]:
-    return tuple(
-        AdapterStep("type_restriction", (("param", param), ("types", types)), origin)
-        for param, types in sorted(banned.items())
-    )
-
-
-def adapter_for(old: OpSchema, new: OpSchema, declared: Adapter | None) -> Adapter | None:
-    """The adapter of `new`: the declared one with the catalog's type changes checked, or a
-    computed one when only the types changed."""
-    if declared is not None and not declared.upgrade and declared.downgrade is None:
-        return declared  # an empty stub (`opset bump`): still no adapter
-    added, removed = type_changes(old, new)
-    if declared is None:
-        if not only_types_changed(old, new):
-            return None
-        declared = Adapter(upgrade=(AdapterStep("compatible", (), new.location),), downgrade=(), location=new.location)
-    downgrade = declared.downgrade
-    if downgrade is None:
-        downgrade = inverse_steps(declared.upgrade, new, old)
-    return Adapter(
-        upgrade=declared.upgrade + _restrictions(removed, declared.location),
-        downgrade=downgrade + _restrictions(added, declared.location),
-        location=declared.location,
-    )
-
-
-def apply_overlay(
-    registry: Registry,
-    overlay: Mapping[tuple[str, str, int], Adapter] | None = None,
-    domains: frozenset[str] = _CATALOG_DOMAINS,
-) -> Registry:
-    """A registry whose catalog schemas carry adapters: overlay facts plus computed type-only ones.
-
-    Overlay steps get the spec checks of declared adapters (`check_step`: arguments, and that
-    the attributes, inputs and type parameters they name exist on their side); SpecError when
-    one fails.
-    """
-    facts = dict(load_overlay() if overlay is None else overlay)
-    problems: list[Diagnostic] = []
-    operators: list[OperatorSpec] = []
-    for op in registry.specs.operators:
-        if op.domain not in domains:
-            operators.append(op)
-            continue
-        versions = [op.versions[0]]
-        for old, new in zip(op.versions, op.versions[1:]):
-            fact = facts.pop((op.domain, op.name, new.since_version), None)
-            if fact is not None:
-                problems.extend(_overlay_problems(fact, old, new))
-            adapter = adapter_for(old, new, new.adapter or fact)
-            versions.append(replace(new, adapter=adapter) if adapter is not None else new)
-        operators.append(replace(op, versions=tuple(versions)))
-    if problems:
-        raise SpecError(problems)
-    if facts:
-        (domain, name, since), adapter = sorted(facts.items(), key=lambda item: item[0])[0]
-        raise SpecError([Diagnostic(
-            "ADAPTER-OVERLAY", f"{display_domain(domain)}.{name}:{since} is not a version of the catalog "
-            "(or is the operator's first version)", adapter.location,
-        )])
-    specs = SpecSet(registry.specs.domains, tuple(operators), registry.specs.releases)
-    return Registry(specs, registry.diagnostics)
-
-
-def _overlay_problems(fact: Adapter, old: OpSchema, new: OpSchema) -> Iterator[Diagnostic]:
-    from toolkit.authoring.checks import check_step
-
-    moves = [(step, old, new) for step in fact.upgrade] + [(step, new, old) for step in fact.downgrade or ()]
-    for step, source, target in moves:
-        yield from (d for d in check_step(step, source, target) if d.severity is Severity.ERROR)
-
-
-# -- conversion --------------------------------------------------------------------------------
 
 
 @dataclass
@@ -430,7 +251,7 @@ class _Converter:
     def constant(self, constant: Any, node: Any, types: Mapping[str, str | None], path: str) -> Any:
         from onnx import helper
 
-        from toolkit.authoring.adapters import constant_tensor, element_type_number
+        from toolkit.adapters.engine import constant_tensor, element_type_number
 
         elem: int | None = None
         if constant.element_type is None and constant.like_input is not None:
@@ -544,7 +365,7 @@ def convert_file(
     from toolkit.onnx_bridge.check_model import load_model
 
     unchecked: Container[str] = frozenset()
-    if any(canonical_domain(d) in _CATALOG_DOMAINS for d in targets):
+    if any(canonical_domain(d) in CATALOG_DOMAINS for d in targets):
         from toolkit.onnx_bridge.catalog import onnx_unchecked_attributes
 
         unchecked = onnx_unchecked_attributes()
@@ -561,17 +382,11 @@ def convert_file(
 
 
 __all__ = [
-    "OVERLAY_DIR",
     "ConversionError",
     "ConversionResult",
     "MutableMapping",
-    "adapter_for",
-    "apply_overlay",
     "check_targets",
     "convert_file",
     "convert_model",
-    "load_overlay",
-    "only_types_changed",
     "parse_targets",
-    "type_changes",
 ]

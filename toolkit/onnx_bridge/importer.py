@@ -14,10 +14,10 @@ from typing import Any
 
 import yaml
 
-from toolkit.diagnostics import UsageError
-from toolkit.loader import SCHEMA_DIR
-from toolkit.model import display_domain
-from toolkit.writer import write_tree
+from toolkit.load.loader import SCHEMA_DIR
+from toolkit.load.writer import write_tree
+from toolkit.model.diagnostics import UsageError
+from toolkit.model.spec import display_domain
 
 SCHEMA_HEADER = "# yaml-language-server: $schema={rel}{kind}.schema.json\n"
 
@@ -56,7 +56,7 @@ def import_catalog(
             files[f"{folder}/{name}.yaml"] = _operator_file(domain, name, versions, schema_root)
         counts[folder] = len(items)
     if source == "onnx":  # ONNX's release table (toolkit/data), trimmed to the imported opsets
-        from toolkit.releases import onnx_releases_file
+        from toolkit.registry.releases import onnx_releases_file
 
         root = schema_root if schema_root is not None else SCHEMA_DIR.as_uri() + "/"
         files["releases.yaml"] = onnx_releases_file(highs, SCHEMA_HEADER.format(rel=root, kind="releases"))

@@ -8,17 +8,16 @@ Versioning.md's model-versioning section (not normative, but what shared models 
 - PATCH: anything else that changes the model without touching its signature.
 We also treat a removed input (callers that still feed it fail) and a lost default as MAJOR,
 and a new output as MINOR. NEW's `model_version` is then checked against OLD's: SemVer packed
-into 64 bits (`toolkit.semver`) or a simple number.
+into 64 bits (`toolkit.model.semver`) or a simple number.
 """
 
 from __future__ import annotations
 
 import enum
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolkit import semver
+from toolkit.model import semver
 from toolkit.onnx_bridge.check_model import type_string
 
 
@@ -238,24 +237,3 @@ def _scheme_switch(report: DiffReport, old: int, new: int, need: Bump) -> None:
         f"which sorts above every simple number; MAJOR/MINOR/PATCH are checked from the next change on "
         f"({needed})"
     )
-
-
-def render(report: DiffReport, fmt: str) -> str:
-    if fmt == "json":
-        data = {
-            "old": report.old,
-            "new": report.new,
-            "required_bump": report.required.label,
-            "changes": [{"rule": c.rule, "bump": c.bump.label, "message": c.message} for c in report.changes],
-            "old_version": report.old_version,
-            "new_version": report.new_version,
-            "version_ok": report.version_ok,
-            "version_message": report.version_message,
-        }
-        return json.dumps(data, indent=2, sort_keys=True) + "\n"
-    lines = [f"{c.bump.label:5} [{c.rule}] {c.message}" for c in report.changes]
-    lines.append(f"required bump: {report.required.label}")
-    lines.append(f"model_version: {report.old_version} -> {report.new_version}")
-    status = "ok" if report.version_ok else "error[MDIFF-VERSION]"
-    lines.append(f"{status}: {report.version_message}")
-    return "\n".join(lines) + "\n"

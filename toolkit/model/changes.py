@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from toolkit.model import (
+from toolkit.model.spec import (
     NOWHERE,
     Attribute,
     AttrValue,

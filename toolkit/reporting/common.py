@@ -16,10 +16,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from toolkit import __version__
-from toolkit.diagnostics import Severity, UsageError
+from toolkit.model.diagnostics import Severity, UsageError
 
-# The one address of the documentation site (mkdocs.yml `site_url` is the same).
-DOCS_URL = "https://opset-toolkit.readthedocs.io/en/latest/"
 TOOL_NAME = "opset-toolkit"
 JSON_FORMAT_VERSION = 1
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -27,11 +25,6 @@ SARIF_VERSION = "2.1.0"
 
 _SARIF_LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 _GITHUB_COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
-
-
-def docs_link(page: str, anchor: str = "") -> str:
-    """Address of a docs page (`guide/model-tools/`, directory URLs) and optional heading anchor."""
-    return f"{DOCS_URL}{page}" + (f"#{anchor}" if anchor else "")
 
 
 def sarif_level(severity: Severity) -> str:

@@ -11,9 +11,9 @@ import importlib
 import re
 from collections.abc import Callable, Iterator
 
-from toolkit.diagnostics import Diagnostic
-from toolkit.model import DomainSpec, FormalParameter, OperatorSpec, OpSchema, SpecSet
-from toolkit.types import looks_like_type_string
+from toolkit.model.diagnostics import Diagnostic
+from toolkit.model.spec import DomainSpec, FormalParameter, OperatorSpec, OpSchema, SpecSet
+from toolkit.model.types import looks_like_type_string
 
 IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # Reverse DNS: at least two dot-separated labels of lower-case letters, digits and hyphens.
@@ -23,7 +23,7 @@ SpecRule = Callable[[SpecSet, dict[str, DomainSpec]], Iterator[Diagnostic]]
 RULES: list[SpecRule] = []
 # Modules that register more spec rules with @rule; imported on first use so that they can
 # import this module without a cycle.
-RULE_MODULES = ("toolkit.authoring.checks",)
+RULE_MODULES = ("toolkit.checks.adapters",)
 
 
 def rule(func: SpecRule) -> SpecRule:

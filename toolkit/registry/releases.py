@@ -1,7 +1,7 @@
 """Release tables: which release shipped which IR version and opset versions.
 
 A release table is data (`releases.yaml`, schemas/releases.schema.json), loaded into
-`toolkit.model.Release` rows (oldest first) and reachable as `Registry.releases`. The ONNX
+`toolkit.model.spec.Release` rows (oldest first) and reachable as `Registry.releases`. The ONNX
 table ships with the toolkit (`toolkit/data/onnx_releases.yaml`: Versioning.md's table
 extended with onnx's `helper.VERSION_TABLE`); `onnx_releases()` loads it.
 
@@ -22,10 +22,10 @@ import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from toolkit.diagnostics import SpecError
-from toolkit.model import Release, canonical_domain, display_domain
+from toolkit.model.diagnostics import SpecError
+from toolkit.model.spec import Release, canonical_domain, display_domain
 
-ONNX_RELEASES_FILE = Path(__file__).resolve().parent / "data" / "onnx_releases.yaml"
+ONNX_RELEASES_FILE = Path(__file__).resolve().parent.parent / "data" / "onnx_releases.yaml"
 
 # onnx resolves the preview domains through the table rows of their stable counterparts.
 ONNX_DOMAIN_ALIASES: Mapping[str, str] = {
@@ -45,7 +45,8 @@ class UnknownOpset(LookupError):
 
 def load_releases(path: str | Path) -> tuple[Release, ...]:
     """The release rows of one releases file (any name); SpecError when it has problems."""
-    from toolkit.loader import RELEASES_FILE, display_path, load_specs
+    from toolkit.checks.run import load_specs
+    from toolkit.load.loader import RELEASES_FILE, display_path
 
     source = Path(path)
     with tempfile.TemporaryDirectory(prefix="opset-releases-") as tmp:

@@ -8,19 +8,20 @@
 - junit: one test case per active rule; findings at or above the threshold are failures.
 
 The pieces shared with the model tools' reporters (envelope, escaping, levels, SARIF skeleton)
-live in `toolkit.report`.
+live in `toolkit.reporting.common`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from toolkit import report as shared
 from toolkit.compat.engine import Finding
 from toolkit.compat.gate import GateResult
 from toolkit.compat.rules import Rule, all_rules
-from toolkit.diagnostics import Severity
-from toolkit.model import Location
+from toolkit.model.diagnostics import Severity
+from toolkit.model.rules import DOCS_URL
+from toolkit.model.spec import Location
+from toolkit.reporting import common as shared
 
 FINGERPRINT_KEY = "opsetFinding/v1"
 FORMATS = ("text", "json", "github", "sarif", "junit")
@@ -158,7 +159,7 @@ def render_sarif(result: GateResult, fail_on: Severity) -> str:
             related["message"] = {"text": f"before ({result.old_label})"}
             entry["relatedLocations"] = [related]
         results.append(entry)
-    return shared.sarif_log([sarif_rule(r) for r in rules], results, information_uri=shared.DOCS_URL)
+    return shared.sarif_log([sarif_rule(r) for r in rules], results, information_uri=DOCS_URL)
 
 
 def _plain(markdown: str) -> str:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolkit.diagnostics import Diagnostic
-from toolkit.model import MAX_ARITY, Attribute, FormalParameter, OpSchema, TypeConstraint, display_domain
+from toolkit.model.diagnostics import Diagnostic
+from toolkit.model.spec import MAX_ARITY, Attribute, FormalParameter, OpSchema, TypeConstraint, display_domain
 
 
 def param_dict(param: FormalParameter) -> dict[str, Any]:

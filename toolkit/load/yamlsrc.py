@@ -12,8 +12,8 @@ from typing import Any
 
 import yaml
 
-from toolkit.diagnostics import Diagnostic
-from toolkit.model import Location
+from toolkit.model.diagnostics import Diagnostic
+from toolkit.model.spec import Location
 
 _STR = "tag:yaml.org,2002:str"
 _INT = "tag:yaml.org,2002:int"

@@ -13,15 +13,14 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from toolkit.diagnostics import Diagnostic, SpecError
-from toolkit.model import Location, SpecSet
-from toolkit.registry import Registry
+from toolkit.model.codec import specset_from_schema_documents
+from toolkit.model.diagnostics import Diagnostic, SpecError
+from toolkit.model.spec import Location, SpecSet
 
 __all__ = [
     "SCHEMAS_FILE",
     "find_schema_documents",
     "is_pb_tree",
-    "load_registry_from_pb",
     "load_specset_from_pb",
 ]
 
@@ -53,7 +52,6 @@ def is_pb_tree(path: str | os.PathLike[str]) -> bool:
 
 
 def load_specset_from_pb(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> SpecSet:
-    from toolkit.generate.proto_docs import specset_from_schema_documents
 
     path_list = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
     files = find_schema_documents(path_list)
@@ -90,8 +88,3 @@ def load_specset_from_pb(paths: str | os.PathLike[str] | Iterable[str | os.PathL
             ]
         )
     return specs
-
-
-def load_registry_from_pb(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> Registry:
-    """A Registry rebuilt from `schemas.pb` documents under `paths` (folders or files)."""
-    return Registry(load_specset_from_pb(paths))

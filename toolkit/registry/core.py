@@ -6,17 +6,19 @@ the operator was removed at or before v.
 
 from __future__ import annotations
 
-import bisect
 import difflib
 import hashlib
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from toolkit.cache import cache_dir, read_pickle, write_pickle
-from toolkit.diagnostics import Diagnostic, SpecError
-from toolkit.loader import LoadResult, discover, load_specs
-from toolkit.model import (
+from toolkit.checks.run import load_specs
+from toolkit.load import pbload
+from toolkit.load.cache import cache_dir, read_pickle, write_pickle
+from toolkit.load.loader import LoadResult, discover
+from toolkit.model.diagnostics import Diagnostic, SpecError
+from toolkit.model.resolution import index_at
+from toolkit.model.spec import (
     DomainSpec,
     OperatorSpec,
     OpSchema,
@@ -129,11 +131,8 @@ class Registry:
         spec = self._operators.get((domain, op))
         if spec is None:
             return None
-        if spec.removed_in is not None and opset_version >= spec.removed_in:
-            return None
-        since = self._since[domain, op]
-        index = bisect.bisect_right(since, opset_version) - 1
-        return spec.versions[index] if index >= 0 else None
+        index = index_at(self._since[domain, op], spec.removed_in, opset_version)
+        return None if index is None else spec.versions[index]
 
     def inventory(self, domain: str, opset_version: int) -> dict[str, OpSchema]:
         """Operator name -> resolved version, for every operator available in the opset."""
@@ -160,7 +159,6 @@ def load_registry(
     warnings stay available as `registry.diagnostics`.
     """
     path_list = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
-    from toolkit import pbload
 
     if path_list and all(pbload.is_pb_tree(p) for p in path_list):
         return Registry(pbload.load_specset_from_pb(path_list))
@@ -181,7 +179,7 @@ def _cache_key(files: list[Path]) -> str:
 
 def toolkit_stamp() -> str:
     """Changes whenever the toolkit's code or schemas change, so stale caches are never used."""
-    here = Path(__file__).resolve().parent
+    here = Path(__file__).resolve().parent.parent
     parts = []
     for path in sorted([*here.rglob("*.py"), *(here / "schemas").glob("*.json")]):
         stat = path.stat()
@@ -200,3 +198,8 @@ def _load_cached(paths: list[str | os.PathLike[str]]) -> LoadResult:
     result = load_specs(paths)
     write_pickle(cache_file, result)
     return result
+
+
+def load_registry_from_pb(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> Registry:
+    """A Registry rebuilt from `schemas.pb` documents under `paths` (folders or files)."""
+    return Registry(pbload.load_specset_from_pb(paths))

@@ -1,6 +1,6 @@
 """Spec checks of the authoring features: version adapters (ADAPTER-*) and release tables (RELEASE-*).
 
-Registered into `toolkit.checks.RULES` with its `@rule` decorator; `toolkit.checks` imports
+Registered into `toolkit.checks.spec.RULES` with its `@rule` decorator; `toolkit.checks.spec` imports
 this module at its end, so `opset validate` and every load run these rules.
 
 Adapter steps name things on two sides. For `upgrade` the source is the previous version
@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from toolkit.authoring.adapters import COMMON_ARGS, STEP_KINDS, callable_problem, invalidating_changes
-from toolkit.checks import rule
-from toolkit.diagnostics import Diagnostic, Severity
-from toolkit.model import (
+from toolkit.checks.spec import rule
+from toolkit.model.adapter_steps import COMMON_ARGS, STEP_KINDS, callable_problem, invalidating_changes
+from toolkit.model.diagnostics import Diagnostic, Severity
+from toolkit.model.spec import (
     AdapterStep,
     AttrType,
     DomainSpec,

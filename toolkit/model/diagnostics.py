@@ -6,7 +6,7 @@ import enum
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from toolkit.model import Location
+from toolkit.model.spec import Location
 
 
 class Severity(str, enum.Enum):

@@ -2,7 +2,7 @@
 
 Stages: discover files -> read YAML with marks -> validate against the JSON Schemas in
 `schemas/` -> build frozen model objects (inheritance applied, type sets expanded).
-Semantic rules that only need model objects live in `toolkit.checks`.
+Semantic rules that only need model objects live in `toolkit.checks.spec`.
 """
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from toolkit.cache import cache_dir, write_bytes
-from toolkit.diagnostics import Diagnostic, Severity, sort_key
-from toolkit.model import (
+from toolkit.load.cache import cache_dir, write_bytes
+from toolkit.load.yamlsrc import MarkedDict, MarkedList, YamlProblem, location_of, read_yaml
+from toolkit.model.diagnostics import Diagnostic, Severity, sort_key
+from toolkit.model.spec import (
     DEFAULTABLE_ATTR_TYPES,
     Adapter,
     AdapterStep,
@@ -42,13 +43,12 @@ from toolkit.model import (
     canonical_domain,
     display_domain,
 )
-from toolkit.types import TypeStringError, canonical_type, looks_like_type_string
-from toolkit.yamlsrc import MarkedDict, MarkedList, YamlProblem, location_of, read_yaml
+from toolkit.model.types import TypeStringError, canonical_type, looks_like_type_string
 
 # An HTML tag or comment (Markdown code spans are stripped before looking).
 RAW_HTML = re.compile(r"<(/?[A-Za-z][A-Za-z0-9-]*(\s[^<>]*)?/?|!--)>")
 CODE = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)
-SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
+SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
 DOMAIN_FILE = "domain.yaml"
 RELEASES_FILE = "releases.yaml"
 SPEC_SUFFIXES = (".yaml", ".yml")
@@ -87,7 +87,7 @@ def discover(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
         elif path.is_file():
             found.add(path)
         else:
-            from toolkit.diagnostics import UsageError
+            from toolkit.model.diagnostics import UsageError
 
             raise UsageError(f"{raw}: no such file or directory")
     return sorted(found)
@@ -370,13 +370,15 @@ class LoadResult:
         return [d for d in self.diagnostics if d.severity is Severity.ERROR]
 
 
-def load_specs(
+def read_specs(
     paths: Sequence[str | os.PathLike[str]],
     *,
     display: Callable[[Path], str] | None = None,
     jobs: int | None = None,
 ) -> LoadResult:
-    """Load every spec under `paths`. Never raises for bad specs: problems are diagnostics.
+    """Read every spec under `paths` into model objects, with the structural diagnostics (files,
+    YAML, JSON Schema, building the model). Never raises for bad specs: problems are diagnostics.
+    The semantic checks run one layer up (`toolkit.checks.run.load_specs` = read + check).
 
     `display` maps a file to the name diagnostics use for it (default: path relative to the
     working directory); the git-ref loader uses it to report repository paths, not temp paths.
@@ -423,10 +425,7 @@ def _load_specs(
         operators=tuple(sorted(operators, key=lambda o: (o.domain, o.name))),
         releases=releases,
     )
-    from toolkit.checks import check_specs
-
-    diags.extend(check_specs(specs))
-    return LoadResult(specs, sorted(_dedupe(diags), key=sort_key), len(files))
+    return LoadResult(specs, sorted(dedupe(diags), key=sort_key), len(files))
 
 
 def _read_source(
@@ -541,7 +540,7 @@ def _load_chunk(files: list[Path], state: dict[str, Any]) -> tuple[list[Operator
     return specs, diags
 
 
-def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
+def dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
     seen: set[Diagnostic] = set()
     out = []
     for diag in diags:

@@ -17,8 +17,8 @@ from collections.abc import Iterator
 
 from toolkit.compat.engine import Bump, DiffContext, Hit, is_exempt
 from toolkit.compat.rules import compat_rule, rule_doc
-from toolkit.model import OpSchema
-from toolkit.registry import SchemaNotFound
+from toolkit.model.spec import OpSchema
+from toolkit.registry.core import SchemaNotFound
 
 OPTION = "require_adapters"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from toolkit.registry import Registry
+from toolkit.registry.core import Registry
 
 
 @dataclass(frozen=True)

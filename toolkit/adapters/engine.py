@@ -1,7 +1,7 @@
 """Declarative version adapters: move a node between two versions of an operator.
 
 An operator version may carry `adapter: {upgrade: [...], downgrade: [...]}`; each step is a
-`toolkit.model.AdapterStep(kind, args)`. `upgrade` turns a node of the previous version into
+`toolkit.model.spec.AdapterStep(kind, args)`. `upgrade` turns a node of the previous version into
 one of this version; `downgrade` goes back. When `downgrade` is not written it is derived
 from `upgrade` (`inverse_steps`); a `python` step has no inverse.
 
@@ -47,40 +47,25 @@ from __future__ import annotations
 
 import importlib
 import itertools
-import keyword
 import struct
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from toolkit.compat.changes import SchemaChange, diff_schemas
-from toolkit.model import (
+from toolkit.model.adapter_steps import callable_problem
+from toolkit.model.resolution import chain, version_at
+from toolkit.model.spec import (
     Adapter,
     AdapterStep,
     AttrType,
     FormalParameter,
     OperatorSpec,
     OpSchema,
-    ParamOption,
 )
-from toolkit.types import looks_like_type_string
+from toolkit.model.types import looks_like_type_string
 
 if TYPE_CHECKING:
     from onnx import NodeProto, TensorProto
-
-# kind -> (required argument groups, allowed arguments). A group is satisfied by any one of
-# its names (`input` or `index`).
-STEP_KINDS: Mapping[str, tuple[tuple[tuple[str, ...], ...], frozenset[str]]] = {
-    "compatible": ((), frozenset()),
-    "remove_attribute": ((("attribute",),), frozenset({"attribute", "value"})),
-    "rename_attribute": ((("attribute",), ("to",)), frozenset({"attribute", "to"})),
-    "set_attribute_if_absent": ((("attribute",), ("value",)), frozenset({"attribute", "value"})),
-    "attribute_to_input": ((("attribute",), ("input", "index")), frozenset({"attribute", "input", "index"})),
-    "input_to_attribute": ((("input", "index"), ("attribute",)), frozenset({"attribute", "input", "index"})),
-    "type_restriction": ((("param",), ("types",)), frozenset({"param", "types"})),
-    "python": ((("callable",),), frozenset({"callable"})),
-}
-COMMON_ARGS = frozenset({"doc"})
 
 # Element type of the constant made from an attribute of each type.
 _ELEMENT_OF_ATTR = {
@@ -225,30 +210,25 @@ def upgrade_node(
     op: OperatorSpec, node: Node, from_opset: int, to_opset: int, **context: Any
 ) -> AdapterResult:
     """Move `node` from its version in opset `from_opset` to the one in `to_opset`, step by step."""
-    chain = _chain(op, from_opset, to_opset)
-    return _run_chain(node, list(itertools.pairwise(chain)), apply_upgrade, context)
+    versions = _chain(op, from_opset, to_opset)
+    return _run_chain(node, list(itertools.pairwise(versions)), apply_upgrade, context)
 
 
 def downgrade_node(
     op: OperatorSpec, node: Node, from_opset: int, to_opset: int, **context: Any
 ) -> AdapterResult:
     """Move `node` from its version in opset `from_opset` back to the one in `to_opset`."""
-    chain = _chain(op, to_opset, from_opset)[::-1]
-    return _run_chain(node, list(itertools.pairwise(chain)), apply_downgrade, context)
+    versions = _chain(op, to_opset, from_opset)[::-1]
+    return _run_chain(node, list(itertools.pairwise(versions)), apply_downgrade, context)
 
 
 def _chain(op: OperatorSpec, low: int, high: int) -> list[OpSchema]:
     if low > high:
         raise AdapterError(f"opset {low} is after opset {high}: swap upgrade and downgrade")
-    start = _resolve(op, low)
-    return [start, *(v for v in op.versions if start.since_version < v.since_version <= high)]
-
-
-def _resolve(op: OperatorSpec, opset: int) -> OpSchema:
-    found = [v for v in op.versions if v.since_version <= opset]
-    if not found or (op.removed_in is not None and op.removed_in <= opset):
-        raise AdapterError(f"operator {op.name} has no version in opset {opset}")
-    return found[-1]
+    start = version_at(op, low)
+    if start is None:
+        raise AdapterError(f"operator {op.name} has no version in opset {low}")
+    return [start, *chain(op, start.since_version, high)]
 
 
 def _run_chain(
@@ -471,48 +451,6 @@ _HANDLERS: dict[str, Callable[[AdapterStep, AdapterResult, AdapterContext], None
 }
 
 
-# --------------------------------------------------------------------------- compatible
-
-
-# Changes after which a node of the source version is not a valid node of the target
-# version as it is: the value says whether every change of the kind does, or only those
-# making something required.
-_INVALIDATING = {
-    "ATTR-ADDED": False,  # only a required attribute
-    "ATTR-REQUIRED-CHANGED": False,  # only when it became required
-    "ATTR-REMOVED": True,
-    "ATTR-RENAMED": True,
-    "ATTR-TYPE-CHANGED": True,
-    "INPUT-ADDED": False,  # only a required input
-    "INPUT-OPTION-CHANGED": False,  # only when it became required
-    "INPUT-REMOVED": True,
-    "OUTPUT-REMOVED": True,
-    "TYPE-REMOVED": True,
-}
-
-
-def invalidating_changes(source: OpSchema, target: OpSchema) -> list[SchemaChange]:
-    """The differences that make a `source` node invalid on `target` unchanged."""
-    out = []
-    for change in diff_schemas(source, target):
-        always = _INVALIDATING.get(change.kind)
-        if always is None:
-            continue
-        if always or _makes_required(change):
-            out.append(change)
-    return out
-
-
-def _makes_required(change: SchemaChange) -> bool:
-    if change.kind == "ATTR-ADDED":
-        return change.bc  # bc is the new attribute's required-ness
-    if change.kind == "ATTR-REQUIRED-CHANGED":
-        return change.new is True
-    if change.kind == "INPUT-ADDED":
-        return change.bc  # bc: neither optional nor variadic
-    return change.kind == "INPUT-OPTION-CHANGED" and change.new == ParamOption.SINGLE.value
-
-
 # --------------------------------------------------------------------------- inverse
 
 
@@ -583,19 +521,6 @@ def load_callable(spec: str) -> Callable[..., Any]:
     if not callable(func):
         raise AdapterError(f"module '{module_name}' has no function '{attr}' (python adapter {spec})")
     return func  # type: ignore[no-any-return]
-
-
-def callable_problem(spec: object) -> str | None:
-    """Why `spec` is not a well-formed `package.module:function`, or None."""
-    if not isinstance(spec, str) or spec.count(":") != 1:
-        return f"'{spec}' is not `package.module:function`"
-    module_name, _, attr = spec.partition(":")
-    for part in (*module_name.split("."), attr):
-        if not part.isidentifier():
-            return f"'{part}' in '{spec}' is not a Python identifier"
-        if keyword.iskeyword(part):
-            return f"'{part}' in '{spec}' is a Python keyword"
-    return None
 
 
 def _trim(inputs: list[str]) -> list[str]:
@@ -766,7 +691,6 @@ def element_type_number(name: str) -> int | None:
 
 
 __all__ = [
-    "STEP_KINDS",
     "AdapterContext",
     "AdapterError",
     "AdapterResult",
@@ -776,13 +700,11 @@ __all__ = [
     "apply_downgrade",
     "apply_steps",
     "apply_upgrade",
-    "callable_problem",
     "constant_node",
     "constant_tensor",
     "downgrade_node",
     "element_type_number",
     "input_position",
-    "invalidating_changes",
     "inverse_steps",
     "load_callable",
     "node_from_onnx",

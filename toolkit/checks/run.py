@@ -1,0 +1,30 @@
+"""Load and check: the structural read of the load layer followed by every semantic spec rule.
+
+This is what every command that loads specs runs (`opset validate`, the registry, the gate's
+git-ref loader, `opset bump`, the release table).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from toolkit.checks.spec import check_specs
+from toolkit.load.loader import LoadResult, dedupe, read_specs
+from toolkit.model.diagnostics import sort_key
+
+
+def load_specs(
+    paths: Sequence[str | os.PathLike[str]],
+    *,
+    display: Callable[[Path], str] | None = None,
+    jobs: int | None = None,
+) -> LoadResult:
+    """Read every spec under `paths` and run the semantic checks over what could be built.
+    Never raises for bad specs: problems are diagnostics (see `toolkit.load.loader.read_specs`)."""
+    result = read_specs(paths, display=display, jobs=jobs)
+    checked = check_specs(result.specs)
+    if checked:
+        result.diagnostics = sorted(dedupe([*result.diagnostics, *checked]), key=sort_key)
+    return result

@@ -1,0 +1,79 @@
+"""The vocabulary of version-adapter steps: which step kinds exist, the arguments each takes, and
+which schema changes a `compatible` step cannot cover. Shared by the adapter checks (ADAPTER-*,
+checks layer) and the adapter engine (`toolkit.adapters`), which runs the steps on nodes.
+"""
+
+from __future__ import annotations
+
+import keyword
+from collections.abc import Mapping
+
+from toolkit.model.changes import SchemaChange, diff_schemas
+from toolkit.model.spec import OpSchema, ParamOption
+
+# kind -> (required argument groups, allowed arguments). A group is satisfied by any one of
+# its names (`input` or `index`).
+STEP_KINDS: Mapping[str, tuple[tuple[tuple[str, ...], ...], frozenset[str]]] = {
+    "compatible": ((), frozenset()),
+    "remove_attribute": ((("attribute",),), frozenset({"attribute", "value"})),
+    "rename_attribute": ((("attribute",), ("to",)), frozenset({"attribute", "to"})),
+    "set_attribute_if_absent": ((("attribute",), ("value",)), frozenset({"attribute", "value"})),
+    "attribute_to_input": ((("attribute",), ("input", "index")), frozenset({"attribute", "input", "index"})),
+    "input_to_attribute": ((("input", "index"), ("attribute",)), frozenset({"attribute", "input", "index"})),
+    "type_restriction": ((("param",), ("types",)), frozenset({"param", "types"})),
+    "python": ((("callable",),), frozenset({"callable"})),
+}
+COMMON_ARGS = frozenset({"doc"})
+
+
+
+# Changes after which a node of the source version is not a valid node of the target
+# version as it is: the value says whether every change of the kind does, or only those
+# making something required.
+_INVALIDATING = {
+    "ATTR-ADDED": False,  # only a required attribute
+    "ATTR-REQUIRED-CHANGED": False,  # only when it became required
+    "ATTR-REMOVED": True,
+    "ATTR-RENAMED": True,
+    "ATTR-TYPE-CHANGED": True,
+    "INPUT-ADDED": False,  # only a required input
+    "INPUT-OPTION-CHANGED": False,  # only when it became required
+    "INPUT-REMOVED": True,
+    "OUTPUT-REMOVED": True,
+    "TYPE-REMOVED": True,
+}
+
+
+def invalidating_changes(source: OpSchema, target: OpSchema) -> list[SchemaChange]:
+    """The differences that make a `source` node invalid on `target` unchanged."""
+    out = []
+    for change in diff_schemas(source, target):
+        always = _INVALIDATING.get(change.kind)
+        if always is None:
+            continue
+        if always or _makes_required(change):
+            out.append(change)
+    return out
+
+
+def _makes_required(change: SchemaChange) -> bool:
+    if change.kind == "ATTR-ADDED":
+        return change.bc  # bc is the new attribute's required-ness
+    if change.kind == "ATTR-REQUIRED-CHANGED":
+        return change.new is True
+    if change.kind == "INPUT-ADDED":
+        return change.bc  # bc: neither optional nor variadic
+    return change.kind == "INPUT-OPTION-CHANGED" and change.new == ParamOption.SINGLE.value
+
+
+def callable_problem(spec: object) -> str | None:
+    """Why `spec` is not a well-formed `package.module:function`, or None."""
+    if not isinstance(spec, str) or spec.count(":") != 1:
+        return f"'{spec}' is not `package.module:function`"
+    module_name, _, attr = spec.partition(":")
+    for part in (*module_name.split("."), attr):
+        if not part.isidentifier():
+            return f"'{part}' in '{spec}' is not a Python identifier"
+        if keyword.iskeyword(part):
+            return f"'{part}' in '{spec}' is a Python keyword"
+    return None

@@ -1,0 +1,446 @@
+"""The model <-> protobuf codec: our `OperatorSchemaSetProto` (schemas/opset_toolkit.proto).
+
+`schema_set_document(domain, operators)` encodes one domain with every version of every operator,
+its full signature and source locations; `specset_from_schema_documents(docs)` rebuilds the
+model objects from such documents exactly: every dataclass field, the `compare=False` locations
+included (tests/test_codec.py compares field by field). Attribute float defaults are stored as
+double. Adapter step arguments are stored as JSON, one value per argument: tuples become JSON
+arrays, lists become ``{"$list": [...]}``, mappings become JSON objects (wrapped as
+``{"$dict": {...}}`` when they would be mistaken for such a tag).
+
+Pure functions over the frozen model; no file IO.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+
+from toolkit.model.spec import (
+    NOWHERE,
+    Adapter,
+    AdapterStep,
+    Attribute,
+    AttrType,
+    AttrValue,
+    Differentiability,
+    DomainSpec,
+    FormalParameter,
+    Location,
+    OperatorSpec,
+    OpSchema,
+    OpsetVersion,
+    ParamOption,
+    SpecSet,
+    Status,
+    TypeConstraint,
+    canonical_domain,
+    display_domain,
+)
+from toolkit.proto import (
+    AdapterProto,
+    AdapterStepProto,
+    AttributeSchemaProto,
+    FormalParameterProto,
+    OperatorSchemaProto,
+    OperatorSchemaSetProto,
+    OperatorStatus,
+    OpSchemaProto,
+    OpsetVersionProto,
+    SourceLocation,
+    TypeConstraintProto,
+)
+
+__all__ = ["SCHEMAS_FORMAT_VERSION", "SCHEMAS_MAGIC", "schema_set_document", "specset_from_schema_documents"]
+
+SCHEMAS_MAGIC = "OPSETTOOLKIT-SCHEMAS"
+SCHEMAS_FORMAT_VERSION = 1
+_STATUS_TO_PROTO = {Status.STABLE: OperatorStatus.STABLE, Status.EXPERIMENTAL: OperatorStatus.EXPERIMENTAL}
+_STATUS_FROM_PROTO = {int(v): k for k, v in _STATUS_TO_PROTO.items()}
+_OPTION_TO_PROTO = {
+    ParamOption.SINGLE: FormalParameterProto.OPTION_SINGLE,
+    ParamOption.OPTIONAL: FormalParameterProto.OPTION_OPTIONAL,
+    ParamOption.VARIADIC: FormalParameterProto.OPTION_VARIADIC,
+}
+_OPTION_FROM_PROTO = {int(v): k for k, v in _OPTION_TO_PROTO.items()}
+_DIFF_TO_PROTO = {
+    Differentiability.UNKNOWN: FormalParameterProto.DIFFERENTIABILITY_UNKNOWN,
+    Differentiability.DIFFERENTIABLE: FormalParameterProto.DIFFERENTIABILITY_DIFFERENTIABLE,
+    Differentiability.NON_DIFFERENTIABLE: FormalParameterProto.DIFFERENTIABILITY_NON_DIFFERENTIABLE,
+}
+_DIFF_FROM_PROTO = {int(v): k for k, v in _DIFF_TO_PROTO.items()}
+_ATTR_FROM_NUMBER = {t.proto_number: t for t in AttrType}
+
+
+def _set_location(message: SourceLocation, location: Location) -> None:
+    message.file = location.file
+    message.line = location.line
+    message.column = location.column
+
+
+def _location(owner: object) -> Location:
+    """Location of a message that has an optional `location` field (NOWHERE when absent)."""
+    if not owner.HasField("location"):  # type: ignore[attr-defined]
+        return NOWHERE
+    loc: SourceLocation = owner.location  # type: ignore[attr-defined]
+    return Location(loc.file, loc.line, loc.column)
+
+
+# --------------------------------------------------------------------------------------------
+# schema documents: model -> proto
+# --------------------------------------------------------------------------------------------
+
+
+def _encode_param(message: FormalParameterProto, param: FormalParameter) -> None:
+    message.name = param.name
+    message.type_str = param.type_str
+    if param.doc:
+        message.doc = param.doc
+    message.option = _OPTION_TO_PROTO[param.option]
+    message.homogeneous = param.homogeneous
+    message.min_arity = param.min_arity
+    message.differentiability = _DIFF_TO_PROTO[param.differentiability]
+    if param.location != NOWHERE:
+        _set_location(message.location, param.location)
+
+
+def _list_kind(attr: Attribute, items: tuple[object, ...]) -> str:
+    if not items:
+        return {AttrType.INTS: "ints", AttrType.STRINGS: "strings"}.get(attr.type, "floats")
+    if all(isinstance(v, str) for v in items):
+        return "strings"
+    if all(isinstance(v, int) for v in items):
+        return "ints"
+    if all(isinstance(v, (int, float)) for v in items):
+        return "floats"
+    raise TypeError(f"attribute {attr.name!r}: cannot encode default {items!r}")
+
+
+def _encode_default(message: AttributeSchemaProto, attr: Attribute) -> None:
+    value = attr.default
+    if value is None:
+        return
+    if isinstance(value, str):
+        message.default_string = value
+    elif isinstance(value, int):
+        message.default_int = value
+    elif isinstance(value, float):
+        message.default_float = value
+    elif isinstance(value, tuple):
+        items: tuple[object, ...] = value
+        kind = _list_kind(attr, items)
+        if kind == "strings":
+            message.default_strings.SetInParent()
+            message.default_strings.values.extend(v for v in items if isinstance(v, str))
+        elif kind == "ints":
+            message.default_ints.SetInParent()
+            message.default_ints.values.extend(v for v in items if isinstance(v, int))
+        else:
+            message.default_floats.SetInParent()
+            message.default_floats.values.extend(float(v) for v in items if isinstance(v, (int, float)))
+    else:
+        raise TypeError(f"attribute {attr.name!r}: cannot encode default {value!r}")
+
+
+def _encode_attribute(message: AttributeSchemaProto, attr: Attribute) -> None:
+    message.name = attr.name
+    message.type = attr.type.proto_number
+    if attr.doc:
+        message.doc = attr.doc
+    message.required = attr.required
+    _encode_default(message, attr)
+    if attr.location != NOWHERE:
+        _set_location(message.location, attr.location)
+
+
+def _encode_constraint(message: TypeConstraintProto, constraint: TypeConstraint) -> None:
+    message.param = constraint.param
+    message.allowed.extend(constraint.allowed)
+    if constraint.doc:
+        message.doc = constraint.doc
+    message.type_sets.extend(constraint.type_sets)
+    if constraint.location != NOWHERE:
+        _set_location(message.location, constraint.location)
+
+
+_TAGS = ("$list", "$dict")
+
+
+def _to_json(value: object) -> object:
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value
+    if isinstance(value, tuple):
+        return [_to_json(v) for v in value]
+    if isinstance(value, list):
+        return {"$list": [_to_json(v) for v in value]}
+    if isinstance(value, Mapping):
+        encoded: dict[str, object] = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise TypeError(f"adapter argument mapping keys must be strings, got {key!r}")
+            encoded[key] = _to_json(item)
+        if len(encoded) == 1 and next(iter(encoded)) in _TAGS:
+            return {"$dict": encoded}
+        return encoded
+    raise TypeError(f"cannot encode adapter argument value {value!r} as JSON")
+
+
+def _from_json(value: object) -> object:
+    if isinstance(value, list):
+        return tuple(_from_json(v) for v in value)
+    if isinstance(value, dict):
+        if len(value) == 1:
+            ((key, inner),) = value.items()
+            if key == "$list" and isinstance(inner, list):
+                return [_from_json(v) for v in inner]
+            if key == "$dict" and isinstance(inner, dict):
+                return {k: _from_json(v) for k, v in inner.items()}
+        return {k: _from_json(v) for k, v in value.items()}
+    return value
+
+
+def _dump_json(value: object) -> str:
+    return json.dumps(_to_json(value), ensure_ascii=False, separators=(",", ":"), allow_nan=True)
+
+
+def _encode_step(message: AdapterStepProto, step: AdapterStep) -> None:
+    message.kind = step.kind
+    for key, value in step.args:
+        arg = message.args.add()
+        arg.key = key
+        arg.value_json = _dump_json(value)
+    if step.location != NOWHERE:
+        _set_location(message.location, step.location)
+
+
+def _encode_adapter(message: AdapterProto, adapter: Adapter) -> None:
+    message.SetInParent()
+    for step in adapter.upgrade:
+        _encode_step(message.upgrade.add(), step)
+    if adapter.downgrade is not None:
+        message.downgrade.SetInParent()
+        for step in adapter.downgrade:
+            _encode_step(message.downgrade.steps.add(), step)
+    if adapter.location != NOWHERE:
+        _set_location(message.location, adapter.location)
+
+
+def _encode_schema(message: OpSchemaProto, schema: OpSchema) -> None:
+    message.since_version = schema.since_version
+    message.status = _STATUS_TO_PROTO[schema.status]
+    message.deprecated = schema.deprecated
+    if schema.doc:
+        message.doc = schema.doc
+    if schema.based_on is not None:
+        message.based_on = schema.based_on
+    for param in schema.inputs:
+        _encode_param(message.inputs.add(), param)
+    for param in schema.outputs:
+        _encode_param(message.outputs.add(), param)
+    for attr in schema.attributes:
+        _encode_attribute(message.attributes.add(), attr)
+    for constraint in schema.type_constraints:
+        _encode_constraint(message.type_constraints.add(), constraint)
+    if schema.adapter is not None:
+        _encode_adapter(message.adapter, schema.adapter)
+    message.suppress.extend(schema.suppress)
+    if schema.location != NOWHERE:
+        _set_location(message.location, schema.location)
+
+
+def _encode_opset(message: OpsetVersionProto, opset: OpsetVersion) -> None:
+    message.version = opset.version
+    message.ir_version = opset.ir_version
+    if opset.doc:
+        message.doc = opset.doc
+    if opset.location != NOWHERE:
+        _set_location(message.location, opset.location)
+
+
+def schema_set_document(domain: DomainSpec, operators: Sequence[OperatorSpec]) -> OperatorSchemaSetProto:
+    """The full-signature document of one domain (operators kept in the given order)."""
+    name = canonical_domain(domain.name)
+    document = OperatorSchemaSetProto()
+    document.magic = SCHEMAS_MAGIC
+    document.format_version = SCHEMAS_FORMAT_VERSION
+    document.domain = name
+    if domain.doc:
+        document.doc = domain.doc
+    for opset in domain.opset_versions:
+        _encode_opset(document.opset_versions.add(), opset)
+    for set_name, types in domain.type_sets:
+        type_set = document.type_sets.add()
+        type_set.name = set_name
+        type_set.types.extend(types)
+    for spec in operators:
+        if canonical_domain(spec.domain) != name:
+            raise ValueError(
+                f"operator {spec.name!r} belongs to domain {display_domain(spec.domain)!r}, "
+                f"not {domain.display_name!r}"
+            )
+        operator = document.operators.add()
+        operator.name = spec.name
+        if spec.removed_in is not None:
+            operator.removed_in = spec.removed_in
+        if spec.replaced_by is not None:
+            operator.replaced_by = spec.replaced_by
+        for schema in spec.versions:
+            _encode_schema(operator.versions.add(), schema)
+        if spec.location != NOWHERE:
+            _set_location(operator.location, spec.location)
+    if domain.location != NOWHERE:
+        _set_location(document.location, domain.location)
+    return document
+
+
+# --------------------------------------------------------------------------------------------
+# schema documents: proto -> model
+# --------------------------------------------------------------------------------------------
+
+
+def _decode_param(message: FormalParameterProto) -> FormalParameter:
+    return FormalParameter(
+        name=message.name,
+        type_str=message.type_str,
+        doc=message.doc,
+        option=_OPTION_FROM_PROTO[int(message.option)],
+        homogeneous=message.homogeneous,
+        min_arity=message.min_arity,
+        differentiability=_DIFF_FROM_PROTO[int(message.differentiability)],
+        location=_location(message),
+    )
+
+
+def _decode_default(message: AttributeSchemaProto) -> AttrValue | None:
+    which = message.WhichOneof("default_value")
+    if which is None:
+        return None
+    if which == "default_float":
+        return message.default_float
+    if which == "default_int":
+        return message.default_int
+    if which == "default_string":
+        return message.default_string
+    if which == "default_floats":
+        return tuple(message.default_floats.values)
+    if which == "default_ints":
+        return tuple(message.default_ints.values)
+    return tuple(message.default_strings.values)
+
+
+def _decode_attribute(message: AttributeSchemaProto) -> Attribute:
+    attr_type = _ATTR_FROM_NUMBER.get(message.type)
+    if attr_type is None:
+        raise ValueError(f"attribute {message.name!r}: unknown AttributeProto type {message.type}")
+    return Attribute(
+        name=message.name,
+        type=attr_type,
+        doc=message.doc,
+        required=message.required,
+        default=_decode_default(message),
+        location=_location(message),
+    )
+
+
+def _decode_constraint(message: TypeConstraintProto) -> TypeConstraint:
+    return TypeConstraint(
+        param=message.param,
+        allowed=tuple(message.allowed),
+        doc=message.doc,
+        type_sets=tuple(message.type_sets),
+        location=_location(message),
+    )
+
+
+def _decode_step(message: AdapterStepProto) -> AdapterStep:
+    return AdapterStep(
+        kind=message.kind,
+        args=tuple((arg.key, _from_json(json.loads(arg.value_json))) for arg in message.args),
+        location=_location(message),
+    )
+
+
+def _decode_adapter(message: AdapterProto) -> Adapter:
+    downgrade = (
+        tuple(_decode_step(s) for s in message.downgrade.steps) if message.HasField("downgrade") else None
+    )
+    return Adapter(
+        upgrade=tuple(_decode_step(s) for s in message.upgrade),
+        downgrade=downgrade,
+        location=_location(message),
+    )
+
+
+def _decode_schema(domain: str, name: str, message: OpSchemaProto) -> OpSchema:
+    status = _STATUS_FROM_PROTO.get(int(message.status))
+    if status is None:
+        raise ValueError(f"{name}:{message.since_version}: unknown status {message.status}")
+    return OpSchema(
+        domain=domain,
+        name=name,
+        since_version=message.since_version,
+        status=status,
+        deprecated=message.deprecated,
+        doc=message.doc,
+        inputs=tuple(_decode_param(p) for p in message.inputs),
+        outputs=tuple(_decode_param(p) for p in message.outputs),
+        attributes=tuple(_decode_attribute(a) for a in message.attributes),
+        type_constraints=tuple(_decode_constraint(c) for c in message.type_constraints),
+        based_on=message.based_on if message.HasField("based_on") else None,
+        adapter=_decode_adapter(message.adapter) if message.HasField("adapter") else None,
+        suppress=tuple(message.suppress),
+        location=_location(message),
+    )
+
+
+def _decode_operator(domain: str, message: OperatorSchemaProto) -> OperatorSpec:
+    return OperatorSpec(
+        domain=domain,
+        name=message.name,
+        versions=tuple(_decode_schema(domain, message.name, v) for v in message.versions),
+        removed_in=message.removed_in if message.HasField("removed_in") else None,
+        replaced_by=message.replaced_by if message.HasField("replaced_by") else None,
+        location=_location(message),
+    )
+
+
+def _decode_domain(message: OperatorSchemaSetProto) -> DomainSpec:
+    return DomainSpec(
+        name=canonical_domain(message.domain),
+        opset_versions=tuple(
+            OpsetVersion(version=o.version, ir_version=o.ir_version, doc=o.doc, location=_location(o))
+            for o in message.opset_versions
+        ),
+        type_sets=tuple((t.name, tuple(t.types)) for t in message.type_sets),
+        doc=message.doc,
+        location=_location(message),
+    )
+
+
+def specset_from_schema_documents(docs: Iterable[OperatorSchemaSetProto | bytes]) -> SpecSet:
+    """Rebuild the model objects from schema documents (messages or their serialised bytes).
+
+    Domains and operators come out in document order; `releases` is empty (not part of the
+    document). Raises ValueError on a foreign magic or a newer format version.
+    """
+    domains: list[DomainSpec] = []
+    operators: list[OperatorSpec] = []
+    for item in docs:
+        if isinstance(item, (bytes, bytearray, memoryview)):
+            document = OperatorSchemaSetProto()
+            document.ParseFromString(bytes(item))
+        else:
+            document = item
+        if document.magic != SCHEMAS_MAGIC:
+            raise ValueError(f"not an opset-toolkit schema document (magic {document.magic!r})")
+        if document.format_version > SCHEMAS_FORMAT_VERSION:
+            raise ValueError(
+                f"schema document format {document.format_version} is newer than supported "
+                f"({SCHEMAS_FORMAT_VERSION})"
+            )
+        domain = _decode_domain(document)
+        domains.append(domain)
+        operators.extend(_decode_operator(domain.name, o) for o in document.operators)
+    return SpecSet(domains=tuple(domains), operators=tuple(operators), releases=())

@@ -1,0 +1,207 @@
+"""The ai.onnx adapter overlay: adapters for onnx's own operator versions, which the imported
+catalog cannot carry in its specs (they come from `toolkit/data/onnx_adapters/*.yaml`), plus the
+type-only steps derived from the schemas themselves. `apply_overlay(registry)` gives a registry
+whose catalog schemas carry these adapters; `opset convert` runs on it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from toolkit.adapters.engine import (
+    inverse_steps,
+)
+from toolkit.load.loader import build_adapter, validate_document
+from toolkit.load.yamlsrc import MarkedDict, YamlProblem, location_of, read_yaml
+from toolkit.model.diagnostics import Diagnostic, Severity, SpecError
+from toolkit.model.spec import (
+    Adapter,
+    AdapterStep,
+    Location,
+    OperatorSpec,
+    OpSchema,
+    SpecSet,
+    canonical_domain,
+    display_domain,
+)
+from toolkit.registry.core import Registry
+
+if TYPE_CHECKING:
+    pass
+
+OVERLAY_DIR = Path(__file__).resolve().parent.parent / "data" / "onnx_adapters"
+OVERLAY_SCHEMA = "adapter_overlay"  # schemas/adapter_overlay.schema.json
+CATALOG_DOMAINS = frozenset({"", "ai.onnx.ml", "ai.onnx.preview", "ai.onnx.preview.training"})
+
+
+# -- the adapter overlay ------------------------------------------------------------------------
+
+
+def load_overlay(folder: str | os.PathLike[str] = OVERLAY_DIR) -> dict[tuple[str, str, int], Adapter]:
+    """(domain, op, since_version) -> Adapter from every `*.yaml` overlay file in `folder`.
+
+    Each file is read with the located YAML reader, validated against
+    `schemas/adapter_overlay.schema.json` and its steps built by the loader's `build_adapter`,
+    so they are the same AdapterStep objects an operator file's `adapter:` gives. SpecError
+    (located diagnostics) for a bad file.
+    """
+    out: dict[tuple[str, str, int], Adapter] = {}
+    diags: list[Diagnostic] = []
+    for path in sorted(Path(folder).glob("*.yaml")):
+        display = os.path.relpath(path) if path.is_absolute() else str(path)
+        try:
+            root = read_yaml(path, display)
+        except YamlProblem as exc:
+            diags.append(exc.diagnostic)
+            continue
+        problems = validate_document(root, OVERLAY_SCHEMA, display)
+        if problems:
+            diags.extend(problems)
+            continue
+        _overlay_file(root, display, out, diags)
+    if diags:
+        raise SpecError(diags)
+    return out
+
+
+def _overlay_file(
+    root: MarkedDict, display: str, out: dict[tuple[str, str, int], Adapter], diags: list[Diagnostic]
+) -> None:
+    """Adapters of one schema-valid overlay document."""
+
+    def where(*path: str | int) -> Location:
+        return location_of(root, path, display)
+
+    domain = canonical_domain(root["domain"])
+    for g, group in enumerate(root["groups"]):
+        adapter = build_adapter(group, lambda *path, g=g: where("groups", g, *path))
+        for v, ref in enumerate(group["versions"]):
+            op, _, since = ref.partition(":")
+            key = (domain, op, int(since))
+            at = where("groups", g, "versions", v)
+            if key in out:
+                diags.append(Diagnostic(
+                    "ADAPTER-OVERLAY", f"{display_domain(domain)}.{ref} has two adapters "
+                    f"(the first at {out[key].location})", at, "list each operator version in one group",
+                ))
+                continue
+            out[key] = replace(adapter, location=at)
+
+
+def type_changes(old: OpSchema, new: OpSchema) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
+    """(added, removed) allowed types per type parameter present in both versions."""
+    added: dict[str, tuple[str, ...]] = {}
+    removed: dict[str, tuple[str, ...]] = {}
+    before = old.constraint_map
+    for constraint in new.type_constraints:
+        previous = before.get(constraint.param)
+        if previous is None:
+            continue
+        plus = tuple(t for t in constraint.allowed if t not in previous.allowed)
+        minus = tuple(t for t in previous.allowed if t not in constraint.allowed)
+        if plus:
+            added[constraint.param] = plus
+        if minus:
+            removed[constraint.param] = minus
+    return added, removed
+
+
+def only_types_changed(old: OpSchema, new: OpSchema) -> bool:
+    """True when the two versions differ in nothing but their allowed types (and docs)."""
+
+    def params(schema: OpSchema) -> list[tuple[object, ...]]:
+        return [(p.option, p.type_str, p.homogeneous, p.min_arity) for p in (*schema.inputs, *schema.outputs)]
+
+    def attrs(schema: OpSchema) -> list[tuple[object, ...]]:
+        return sorted((a.name, a.type, a.required, a.default) for a in schema.attributes)
+
+    if (len(old.inputs), len(old.outputs)) != (len(new.inputs), len(new.outputs)):
+        return False
+    if params(old) != params(new) or attrs(old) != attrs(new):
+        return False
+    if sorted(old.constraint_map) != sorted(new.constraint_map):
+        return False
+    added, removed = type_changes(old, new)
+    return bool(added or removed)
+
+
+def _restrictions(banned: Mapping[str, tuple[str, ...]], origin: Location) -> tuple[AdapterStep, ...]:
+    return tuple(
+        AdapterStep("type_restriction", (("param", param), ("types", types)), origin)
+        for param, types in sorted(banned.items())
+    )
+
+
+def adapter_for(old: OpSchema, new: OpSchema, declared: Adapter | None) -> Adapter | None:
+    """The adapter of `new`: the declared one with the catalog's type changes checked, or a
+    computed one when only the types changed."""
+    if declared is not None and not declared.upgrade and declared.downgrade is None:
+        return declared  # an empty stub (`opset bump`): still no adapter
+    added, removed = type_changes(old, new)
+    if declared is None:
+        if not only_types_changed(old, new):
+            return None
+        declared = Adapter(upgrade=(AdapterStep("compatible", (), new.location),), downgrade=(), location=new.location)
+    downgrade = declared.downgrade
+    if downgrade is None:
+        downgrade = inverse_steps(declared.upgrade, new, old)
+    return Adapter(
+        upgrade=declared.upgrade + _restrictions(removed, declared.location),
+        downgrade=downgrade + _restrictions(added, declared.location),
+        location=declared.location,
+    )
+
+
+def apply_overlay(
+    registry: Registry,
+    overlay: Mapping[tuple[str, str, int], Adapter] | None = None,
+    domains: frozenset[str] = CATALOG_DOMAINS,
+) -> Registry:
+    """A registry whose catalog schemas carry adapters: overlay facts plus computed type-only ones.
+
+    Overlay steps get the spec checks of declared adapters (`check_step`: arguments, and that
+    the attributes, inputs and type parameters they name exist on their side); SpecError when
+    one fails.
+    """
+    facts = dict(load_overlay() if overlay is None else overlay)
+    problems: list[Diagnostic] = []
+    operators: list[OperatorSpec] = []
+    for op in registry.specs.operators:
+        if op.domain not in domains:
+            operators.append(op)
+            continue
+        versions = [op.versions[0]]
+        for old, new in zip(op.versions, op.versions[1:]):
+            fact = facts.pop((op.domain, op.name, new.since_version), None)
+            if fact is not None:
+                problems.extend(_overlay_problems(fact, old, new))
+            adapter = adapter_for(old, new, new.adapter or fact)
+            versions.append(replace(new, adapter=adapter) if adapter is not None else new)
+        operators.append(replace(op, versions=tuple(versions)))
+    if problems:
+        raise SpecError(problems)
+    if facts:
+        (domain, name, since), adapter = sorted(facts.items(), key=lambda item: item[0])[0]
+        raise SpecError([Diagnostic(
+            "ADAPTER-OVERLAY", f"{display_domain(domain)}.{name}:{since} is not a version of the catalog "
+            "(or is the operator's first version)", adapter.location,
+        )])
+    specs = SpecSet(registry.specs.domains, tuple(operators), registry.specs.releases)
+    return Registry(specs, registry.diagnostics)
+
+
+def _overlay_problems(fact: Adapter, old: OpSchema, new: OpSchema) -> Iterator[Diagnostic]:
+    from toolkit.checks.adapters import check_step
+
+    moves = [(step, old, new) for step in fact.upgrade] + [(step, new, old) for step in fact.downgrade or ()]
+    for step, source, target in moves:
+        yield from (d for d in check_step(step, source, target) if d.severity is Severity.ERROR)
+
+
+# -- conversion --------------------------------------------------------------------------------
+
+
