@@ -1,0 +1,501 @@
+"""How two operator versions are compared: the collector behind `toolkit.model.changes.diff_schemas`
+and the wording of values in change messages. The matching heuristics are documented in
+`toolkit.model.changes`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from toolkit.model.change_kinds import KIND_TABLE, SchemaChange
+from toolkit.model.spec import (
+    NOWHERE,
+    Attribute,
+    AttrValue,
+    FormalParameter,
+    Location,
+    OpSchema,
+    ParamOption,
+    TypeConstraint,
+)
+
+# --------------------------------------------------------------------------- describing values
+
+
+def describe_value(value: object) -> str:
+    """A default value as prose: strings quoted, lists bracketed, floats as written."""
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, tuple):
+        return "[" + ", ".join(describe_value(v) for v in value) + "]"
+    return repr(value)
+
+
+def describe_attribute(attr: Attribute) -> str:
+    """`ints, optional` / `int, required` / `string, default 'nearest'`."""
+    if attr.required:
+        return f"{attr.type.value}, required"
+    if attr.default is not None:
+        return f"{attr.type.value}, default {describe_value(attr.default)}"
+    return f"{attr.type.value}, optional"
+
+
+def describe_param(param: FormalParameter) -> str:
+    parts = [param.type_str]
+    if param.option is not ParamOption.SINGLE:
+        parts.append(param.option.value)
+    if param.is_variadic:
+        if not param.homogeneous:
+            parts.append("heterogeneous")
+        if param.min_arity != 1:
+            parts.append(f"min_arity {param.min_arity}")
+    return ", ".join(parts)
+
+
+def _codes(items: Iterable[str]) -> str:
+    return ", ".join(f"`{item}`" for item in items)
+
+
+def _attr_shape(attr: Attribute) -> tuple[object, ...]:
+    return (attr.type, attr.required, attr.default)
+
+
+def _param_shape(param: FormalParameter) -> tuple[object, ...]:
+    return (param.type_str, param.option, param.homogeneous, param.min_arity)
+
+
+def _pair_renames(
+    old_names: Sequence[str], new_names: Sequence[str], same_shape: dict[tuple[str, str], bool]
+) -> dict[str, str]:
+    """old name -> new name for unmatched items at the same position with the same shape."""
+    old_set, new_set = set(old_names), set(new_names)
+    pairs: dict[str, str] = {}
+    for index, old_name in enumerate(old_names):
+        if old_name in new_set or index >= len(new_names):
+            continue
+        new_name = new_names[index]
+        if new_name not in old_set and same_shape.get((old_name, new_name), False):
+            pairs[old_name] = new_name
+    return pairs
+
+
+class Collector:
+    def __init__(
+        self,
+        old: OpSchema,
+        new: OpSchema,
+        old_sets: Mapping[str, tuple[str, ...]],
+        new_sets: Mapping[str, tuple[str, ...]],
+    ) -> None:
+        self.old, self.new = old, new
+        self.old_sets, self.new_sets = old_sets, new_sets
+        self.changes: list[SchemaChange] = []
+        self._docs: list[SchemaChange] = []
+
+    def add(
+        self,
+        kind: str,
+        subject: str,
+        old: object,
+        new: object,
+        message: str,
+        old_loc: Location | None = None,
+        new_loc: Location | None = None,
+        *,
+        bc: bool | None = None,
+        fc: bool | None = None,
+        type_sets: tuple[str, ...] = (),
+    ) -> None:
+        _title, breaking, kind_bc, kind_fc = KIND_TABLE[kind]
+        change = SchemaChange(
+            kind,
+            subject,
+            old,
+            new,
+            message,
+            _known(old_loc, self.old.location),
+            _known(new_loc, self.new.location),
+            breaking,
+            kind_bc if bc is None else bc,
+            kind_fc if fc is None else fc,
+            type_sets,
+        )
+        (self._docs if kind == "DOC-CHANGED" else self.changes).append(change)
+
+    # -- operator ---------------------------------------------------------------------
+
+    def operator_level(self) -> None:
+        old, new = self.old, self.new
+        if old.status is not new.status:
+            to_experimental = new.experimental
+            self.add(
+                "STATUS-CHANGED",
+                "",
+                old.status.value,
+                new.status.value,
+                f"status changed from {old.status.value} to {new.status.value}",
+                bc=to_experimental,
+                fc=to_experimental,
+            )
+        if old.deprecated != new.deprecated:
+            self.add(
+                "DEPRECATION-CHANGED",
+                "",
+                old.deprecated,
+                new.deprecated,
+                "operator deprecated" if new.deprecated else "operator no longer deprecated",
+            )
+
+    def docs(self) -> None:
+        if self.old.doc != self.new.doc:
+            self.add("DOC-CHANGED", "", self.old.doc, self.new.doc, "operator documentation changed")
+        self.changes.extend(self._docs)
+
+    # -- attributes -------------------------------------------------------------------
+
+    def attributes(self) -> None:
+        old_map, new_map = self.old.attribute_map, self.new.attribute_map
+        old_names = [a.name for a in self.old.attributes]
+        new_names = [a.name for a in self.new.attributes]
+        shapes = {
+            (o, n): _attr_shape(old_map[o]) == _attr_shape(new_map[n])
+            for o, n in zip(old_names, new_names, strict=False)
+        }
+        renames = _pair_renames(old_names, new_names, shapes)
+        renamed_to = set(renames.values())
+        for name in old_names:
+            attr = old_map[name]
+            if name in renames:
+                target = new_map[renames[name]]
+                self.add(
+                    "ATTR-RENAMED",
+                    name,
+                    name,
+                    target.name,
+                    f"attribute `{name}` renamed to `{target.name}`",
+                    attr.location,
+                    target.location,
+                )
+                self.attribute_pair(attr, target)
+            elif name not in new_map:
+                self.add(
+                    "ATTR-REMOVED",
+                    name,
+                    describe_attribute(attr),
+                    None,
+                    f"attribute `{name}` removed ({describe_attribute(attr)})",
+                    attr.location,
+                    None,
+                )
+            else:
+                self.attribute_pair(attr, new_map[name])
+        for name in new_names:
+            if name not in old_map and name not in renamed_to:
+                attr = new_map[name]
+                self.add(
+                    "ATTR-ADDED",
+                    name,
+                    None,
+                    describe_attribute(attr),
+                    f"attribute `{name}` added ({describe_attribute(attr)})",
+                    None,
+                    attr.location,
+                    bc=attr.required,
+                )
+
+    def attribute_pair(self, old: Attribute, new: Attribute) -> None:
+        name, locs = new.name, (old.location, new.location)
+        if old.type is not new.type:
+            self.add(
+                "ATTR-TYPE-CHANGED",
+                name,
+                old.type.value,
+                new.type.value,
+                f"attribute `{name}` type changed from {old.type.value} to {new.type.value}",
+                *locs,
+            )
+        if old.required != new.required:
+            became = "required" if new.required else "optional"
+            self.add(
+                "ATTR-REQUIRED-CHANGED",
+                name,
+                old.required,
+                new.required,
+                f"attribute `{name}` became {became}",
+                *locs,
+                bc=new.required,
+                fc=not new.required,
+            )
+        if old.type is new.type and old.default != new.default:
+            self.add(
+                "ATTR-DEFAULT-CHANGED",
+                name,
+                _plain(old.default),
+                _plain(new.default),
+                f"attribute `{name}` default changed from {_default_text(old.default)} "
+                f"to {_default_text(new.default)}",
+                *locs,
+            )
+        if old.doc != new.doc:
+            self.add(
+                "DOC-CHANGED", name, old.doc, new.doc, f"attribute `{name}` documentation changed", *locs
+            )
+
+    # -- inputs / outputs -------------------------------------------------------------
+
+    def params(
+        self,
+        kind: str,
+        old_params: tuple[FormalParameter, ...],
+        new_params: tuple[FormalParameter, ...],
+        renamed_types: dict[str, str],
+    ) -> None:
+        word = kind.lower()
+        old_map = {p.name: p for p in old_params}
+        new_map = {p.name: p for p in new_params}
+        old_names = [p.name for p in old_params]
+        new_names = [p.name for p in new_params]
+        shapes = {
+            (o.name, n.name): _param_shape(_retyped(o, renamed_types)) == _param_shape(n)
+            for o, n in zip(old_params, new_params, strict=False)
+        }
+        renames = _pair_renames(old_names, new_names, shapes)
+        renamed_to = set(renames.values())
+        kept_old = [n for n in old_names if n in new_map]
+        kept_new = [n for n in new_names if n in old_map]
+        if kept_old != kept_new:
+            first = next(i for i, (a, b) in enumerate(zip(kept_old, kept_new, strict=True)) if a != b)
+            self.add(
+                f"{kind}-REORDERED",
+                kept_new[first],
+                tuple(kept_old),
+                tuple(kept_new),
+                f"{word}s reordered from {_codes(kept_old)} to {_codes(kept_new)}",
+                old_map[kept_new[first]].location,
+                new_map[kept_new[first]].location,
+            )
+        for index, name in enumerate(old_names):
+            param = old_map[name]
+            if name in renames:
+                target = new_map[renames[name]]
+                self.add(
+                    f"{kind}-RENAMED",
+                    name,
+                    name,
+                    target.name,
+                    f"{word} `{name}` (position {index}) renamed to `{target.name}`",
+                    param.location,
+                    target.location,
+                )
+                self.param_pair(kind, param, target, renamed_types)
+            elif name not in new_map:
+                self.add(
+                    f"{kind}-REMOVED",
+                    name,
+                    describe_param(param),
+                    None,
+                    f"{word} `{name}` removed ({describe_param(param)})",
+                    param.location,
+                    None,
+                    fc=not param.is_optional or kind == "OUTPUT",
+                )
+            else:
+                self.param_pair(kind, param, new_map[name], renamed_types)
+        for name in new_names:
+            if name not in old_map and name not in renamed_to:
+                param = new_map[name]
+                self.add(
+                    f"{kind}-ADDED",
+                    name,
+                    None,
+                    describe_param(param),
+                    f"{word} `{name}` added ({describe_param(param)})",
+                    None,
+                    param.location,
+                    bc=kind == "OUTPUT" or not (param.is_optional or param.is_variadic),
+                )
+
+    def param_pair(
+        self, kind: str, old: FormalParameter, new: FormalParameter, renamed_types: dict[str, str]
+    ) -> None:
+        word, name, locs = kind.lower(), new.name, (old.location, new.location)
+        if old.option is not new.option:
+            loosened = new.option is ParamOption.OPTIONAL and old.option is ParamOption.SINGLE
+            tightened = old.option is ParamOption.OPTIONAL and new.option is ParamOption.SINGLE
+            bc = (not loosened) if kind == "INPUT" else True
+            fc = (not tightened) if kind == "INPUT" else True
+            if new.option is ParamOption.SINGLE:
+                text = f"{word} `{name}` is no longer {old.option.value}"
+            else:
+                text = f"{word} `{name}` became {new.option.value}"
+            self.add(
+                f"{kind}-OPTION-CHANGED", name, old.option.value, new.option.value, text, *locs, bc=bc, fc=fc
+            )
+        elif old.is_variadic and (old.homogeneous, old.min_arity) != (new.homogeneous, new.min_arity):
+            parts = []
+            if old.homogeneous != new.homogeneous:
+                parts.append("became " + ("homogeneous" if new.homogeneous else "heterogeneous"))
+            if old.min_arity != new.min_arity:
+                parts.append(f"min_arity changed from {old.min_arity} to {new.min_arity}")
+            self.add(
+                f"{kind}-ARITY-CHANGED",
+                name,
+                {"homogeneous": old.homogeneous, "min_arity": old.min_arity},
+                {"homogeneous": new.homogeneous, "min_arity": new.min_arity},
+                f"{word} `{name}` " + " and ".join(parts),
+                *locs,
+            )
+        if renamed_types.get(old.type_str, old.type_str) != new.type_str:
+            self.add(
+                f"{kind}-TYPE-CHANGED",
+                name,
+                old.type_str,
+                new.type_str,
+                f"{word} `{name}` type changed from `{old.type_str}` to `{new.type_str}`",
+                *locs,
+            )
+        if old.differentiability is not new.differentiability:
+            self.add(
+                "DIFFERENTIABILITY-CHANGED",
+                name,
+                old.differentiability.value,
+                new.differentiability.value,
+                f"{word} `{name}` differentiability changed from {old.differentiability.value} "
+                f"to {new.differentiability.value}",
+                *locs,
+            )
+        if old.doc != new.doc:
+            self.add("DOC-CHANGED", name, old.doc, new.doc, f"{word} `{name}` documentation changed", *locs)
+
+    # -- type constraints -------------------------------------------------------------
+
+    def type_constraints_renames(self) -> dict[str, str]:
+        old_c, new_c = self.old.type_constraints, self.new.type_constraints
+        shapes = {
+            (o.param, n.param): set(o.allowed) == set(n.allowed) for o, n in zip(old_c, new_c, strict=False)
+        }
+        return _pair_renames([c.param for c in old_c], [c.param for c in new_c], shapes)
+
+    def type_constraints(self, renames: dict[str, str]) -> None:
+        old_map, new_map = self.old.constraint_map, self.new.constraint_map
+        renamed_to = set(renames.values())
+        for param, old in old_map.items():
+            if param in renames:
+                new = new_map[renames[param]]
+                self.add(
+                    "TYPE-PARAM-RENAMED",
+                    param,
+                    param,
+                    new.param,
+                    f"type parameter `{param}` renamed to `{new.param}`",
+                    old.location,
+                    new.location,
+                )
+                self.constraint_pair(old, new)
+            elif param not in new_map:
+                self.add(
+                    "TYPE-PARAM-REMOVED",
+                    param,
+                    old.allowed,
+                    None,
+                    f"type parameter `{param}` removed",
+                    old.location,
+                    None,
+                )
+            else:
+                self.constraint_pair(old, new_map[param])
+        for param, new in new_map.items():
+            if param not in old_map and param not in renamed_to:
+                self.add(
+                    "TYPE-PARAM-ADDED",
+                    param,
+                    None,
+                    new.allowed,
+                    f"type parameter `{param}` added ({len(new.allowed)} types)",
+                    None,
+                    new.location,
+                )
+
+    def constraint_pair(self, old: TypeConstraint, new: TypeConstraint) -> None:
+        old_set, new_set = set(old.allowed), set(new.allowed)
+        param, locs = new.param, (old.location, new.location)
+        added = tuple(t for t in new.allowed if t not in old_set)
+        removed = tuple(t for t in old.allowed if t not in new_set)
+        if added:
+            via = _via(added, new.type_sets, self.new_sets)
+            self.add(
+                "TYPE-ADDED",
+                param,
+                old.allowed,
+                new.allowed,
+                f"{_plural('type', added)} {_codes(added)} added to `{param}`{_via_text(via)}",
+                *locs,
+                type_sets=via,
+            )
+        if removed:
+            via = _via(removed, old.type_sets, self.old_sets)
+            self.add(
+                "TYPE-REMOVED",
+                param,
+                old.allowed,
+                new.allowed,
+                f"{_plural('type', removed)} {_codes(removed)} removed from `{param}`{_via_text(via)}",
+                *locs,
+                type_sets=via,
+            )
+        if old.doc != new.doc:
+            self.add(
+                "DOC-CHANGED",
+                param,
+                old.doc,
+                new.doc,
+                f"type parameter `{param}` documentation changed",
+                *locs,
+            )
+
+
+def _via(
+    types: tuple[str, ...], set_names: tuple[str, ...], tables: Mapping[str, tuple[str, ...]]
+) -> tuple[str, ...]:
+    """The type sets the constraint uses that hold any of `types` (all its sets without tables)."""
+    if not tables:
+        return tuple(sorted(set_names))
+    wanted = set(types)
+    return tuple(sorted(name for name in set_names if wanted & set(tables.get(name, ()))))
+
+
+def _known(loc: Location | None, fallback: Location) -> Location:
+    return fallback if loc is None or loc == NOWHERE else loc
+
+
+def _plural(word: str, items: Sequence[str]) -> str:
+    return word if len(items) == 1 else word + "s"
+
+
+def _via_text(sets: tuple[str, ...]) -> str:
+    if not sets:
+        return ""
+    return " (via type " + ("set " if len(sets) == 1 else "sets ") + ", ".join(f"`@{s}`" for s in sets) + ")"
+
+
+def _plain(value: AttrValue | None) -> object:
+    return list(value) if isinstance(value, tuple) else value
+
+
+def _default_text(value: AttrValue | None) -> str:
+    return "none" if value is None else describe_value(value)
+
+
+def _retyped(param: FormalParameter, renamed_types: dict[str, str]) -> FormalParameter:
+    if param.type_str not in renamed_types:
+        return param
+    return FormalParameter(
+        param.name,
+        renamed_types[param.type_str],
+        param.doc,
+        param.option,
+        param.homogeneous,
+        param.min_arity,
+        param.differentiability,
+        param.location,
+    )
