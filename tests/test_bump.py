@@ -321,8 +321,8 @@ def test_adapter_gate_rule_severity_follows_profile_option(
 
 
 def test_docs_name_the_profiles_that_require_adapters() -> None:
-    from toolkit.compat import adapter_rules as gate_rules
     from toolkit.compat.config import BUILTIN_PROFILES
+    from toolkit.compat.rules import adapters as gate_rules
 
     strict = sorted(name for name, p in BUILTIN_PROFILES.items() if p.options.get("require_adapters"))
     assert strict == ["onnx-strict"]

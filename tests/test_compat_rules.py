@@ -451,7 +451,12 @@ def test_every_rule_has_a_positive_test() -> None:
         "ALLOWLIST-EXPIRED",  # tests/test_compat_config.py
         "ALLOWLIST-UNUSED",
     }
-    built_in = {r.id for r in all_rules() if r.func.__module__ == "toolkit.compat.rules"}
+    # built-in rules (plugins loaded by other tests are not); the adapter rules are tested in test_bump.py
+    built_in = {
+        r.id
+        for r in all_rules()
+        if r.check is None or r.check.__module__.startswith("toolkit.compat.rules.")
+    } - {"ADAPTER-MISSING", "ADAPTER-RECOMMENDED"}
     missing = built_in - tested
     assert not missing
 

@@ -232,9 +232,10 @@ def test_rules_command(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_rules_page_is_current() -> None:
     from toolkit.compat.docs import RULES_PAGE_PATH, render_rules_page
+    from toolkit.compat.rules import all_rules
 
     page = REPO / RULES_PAGE_PATH
-    assert page.read_text(encoding="utf-8") == render_rules_page(), (
+    assert page.read_text(encoding="utf-8") == render_rules_page(all_rules()), (
         "run: opset rules --format markdown > " + RULES_PAGE_PATH
     )
 
@@ -244,6 +245,52 @@ def test_rules_page_is_current() -> None:
 
 def _write_config(tmp_path: Path, body: str) -> None:
     (tmp_path / "opset.toml").write_text(body)
+
+
+PLUGIN = '''
+from toolkit.compat.rules import compat_rule, rule_doc
+
+
+@compat_rule(
+    "ACME-EDITED",
+    name="acme-edited",
+    severity="warning",
+    bc=False,
+    fc=False,
+    category="versioning",
+    summary="A released version was edited (plugin rule).",
+    doc=rule_doc("why", "a: 1", "a: 2", "fix"),
+)
+def edited(ctx):
+    from toolkit.compat.engine import Hit
+
+    for edit in ctx.edits:
+        yield Hit(edit.new.id, "edited (plugin)", edit.new.location)
+'''
+
+
+def test_plugin_rules_from_the_config(trees: tuple[Path, Path], tmp_path: Path) -> None:
+    """The documented plugin API (docs/guide/ci-gate.md): a module named in `plugins` registers a
+    gate rule with `compat_rule`; diff reports it, rules lists it, the config may name it. In a
+    subprocess, so the plugin stays out of this process's catalog."""
+    (tmp_path / "acme_rules.py").write_text(PLUGIN)
+    _write_config(tmp_path, '[tool.opset-toolkit]\nplugins = ["acme_rules"]\nseverity = { ACME-EDITED = "info" }\n')
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(REPO)])}
+
+    def opset(*argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "toolkit", *argv], cwd=tmp_path, env=env, capture_output=True, text=True
+        )
+
+    diff = opset("diff", "--against", "old", "--specs", "new")
+    assert diff.returncode == 1, diff.stderr
+    assert "info[ACME-EDITED]: org.example.abc.C:4: edited (plugin)" in diff.stdout
+    listed = opset("rules", "--config", "opset.toml")
+    assert "ACME-EDITED" in listed.stdout and listed.stdout.count("\n") == len(listed.stdout.splitlines())
+    doc = opset("rules", "--config", "opset.toml", "acme-edited")
+    assert doc.returncode == 0 and doc.stdout.startswith("## ACME-EDITED") and "**How to fix:** fix" in doc.stdout
+    without = opset("rules", "ACME-EDITED")  # no config, no plugin
+    assert without.returncode == 2 and "unknown rule" in without.stderr
 
 
 def test_config_disable_and_severity(

@@ -14,7 +14,8 @@ from toolkit.compat.config import GateConfig, find_config
 from toolkit.compat.docs import render_rule, render_rules_page
 from toolkit.compat.gate import run_gate
 from toolkit.compat.gitref import load_git_tree, looks_like_git_ref
-from toolkit.compat.rules import all_rules, get_rule, load_gate_config
+from toolkit.compat.plugins import load_gate_config
+from toolkit.compat.rules import all_rules, get_rule
 from toolkit.model.diagnostics import Severity, SpecError, UsageError
 from toolkit.registry.core import Registry, load_registry
 from toolkit.reporting.common import write_report
@@ -124,7 +125,7 @@ def run_rules(args: argparse.Namespace) -> int:
             print(render_rule(rule), end="")
         return 0
     if args.format == "markdown":
-        print(render_rules_page(), end="")
+        print(render_rules_page(rules), end="")
     elif args.format == "json":
         print(json.dumps([sarif_rule(r) for r in rules], indent=2))
     else:

@@ -6,7 +6,7 @@ is a new opset version (greater than every opset version of the old tree); any c
 released opset's inventory needs a new opset version. Experimental operators are exempt.
 
 `DiffContext` pairs the two trees once (in-place edits, version bumps, added/removed operators
-and versions, changed opsets and type sets); every rule in `toolkit.compat.rules` reads it and
+and versions, changed opsets and type sets); every rule of `toolkit.compat.rules` reads it and
 yields `Hit`s, which `run_rules` turns into `Finding`s (rule id, severity, fingerprint) and
 filters through the gate configuration (profile, severities, allowlist).
 """
@@ -18,10 +18,10 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Protocol
 
 from toolkit.model.changes import SchemaChange, diff_schemas
 from toolkit.model.diagnostics import Severity
+from toolkit.model.rules import Rule
 from toolkit.model.spec import NOWHERE, DomainSpec, Location, OperatorSpec, OpSchema, display_domain
 from toolkit.registry.core import Registry
 
@@ -237,11 +237,14 @@ def is_exempt(spec: OperatorSpec) -> bool:
 
 
 def run_rules(
-    ctx: DiffContext, rules: Iterable[RuleLike], severities: Mapping[str, Severity]
+    ctx: DiffContext, rules: Iterable[Rule], severities: Mapping[str, Severity]
 ) -> list[Finding]:
-    """Run each rule's check and stamp its hits; `severities` maps rule id -> effective severity."""
+    """Run each rule's check and stamp its hits; `severities` maps rule id -> effective severity.
+    Rules without a check (the allowlist's, which the gate emits itself) are skipped."""
     out: list[Finding] = []
     for rule in rules:
+        if rule.check is None:
+            continue
         severity = severities.get(rule.id, rule.severity)
         for hit in rule.check(ctx):
             out.append(
@@ -255,8 +258,8 @@ def run_rules(
                     old_location=hit.old_location,
                     fingerprint=fingerprint(rule.id, hit.operator, hit.subject, hit.key),
                     subject=hit.subject,
-                    bc=rule.bc if hit.bc is None else hit.bc,
-                    fc=rule.fc if hit.fc is None else hit.fc,
+                    bc=bool(rule.bc) if hit.bc is None else hit.bc,
+                    fc=bool(rule.fc) if hit.fc is None else hit.fc,
                 )
             )
     return sorted(_unique_fingerprints(out), key=lambda f: f.sort_key)
@@ -269,19 +272,3 @@ def _unique_fingerprints(findings: list[Finding]) -> Iterator[Finding]:
         if finding.fingerprint not in seen:
             seen.add(finding.fingerprint)
             yield finding
-
-
-class RuleLike(Protocol):
-    """The part of `toolkit.compat.rules.Rule` the engine needs (kept here to avoid a cycle)."""
-
-    @property
-    def id(self) -> str: ...
-    @property
-    def severity(self) -> Severity: ...
-    @property
-    def hint(self) -> str: ...
-    @property
-    def bc(self) -> bool: ...
-    @property
-    def fc(self) -> bool: ...
-    def check(self, ctx: DiffContext) -> Iterable[Hit]: ...

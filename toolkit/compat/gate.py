@@ -9,12 +9,15 @@ Exit codes: 0 clean, 1 a finding at or above the `--fail-on` threshold.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-from toolkit.compat.config import GateConfig, today
-from toolkit.compat.engine import DiffContext, Finding, fingerprint, run_rules
-from toolkit.compat.rules import Rule, all_rules, get_rule, load_plugins
+from toolkit.compat.config import GateConfig
+from toolkit.compat.engine import DiffContext, Finding, run_rules
+from toolkit.compat.plugins import load_plugins
+from toolkit.compat.rules import all_rules
+from toolkit.compat.rules.allowlist import apply_allowlist
 from toolkit.model.diagnostics import Severity
+from toolkit.model.rules import Rule
 from toolkit.registry.core import Registry
 
 
@@ -62,64 +65,5 @@ def run_gate(
     findings = run_rules(ctx, rules, severities)
     if config.profile.ignore_fc_only:
         findings = [f for f in findings if f.bc or not f.fc]
-    active, allowed = _apply_allowlist(findings, config, severities)
+    active, allowed = apply_allowlist(findings, config, severities)
     return GateResult(tuple(active), tuple(allowed), tuple(rules), config.profile.name, old_label)
-
-
-def _apply_allowlist(
-    findings: list[Finding], config: GateConfig, severities: dict[str, Severity]
-) -> tuple[list[Finding], list[Finding]]:
-    now = today()
-    live = [i for i, e in enumerate(config.allowlist) if not e.expired(now)]
-    used: set[int] = set()
-    active: list[Finding] = []
-    allowed: list[Finding] = []
-    for finding in findings:
-        match = next(
-            (
-                i
-                for i in live
-                if config.allowlist[i].matches(finding.rule, finding.operator, finding.fingerprint)
-            ),
-            None,
-        )
-        if match is None:
-            active.append(finding)
-        else:
-            used.add(match)
-            allowed.append(replace(finding, allowed_by=config.allowlist[match].reason))
-    for index, entry in enumerate(config.allowlist):
-        if entry.expired(now):
-            rule_id = "ALLOWLIST-EXPIRED"
-            message = (
-                f"allowlist entry for {entry.rule} on {entry.operator} expired on {entry.expires.isoformat()} "
-                f"(reason was: {entry.reason})"
-            )
-            hint = "fix the finding and delete the entry, or re-justify it with a new `expires` date"
-        elif index not in used:
-            rule_id = "ALLOWLIST-UNUSED"
-            message = f"allowlist entry for {entry.rule} on {entry.operator} matches no finding"
-            hint = "delete the entry"
-        else:
-            continue
-        rule = get_rule(rule_id)
-        if rule is None or rule_id not in severities:
-            continue  # disabled by the profile
-        active.append(
-            Finding(
-                rule_id,
-                severities[rule_id],
-                entry.operator,
-                message,
-                hint,
-                entry.location,
-                None,
-                fingerprint(
-                    rule_id, entry.operator, entry.rule, (entry.fingerprint, entry.expires.isoformat())
-                ),
-                subject=entry.rule,
-                bc=False,
-                fc=False,
-            )
-        )
-    return sorted(active, key=lambda f: f.sort_key), allowed

@@ -17,9 +17,9 @@ from collections.abc import Callable
 
 from toolkit.compat.engine import Finding
 from toolkit.compat.gate import GateResult
-from toolkit.compat.rules import Rule, all_rules
+from toolkit.compat.rules import all_rules
 from toolkit.model.diagnostics import Severity
-from toolkit.model.rules import DOCS_URL
+from toolkit.model.rules import DOCS_URL, Rule
 from toolkit.model.spec import Location
 from toolkit.reporting import common as shared
 

@@ -1,4 +1,4 @@
-"""BC-gate rules of the authoring workflow: a breaking version bump needs a version adapter.
+"""Versioning rules of the authoring workflow: a breaking version bump needs a version adapter.
 
 PyTorch's versioning RFC asks for an upgrader with every operator bump; here the adapter is
 part of the spec (`adapter: {upgrade: [...]}` on the new version). One condition, two ids,
@@ -7,8 +7,6 @@ so profiles can treat them apart:
   built-in profiles only `onnx-strict` sets it);
 - ADAPTER-RECOMMENDED (warning) reports the same bumps when the option is false or unset
   (the built-in `bc-only` profile, or `options = { require_adapters = false }`).
-
-Registered through `toolkit.compat.rules.RULE_MODULES`.
 """
 
 from __future__ import annotations
@@ -16,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from toolkit.compat.engine import Bump, DiffContext, Hit, is_exempt
-from toolkit.compat.rules import compat_rule, rule_doc
+from toolkit.compat.rules.base import compat_rule, rule_doc
 from toolkit.model.spec import OpSchema
 from toolkit.registry.core import SchemaNotFound
 

@@ -1,0 +1,38 @@
+"""Documentation rule: a doc-only edit of a released version is allowed and reported as info."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from toolkit.compat.engine import DiffContext, Hit
+from toolkit.compat.rules.base import V1, compat_rule, rule_doc
+
+
+@compat_rule(
+    "DOC-CHANGED",
+    name="doc-only-change",
+    severity="info",
+    bc=False,
+    fc=False,
+    category="docs",
+    summary="Only documentation of a released operator version changed (allowed).",
+    doc=rule_doc(
+        "Clarifying documentation is not a breaking change; it is reported for reviewers' information only.",
+        V1 + "    doc: Adds two tensors.",
+        V1 + "    doc: Adds two tensors element-wise, with Numpy-style broadcasting.",
+        "nothing to fix; make sure the edit clarifies and does not change behaviour.",
+    ),
+)
+def doc_changed(ctx: DiffContext) -> Iterator[Hit]:
+    for edit in ctx.edits:
+        docs = [c for c in edit.changes if c.kind == "DOC-CHANGED"]
+        if docs:
+            subjects = [c.subject or "operator" for c in docs]
+            yield Hit(
+                edit.new.id,
+                f"documentation of {edit.new.id} changed ({', '.join(subjects)})",
+                docs[0].new_location,
+                docs[0].old_location,
+                "",
+                key=tuple((c.subject, c.new) for c in docs),
+            )
