@@ -136,7 +136,7 @@ def main() -> int:
 
         print("\n== import time, fresh interpreter, median of", args.repeat, "==")
         python_dir = tmp / "out" / "python"
-        from toolkit.generate.python_classes import PACKAGE
+        from toolkit.generate.python import PACKAGE
 
         versions = sorted(
             int(p.stem[5:]) for p in (python_dir / PACKAGE / "ai_onnx").glob("opset*.py") if p.stem[5:].isdigit()

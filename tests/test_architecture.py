@@ -26,6 +26,9 @@ IMPORTLIB_ALLOWED = {
     "toolkit/compat/plugins.py",
     "toolkit/onnx_bridge/check/model_io.py",
     "toolkit/onnx_bridge/check_model.py",
+    # The generated package's runtime (copied into it, never imported by the toolkit): it loads
+    # the generated package's own modules on first use, and onnx when it is installed.
+    "toolkit/generate/python/runtime.py",
 }
 
 

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from toolkit.cli import main
-from toolkit.generate import GENERATORS, GenerateContext, available_kinds, python_classes, register_generator
+from toolkit.generate import GENERATORS, GenerateContext, available_kinds, register_generator
 from toolkit.generate.pipeline import GeneratorError, diff_text, generate, run_generators, source_label
+from toolkit.generate.python import builders as python_builders
 from toolkit.load import writer
 from toolkit.registry.core import Registry
 
@@ -175,15 +176,15 @@ def test_failing_generator_leaves_output_byte_identical(
     (out / "proto/org.example.abc/opset_1.textproto").write_text("changed")
     before = snapshot(out)
     calls = {"n": 0}
-    real = python_classes.build_method
+    real = python_builders.build_method
 
-    def failing(*args: object, **kwargs: object) -> python_classes.Method:
+    def failing(*args: object, **kwargs: object) -> python_builders.Method:
         calls["n"] += 1
         if calls["n"] == 5:  # midway through the python generator, after proto ran
             raise RuntimeError("boom")
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(python_classes, "build_method", failing)
+    monkeypatch.setattr(python_builders, "build_method", failing)
     with pytest.raises(GeneratorError, match="generator 'python' failed: RuntimeError: boom"):
         generate([OPSETS], out, kinds=["proto", "python"], registry=shipped_registry, source="opsets")
     assert snapshot(out) == before

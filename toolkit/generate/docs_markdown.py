@@ -34,7 +34,7 @@ from typing import Any
 
 import jinja2
 
-from toolkit.generate import GenerateContext
+from toolkit.generate.context import GenerateContext
 from toolkit.generate.mdsafe import escape_pipes, inline, sanitize
 from toolkit.load.cache import cache_dir
 from toolkit.model.changes import SchemaChange, diff_schemas

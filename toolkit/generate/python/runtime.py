@@ -1,4 +1,3 @@
-{{ header }}
 """Runtime support shared by every generated opset and schema module.
 
 Kept import-light on purpose (no onnx, no dataclasses, no inspect at import time): importing one

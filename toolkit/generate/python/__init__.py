@@ -1,0 +1,53 @@
+"""The `python` generator kind: typed schema classes and opset builders, from a Registry.
+
+Layout under the output's `python/` folder (one importable package, relocatable: all imports
+inside it are relative)::
+
+    python/README.md
+    python/opset_toolkit_generated/
+        __init__.py                 DOMAINS, opset(domain, version), schema(domain, op, since);
+                                    the release table: RELEASES, OPSET_IR_VERSIONS,
+                                    release_for_opset(), opset_ir_version(), min_ir_version_for()
+        _runtime.py                 OpSchemaInfo, OpsetBase, Value classes, LightNode, BuildError
+                                    (a copy of `runtime.py` of this package)
+        py.typed
+        <domain_pkg>/               ai_onnx, ai_onnx_ml, com_acme_vision, ... (dots -> "_")
+            __init__.py             DOMAIN, OPSET_VERSIONS, opset(version); opsetN loaded lazily
+            opset<N>.py             class Opset<N>(OpsetBase): one builder method per operator
+                                    available in opset N (ONNX resolution rule); IR_VERSION
+            schemas/__init__.py     get(op, since_version), OPERATORS; per-op modules loaded lazily
+            schemas/<Op>.py         class <Op>_<since>(OpSchemaInfo) per operator version
+
+Builder methods are named after the operator; inputs are positional-only value names (`str`;
+`Optional` with default None for trailing optional inputs, `*name` for a variadic input);
+attributes are keyword-only with their defaults (required ones have none); `_outputs=` (a count or
+names) and `_name=` (node name) are keyword-only extras. A call validates arity, required
+attributes and attribute value types (`BuildError`, naming the operator and attribute) and returns
+the output value(s) -- `Value` (a `str` subclass, typed `TensorValue`/`SequenceValue`/... from the
+output's type) whose `.node` is the built `onnx.NodeProto` (a `LightNode` without onnx); several
+outputs come back as a tuple. The opset module imports nothing but `_runtime`; the schema class
+of an operator is imported on the first call, so importing one opset module stays cheap.
+
+Modules: `layout` (files and templates), `builders` (opset methods), `schema_classes`,
+`release_table`, `names`, `source` (literals, docstrings, line layout), and `runtime` (the
+generated package's runtime; data to the toolkit, never imported by it).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from toolkit.generate.python.layout import render_registry
+from toolkit.generate.python.names import PACKAGE, domain_package
+from toolkit.generate.python.source import PythonGenerationError
+
+if TYPE_CHECKING:
+    from toolkit.generate.context import GenerateContext
+    from toolkit.registry.core import Registry
+
+__all__ = ["PACKAGE", "PythonGenerationError", "domain_package", "generate", "render_registry"]
+
+
+def generate(registry: Registry, context: GenerateContext) -> dict[str, bytes]:
+    """The `python` generator kind."""
+    return render_registry(registry, context.source)

@@ -1,0 +1,84 @@
+"""Schema classes: one `OpSchemaInfo` subclass per operator version, as template-ready source."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from toolkit.generate.python.names import schema_class_name
+from toolkit.generate.python.source import (
+    Arg,
+    Bracket,
+    call_lines,
+    docstring,
+    py_literal,
+    str_chunks,
+    str_literal,
+)
+from toolkit.model.spec import FormalParameter, OpSchema, ParamOption, display_domain
+
+__all__ = ["SchemaClass", "build_schema_class"]
+
+
+@dataclass(frozen=True)
+class SchemaClass:
+    name: str
+    schema: OpSchema
+    docstring: str
+    doc_chunks: list[str]
+    inputs: list[list[str]]  # each: the source lines of one ParamInfo(...)
+    outputs: list[list[str]]
+    attributes: list[list[str]]
+    constraints: list[list[str]]
+
+
+def _param_lines(param: FormalParameter) -> list[str]:
+    args = [str_literal(param.name), str_literal(param.type_str)]
+    if param.option is not ParamOption.SINGLE:
+        args.append(f"option={str_literal(param.option.value)}")
+    if param.min_arity != 1:
+        args.append(f"min_arity={param.min_arity}")
+    if not param.homogeneous:
+        args.append("homogeneous=False")
+    if param.differentiability.value != "unknown":
+        args.append(f"differentiability={str_literal(param.differentiability.value)}")
+    return call_lines("ParamInfo", args, param.doc)
+
+
+def _attr_lines(schema: OpSchema) -> list[list[str]]:
+    out = []
+    for attr in schema.attributes:
+        args = [str_literal(attr.name), str_literal(attr.type.value)]
+        if attr.required:
+            args.append("required=True")
+        if attr.default is not None:
+            args.append(f"default={py_literal(attr.default)}")
+        out.append(call_lines("AttrInfo", args, attr.doc))
+    return out
+
+
+def _constraint_lines(schema: OpSchema) -> list[list[str]]:
+    out = []
+    for constraint in schema.type_constraints:
+        # a long list of types gets one type per line
+        args: list[Arg] = [
+            str_literal(constraint.param),
+            Bracket.tuple_of([str_literal(t) for t in constraint.allowed]),
+        ]
+        out.append(call_lines("TypeConstraintInfo", args, constraint.doc))
+    return out
+
+
+def build_schema_class(schema: OpSchema) -> SchemaClass:
+    head = f"{display_domain(schema.domain)}.{schema.name}, since_version {schema.since_version}"
+    flags = [s for s, on in (("EXPERIMENTAL", schema.experimental), ("DEPRECATED", schema.deprecated)) if on]
+    text = head + (f" ({', '.join(flags)})" if flags else "") + ".\n\n" + (schema.doc or "")
+    return SchemaClass(
+        name=schema_class_name(schema.name, schema.since_version),
+        schema=schema,
+        docstring=docstring(text, 4),
+        doc_chunks=str_chunks(schema.doc),
+        inputs=[_param_lines(p) for p in schema.inputs],
+        outputs=[_param_lines(p) for p in schema.outputs],
+        attributes=_attr_lines(schema),
+        constraints=_constraint_lines(schema),
+    )

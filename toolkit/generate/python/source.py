@@ -1,0 +1,279 @@
+"""Python source text: literals, docstrings and bracketed argument lists, laid out to a width.
+
+Every piece of generated source that holds spec text goes through here, so escaping lives in one
+place. Lists of arguments are kept as data (`Bracket`, a list of items) until they are laid out,
+so a layout that does not fit one line is chosen from the items, never by re-parsing a string.
+"""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+__all__ = [
+    "LINE",
+    "Arg",
+    "Bracket",
+    "PythonGenerationError",
+    "call_lines",
+    "doc_escape_line",
+    "docstring",
+    "inline",
+    "needs_math",
+    "py_literal",
+    "str_chunks",
+    "str_literal",
+    "summary",
+]
+
+LINE = 100  # stay under ruff's limit with any config (repo: 110)
+
+
+class PythonGenerationError(ValueError):
+    """The registry cannot be rendered as Python (e.g. two domains map to one package name)."""
+
+
+# --------------------------------------------------------------------------------------------
+# bracketed lists
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Bracket:
+    """A bracketed, comma-separated display: a tuple `(a, b)` / `(a,)` / `()` or a dict `{k: v}`.
+
+    `items` are the source of each element (a dict's are `key: value`).
+    """
+
+    opener: str
+    closer: str
+    items: tuple[str, ...]
+
+    @classmethod
+    def tuple_of(cls, items: Sequence[str]) -> Bracket:
+        return cls("(", ")", tuple(items))
+
+    @classmethod
+    def dict_of(cls, items: Sequence[str]) -> Bracket:
+        return cls("{", "}", tuple(items))
+
+    def inline(self) -> str:
+        body = ", ".join(self.items)
+        if self.opener == "(" and len(self.items) == 1:
+            body += ","  # a one-element tuple
+        return f"{self.opener}{body}{self.closer}"
+
+    def exploded(self, indent: str) -> list[str]:
+        """One item per line, as a trailing-comma argument at `indent`."""
+        return [
+            f"{indent}{self.opener}",
+            *(f"{indent}    {item}," for item in self.items),
+            f"{indent}{self.closer},",
+        ]
+
+
+# An argument: plain source text, or a bracketed list that may be spread over several lines.
+Arg = str | Bracket
+
+
+def inline(arg: Arg) -> str:
+    return arg.inline() if isinstance(arg, Bracket) else arg
+
+
+def call_lines(func: str, args: Sequence[Arg], doc: str, indent: int = 8) -> list[str]:
+    """`func(arg, ..., doc=...)` as source lines (the first without indent), chunking the doc.
+
+    On one line when it fits at `indent`; else one argument per line, and a `Bracket` argument
+    that does not fit on its line gets one item per line.
+    """
+    chunks = str_chunks(doc) if doc else []
+    texts = [inline(a) for a in args]
+    one = f"{func}({', '.join(texts + ([f'doc={chunks[0]}'] if len(chunks) == 1 else []))})"
+    if len(chunks) <= 1 and indent + len(one) + 1 <= LINE:
+        return [one]
+    lines = [f"{func}("]
+    for arg, text in zip(args, texts):
+        line = f"    {text},"
+        if isinstance(arg, Bracket) and indent + len(line) > LINE:
+            lines += arg.exploded("    ")
+        else:
+            lines.append(line)
+    if len(chunks) == 1 and indent + len(chunks[0]) + 10 <= LINE:
+        lines.append(f"    doc={chunks[0]},")
+    elif chunks:
+        lines += ["    doc=(", *[f"        {c}" for c in chunks], "    ),"]
+    lines.append(")")
+    return lines
+
+
+# --------------------------------------------------------------------------------------------
+# literals
+# --------------------------------------------------------------------------------------------
+
+
+def py_literal(value: object) -> str:
+    """Python source for an attribute default (str, int, float, bool, tuples of them)."""
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "math.nan"
+        if math.isinf(value):
+            return "math.inf" if value > 0 else "-math.inf"
+        return repr(value)
+    if isinstance(value, str):
+        return str_literal(value)
+    if isinstance(value, tuple):
+        return Bracket.tuple_of([py_literal(v) for v in value]).inline()
+    raise PythonGenerationError(f"cannot write {value!r} as a Python literal")
+
+
+def needs_math(value: object) -> bool:
+    """Whether `py_literal(value)` refers to the `math` module (NaN or an infinity)."""
+    if isinstance(value, float):
+        return math.isnan(value) or math.isinf(value)
+    if isinstance(value, tuple):
+        return any(needs_math(v) for v in value)
+    return False
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def str_literal(text: str) -> str:
+    """A double-quoted literal of `text` (only printable characters left unescaped)."""
+    if text.isprintable():  # fast path: no control, separator or other unprintable characters
+        return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    body = []
+    for char in text:
+        if char == "\\":
+            body.append("\\\\")
+        elif char == '"':
+            body.append('\\"')
+        elif char == "\n":
+            body.append("\\n")
+        elif char == "\t":
+            body.append("\\t")
+        elif char.isprintable() and char not in "\u2028\u2029\x85":
+            body.append(char)
+        else:
+            body.append(_escape(char))
+    return '"' + "".join(body) + '"'
+
+
+def str_chunks(text: str, width: int = 72) -> list[str]:
+    """`text` as adjacent string literals, each at most about `width` characters of source.
+
+    Lines are kept whole when they fit; longer ones are cut after a space where possible.
+    """
+    if not text:
+        return ['""']
+    pieces: list[str] = []
+    for line in text.splitlines(keepends=True):
+        while len(line) > width:
+            cut = line.rfind(" ", width // 2, width)
+            cut = width if cut < 0 else cut + 1
+            pieces.append(line[:cut])
+            line = line[cut:]
+        if line:
+            pieces.append(line)
+    literals = []
+    for piece in pieces:
+        literal = str_literal(piece)
+        while len(literal) > width + 24 and len(piece) > 1:  # escapes blew it up: halve
+            half = len(piece) // 2
+            literals.append(str_literal(piece[:half]))
+            piece = piece[half:]
+            literal = str_literal(piece)
+        literals.append(literal)
+    return literals
+
+
+# --------------------------------------------------------------------------------------------
+# docstrings
+# --------------------------------------------------------------------------------------------
+
+
+def doc_escape_line(line: str) -> str:
+    """One line of docstring text, safe inside `\"\"\"...\"\"\"`."""
+    if line.isprintable():  # fast path
+        return line.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    out = []
+    for char in line:
+        if char == "\\":
+            out.append("\\\\")
+        elif char.isprintable() and char not in "\u2028\u2029\x85":
+            out.append(char)
+        else:
+            out.append(_escape(char))
+    return "".join(out).replace('"""', '\\"\\"\\"')
+
+
+def _wrap(line: str, width: int) -> list[str]:
+    if len(line) <= width:
+        return [line]
+    indent = line[: len(line) - len(line.lstrip(" "))]
+    if len(indent) > width // 2:
+        indent = ""
+    hanging = indent + "    " if indent else ""  # continuation of an indented item
+    return textwrap.wrap(
+        line,
+        width=width,
+        subsequent_indent=hanging,
+        break_on_hyphens=False,
+        drop_whitespace=True,
+        replace_whitespace=False,
+    ) or [""]
+
+
+def docstring(text: str, indent: int) -> str:
+    """A safe triple-quoted docstring of `text`, wrapped for `indent` spaces, closed on its own line.
+
+    Backslashes, triple quotes and unprintable characters are escaped; tabs expanded; trailing
+    whitespace dropped; long lines wrapped (escaping never splits across lines).
+    """
+    pad = " " * indent
+    width = LINE - indent
+    raw = text.replace("\r\n", "\n").replace("\r", "\n").expandtabs(4).strip("\n")
+    lines: list[str] = []
+    for source_line in raw.split("\n"):
+        for piece in _wrap(source_line.rstrip(), width - 4):
+            escaped = doc_escape_line(piece.rstrip())
+            while len(escaped) > width:  # only reachable with many escapes: hard split
+                cut = width
+                while cut > 1 and escaped[cut - 1] == "\\":
+                    cut -= 1
+                lines.append(escaped[:cut])
+                escaped = escaped[cut:]
+            lines.append(escaped)
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    if not lines:
+        lines = ["(no documentation)"]
+    first, rest = lines[0].strip(), lines[1:]
+    if first.endswith('"'):
+        first = first[:-1] + '\\"'
+    if first.endswith("\\") and not first.endswith("\\\\"):
+        first += " "
+    out = [f'"""{first}']
+    out.extend(f"{pad}{line}" if line else "" for line in rest)
+    out.append(f'{pad}"""')
+    return "\n".join(out)
+
+
+def summary(text: str) -> str:
+    """The first paragraph of a doc, on one line."""
+    paragraph: list[str] = []
+    for line in text.strip().splitlines():
+        if not line.strip():
+            if paragraph:
+                break
+            continue
+        paragraph.append(line.strip())
+    return " ".join(paragraph)
