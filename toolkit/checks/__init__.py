@@ -1,0 +1,1 @@
+"""Semantic spec checks, one module per family of rules; `spec.check_specs` runs them."""

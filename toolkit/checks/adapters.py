@@ -1,36 +1,41 @@
-"""Spec checks of the authoring features: version adapters (ADAPTER-*) and release tables (RELEASE-*).
-
-Registered into `toolkit.checks.spec.RULES` with its `@rule` decorator; `toolkit.checks.spec` imports
-this module at its end, so `opset validate` and every load run these rules.
+"""Spec checks of version adapters (ADAPTER-*): does each step name things that exist?
 
 Adapter steps name things on two sides. For `upgrade` the source is the previous version
 and the target this one; for `downgrade` the reverse. What is removed or moved *from* must
 exist on the source side, what is added or moved *to* on the target side.
+
+`check_step` is also used on the adapters an overlay adds to the onnx catalog.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from toolkit.checks.spec import rule
 from toolkit.model.adapter_steps import COMMON_ARGS, STEP_KINDS, callable_problem, invalidating_changes
 from toolkit.model.diagnostics import Diagnostic, Severity
-from toolkit.model.spec import (
-    AdapterStep,
-    AttrType,
-    DomainSpec,
-    Location,
-    OpSchema,
-    Release,
-    SpecSet,
-    display_domain,
+from toolkit.model.rules import register, rule
+from toolkit.model.spec import AdapterStep, AttrType, DomainSpec, OpSchema, SpecSet
+
+ADAPTERS = "Version adapters"
+
+
+@rule(
+    "ADAPTER-NO-PREVIOUS",
+    "adapter",
+    "error",
+    "An adapter is attached to an operator's first version, which has nothing to adapt from.",
+    category=ADAPTERS,
+    hint="an adapter moves nodes from the previous version; remove it from the first version",
+    doc="""\
+**Why:** an adapter says how a node of the *previous* version becomes a node of this one (and
+back); the first version of an operator has no previous version.
+
+**Before:** `adapter: {upgrade: [{kind: compatible}]}` under the operator's first version.
+
+**After:** the same version without `adapter:`.""",
 )
-
-# --------------------------------------------------------------------------- adapters
-
-
-@rule
 def adapters(specs: SpecSet, domains: dict[str, DomainSpec]) -> Iterator[Diagnostic]:
+    """Every ADAPTER-* problem of every adapter (see `check_step` and `compatible_steps`)."""
     for op in specs.operators:
         previous: OpSchema | None = None
         for schema in op.versions:
@@ -55,7 +60,9 @@ def adapters(specs: SpecSet, domains: dict[str, DomainSpec]) -> Iterator[Diagnos
 _NAMING_ARGS = frozenset({"attribute", "to", "input", "param"})
 
 
-def compatible_steps(steps: Sequence[AdapterStep], source: OpSchema, target: OpSchema) -> Iterator[Diagnostic]:
+def compatible_steps(
+    steps: Sequence[AdapterStep], source: OpSchema, target: OpSchema
+) -> Iterator[Diagnostic]:
     """ADAPTER-NOT-COMPATIBLE: `compatible` claims source nodes are valid target nodes unchanged.
 
     Changes another step of the list deals with (it names the attribute, input or type
@@ -249,81 +256,151 @@ def _diag(
     return Diagnostic(rule_id, message, step.location, hint, severity)
 
 
-# --------------------------------------------------------------------------- releases
+# The other ids the `adapters` check reports.
 
+register(
+    "ADAPTER-ARGS",
+    "adapter",
+    "error",
+    "An adapter step lacks an argument its kind needs, or has one it does not take.",
+    category=ADAPTERS,
+    hint="give the arguments the step's kind takes (see the authoring guide's table of kinds)",
+    doc="""\
+**Why:** each step kind has fixed arguments (`rename_attribute` needs `attribute` and `to`);
+a missing one leaves the step undefined, an extra one is usually a typo that would be ignored.
 
-@rule
-def releases(specs: SpecSet, domains: dict[str, DomainSpec]) -> Iterator[Diagnostic]:
-    by_file: dict[str, list[Release]] = {}
-    for release in specs.releases:
-        by_file.setdefault(release.location.file, []).append(release)
-    for _file, rows in sorted(by_file.items()):
-        yield from _release_order(rows)
-        for release in rows:
-            yield from _release_opsets(release, domains)
+**Before:** `{kind: rename_attribute, attribute: alpha, new_name: scale}`
 
+**After:** `{kind: rename_attribute, attribute: alpha, to: scale}`""",
+)
 
-def _release_order(rows: list[Release]) -> Iterator[Diagnostic]:
-    seen: dict[str, Location] = {}
-    previous: Release | None = None
-    newest: dict[str, tuple[int, Release]] = {}
-    for release in rows:
-        if release.name in seen:
-            yield Diagnostic(
-                "RELEASE-DUPLICATE",
-                f"release '{release.name}' is listed twice (first at {seen[release.name]})",
-                release.location,
-                "list each release once",
-            )
-        seen.setdefault(release.name, release.location)
-        if previous is not None and release.ir_version < previous.ir_version:
-            yield Diagnostic(
-                "RELEASE-IR-ORDER",
-                f"release {release.name} has IR version {release.ir_version}, lower than "
-                f"{previous.name}'s {previous.ir_version}",
-                release.location,
-                "IR versions never decrease from one release to the next (list releases oldest first)",
-            )
-        for domain, version in release.opsets:
-            if domain in newest and version < newest[domain][0]:
-                earlier = newest[domain][1]
-                yield Diagnostic(
-                    "RELEASE-OPSET-ORDER",
-                    f"release {release.name} ships {display_domain(domain)} opset {version}, older than "
-                    f"opset {newest[domain][0]} of release {earlier.name}",
-                    release.location,
-                    "opset versions never decrease from one release to the next",
-                )
-            else:
-                newest[domain] = (version, release)
-        previous = release
+register(
+    "ADAPTER-UNKNOWN-ATTRIBUTE",
+    "adapter",
+    "error",
+    "An adapter step names an attribute that does not exist on the side it acts on.",
+    category=ADAPTERS,
+    hint="name an attribute of the version the step reads from (source) or writes to (target)",
+    doc="""\
+**Why:** what a step removes or moves *from* must exist on the source version, what it adds or
+moves *to* on the target version (for `upgrade` the source is the previous version, for
+`downgrade` this one); a wrong name would make `opset convert` produce invalid nodes.
 
+**Before:** `{kind: rename_attribute, attribute: alpah, to: scale}` (the previous version has `alpha`).
 
-def _release_opsets(release: Release, domains: dict[str, DomainSpec]) -> Iterator[Diagnostic]:
-    for domain_name, version in release.opsets:
-        domain = domains.get(domain_name)
-        if domain is None:
-            continue  # a domain not loaded here (e.g. ai.onnx next to a vendor domain)
-        opset = domain.opset(version)
-        if opset is None:
-            yield Diagnostic(
-                "RELEASE-OPSET-UNKNOWN",
-                f"release {release.name} ships {domain.display_name} opset {version}, which the domain "
-                f"does not define (it has {_span(domain.versions)})",
-                release.location,
-                f"add opset version {version} to {domain.display_name}'s domain.yaml or fix the release",
-            )
-        elif release.ir_version < opset.ir_version:
-            yield Diagnostic(
-                "RELEASE-IR-TOO-LOW",
-                f"release {release.name} has IR version {release.ir_version}, but {domain.display_name} "
-                f"opset {version} needs IR version {opset.ir_version}",
-                release.location,
-                "a release's IR version is at least the IR version of every opset it ships",
-            )
+**After:** `{kind: rename_attribute, attribute: alpha, to: scale}`""",
+)
 
+register(
+    "ADAPTER-UNKNOWN-INPUT",
+    "adapter",
+    "error",
+    "An adapter step names an input (or index) that does not exist on the side it acts on.",
+    category=ADAPTERS,
+    hint="name an input of the version on that side, or an index below its number of inputs",
+    doc="""\
+**Why:** `attribute_to_input` and `input_to_attribute` place or take a node input by name and/or
+index; the name must be an input of that side, the index in range, and the two must agree.
 
-def _span(versions: tuple[int, ...]) -> str:
-    if not versions:
-        return "none"
-    return ", ".join(map(str, versions)) if len(versions) <= 6 else f"{versions[0]}..{versions[-1]}"
+**Before:** `{kind: attribute_to_input, attribute: mean, input: mean, index: 2}` where input 2 is `std`.
+
+**After:** `{kind: attribute_to_input, attribute: mean, input: mean, index: 1}`""",
+)
+
+register(
+    "ADAPTER-UNKNOWN-PARAM",
+    "adapter",
+    "error",
+    "A type_restriction step names an unknown type parameter.",
+    category=ADAPTERS,
+    hint="name a type parameter of the source version",
+    doc="""\
+**Why:** a `type_restriction` lists the types of one type parameter that the target no longer
+accepts; the parameter must exist on the source version.
+
+**Before:** `{kind: type_restriction, param: T1, types: [tensor(double)]}` on an operator typed by `T`.
+
+**After:** `{kind: type_restriction, param: T, types: [tensor(double)]}`""",
+)
+
+register(
+    "ADAPTER-VALUE-TYPE",
+    "adapter",
+    "error",
+    "set_attribute_if_absent or remove_attribute gives a value of the wrong type for the attribute.",
+    category=ADAPTERS,
+    hint="give a value of the attribute's type",
+    doc="""\
+**Why:** the value is written into (or compared with) the node's attribute, so it must be a
+value of the attribute's type: an int for `int`, a number for `float`, a list for `ints`.
+
+**Before:** `{kind: set_attribute_if_absent, attribute: axis, value: "0"}` (`axis` is an `int`).
+
+**After:** `{kind: set_attribute_if_absent, attribute: axis, value: 0}`""",
+)
+
+register(
+    "ADAPTER-TYPE-STILL-ALLOWED",
+    "adapter",
+    "error",
+    "A type_restriction removes a type the target version still allows.",
+    category=ADAPTERS,
+    hint="list only the types the target version no longer accepts",
+    doc="""\
+**Why:** a `type_restriction` makes conversion refuse nodes of the listed types; a type the
+target still accepts would be refused for no reason.
+
+**Before:** `types: [tensor(float), tensor(double)]` where the target still allows `tensor(float)`.
+
+**After:** `types: [tensor(double)]`""",
+)
+
+register(
+    "ADAPTER-TYPE-UNKNOWN",
+    "adapter",
+    "warning",
+    "A type_restriction names a type the source version does not allow either.",
+    category=ADAPTERS,
+    hint="list types the source version accepts and the target does not",
+    doc="""\
+**Why:** no source node can have a type the source version does not accept, so listing it has
+no effect; it is usually a typo or a type from another parameter.
+
+**Before:** `types: [tensor(int4)]` for a parameter that never accepted `tensor(int4)`.
+
+**After:** list only types the source accepts and the target drops.""",
+)
+
+register(
+    "ADAPTER-CALLABLE",
+    "adapter",
+    "error",
+    "A python step's callable is not `package.module:function`.",
+    category=ADAPTERS,
+    hint="write `package.module:function`",
+    doc="""\
+**Why:** the callable of a `python` step is imported when a node is converted; it must name a
+module and a function in it, separated by a colon.
+
+**Before:** `{kind: python, callable: acme_upgraders.fused_conv_v3}`
+
+**After:** `{kind: python, callable: "acme_upgraders:fused_conv_v3"}`""",
+)
+
+register(
+    "ADAPTER-NOT-COMPATIBLE",
+    "adapter",
+    "error",
+    "A compatible step, but the change from the source version invalidates its nodes (required "
+    "attribute or input added, attribute or input removed, type removed).",
+    category=ADAPTERS,
+    hint="write the steps that move the node instead of (or next to) `compatible`",
+    doc="""\
+**Why:** `compatible` claims a source node is a valid target node as it is. A required
+attribute or input added, an attribute or input removed, renamed or retyped, or a type removed
+from a constraint makes that false. Changes another step of the list handles do not count.
+
+**Before:** `upgrade: [{kind: compatible}]` when the new version adds a required attribute `mode`.
+
+**After:** `upgrade: [{kind: set_attribute_if_absent, attribute: mode, value: linear}]`""",
+)

@@ -49,7 +49,7 @@ def register(subparsers: Any) -> None:
 
 def run_validate(args: argparse.Namespace) -> int:
     if args.rules:
-        from toolkit.load.spec_rules import render_text
+        from toolkit.reporting.spec_rules import render_text
 
         sys.stdout.write(render_text())
         return 0

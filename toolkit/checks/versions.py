@@ -1,0 +1,115 @@
+"""Spec checks of an operator's versions: their order, their opset versions, `removed_in`.
+
+VERSION-ORDER is also reported by the loader (a since_version listed twice), which drops the
+second entry; this check sees the versions that were built.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from toolkit.checks.base import located, version_list
+from toolkit.model.diagnostics import Diagnostic
+from toolkit.model.rules import register, rule
+from toolkit.model.spec import DomainSpec, OperatorSpec, OpSchema, SpecSet
+
+VERSIONS = "Versions"
+
+
+@rule(
+    "VERSION-ORDER",
+    "spec",
+    "error",
+    "Versions are not listed oldest first, or a since_version appears twice.",
+    category=VERSIONS,
+    hint="list versions oldest first, each with a larger since_version",
+    doc="""\
+**Why:** `based_on` and version adapters refer to the version listed before, and readers expect
+one order; a since_version listed twice would make one opset version resolve to two schemas.
+
+**Before:**
+
+```yaml
+versions:
+  - since_version: 7
+  - since_version: 1
+```
+
+**After:** the same entries with `since_version: 1` first.""",
+)
+def version_order(specs: SpecSet, domains: dict[str, DomainSpec]) -> Iterator[Diagnostic]:
+    """VERSION-ORDER and VERSION-NOT-IN-DOMAIN per version, REMOVED-IN-INVALID per operator."""
+    for op in specs.operators:
+        domain = domains.get(op.domain)
+        known = set(domain.versions) if domain else set()
+        previous: OpSchema | None = None
+        for schema in op.versions:
+            if previous is not None and schema.since_version <= previous.since_version:
+                yield located(
+                    "VERSION-ORDER",
+                    f"since_version {schema.since_version} is not after {previous.since_version}",
+                    schema,
+                    "list versions oldest first, each with a larger since_version",
+                )
+            if domain is not None and schema.since_version not in known:
+                yield located(
+                    "VERSION-NOT-IN-DOMAIN",
+                    f"since_version {schema.since_version} is not an opset version of "
+                    f"'{domain.display_name}' (has {version_list(domain.versions, 8)})",
+                    schema,
+                    "add the opset version to domain.yaml or pick an existing one",
+                )
+            previous = schema
+        yield from _removal(op, domain)
+
+
+def _removal(op: OperatorSpec, domain: DomainSpec | None) -> Iterator[Diagnostic]:
+    if op.removed_in is None or domain is None:
+        return
+    if op.removed_in not in domain.versions:
+        yield located(
+            "REMOVED-IN-INVALID",
+            f"removed_in {op.removed_in} is not an opset version of '{domain.display_name}'",
+            op,
+            "name the opset version from which the operator is gone",
+        )
+    elif op.versions and op.removed_in <= op.versions[-1].since_version:
+        yield located(
+            "REMOVED-IN-INVALID",
+            f"removed_in {op.removed_in} is not after the last since_version {op.versions[-1].since_version}",
+            op,
+            "an operator is removed in an opset version later than its newest version",
+        )
+
+
+register(
+    "VERSION-NOT-IN-DOMAIN",
+    "spec",
+    "error",
+    "A since_version is not an opset version of the domain.",
+    category=VERSIONS,
+    hint="add the opset version to domain.yaml or pick an existing one",
+    doc="""\
+**Why:** an operator version is introduced *by* an opset version; a since_version the domain
+does not list would belong to no opset inventory.
+
+**Before:** `since_version: 3` in a domain whose `opset_versions` are 1 and 2.
+
+**After:** add `{version: 3, ir_version: ...}` to the domain's `opset_versions`, or use 2.""",
+)
+
+register(
+    "REMOVED-IN-INVALID",
+    "spec",
+    "error",
+    "`removed_in` is not an opset version of the domain, or not after the newest version.",
+    category=VERSIONS,
+    hint="name the opset version from which the operator is gone",
+    doc="""\
+**Why:** `removed_in` is the first opset version whose inventory no longer has the operator, so
+it must be an opset version of the domain and later than the operator's newest since_version.
+
+**Before:** `removed_in: 2` on an operator whose newest version has `since_version: 3`.
+
+**After:** `removed_in: 4` (an opset version of the domain after 3).""",
+)

@@ -1,0 +1,370 @@
+"""The rules the load layer reports: reading files, YAML, shape (JSON Schema), names, `.pb` documents,
+and the spec rules it checks while building the model (type strings and sets, attribute defaults,
+`based_on`, unknown domains).
+
+The loader modules emit these ids by name; this module only describes them. `toolkit.checks.spec`
+imports it, so the catalog is complete whenever specs are checked.
+"""
+
+from __future__ import annotations
+
+from toolkit.model.rules import register
+
+FILES = "Reading files"
+SHAPE = "Shape"
+PB = "Generated documents"
+# Spec-family rules checked while the model is built; the same sections as `toolkit.checks`.
+DOMAINS = "Domains and opset versions"
+TYPES = "Types"
+PARAMS = "Parameters and attributes"
+VERSIONS = "Versions"
+
+# --------------------------------------------------------------------------- reading files
+
+register(
+    "FILE-READ",
+    "load",
+    "error",
+    "The file cannot be read (permissions, vanished while loading).",
+    category=FILES,
+    hint="check the file's permissions and that nothing deletes it while the command runs",
+    doc="**Why:** the operating system refused to read the file; the message gives its reason.",
+)
+register(
+    "FILE-TOO-LARGE",
+    "load",
+    "error",
+    "The file is larger than the 4 MiB limit for one spec file.",
+    category=FILES,
+    hint="split the operator's versions or shorten its docs",
+    doc="""\
+**Why:** one spec file describes one operator or domain; a file this large is almost certainly
+not a spec, and the limit keeps a bad input from exhausting memory.""",
+)
+register(
+    "FILE-ENCODING",
+    "load",
+    "error",
+    "The file is not valid UTF-8; the position of the first bad byte is given.",
+    category=FILES,
+    hint="save the file as UTF-8",
+    doc="""\
+**Why:** specs are UTF-8 text (a leading byte-order mark is accepted); other encodings would
+turn names and docs into different text on different machines.""",
+)
+register(
+    "FILE-PLACEMENT",
+    "load",
+    "error",
+    "An operator file is not named after its operator, or a file sits in a folder not named after its domain.",
+    category=FILES,
+    hint="move or rename the file, or fix its `operator:` / `domain:` value",
+    doc="""\
+**Why:** `opsets/<domain>/<Operator>.yaml` lets people and tools find an operator's file from
+its name, and keeps two files from declaring one operator.
+
+**Before:** `opsets/com.acme.vision/conv.yaml` declaring `operator: FusedConv`
+
+**After:** `opsets/com.acme.vision/FusedConv.yaml`""",
+)
+register(
+    "YAML-SYNTAX",
+    "load",
+    "error",
+    "The file is not well-formed YAML.",
+    category=FILES,
+    hint="check indentation, quoting and `key: value` pairs around this position",
+    doc="**Why:** the YAML parser stopped at the given position; nothing in the file can be used.",
+)
+register(
+    "YAML-DUPLICATE-KEY",
+    "load",
+    "error",
+    "A mapping has the same key twice (YAML loaders would silently keep one).",
+    category=FILES,
+    hint="remove one of the two entries",
+    doc="""\
+**Why:** most YAML loaders keep the last of two equal keys without a word, so one of the two
+values is lost; which one was meant only the author knows.
+
+**Before:**
+
+```yaml
+attributes:
+  axis: {type: int, default: 0}
+  axis: {type: int, default: 1}
+```
+
+**After:** one `axis` entry.""",
+)
+register(
+    "YAML-TAG",
+    "load",
+    "error",
+    "A YAML tag (`!!python/...`, `!custom`, merge keys) is used; specs are plain data.",
+    category=FILES,
+    hint="specs are plain data: remove the tag and write the value out",
+    doc="""\
+**Why:** tags can make a YAML loader build arbitrary objects (`!!python/object`), and merge keys
+(`<<`) hide where a value comes from; a spec is strings, numbers, booleans, null, lists and maps.
+
+**Before:** `default: !!python/tuple [1, 2]`
+
+**After:** `default: [1, 2]`""",
+)
+register(
+    "YAML-ALIAS-LIMIT",
+    "load",
+    "error",
+    'Aliases expand to more nodes than allowed (a "billion laughs" document).',
+    category=FILES,
+    hint="do not nest aliases of aliases; write the values out",
+    doc="""\
+**Why:** aliases of aliases expand exponentially; a few lines can ask for billions of nodes.
+The loader stops at a fixed budget instead of running out of memory.""",
+)
+
+# --------------------------------------------------------------------------- shape
+
+register(
+    "SCHEMA-UNKNOWN-KEY",
+    "load",
+    "error",
+    "A key the JSON Schema does not define; the hint suggests the closest known key.",
+    category=SHAPE,
+    hint="fix the spelling (the hint names the closest known key) or remove the key",
+    doc="""\
+**Why:** an unknown key is usually a misspelt one, whose value would otherwise be ignored.
+
+**Before:** `since_verison: 2`
+
+**After:** `since_version: 2`""",
+)
+register(
+    "SCHEMA-REQUIRED",
+    "load",
+    "error",
+    "A required key is missing.",
+    category=SHAPE,
+    hint="add the key",
+    doc="""\
+**Why:** some keys have no sensible default (an operator's `domain`, a version's
+`since_version`, a parameter's `type`).
+
+**Before:** `- {name: X}` under `inputs:`
+
+**After:** `- {name: X, type: T}`""",
+)
+register(
+    "SCHEMA-TYPE",
+    "load",
+    "error",
+    "A value has the wrong type (e.g. a string where an integer belongs), or a file is not a mapping.",
+    category=SHAPE,
+    hint="write the value as the schema in schemas/ expects it",
+    doc="""\
+**Why:** the model is built from values of the expected types only; YAML reads `1.0` as a
+number and `"1"` as a string, so quoting matters.
+
+**Before:** `since_version: "2"`
+
+**After:** `since_version: 2`""",
+)
+register(
+    "SCHEMA-ENUM",
+    "load",
+    "error",
+    "A value is not one of the allowed words (option, status, attribute type...).",
+    category=SHAPE,
+    hint="use one of the words the message lists",
+    doc="""\
+**Why:** these words select behaviour (a parameter's `option`, a version's `status`, an
+attribute's `type`); anything else has no meaning.
+
+**Before:** `option: varidic`
+
+**After:** `option: variadic`""",
+)
+register(
+    "SCHEMA-VALUE",
+    "load",
+    "error",
+    "A value breaks another schema constraint (minimum, non-empty list, pattern).",
+    category=SHAPE,
+    hint="see the schema in schemas/ for the allowed values",
+    doc="""\
+**Why:** the JSON Schemas in `schemas/` also bound values: versions start at 1, lists such as
+`allowed` are not empty.
+
+**Before:** `since_version: 0`
+
+**After:** `since_version: 1`""",
+)
+register(
+    "NAME-NOT-IDENTIFIER",
+    "load",
+    "error",
+    "An operator, parameter, attribute, type parameter or type set name is not a C identifier.",
+    category=SHAPE,
+    hint="use letters, digits and '_' only, not starting with a digit",
+    doc="""\
+**Why:** the names become identifiers in generated code (Python classes, protobuf) and keyword
+arguments in the runtime. Historical schemas that cannot change may `suppress` the rule per version.
+
+**Before:** `attributes: {group-count: {type: int}}`
+
+**After:** `attributes: {group_count: {type: int}}`""",
+)
+register(
+    "NAME-DUPLICATE",
+    "load",
+    "error",
+    "Two inputs, outputs, operators or domains share a name.",
+    category=SHAPE,
+    hint="rename one of the two, or keep one definition",
+    doc="""\
+**Why:** inputs and outputs are addressed by name in docs and generated signatures, operators
+and domains by name in models; two of one name make those references ambiguous. (The
+input/output check runs with the spec checks, after loading.)
+
+**Before:** `inputs: [{name: X, type: T}, {name: X, type: T}]`
+
+**After:** `inputs: [{name: X, type: T}, {name: Y, type: T}]`""",
+)
+
+# --------------------------------------------------------------------------- generated documents
+
+register(
+    "PB-LOAD",
+    "load",
+    "error",
+    "A generated `.pb` schema document cannot be read back.",
+    category=PB,
+    hint="point at the proto/ folder written by `opset generate`, or regenerate it",
+    doc="""\
+**Why:** commands can read specs from the `schemas.pb` documents `opset generate` writes; the
+path holds none, a document is damaged or from another tool, or two documents define one domain.""",
+)
+
+# --------------------------------------------------------------------------- spec rules checked while loading
+
+register(
+    "DOMAIN-UNKNOWN",
+    "spec",
+    "error",
+    "An operator names a domain that has no domain.yaml among the loaded specs.",
+    category=DOMAINS,
+    hint="add opsets/<domain>/domain.yaml or pass its folder too",
+    doc="""\
+**Why:** an operator's versions are opset versions of its domain; without the domain's file
+there are no opset versions to check them against.
+
+**Before:** `opset validate opsets/com.acme.vision/FusedConv.yaml`
+
+**After:** `opset validate opsets/com.acme.vision` (the folder holds `domain.yaml`).""",
+)
+register(
+    "TYPE-STRING-INVALID",
+    "spec",
+    "error",
+    "A type string does not follow the ONNX grammar or names an unknown element type.",
+    category=TYPES,
+    hint="write e.g. tensor(float), seq(tensor(int64)), map(int64, float), optional(tensor(bool))",
+    doc="""\
+**Why:** type strings are compared and expanded (`@float_types`), and they end up in generated
+schemas; only the ONNX grammar and element types are understood.
+
+**Before:** `tensor(float32)`
+
+**After:** `tensor(float)`""",
+)
+register(
+    "TYPE-SET-UNKNOWN",
+    "spec",
+    "error",
+    "`@name` refers to a type set the domain does not declare.",
+    category=TYPES,
+    hint="declare it under `type_sets:` in the domain file, or fix the name",
+    doc="""\
+**Why:** `@name` expands to the types of the domain's type set `name`; an unknown set would
+expand to nothing.
+
+**Before:** `allowed: "@float_type"` when domain.yaml declares `float_types`.
+
+**After:** `allowed: "@float_types"`""",
+)
+register(
+    "TYPE-SET-CYCLE",
+    "spec",
+    "error",
+    "Type sets include each other in a cycle.",
+    category=TYPES,
+    hint="break the cycle",
+    doc="""\
+**Why:** a type set may include another (`@other`); a set that includes itself, directly or
+through others, has no finite expansion.
+
+**Before:** `type_sets: {a: ["@b"], b: ["@a"]}`
+
+**After:** `type_sets: {a: [tensor(float)], b: ["@a", tensor(double)]}`""",
+)
+register(
+    "ATTR-DEFAULT-TYPE",
+    "spec",
+    "error",
+    "An attribute default does not match the attribute's type.",
+    category=PARAMS,
+    hint="write a value of the attribute's type (a whole number for int, a number for float, a list for ints)",
+    doc="""\
+**Why:** the default is what a node without the attribute means; it must be a value of the
+attribute's type to reach the generated schemas and classes.
+
+**Before:** `alpha: {type: float, default: "0.5"}`
+
+**After:** `alpha: {type: float, default: 0.5}`""",
+)
+register(
+    "ATTR-REQUIRED-WITH-DEFAULT",
+    "spec",
+    "error",
+    "An attribute is required and has a default.",
+    category=PARAMS,
+    hint="a required attribute is always given; drop `default` or `required: true`",
+    doc="""\
+**Why:** a required attribute is given by every node, so its default would never be used;
+the two together usually mean one of them is a mistake.
+
+**Before:** `axis: {type: int, required: true, default: 0}`
+
+**After:** `axis: {type: int, default: 0}`""",
+)
+register(
+    "ATTR-DEFAULT-UNSUPPORTED",
+    "spec",
+    "error",
+    "A default is given for a tensor, graph, sparse-tensor or type-proto attribute.",
+    category=PARAMS,
+    hint="describe the implied value in the doc instead",
+    doc="""\
+**Why:** the DSL writes defaults inline as YAML scalars or lists; tensors, graphs and type
+protos have no such form.
+
+**Before:** `body: {type: graph, default: {}}`
+
+**After:** `body: {type: graph, doc: Runs once per iteration; without it ...}`""",
+)
+register(
+    "BASED-ON-INVALID",
+    "spec",
+    "error",
+    "`based_on` names no earlier version, or removes an attribute/constraint the base lacks.",
+    category=VERSIONS,
+    hint="inherit from an earlier since_version listed above this one",
+    doc="""\
+**Why:** `based_on: N` copies version N (listed above) and applies this entry's changes; a
+missing or later base, or `name: null` for something the base does not have, cannot be applied.
+
+**Before:** `based_on: 3` in the entry with `since_version: 2`
+
+**After:** `based_on: 1` (a version listed above)""",
+)
