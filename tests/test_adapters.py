@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from toolkit.adapters.engine import (
+from toolkit.adapters import (
     AdapterContext,
     AdapterError,
     AdapterResult,

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from toolkit.adapters.engine import (
+from toolkit.adapters import (
     AdapterError,
     MissingAdapter,
     apply_downgrade,
@@ -251,7 +251,7 @@ class _Converter:
     def constant(self, constant: Any, node: Any, types: Mapping[str, str | None], path: str) -> Any:
         from onnx import helper
 
-        from toolkit.adapters.engine import constant_tensor, element_type_number
+        from toolkit.adapters import constant_tensor, element_type_number
 
         elem: int | None = None
         if constant.element_type is None and constant.like_input is not None:

@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from toolkit.adapters.engine import (
+from toolkit.adapters import (
     inverse_steps,
 )
 from toolkit.load.loader import build_adapter, validate_document

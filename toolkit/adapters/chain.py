@@ -1,0 +1,109 @@
+"""Moving a node between versions: one adjacent step (`apply_upgrade` / `apply_downgrade`) or
+every version between two opsets (`upgrade_node` / `downgrade_node`), resolved with the model's
+one resolution rule (`toolkit.model.resolution`)."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Collection
+from typing import Any
+
+from toolkit.adapters.inverse import inverse_steps
+from toolkit.adapters.node import (
+    AdapterContext,
+    AdapterError,
+    AdapterResult,
+    ConstantLookup,
+    MissingAdapter,
+    Node,
+    TypeLookup,
+)
+from toolkit.adapters.steps import apply_steps
+from toolkit.model.resolution import chain, version_at
+from toolkit.model.spec import Adapter, OperatorSpec, OpSchema
+
+
+def apply_upgrade(
+    node: Node,
+    old: OpSchema,
+    new: OpSchema,
+    *,
+    constants: ConstantLookup | None = None,
+    value_types: TypeLookup | None = None,
+    taken: Collection[str] = (),
+) -> AdapterResult:
+    """Turn `node` (a node of version `old`) into a node of `new` with `new.adapter.upgrade`."""
+    adapter = _adapter_of(new)
+    if not adapter.upgrade:
+        raise MissingAdapter(f"{new.id} declares no adapter (its `upgrade` list is empty)")
+    ctx = AdapterContext(old, new, "upgrade", constants, value_types, taken)
+    return apply_steps(adapter.upgrade, node, ctx)
+
+
+def apply_downgrade(
+    node: Node,
+    new: OpSchema,
+    old: OpSchema,
+    *,
+    constants: ConstantLookup | None = None,
+    value_types: TypeLookup | None = None,
+    taken: Collection[str] = (),
+) -> AdapterResult:
+    """Turn `node` (a node of version `new`) back into one of `old`: `downgrade` or the inverse."""
+    adapter = _adapter_of(new)
+    if adapter.downgrade is None and not adapter.upgrade:
+        raise MissingAdapter(f"{new.id} declares no adapter (its `upgrade` list is empty)")
+    steps = adapter.downgrade if adapter.downgrade is not None else inverse_steps(adapter.upgrade, new, old)
+    ctx = AdapterContext(new, old, "downgrade", constants, value_types, taken)
+    return apply_steps(steps, node, ctx)
+
+
+def _adapter_of(schema: OpSchema) -> Adapter:
+    if schema.adapter is None:
+        raise MissingAdapter(f"{schema.id} declares no adapter")
+    return schema.adapter
+
+
+def upgrade_node(
+    op: OperatorSpec, node: Node, from_opset: int, to_opset: int, **context: Any
+) -> AdapterResult:
+    """Move `node` from its version in opset `from_opset` to the one in `to_opset`, step by step."""
+    versions = _chain(op, from_opset, to_opset)
+    return _run_chain(node, list(itertools.pairwise(versions)), apply_upgrade, context)
+
+
+def downgrade_node(
+    op: OperatorSpec, node: Node, from_opset: int, to_opset: int, **context: Any
+) -> AdapterResult:
+    """Move `node` from its version in opset `from_opset` back to the one in `to_opset`."""
+    versions = _chain(op, to_opset, from_opset)[::-1]
+    return _run_chain(node, list(itertools.pairwise(versions)), apply_downgrade, context)
+
+
+def _chain(op: OperatorSpec, low: int, high: int) -> list[OpSchema]:
+    if low > high:
+        raise AdapterError(f"opset {low} is after opset {high}: swap upgrade and downgrade")
+    start = version_at(op, low)
+    if start is None:
+        raise AdapterError(f"operator {op.name} has no version in opset {low}")
+    return [start, *chain(op, start.since_version, high)]
+
+
+def _run_chain(
+    node: Node,
+    pairs: list[tuple[OpSchema, OpSchema]],
+    apply: Callable[..., AdapterResult],
+    context: dict[str, Any],
+) -> AdapterResult:
+    total = AdapterResult(node.copy())
+    taken = set(context.pop("taken", ()))
+    for first, second in pairs:
+        result = apply(total.node, first, second, taken=taken, **context)
+        taken.update(c.name for c in result.constants)
+        total = AdapterResult(
+            result.node,
+            total.constants + result.constants,
+            total.dropped_inputs + result.dropped_inputs,
+            total.notes + result.notes,
+        )
+    return total

@@ -1,0 +1,102 @@
+"""What adapter steps read and write: a neutral node, the constants a step creates, the result
+of moving a node between versions, and what a step may consult (`AdapterContext`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from toolkit.model.spec import AttrType, OpSchema
+
+# Element type of the constant made from an attribute of each (scalar) type; a list type
+# uses its element's (`AttrType.element`).
+ELEMENT_OF_ATTR = {
+    AttrType.INT: "int64",
+    AttrType.FLOAT: "float",
+    AttrType.STRING: "string",
+}
+
+
+class AdapterError(Exception):
+    """A step cannot be applied to this node; the message says which and why."""
+
+
+class MissingAdapter(AdapterError):
+    """A version on the path declares no adapter."""
+
+
+@dataclass
+class Node:
+    """A neutral node: what every adapter step reads and writes."""
+
+    op_type: str
+    inputs: list[str] = field(default_factory=list)
+    outputs: list[str] = field(default_factory=list)
+    attributes: dict[str, Any] = field(default_factory=dict)
+    domain: str = ""
+    name: str = ""
+
+    def copy(self) -> Node:
+        return replace(
+            self, inputs=list(self.inputs), outputs=list(self.outputs), attributes=dict(self.attributes)
+        )
+
+    @property
+    def label(self) -> str:
+        return (
+            f"node '{self.name}'" if self.name else f"{self.op_type} node -> {', '.join(self.outputs) or '?'}"
+        )
+
+
+@dataclass(frozen=True)
+class NewConstant:
+    """A constant the caller must add to the graph for an input an adapter created."""
+
+    name: str
+    value: Any  # int, float, str or a list of them
+    attr_type: AttrType  # the attribute type the value came from
+    element_type: str | None  # ONNX element type name; None: same as input `like_input`
+    like_input: int | None = None
+
+    @property
+    def dims(self) -> tuple[int, ...]:
+        return (len(self.value),) if isinstance(self.value, (list, tuple)) else ()
+
+
+@dataclass
+class AdapterResult:
+    node: Node
+    constants: list[NewConstant] = field(default_factory=list)
+    dropped_inputs: list[str] = field(default_factory=list)  # values the node no longer reads
+    notes: list[str] = field(default_factory=list)
+
+
+ConstantLookup = Mapping[str, Any] | Callable[[str], Any]
+TypeLookup = Mapping[str, str] | Callable[[str], "str | None"]
+
+
+@dataclass(frozen=True)
+class AdapterContext:
+    """What a step (and a `python` adapter) may consult."""
+
+    source: OpSchema
+    target: OpSchema
+    direction: str  # "upgrade" or "downgrade"
+    constants: ConstantLookup | None = None
+    value_types: TypeLookup | None = None
+    taken: Collection[str] = ()
+
+    def constant(self, name: str) -> Any:
+        if self.constants is None or not name:
+            return None
+        if isinstance(self.constants, Mapping):
+            return self.constants.get(name)
+        return self.constants(name)
+
+    def value_type(self, name: str) -> str | None:
+        if self.value_types is None or not name:
+            return None
+        if isinstance(self.value_types, Mapping):
+            return self.value_types.get(name)
+        return self.value_types(name)

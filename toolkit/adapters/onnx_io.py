@@ -1,0 +1,90 @@
+"""Between ONNX protos and adapter nodes: NodeProto <-> `Node`, and the tensors or Constant
+nodes of the constants an adapter creates. onnx is imported only when these are called."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from toolkit.adapters.node import ELEMENT_OF_ATTR, AdapterError, NewConstant, Node
+from toolkit.model.spec import OpSchema
+
+if TYPE_CHECKING:
+    from onnx import NodeProto, TensorProto
+
+
+def node_from_onnx(proto: NodeProto) -> Node:
+    """A NodeProto as a neutral Node (strings decoded; tensors and graphs kept as protos)."""
+    from onnx import helper
+
+    attributes: dict[str, Any] = {}
+    for attr in proto.attribute:
+        value = helper.get_attribute_value(attr)
+        if isinstance(value, bytes):
+            value = value.decode("utf-8")
+        elif isinstance(value, list) and value and isinstance(value[0], bytes):
+            value = [v.decode("utf-8") for v in value]
+        attributes[attr.name] = value
+    return Node(
+        op_type=proto.op_type,
+        inputs=list(proto.input),
+        outputs=list(proto.output),
+        attributes=attributes,
+        domain=proto.domain,
+        name=proto.name,
+    )
+
+
+def node_to_onnx(node: Node, schema: OpSchema | None = None) -> NodeProto:
+    """A Node as a NodeProto; `schema` gives the attribute types of empty lists."""
+    from onnx import helper
+
+    proto = helper.make_node(
+        node.op_type, node.inputs, node.outputs, name=node.name or None, domain=node.domain
+    )
+    for name in sorted(node.attributes):
+        value = node.attributes[name]
+        declared = schema.attribute(name) if schema is not None else None
+        if declared is not None:
+            proto.attribute.append(helper.make_attribute(name, value, attr_type=declared.type.proto_number))
+        else:
+            proto.attribute.append(helper.make_attribute(name, value))
+    return proto
+
+
+def constant_tensor(constant: NewConstant, elem_type: int | None = None) -> TensorProto:
+    """The TensorProto of a new constant; `elem_type` (TensorProto.DataType) overrides its own."""
+    from onnx import TensorProto, helper
+
+    if elem_type is None:
+        name = constant.element_type or ELEMENT_OF_ATTR.get(constant.attr_type.element, "float")
+        elem_type = _ONNX_ELEMENT_NUMBERS.get(name)
+        if elem_type is None:
+            raise AdapterError(f"no ONNX element type '{name}' for constant {constant.name}")
+    values = constant.value if isinstance(constant.value, (list, tuple)) else [constant.value]
+    if elem_type == TensorProto.STRING:
+        values = [str(v).encode("utf-8") for v in values]
+    return helper.make_tensor(constant.name, elem_type, constant.dims, values)
+
+
+def constant_node(constant: NewConstant, elem_type: int | None = None) -> NodeProto:
+    """A Constant node producing the new constant (for graphs that avoid initializers)."""
+    from onnx import helper
+
+    return helper.make_node(
+        "Constant",
+        [],
+        [constant.name],
+        name=f"{constant.name}_const",
+        value=constant_tensor(constant, elem_type),
+    )
+
+
+_ONNX_ELEMENT_NUMBERS = {
+    "float": 1, "uint8": 2, "int8": 3, "uint16": 4, "int16": 5, "int32": 6, "int64": 7, "string": 8,
+    "bool": 9, "float16": 10, "double": 11, "uint32": 12, "uint64": 13, "bfloat16": 16,
+}  # fmt: skip
+
+
+def element_type_number(name: str) -> int | None:
+    """ONNX TensorProto.DataType of an element type name (`int64` -> 7)."""
+    return _ONNX_ELEMENT_NUMBERS.get(name)
