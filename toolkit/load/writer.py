@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -122,3 +123,19 @@ def write_tree(root: Path, files: Mapping[str, bytes], *, prune: bool = False) -
     changes = plan(root, files, ["."] if prune else [])
     commit(root, changes)
     return changes
+
+
+def write_file(path: Path, data: bytes) -> None:
+    """Replace one file atomically: a uniquely named temporary file beside it, then a rename, so
+    a reader (a CI upload step, a concurrent run) sees the old file or the whole new one."""
+    handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+            if DURABLE:
+                out.flush()
+                os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        _unlink(Path(tmp))
+        raise

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from toolkit import __version__
+from toolkit.load import writer
 from toolkit.model.diagnostics import Severity, UsageError
 
 TOOL_NAME = "opset-toolkit"
@@ -32,19 +32,12 @@ def sarif_level(severity: Severity) -> str:
 
 
 def write_report(path: str | os.PathLike[str], text: str) -> None:
-    """Write a report file atomically (temp file in the same folder + os.replace): a reader (a CI
-    upload step, a concurrent run) sees the old file or the whole new one, never half of one."""
+    """Write a report file atomically (`toolkit.load.writer.write_file`): a reader (a CI upload
+    step, a concurrent run) sees the old file or the whole new one, never half of one."""
     target = Path(path)
     if not target.parent.is_dir():
         raise UsageError(f"cannot write {target}: no such directory {target.parent}")
-    handle, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
-            out.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    writer.write_file(target, text.encode("utf-8"))
 
 
 # --------------------------------------------------------------------------- json
