@@ -198,6 +198,28 @@ def test_output_file_is_written_atomically(
     assert sorted(p.name for p in tmp_path.iterdir() if p.is_file()) == ["r.json"]  # no temp file left
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_output_to_a_pipe_writes_into_it(
+    capsys: pytest.CaptureFixture[str], trees: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """`-o /dev/null` or a named pipe is written into, not replaced by a regular file (an atomic
+    rename onto /dev/null would turn it into a file for the whole machine)."""
+    import stat
+    import threading
+
+    pipe = tmp_path / "report.pipe"
+    os.mkfifo(pipe)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(pipe.read_bytes()), daemon=True)
+    reader.start()
+    code, _, _ = run(capsys, "diff", "--against", "old", "--specs", "new", "--format", "json", "-o", str(pipe))
+    reader.join(timeout=30)
+    assert code == 1
+    assert stat.S_ISFIFO(pipe.stat().st_mode)
+    assert json.loads(received[0])["summary"]["error"] >= 1
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")) == []
+
+
 # --------------------------------------------------------------------------- usage and load errors
 
 

@@ -127,7 +127,12 @@ def write_tree(root: Path, files: Mapping[str, bytes], *, prune: bool = False) -
 
 def write_file(path: Path, data: bytes) -> None:
     """Replace one file atomically: a uniquely named temporary file beside it, then a rename, so
-    a reader (a CI upload step, a concurrent run) sees the old file or the whole new one."""
+    a reader (a CI upload step, a concurrent run) sees the old file or the whole new one.
+    A device or pipe (`-o /dev/null`, a FIFO) is written into, never replaced by a file."""
+    if path.exists() and not path.is_file():
+        with open(path, "wb") as out:
+            out.write(data)
+        return
     handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(handle, "wb") as out:
