@@ -82,8 +82,9 @@ class Edit:
 
 
 @dataclass(frozen=True, slots=True)
-class Bump:
-    """A version only the new tree has; `previous` is the version before it in the new tree."""
+class NewVersion:
+    """A version only the new tree has (a version bump); `previous` is the version before it in
+    the new tree. (Not `Bump`: that name is model-diff's semver level.)"""
 
     schema: OpSchema
     previous: OpSchema | None
@@ -147,9 +148,9 @@ class DiffContext:
         return [OperatorPair(old.get(k), new.get(k)) for k in sorted(set(old) | set(new))]
 
     @cached_property
-    def _pairing(self) -> tuple[list[Edit], list[Bump], list[tuple[OpSchema, OperatorSpec]]]:
+    def _pairing(self) -> tuple[list[Edit], list[NewVersion], list[tuple[OpSchema, OperatorSpec]]]:
         edits: list[Edit] = []
-        bumps: list[Bump] = []
+        bumps: list[NewVersion] = []
         removed: list[tuple[OpSchema, OperatorSpec]] = []
         for pair in self.operator_pairs:
             domain = pair.any.domain
@@ -169,7 +170,7 @@ class DiffContext:
                         else []
                     )
                     bumps.append(
-                        Bump(
+                        NewVersion(
                             schema, previous, tuple(changes), schema.since_version > old_max, pair.old is None
                         )
                     )
@@ -194,7 +195,8 @@ class DiffContext:
         return [e for e in self._pairing[0] if e.released and not e.old.experimental]
 
     @property
-    def bumps(self) -> list[Bump]:
+    def bumps(self) -> list[NewVersion]:
+        """The versions only the new tree has."""
         return self._pairing[1]
 
     @cached_property

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from toolkit.compat.engine import Bump, DiffContext, Hit, is_exempt
+from toolkit.compat.engine import DiffContext, Hit, NewVersion, is_exempt
 from toolkit.compat.rules.base import compat_rule, rule_doc
 from toolkit.model.spec import OpSchema
 from toolkit.registry.core import SchemaNotFound
@@ -81,7 +81,7 @@ def has_upgrade(schema: OpSchema) -> bool:
     return schema.adapter is not None and bool(schema.adapter.upgrade)
 
 
-def _needs_adapter(ctx: DiffContext, bump: Bump) -> bool:
+def _needs_adapter(ctx: DiffContext, bump: NewVersion) -> bool:
     if bump.previous is None or bump.new_operator or has_upgrade(bump.schema):
         return False
     if bump.previous.experimental or bump.schema.experimental:
