@@ -28,7 +28,7 @@ def test_imported_files_validate_against_the_json_schemas(onnx_catalog_dir: Path
     import jsonschema
     import yaml
 
-    from toolkit.load.loader import json_schema
+    from toolkit.load.schema_files import json_schema
 
     validators = {kind: jsonschema.Draft202012Validator(json_schema(kind)) for kind in ("operator", "domain")}
     for path in sorted(onnx_catalog_dir.rglob("*.yaml"))[::7]:

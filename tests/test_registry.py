@@ -136,3 +136,129 @@ def test_every_shipped_spec_names_its_json_schema() -> None:
         assert first.startswith("# yaml-language-server: $schema="), path
         target = (path.parent / first.split("=", 1)[1]).resolve()
         assert target.is_file(), (path, target)
+
+
+# --------------------------------------------------------------------------- the registry cache
+
+
+@pytest.fixture()
+def cache_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("OPSET_TOOLKIT_CACHE", str(folder))
+    monkeypatch.delenv("OPSET_TOOLKIT_NO_CACHE", raising=False)
+    monkeypatch.delenv("OPSET_TOOLKIT_CACHE_MAX_MB", raising=False)
+    return folder
+
+
+def _tree_with_a_warning(tmp_path: Path) -> Path:
+    import shutil
+
+    tree = tmp_path / "opsets"
+    shutil.copytree(REPO / "opsets", tree)
+    blur = tree / "com.acme.vision" / "Blur.yaml"
+    blur.write_text(blur.read_text("utf-8").replace("doc: Box blur", "doc: <b>Box</b> blur", 1), "utf-8")
+    return tree
+
+
+def test_registry_cache_holds_data_and_gives_back_the_same_result(tmp_path: Path, cache_folder: Path) -> None:
+    from test_codec import differences
+
+    from toolkit.load.result_cache import MAGIC
+    from toolkit.registry.core import load_registry
+
+    tree = _tree_with_a_warning(tmp_path)
+    first = load_registry([tree], strict=False)
+    assert any(d.rule == "DOC-HTML" for d in first.diagnostics)
+    entries = sorted(cache_folder.iterdir())
+    assert [p.suffix for p in entries] == [".entry"]
+    assert entries[0].read_bytes().startswith(MAGIC)
+    again = load_registry([tree], strict=False)
+    assert differences(first.specs, again.specs) == []
+    assert again.diagnostics == first.diagnostics
+    assert [d.hint for d in again.diagnostics] == [d.hint for d in first.diagnostics]
+
+
+def test_registry_cache_key_is_the_content_not_the_file_time(tmp_path: Path, cache_folder: Path) -> None:
+    import os
+
+    from toolkit.registry.core import load_registry
+
+    tree = _tree_with_a_warning(tmp_path)
+    blur = tree / "com.acme.vision" / "Blur.yaml"
+    assert load_registry([tree], strict=False).operator("Blur", "com.acme.vision")
+    stat = blur.stat()
+    text = blur.read_text("utf-8")
+    renamed = text.replace("operator: Blur", "operator: Blux")
+    assert len(renamed) == len(text) and renamed != text
+    blur.write_text(renamed, "utf-8")
+    os.utime(blur, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # same size, same time, new content
+    diagnostics = load_registry([tree], strict=False).diagnostics
+    assert any(d.rule == "FILE-PLACEMENT" for d in diagnostics)
+
+
+def test_a_damaged_or_foreign_cache_entry_is_a_miss(tmp_path: Path, cache_folder: Path) -> None:
+    import pickle
+
+    from toolkit.registry.core import load_registry
+
+    tree = _tree_with_a_warning(tmp_path)
+    expected = load_registry([tree], strict=False)
+    (entry,) = cache_folder.iterdir()
+    marker = tmp_path / "executed"
+
+    class Evil:
+        def __reduce__(self) -> tuple[object, ...]:
+            return (Path.write_text, (marker, "pwned"))
+
+    for payload in (b"", entry.read_bytes()[:-7], b"garbage" * 10, pickle.dumps(Evil())):
+        entry.write_bytes(payload)
+        loaded = load_registry([tree], strict=False)
+        assert loaded.specs == expected.specs and loaded.diagnostics == expected.diagnostics
+        assert not marker.exists()
+
+
+def test_no_cache_writes_nothing(tmp_path: Path, cache_folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from toolkit.registry.core import load_registry
+
+    tree = _tree_with_a_warning(tmp_path)
+    load_registry([tree], strict=False, cache=False)
+    assert not cache_folder.exists()
+    monkeypatch.setenv("OPSET_TOOLKIT_NO_CACHE", "1")
+    load_registry([tree], strict=False)
+    assert not cache_folder.exists()
+
+
+def test_cache_is_pruned_least_recently_used_first(cache_folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from toolkit.load import cache
+
+    monkeypatch.setenv("OPSET_TOOLKIT_CACHE_MAX_MB", str(3.5 / 1024))  # 3.5 KiB
+    cache_folder.mkdir()
+    (cache_folder / "old.pickle").write_bytes(b"x")  # what earlier versions left: removed
+    (cache_folder / "onnx-catalog-1").mkdir()  # other kinds of files are left alone
+    for number, name in enumerate(["a", "b", "c"]):
+        cache.write_entry(name, b"x" * 1024)
+        os.utime(cache.entry_path(name), (1000 + number, 1000 + number))
+    assert cache.read_entry("a") == b"x" * 1024  # used: now the most recent
+    cache.write_entry("d", b"x" * 1024)
+    assert sorted(p.name for p in cache_folder.iterdir()) == ["a.entry", "c.entry", "d.entry", "onnx-catalog-1"]
+    cache.write_entry("e", b"x" * 4096)  # larger than the cap on its own: kept, the others go
+    assert sorted(p.name for p in cache_folder.iterdir()) == ["e.entry", "onnx-catalog-1"]
+
+
+def test_toolkit_neither_unpickles_nor_executes_from_the_cache() -> None:
+    """No marshal, no exec, and pickle only between the loader and its own forked child."""
+    import re
+
+    offenders = []
+    for path in (REPO / "toolkit").rglob("*.py"):
+        if path.parent.name == "proto":
+            continue
+        text = path.read_text(encoding="utf-8")
+        rel = path.relative_to(REPO).as_posix()
+        if re.search(r"^\s*(import marshal|from marshal)|\bexec\(|\beval\(", text, re.M):
+            offenders.append(rel)
+        if re.search(r"^\s*(import pickle|from pickle)|\bpickle\.loads?\(", text, re.M) and rel != "toolkit/load/parallel.py":
+            offenders.append(rel)
+    assert offenders == []

@@ -22,7 +22,7 @@ from typing import Any
 
 from toolkit.checks.run import load_specs
 from toolkit.load import writer
-from toolkit.load.loader import display_path
+from toolkit.load.discovery import display_path
 from toolkit.model.diagnostics import SpecError, UsageError
 from toolkit.model.spec import DomainSpec, OperatorSpec, Release, canonical_domain, display_domain
 

@@ -21,12 +21,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolkit.checks.run import load_specs
-from toolkit.load.cache import cache_dir, read_pickle, write_pickle
-from toolkit.load.loader import SPEC_SUFFIXES, LoadResult
+from toolkit.load import cache as disk_cache
+from toolkit.load import result_cache
+from toolkit.load.discovery import SPEC_SUFFIXES
+from toolkit.load.loader import LoadResult
 from toolkit.model.diagnostics import UsageError
 from toolkit.registry.core import toolkit_stamp
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 
 
 @dataclass(frozen=True)
@@ -58,15 +60,15 @@ def load_git_tree(
     top = _toplevel(here)
     commit = _resolve(ref, top, here)
     prefixes = [_repo_relative(Path(p), here, top) for p in spec_paths]
-    key = _cache_key(commit, prefixes, top, here)
-    cache_file = cache_dir() / f"git-{key}.pickle"
-    if cache and not os.environ.get("OPSET_TOOLKIT_NO_CACHE"):
-        cached = read_pickle(cache_file, LoadResult)
+    use_cache = cache and disk_cache.enabled()
+    key = f"git-{_cache_key(commit, prefixes, top, here)}" if use_cache else ""
+    if use_cache:
+        cached = result_cache.fetch(key)
         if cached is not None:
             return GitTree(cached, commit, ref)
     result = _extract_and_load(commit, prefixes, top, here)
-    if cache:
-        write_pickle(cache_file, result)
+    if use_cache:
+        result_cache.store(key, result)
     return GitTree(result, commit, ref)
 
 

@@ -7,6 +7,7 @@ alias bombs, and remember where every key and value came from.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -251,3 +252,15 @@ def location_of(root: Any, path: tuple[str | int, ...], display: str, *, key: bo
         else:
             break
     return Location(display, best[0], best[1])
+
+
+@dataclass
+class Source:
+    """A spec document read with `read_yaml`: its file, the name diagnostics use for it, the data."""
+
+    path: Path
+    display: str
+    data: Any
+
+    def loc(self, *path: str | int, key: bool = False) -> Location:
+        return location_of(self.data, tuple(path), self.display, key=key)

@@ -270,10 +270,14 @@ def schema_set_document(domain: DomainSpec, operators: Sequence[OperatorSpec]) -
         document.doc = domain.doc
     for opset in domain.opset_versions:
         _encode_opset(document.opset_versions.add(), opset)
+    set_locations = dict(domain.type_set_locations)
     for set_name, types in domain.type_sets:
         type_set = document.type_sets.add()
         type_set.name = set_name
         type_set.types.extend(types)
+        where = set_locations.get(set_name, NOWHERE)
+        if where != NOWHERE:
+            _set_location(type_set.location, where)
     for spec in operators:
         if canonical_domain(spec.domain) != name:
             raise ValueError(
@@ -416,6 +420,7 @@ def _decode_domain(message: OperatorSchemaSetProto) -> DomainSpec:
         type_sets=tuple((t.name, tuple(t.types)) for t in message.type_sets),
         doc=message.doc,
         location=_location(message),
+        type_set_locations=tuple((t.name, _location(t)) for t in message.type_sets if t.HasField("location")),
     )
 
 

@@ -8,13 +8,15 @@ vendor specs given with `--specs` are added on top (a vendor tree may even repla
 
 from __future__ import annotations
 
+import atexit
+import functools
 import os
 import shutil
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from toolkit.load.cache import cache_dir
+from toolkit.load import cache
 from toolkit.model.diagnostics import UsageError
 from toolkit.model.spec import DomainSpec, OperatorSpec, SpecSet
 from toolkit.registry.core import Registry, load_registry
@@ -35,8 +37,12 @@ def onnx_version() -> str:
 
 
 def catalog_dir(cache_root: str | os.PathLike[str] | None = None) -> Path:
-    """Folder holding the imported catalog of the installed onnx; imported on first use."""
-    root = Path(cache_root) if cache_root is not None else cache_dir()
+    """Folder holding the imported catalog of the installed onnx; imported on first use.
+    With caching off (`--no-cache`, OPSET_TOOLKIT_NO_CACHE) and no `cache_root`, the catalog is
+    imported into a temporary folder that lives as long as this process."""
+    if cache_root is None and not cache.enabled():
+        return _private_catalog()
+    root = Path(cache_root) if cache_root is not None else cache.cache_dir()
     target = root / f"onnx-catalog-{onnx_version()}-f{CATALOG_FORMAT}"
     if (target / ".complete").exists():
         return target
@@ -58,6 +64,13 @@ def catalog_dir(cache_root: str | os.PathLike[str] | None = None) -> Path:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
     return target
+
+
+@functools.cache
+def _private_catalog() -> Path:
+    root = Path(tempfile.mkdtemp(prefix="opset-catalog-"))
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
+    return catalog_dir(root)
 
 
 def probe_unchecked_attributes() -> list[str]:
@@ -97,11 +110,14 @@ def onnx_unchecked_attributes(cache_root: str | os.PathLike[str] | None = None) 
 _MEMO: dict[tuple[str, ...], Registry] = {}
 
 
-def onnx_registry(*, cache_root: str | os.PathLike[str] | None = None, adapters: bool = True) -> Registry:
-    """The installed onnx catalog as a Registry, adapter overlay merged (memoised per process)."""
-    key = (str(cache_root), str(adapters))
+def onnx_registry(
+    *, cache_root: str | os.PathLike[str] | None = None, adapters: bool = True, use_cache: bool = True
+) -> Registry:
+    """The installed onnx catalog as a Registry, adapter overlay merged (memoised per process).
+    `use_cache=False` loads the catalog without the registry cache."""
+    key = (str(cache_root), str(adapters), str(use_cache))
     if key not in _MEMO:
-        registry = load_registry([catalog_dir(cache_root)], cache=True)
+        registry = load_registry([catalog_dir(cache_root)], cache=use_cache)
         if adapters:
             from toolkit.onnx_bridge.overlay import apply_overlay
 
@@ -134,7 +150,7 @@ def model_registry(
 ) -> Registry:
     """The registry model tools check against: the onnx catalog (with the adapter overlay when
     `adapters`, which only `convert` needs) plus vendor specs; `base` replaces the catalog."""
-    registry = base if base is not None else onnx_registry(adapters=adapters)
+    registry = base if base is not None else onnx_registry(adapters=adapters, use_cache=use_cache)
     if not spec_paths:
         return registry
     vendor = load_registry(list(spec_paths), cache=use_cache)

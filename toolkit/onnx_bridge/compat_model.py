@@ -95,7 +95,8 @@ class RuntimeManifestError(UsageError):
 
 
 def _from_manifest(file: Path, registry: Registry) -> RuntimeTable:
-    from toolkit.load.loader import display_path, validate_document
+    from toolkit.load.discovery import display_path
+    from toolkit.load.schema import validate_document
 
     display = display_path(file)
     try:

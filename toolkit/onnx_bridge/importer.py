@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from toolkit.load.loader import SCHEMA_DIR
+from toolkit.load.schema_files import SCHEMA_DIR
 from toolkit.load.writer import write_tree
 from toolkit.model.diagnostics import UsageError
 from toolkit.model.spec import display_domain

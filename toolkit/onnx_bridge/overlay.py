@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 from toolkit.adapters import (
     inverse_steps,
 )
-from toolkit.load.loader import build_adapter, validate_document
+from toolkit.load.build import build_adapter
+from toolkit.load.schema import validate_document
 from toolkit.load.yamlsrc import MarkedDict, YamlProblem, location_of, read_yaml
 from toolkit.model.diagnostics import Diagnostic, Severity, SpecError
 from toolkit.model.spec import (

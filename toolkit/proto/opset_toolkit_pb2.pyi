@@ -57,12 +57,14 @@ class SourceLocation(_message.Message):
     def __init__(self, file: _Optional[str] = ..., line: _Optional[int] = ..., column: _Optional[int] = ...) -> None: ...
 
 class TypeSetProto(_message.Message):
-    __slots__ = ("name", "types")
+    __slots__ = ("name", "types", "location")
     NAME_FIELD_NUMBER: _ClassVar[int]
     TYPES_FIELD_NUMBER: _ClassVar[int]
+    LOCATION_FIELD_NUMBER: _ClassVar[int]
     name: str
     types: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, name: _Optional[str] = ..., types: _Optional[_Iterable[str]] = ...) -> None: ...
+    location: SourceLocation
+    def __init__(self, name: _Optional[str] = ..., types: _Optional[_Iterable[str]] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ...) -> None: ...
 
 class OpsetVersionProto(_message.Message):
     __slots__ = ("version", "ir_version", "doc", "location")

@@ -7,15 +7,17 @@ the operator was removed at or before v.
 from __future__ import annotations
 
 import difflib
+import functools
 import hashlib
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from toolkit.checks.run import load_specs
-from toolkit.load import pbload
-from toolkit.load.cache import cache_dir, read_pickle, write_pickle
-from toolkit.load.loader import LoadResult, discover
+from toolkit.load import cache as disk_cache
+from toolkit.load import pbload, result_cache
+from toolkit.load.discovery import discover
+from toolkit.load.loader import LoadResult
 from toolkit.model.diagnostics import Diagnostic, SpecError
 from toolkit.model.resolution import index_at
 from toolkit.model.spec import (
@@ -28,7 +30,7 @@ from toolkit.model.spec import (
     display_domain,
 )
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 
 
 class SchemaNotFound(KeyError):
@@ -169,34 +171,43 @@ def load_registry(
 
 
 def _cache_key(files: list[Path]) -> str:
-    # Diagnostics hold paths relative to the working directory, so it is part of the key.
+    """Covers what a LoadResult depends on: the input files' paths and content, the toolkit
+    version, and the working directory (diagnostics hold paths relative to it)."""
     digest = hashlib.sha256(f"{CACHE_FORMAT}:{os.getcwd()}:{toolkit_stamp()}".encode())
     for path in files:
-        stat = path.stat()
-        digest.update(f"{path.resolve()}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
-    return digest.hexdigest()
+        digest.update(f"{os.path.abspath(path)}\0".encode())  # what diagnostics are named after
+        try:
+            content = path.read_bytes()
+        except OSError as exc:  # the loader reports it as FILE-READ; the key still differs
+            content = f"\0unreadable: {exc.strerror}".encode()
+        digest.update(f"{len(content)}\0".encode())
+        digest.update(content)
+    return "registry-" + digest.hexdigest()
 
 
+@functools.cache
 def toolkit_stamp() -> str:
     """Changes whenever the toolkit's code or schemas change, so stale caches are never used."""
-    here = Path(__file__).resolve().parent.parent
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     parts = []
-    for path in sorted([*here.rglob("*.py"), *(here / "schemas").glob("*.json")]):
-        stat = path.stat()
-        parts.append(f"{path.relative_to(here)}:{stat.st_mtime_ns}:{stat.st_size}")
-    return ";".join(parts)
+    schemas = os.path.join(here, "schemas")
+    for root, _dirs, files in [*os.walk(here), *os.walk(schemas)]:  # schemas/ may be a symlink
+        for name in files:
+            if name.endswith(".py") or (root == schemas and name.endswith(".json")):
+                stat = os.stat(os.path.join(root, name))
+                parts.append(f"{os.path.relpath(root, here)}/{name}:{stat.st_mtime_ns}:{stat.st_size}")
+    return ";".join(sorted(parts))
 
 
 def _load_cached(paths: list[str | os.PathLike[str]]) -> LoadResult:
-    if os.environ.get("OPSET_TOOLKIT_NO_CACHE"):
+    if not disk_cache.enabled():
         return load_specs(paths)
-    files = discover(paths)
-    cache_file = cache_dir() / f"{_cache_key(files)}.pickle"
-    cached = read_pickle(cache_file, LoadResult)
+    key = _cache_key(discover(paths))
+    cached = result_cache.fetch(key)
     if cached is not None:
         return cached
     result = load_specs(paths)
-    write_pickle(cache_file, result)
+    result_cache.store(key, result)
     return result
 
 

@@ -46,7 +46,7 @@ class UnknownOpset(LookupError):
 def load_releases(path: str | Path) -> tuple[Release, ...]:
     """The release rows of one releases file (any name); SpecError when it has problems."""
     from toolkit.checks.run import load_specs
-    from toolkit.load.loader import RELEASES_FILE, display_path
+    from toolkit.load.discovery import RELEASES_FILE, display_path
 
     source = Path(path)
     with tempfile.TemporaryDirectory(prefix="opset-releases-") as tmp:

@@ -1,0 +1,96 @@
+"""The schema fast path (`toolkit.load.schema_fast`: compiled validators, and skipping the full
+pass when a file's only problem is names its versions suppress) gives exactly the diagnostics of
+the plain jsonschema explanation (`toolkit.load.schema.explain`)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from toolkit.load import schema_fast
+from toolkit.load.discovery import classify, discover, display_path
+from toolkit.load.schema import explain, schema_diagnostics
+from toolkit.load.yamlsrc import Source, YamlProblem, read_yaml
+
+TESTS = Path(__file__).resolve().parent
+
+
+def sources(paths: list[Path]) -> list[tuple[Source, str]]:
+    out = []
+    for path in discover(paths):
+        try:
+            data = read_yaml(path, display_path(path))
+        except (YamlProblem, OSError):
+            continue
+        if isinstance(data, dict):
+            out.append((Source(path, display_path(path), data), classify(path)))
+    return out
+
+
+CORPUS = sources([TESTS.parent / "opsets", TESTS / "bad_inputs"])
+OPERATORS = [s.data for s, kind in CORPUS if kind == "operator" and not explain(s, kind)]
+
+
+def test_corpus_files_agree() -> None:
+    assert len(CORPUS) > 100
+    for source, kind in CORPUS:
+        assert schema_diagnostics(source, kind) == explain(source, kind), source.display
+
+
+def test_onnx_catalog_agrees(onnx_catalog_dir: Path) -> None:
+    catalog = sources([onnx_catalog_dir])
+    silenced = 0
+    for source, kind in catalog:
+        assert schema_diagnostics(source, kind) == explain(source, kind) == [], source.display
+        silenced += not schema_fast.is_valid(kind, source.data)
+    assert silenced > 0  # the catalog has versions whose names only pass because they suppress
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 30) | st.sampled_from(["x", "bad name", "1st", "", "float"]),
+    lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.sampled_from(["name", "type", "doc"]), inner, max_size=2),
+    max_leaves=4,
+)
+
+
+def _paths(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [prefix]
+    if isinstance(node, dict):
+        for key, value in node.items():
+            out += _paths(value, (*prefix, key))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            out += _paths(value, (*prefix, index))
+    return out
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_mutated_operator_files_agree(data: st.DataObject) -> None:
+    doc = copy.deepcopy(json.loads(json.dumps(data.draw(st.sampled_from(OPERATORS)))))
+    for _ in range(data.draw(st.integers(1, 3))):
+        action = data.draw(st.sampled_from(["rename", "suppress", "drop", "replace"]))
+        versions = doc.get("versions")
+        version = data.draw(st.sampled_from(versions)) if isinstance(versions, list) and versions else None
+        if action == "rename" and isinstance(version, dict) and version.get("inputs"):
+            param = data.draw(st.sampled_from(version["inputs"]))
+            if isinstance(param, dict):
+                param["name"] = data.draw(st.sampled_from(["bad name", "1st", "ok_name", "a-b"]))
+        elif action == "suppress" and isinstance(version, dict):
+            version["suppress"] = data.draw(st.sampled_from([["NAME-NOT-IDENTIFIER"], ["DOC-HTML"], []]))
+        else:
+            path = data.draw(st.sampled_from(_paths(doc)[1:]))
+            parent = doc
+            for step in path[:-1]:
+                parent = parent[step]
+            if action == "drop":
+                del parent[path[-1]]
+            else:
+                parent[path[-1]] = data.draw(JSON_VALUES)
+    source = Source(Path("Op.yaml"), "Op.yaml", doc)
+    assert schema_diagnostics(source, "operator") == explain(source, "operator")

@@ -1,0 +1,496 @@
+"""Schema-valid YAML documents -> frozen model objects (inheritance applied, type sets expanded).
+
+`Builder` turns the documents of one load into DomainSpec / OperatorSpec / Release objects and
+reports what only shows while building (unknown type sets, bad defaults, `based_on` targets,
+file placement) as located diagnostics. `build_adapter` is shared with the adapter overlay reader.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from toolkit.load.yamlsrc import MarkedDict, MarkedList, Source
+from toolkit.model.diagnostics import Diagnostic, Severity
+from toolkit.model.spec import (
+    DEFAULTABLE_ATTR_TYPES,
+    Adapter,
+    AdapterStep,
+    Attribute,
+    AttrType,
+    AttrValue,
+    Differentiability,
+    DomainSpec,
+    FormalParameter,
+    Location,
+    OperatorSpec,
+    OpSchema,
+    OpsetVersion,
+    ParamOption,
+    Release,
+    Status,
+    TypeConstraint,
+    canonical_domain,
+    display_domain,
+)
+from toolkit.model.types import TypeStringError, canonical_type, looks_like_type_string
+
+RAW_HTML = re.compile(r"<(/?[A-Za-z][A-Za-z0-9-]*(\s[^<>]*)?/?|!--)>")
+CODE = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)
+
+
+class Builder:
+    def __init__(self, diags: list[Diagnostic], broken_domain_folders: set[Path]) -> None:
+        self.diags = diags
+        self.broken_domain_folders = broken_domain_folders
+
+    def error(self, rule: str, message: str, location: Location, hint: str = "") -> None:
+        self.diags.append(Diagnostic(rule, message, location, hint))
+
+    # -- domains ---------------------------------------------------------------------
+
+    def doc_markup(self, source: Source, node: Any, path: tuple[str | int, ...], silenced: frozenset[str]) -> None:
+        """Warn about raw HTML in any `doc` under `node` (IR.md allows Markdown only)."""
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "doc" and isinstance(value, str):
+                    match = RAW_HTML.search(CODE.sub("", value)) if "<" in value else None
+                    if match and "DOC-HTML" not in silenced:
+                        self.diags.append(
+                            Diagnostic(
+                                "DOC-HTML",
+                                f"doc contains raw HTML '{match.group(0)}'",
+                                source.loc(*path, key),
+                                "IR.md allows Markdown only: use Markdown syntax or put the markup in `code`",
+                                Severity.WARNING,
+                            )
+                        )
+                elif isinstance(value, (dict, list)):
+                    self.doc_markup(source, value, (*path, key), silenced)
+        elif isinstance(node, list):
+            for index, item in enumerate(node):
+                inner = silenced
+                if path == ("versions",) and isinstance(item, dict):
+                    inner = frozenset(item.get("suppress", ()))
+                self.doc_markup(source, item, (*path, index), inner)
+
+    def domains(self, sources: list[Source]) -> dict[str, DomainSpec]:
+        domains: dict[str, DomainSpec] = {}
+        for source in sources:
+            data = source.data
+            self.doc_markup(source, data, (), frozenset())
+            name = canonical_domain(data["domain"])
+            if not self.check_folder(source, display_domain(name), source.path.parent.name, "domain"):
+                self.broken_domain_folders.add(source.path.parent)
+            if name in domains:
+                self.error(
+                    "NAME-DUPLICATE",
+                    f"domain '{display_domain(name)}' is already defined in {domains[name].location.file}",
+                    source.loc("domain"),
+                    "keep one domain.yaml per domain",
+                )
+                continue
+            opsets = tuple(
+                OpsetVersion(
+                    version=entry["version"],
+                    ir_version=entry["ir_version"],
+                    doc=entry.get("doc", ""),
+                    location=source.loc("opset_versions", index),
+                )
+                for index, entry in enumerate(data["opset_versions"])
+            )
+            type_sets = self.type_sets(source)
+            domains[name] = DomainSpec(
+                name=name,
+                opset_versions=opsets,
+                type_sets=type_sets,
+                doc=data.get("doc", ""),
+                location=source.loc(),
+                type_set_locations=tuple(
+                    (name, source.loc("type_sets", name, key=True)) for name, _ in type_sets
+                ),
+            )
+        return domains
+
+    def type_sets(self, source: Source) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        raw: dict[str, list[str]] = source.data.get("type_sets", {}) or {}
+        expanded: dict[str, tuple[str, ...]] = {}
+
+        def expand(name: str, stack: tuple[str, ...]) -> tuple[str, ...]:
+            if name in expanded:
+                return expanded[name]
+            result: list[str] = []
+            for index, item in enumerate(raw[name]):
+                where = source.loc("type_sets", name, index)
+                if item.startswith("@"):
+                    ref = item[1:]
+                    if ref not in raw:
+                        self.unknown_type_set(ref, sorted(raw), where)
+                    elif ref in stack:
+                        self.error(
+                            "TYPE-SET-CYCLE",
+                            f"type set '{name}' includes itself through '@{ref}'",
+                            where,
+                            "break the cycle",
+                        )
+                    else:
+                        result.extend(expand(ref, (*stack, ref)))
+                    continue
+                canonical = self.type_string(item, where)
+                if canonical is not None:
+                    result.append(canonical)
+            expanded[name] = _unique(result)
+            return expanded[name]
+
+        for name in raw:
+            expand(name, (name,))
+        return tuple(sorted(expanded.items()))
+
+    def unknown_type_set(self, ref: str, known: list[str], where: Location) -> None:
+        close = difflib.get_close_matches(ref, known, n=1)
+        hint = f"did you mean '@{close[0]}'?" if close else "declare it under `type_sets:` in the domain file"
+        self.error("TYPE-SET-UNKNOWN", f"unknown type set '@{ref}'", where, hint)
+
+    def type_string(self, text: str, where: Location) -> str | None:
+        try:
+            return canonical_type(text)
+        except TypeStringError as exc:
+            self.error(
+                "TYPE-STRING-INVALID",
+                f"invalid type string: {exc}",
+                where,
+                "write e.g. tensor(float), seq(tensor(int64)), map(int64, float), optional(tensor(bool))",
+            )
+            return None
+
+    def check_folder(self, source: Source, expected: str, actual: str, what: str) -> bool:
+        if actual == expected or (expected == "ai.onnx" and actual in ("", "ai.onnx", "onnx")):
+            return True
+        self.error(
+            "FILE-PLACEMENT",
+            f"{what} '{expected}' is declared in folder '{actual}'",
+            source.loc("domain"),
+            f"move the file to a folder named '{expected}' or fix the `domain:` value",
+        )
+        return False
+
+    # -- operators -------------------------------------------------------------------
+
+    def operator(self, source: Source, domains: dict[str, DomainSpec]) -> OperatorSpec | None:
+        data = source.data
+        self.doc_markup(source, data, (), frozenset())
+        domain_name = canonical_domain(data["domain"])
+        name = data["operator"]
+        self.check_folder(source, display_domain(domain_name), source.path.parent.name, "domain")
+        if source.path.stem != name:
+            self.error(
+                "FILE-PLACEMENT",
+                f"operator '{name}' is declared in file '{source.path.name}'",
+                source.loc("operator"),
+                f"rename the file to '{name}.yaml' or fix `operator:`",
+            )
+        domain = domains.get(domain_name)
+        if domain is None:
+            if source.path.parent not in self.broken_domain_folders:
+                self.error(
+                    "DOMAIN-UNKNOWN",
+                    f"domain '{display_domain(domain_name)}' has no domain.yaml among the loaded specs",
+                    source.loc("domain"),
+                    "add opsets/<domain>/domain.yaml or pass its folder too",
+                )
+            return None
+        return OperatorSpec(
+            domain=domain_name,
+            name=name,
+            versions=tuple(self.versions(source, domain)),
+            removed_in=data.get("removed_in"),
+            replaced_by=data.get("replaced_by"),
+            location=source.loc(),
+        )
+
+    def versions(self, source: Source, domain: DomainSpec) -> Iterator[OpSchema]:
+        data = source.data
+        built: dict[int, OpSchema] = {}
+        for index, entry in enumerate(data["versions"]):
+            since = entry["since_version"]
+            base: OpSchema | None = None
+            based_on = entry.get("based_on")
+            if based_on is not None:
+                base = built.get(based_on)
+                if base is None:
+                    direction = "a later version" if based_on >= since else "no version of this operator"
+                    self.error(
+                        "BASED-ON-INVALID",
+                        f"based_on: {based_on} names {direction}",
+                        source.loc("versions", index, "based_on"),
+                        "inherit from an earlier since_version listed above this one",
+                    )
+            schema = self.version(source, index, entry, base, domain, data["operator"])
+            if since in built:
+                self.error(
+                    "VERSION-ORDER",
+                    f"since_version {since} is listed twice",
+                    source.loc("versions", index),
+                    "merge the two entries or give the later one a new since_version",
+                )
+                continue
+            built[since] = schema
+            yield schema
+
+    def version(
+        self,
+        source: Source,
+        index: int,
+        entry: MarkedDict,
+        base: OpSchema | None,
+        domain: DomainSpec,
+        name: str,
+    ) -> OpSchema:
+        at = ("versions", index)
+        inputs = (
+            self.params(source, (*at, "inputs"), entry["inputs"])
+            if "inputs" in entry
+            else (base.inputs if base else ())
+        )
+        outputs = (
+            self.params(source, (*at, "outputs"), entry["outputs"])
+            if "outputs" in entry
+            else (base.outputs if base else ())
+        )
+        attributes = self.attributes(source, (*at, "attributes"), entry.get("attributes"), base)
+        constraints = self.constraints(
+            source, (*at, "type_constraints"), entry.get("type_constraints"), base, domain
+        )
+        status = Status(entry["status"]) if "status" in entry else (base.status if base else Status.STABLE)
+        adapter = self.adapter(source, (*at, "adapter"), entry["adapter"]) if "adapter" in entry else None
+        return OpSchema(
+            domain=domain.name,
+            name=name,
+            since_version=entry["since_version"],
+            status=status,
+            deprecated=bool(entry.get("deprecated", False)),
+            doc=entry.get("doc", base.doc if base else ""),
+            inputs=inputs,
+            outputs=outputs,
+            attributes=attributes,
+            type_constraints=constraints,
+            based_on=entry.get("based_on"),
+            adapter=adapter,
+            suppress=tuple(entry.get("suppress", ())),
+            location=source.loc(*at),
+        )
+
+    def params(
+        self, source: Source, at: tuple[str | int, ...], items: MarkedList
+    ) -> tuple[FormalParameter, ...]:
+        out = []
+        for index, item in enumerate(items):
+            type_str = item["type"]
+            if looks_like_type_string(type_str):
+                type_str = self.type_string(type_str, source.loc(*at, index, "type")) or type_str
+            out.append(
+                FormalParameter(
+                    name=item["name"],
+                    type_str=type_str,
+                    doc=item.get("doc", ""),
+                    option=ParamOption(item.get("option", "single")),
+                    homogeneous=item.get("homogeneous", True),
+                    min_arity=item.get("min_arity", 1),
+                    differentiability=Differentiability(item.get("differentiability", "unknown")),
+                    location=source.loc(*at, index),
+                )
+            )
+        return tuple(out)
+
+    def attributes(
+        self, source: Source, at: tuple[str | int, ...], items: MarkedDict | None, base: OpSchema | None
+    ) -> tuple[Attribute, ...]:
+        merged: dict[str, Attribute] = {a.name: a for a in base.attributes} if base else {}
+        for key, item in (items or {}).items():
+            if item is None:
+                if key not in merged:
+                    self.error(
+                        "BASED-ON-INVALID",
+                        f"attribute '{key}' is removed but the base version has no such attribute",
+                        source.loc(*at, key, key=True),
+                        "remove this line",
+                    )
+                merged.pop(key, None)
+                continue
+            attr_type = AttrType(item["type"])
+            default = None
+            if "default" in item:
+                default = self.default_value(source, (*at, key, "default"), attr_type, item["default"])
+                if item.get("required", False):
+                    self.error(
+                        "ATTR-REQUIRED-WITH-DEFAULT",
+                        f"attribute '{key}' is required and has a default",
+                        source.loc(*at, key, "default"),
+                        "a required attribute is always given; drop `default` or `required: true`",
+                    )
+            merged[key] = Attribute(
+                name=key,
+                type=attr_type,
+                doc=item.get("doc", ""),
+                required=item.get("required", False),
+                default=default,
+                location=source.loc(*at, key, key=True),
+            )
+        return tuple(merged.values())
+
+    def default_value(
+        self, source: Source, at: tuple[str | int, ...], attr_type: AttrType, value: Any
+    ) -> AttrValue | None:
+        where = source.loc(*at)
+        if attr_type not in DEFAULTABLE_ATTR_TYPES:
+            self.error(
+                "ATTR-DEFAULT-UNSUPPORTED",
+                f"attributes of type {attr_type.value} cannot have a default in the DSL",
+                where,
+                "describe the implied value in the doc instead",
+            )
+            return None
+        if attr_type.is_list:
+            if not isinstance(value, list):
+                self.bad_default(attr_type, value, where)
+                return None
+            items = [_scalar_default(attr_type.element, v) for v in value]
+            if any(v is None for v in items):
+                self.bad_default(attr_type, value, where)
+                return None
+            return tuple(items)
+        scalar: AttrValue | None = _scalar_default(attr_type, value)
+        if scalar is None:
+            self.bad_default(attr_type, value, where)
+        return scalar
+
+    def bad_default(self, attr_type: AttrType, value: Any, where: Location) -> None:
+        self.error(
+            "ATTR-DEFAULT-TYPE",
+            f"default {value!r} is not a valid {attr_type.value} value",
+            where,
+            {
+                "int": "write a whole number",
+                "float": "write a number such as 1.0",
+                "string": "quote the value",
+            }.get(attr_type.element.value, "")
+            + (" (as a list: [a, b])" if attr_type.is_list else ""),
+        )
+
+    def constraints(
+        self,
+        source: Source,
+        at: tuple[str | int, ...],
+        items: MarkedDict | None,
+        base: OpSchema | None,
+        domain: DomainSpec,
+    ) -> tuple[TypeConstraint, ...]:
+        merged: dict[str, TypeConstraint] = {c.param: c for c in base.type_constraints} if base else {}
+        known_sets = [name for name, _ in domain.type_sets]
+        for param, item in (items or {}).items():
+            if item is None:
+                if param not in merged:
+                    self.error(
+                        "BASED-ON-INVALID",
+                        f"type constraint '{param}' is removed but the base version has no such constraint",
+                        source.loc(*at, param, key=True),
+                        "remove this line",
+                    )
+                merged.pop(param, None)
+                continue
+            raw = item["allowed"]
+            entries = [raw] if isinstance(raw, str) else list(raw)
+            allowed: list[str] = []
+            used_sets: list[str] = []
+            for index, text in enumerate(entries):
+                # Locations are only worked out for the rare entry that is wrong.
+                path = (*at, param, "allowed", index) if isinstance(raw, list) else (*at, param, "allowed")
+                if text.startswith("@"):
+                    types = domain.type_set(text[1:])
+                    if types is None:
+                        self.unknown_type_set(text[1:], known_sets, source.loc(*path))
+                    else:
+                        allowed.extend(types)
+                        used_sets.append(text[1:])
+                    continue
+                try:
+                    allowed.append(canonical_type(text))
+                except TypeStringError:
+                    self.type_string(text, source.loc(*path))
+            merged[param] = TypeConstraint(
+                param=param,
+                allowed=_unique(allowed),
+                doc=item.get("doc", ""),
+                type_sets=tuple(used_sets),
+                location=source.loc(*at, param, key=True),
+            )
+        return tuple(merged.values())
+
+    def adapter(self, source: Source, at: tuple[str | int, ...], item: MarkedDict) -> Adapter:
+        return build_adapter(item, lambda *path: source.loc(*at, *path))
+
+    # -- releases (the schema for this file kind lives with the release table feature) ---
+
+    def releases(self, sources: list[Source]) -> tuple[Release, ...]:
+        out: list[Release] = []
+        for source in sources:
+            for index, row in enumerate(source.data.get("releases", [])):
+                out.append(
+                    Release(
+                        name=str(row["release"]),
+                        ir_version=row["ir_version"],
+                        opsets=tuple(
+                            sorted((canonical_domain(d), v) for d, v in (row.get("opsets") or {}).items())
+                        ),
+                        location=source.loc("releases", index),
+                    )
+                )
+        return tuple(out)
+
+
+def build_adapter(item: Mapping[str, Any], loc: Callable[..., Location]) -> Adapter:
+    """A schema-valid `{upgrade, downgrade}` mapping as an Adapter (step arguments frozen);
+    `loc(*path)` locates a path below the mapping. Shared with the adapter overlay reader."""
+
+    def steps(key: str) -> tuple[AdapterStep, ...]:
+        return tuple(
+            AdapterStep(
+                kind=step["kind"],
+                args=tuple(sorted((k, _freeze(v)) for k, v in step.items() if k != "kind")),
+                location=loc(key, index),
+            )
+            for index, step in enumerate(item.get(key, []))
+        )
+
+    return Adapter(
+        upgrade=steps("upgrade"),
+        downgrade=steps("downgrade") if "downgrade" in item else None,
+        location=loc(),
+    )
+
+
+def _scalar_default(attr_type: AttrType, value: Any) -> Any:
+    if isinstance(value, bool):
+        return None
+    if attr_type is AttrType.INT:
+        return value if isinstance(value, int) else None
+    if attr_type is AttrType.FLOAT:
+        return float(value) if isinstance(value, (int, float)) else None
+    if attr_type is AttrType.STRING:
+        return value if isinstance(value, str) else None
+    return None
+
+
+def _freeze(value: Any) -> object:
+    if isinstance(value, list):
+        return tuple(_freeze(v) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((k, _freeze(v)) for k, v in value.items()))
+    return value
+
+
+def _unique(items: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(items))

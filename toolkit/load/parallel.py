@@ -1,0 +1,80 @@
+"""Fast path for loading large spec trees, beside the plain sequential loop in `toolkit.load.loader`.
+
+Two tricks, neither of which changes a result (`tests/test_load_parallel.py` checks that):
+- the cyclic garbage collector is paused while a tree loads: it would re-walk the growing object
+  graph many times while loading creates no garbage cycles worth collecting;
+- the files are split across two processes: YAML composition is CPU-bound and the GIL would
+  serialise threads. The second process is a plain `os.fork()` that inherits everything it
+  needs and sends its result back through a pipe.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import pickle
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+# Below this many files the fork costs more than it saves.
+MIN_FILES = 64
+
+
+def worker_count(jobs: int | None) -> int:
+    """Processes to use: `jobs` when given, else 2 on a machine with 2+ cores;
+    `OPSET_TOOLKIT_JOBS=1` turns the second process off."""
+    if jobs is not None:
+        return max(1, jobs)
+    if os.environ.get("OPSET_TOOLKIT_JOBS") == "1":
+        return 1
+    return min(2, os.cpu_count() or 1)
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def run_split(work: Callable[[Sequence[T]], R], items: Sequence[T], workers: int) -> list[R]:
+    """`work` over `items` split in two halves (alternate items), one in a forked child; the
+    results in order [this process's half, the child's half]. Without fork, or when the child
+    fails, the whole list is worked here and a single result is returned."""
+    if workers < 2 or len(items) < 2 or not hasattr(os, "fork"):
+        return [work(items)]
+    mine, theirs = items[0::2], items[1::2]
+    try:
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+    except OSError:
+        return [work(items)]
+    if pid == 0:  # the child: work, send the pickled result, and leave without any clean-up
+        status = 1
+        try:
+            os.close(read_end)
+            payload = pickle.dumps(work(theirs), protocol=pickle.HIGHEST_PROTOCOL)
+            with os.fdopen(write_end, "wb") as pipe:
+                pipe.write(payload)
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    try:
+        local = work(mine)
+    finally:
+        with os.fdopen(read_end, "rb") as pipe:
+            payload = pipe.read()
+        _, status = os.waitpid(pid, 0)
+    if status != 0 or not payload:
+        return [work(items)]
+    their_result: R = pickle.loads(payload)  # from our own child over a private pipe, not from disk
+    return [local, their_result]

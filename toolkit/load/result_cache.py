@@ -1,0 +1,159 @@
+"""LoadResults in the on-disk cache, as data: our protobuf schema documents plus a JSON header.
+
+An entry is
+    MAGIC, a 4-byte big-endian header length, the header (UTF-8 JSON), then the schema documents
+    (`OperatorSchemaSetProto`, one per domain, `toolkit.model.codec`) back to back.
+The header holds the entry's key, the file count, the document lengths, the releases and the
+diagnostics. Reading decodes and checks every part; anything unexpected is a cache miss. The
+key is chosen by the caller and must cover everything the result depends on (the content of the
+input files, the toolkit version, the working directory that diagnostics are relative to).
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from typing import Any
+
+from toolkit.load import cache
+from toolkit.load.loader import LoadResult
+from toolkit.model.codec import schema_set_document, specset_from_schema_documents
+from toolkit.model.diagnostics import Diagnostic, Severity
+from toolkit.model.spec import Location, OperatorSpec, Release, SpecSet
+
+MAGIC = b"OPSETTOOLKIT-LOADRESULT\n"
+FORMAT = 1
+_LENGTH = struct.Struct(">I")
+
+
+def fetch(key: str) -> LoadResult | None:
+    """The cached result stored under `key`, or None (absent, stale format, damaged, caching off)."""
+    data = cache.read_entry(key)
+    if data is None:
+        return None
+    try:
+        return decode(data, key)
+    except (ValueError, TypeError, KeyError, IndexError, struct.error):
+        return None  # protobuf's DecodeError is a ValueError
+
+
+def store(key: str, result: LoadResult) -> None:
+    if not cache.enabled():
+        return
+    try:
+        data = encode(result, key)
+    except (ValueError, TypeError, KeyError):
+        return  # a value the encoding cannot hold: just not cached
+    cache.write_entry(key, data)
+
+
+def encode(result: LoadResult, key: str) -> bytes:
+    by_domain: dict[str, list[OperatorSpec]] = {d.name: [] for d in result.specs.domains}
+    for operator in result.specs.operators:
+        by_domain[operator.domain].append(operator)  # KeyError: a domain that was not loaded
+    documents = [
+        schema_set_document(domain, by_domain[domain.name]).SerializeToString(deterministic=True)
+        for domain in result.specs.domains
+    ]
+    header = {
+        "format": FORMAT,
+        "key": key,
+        "files": result.files,
+        "documents": [len(d) for d in documents],
+        "releases": [_release_json(r) for r in result.specs.releases],
+        "diagnostics": [_diagnostic_json(d) for d in result.diagnostics],
+    }
+    head = json.dumps(header, ensure_ascii=False, separators=(",", ":")).encode()
+    return b"".join([MAGIC, _LENGTH.pack(len(head)), head, *documents])
+
+
+def decode(data: bytes, key: str) -> LoadResult:
+    if not data.startswith(MAGIC):
+        raise ValueError("not a cached load result")
+    offset = len(MAGIC)
+    (size,) = _LENGTH.unpack_from(data, offset)
+    offset += _LENGTH.size
+    header = json.loads(data[offset : offset + size].decode())
+    offset += size
+    if not isinstance(header, dict) or header.get("format") != FORMAT or header.get("key") != key:
+        raise ValueError("stale or foreign cache entry")
+    documents = []
+    for length in _list(header["documents"]):
+        end = offset + _int(length)
+        if end > len(data):
+            raise ValueError("truncated cache entry")
+        documents.append(data[offset:end])
+        offset = end
+    if offset != len(data):
+        raise ValueError("trailing bytes in cache entry")
+    loaded = specset_from_schema_documents(documents)
+    specs = SpecSet(
+        domains=loaded.domains,
+        operators=loaded.operators,
+        releases=tuple(_release(r) for r in _list(header["releases"])),
+    )
+    diagnostics = [_diagnostic(d) for d in _list(header["diagnostics"])]
+    return LoadResult(specs, diagnostics, _int(header["files"]))
+
+
+# -- JSON parts ------------------------------------------------------------------------------
+
+
+def _location_json(location: Location) -> list[object]:
+    return [location.file, location.line, location.column]
+
+
+def _location(value: object) -> Location:
+    file, line, column = _list(value)
+    return Location(_str(file), _int(line), _int(column))
+
+
+def _release_json(release: Release) -> dict[str, object]:
+    return {
+        "name": release.name,
+        "ir_version": release.ir_version,
+        "opsets": [[domain, version] for domain, version in release.opsets],
+        "location": _location_json(release.location),
+    }
+
+
+def _release(value: object) -> Release:
+    if not isinstance(value, dict):
+        raise TypeError("release")
+    opsets = []
+    for pair in _list(value["opsets"]):
+        domain, version = _list(pair)
+        opsets.append((_str(domain), _int(version)))
+    return Release(
+        name=_str(value["name"]),
+        ir_version=_int(value["ir_version"]),
+        opsets=tuple(opsets),
+        location=_location(value["location"]),
+    )
+
+
+def _diagnostic_json(diag: Diagnostic) -> list[object]:
+    return [diag.rule, diag.message, _location_json(diag.location), diag.hint, diag.severity.value]
+
+
+def _diagnostic(value: object) -> Diagnostic:
+    rule, message, location, hint, severity = _list(value)
+    return Diagnostic(_str(rule), _str(message), _location(location), _str(hint), Severity(_str(severity)))
+
+
+def _list(value: object) -> list[Any]:
+    if not isinstance(value, list):
+        raise TypeError("expected a list")
+    return value
+
+
+def _str(value: object) -> str:
+    if not isinstance(value, str):
+        raise TypeError("expected a string")
+    return value
+
+
+def _int(value: object) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError("expected an integer")
+    return value
