@@ -34,7 +34,8 @@ start = time.perf_counter()
 import toolkit.cli
 toolkit.cli.build_parser()
 parser_built = time.perf_counter()
-from toolkit.onnx_bridge import catalog, check_model as cm
+from toolkit.onnx_bridge import catalog, check as cm
+from toolkit.reporting.model_check import render
 imported = time.perf_counter()
 import onnx
 onnx_imported = time.perf_counter()
@@ -47,10 +48,10 @@ model = cm.load_model(sys.argv[1])
 parsed = time.perf_counter()
 result = cm.check_model(model, registry, name=sys.argv[1], unchecked_attributes=unchecked)
 checked = time.perf_counter()
-cm.render([result], "text")
+render([result], "text")
 rendered = time.perf_counter()
 marks = [("argument parser (imports every command module)", start, parser_built),
-         ("check-model modules (catalog, check_model)", parser_built, imported),
+         ("check-model modules (catalog, check, reporting)", parser_built, imported),
          ("import onnx (catalog.onnx_version)", imported, onnx_imported),
          ("onnx catalog registry (cached pickle)", onnx_imported, catalog_loaded),
          ("vendor specs (cached) + merge", catalog_loaded, specs_loaded),
@@ -172,7 +173,7 @@ def main() -> None:
     import onnx
 
     from toolkit.onnx_bridge.catalog import onnx_registry, onnx_unchecked_attributes
-    from toolkit.onnx_bridge.check_model import check_model
+    from toolkit.onnx_bridge.check import check_model
 
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
     model = build_model(count)

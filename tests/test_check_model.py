@@ -18,7 +18,7 @@ from onnx import helper  # noqa: E402
 
 from toolkit.model.diagnostics import Severity  # noqa: E402
 from toolkit.onnx_bridge.catalog import merge_registries  # noqa: E402
-from toolkit.onnx_bridge.check_model import CheckResult, check_model  # noqa: E402
+from toolkit.onnx_bridge.check import CheckResult, check_model  # noqa: E402
 from toolkit.registry.core import Registry  # noqa: E402
 
 DATA = Path(onnx.__file__).parent / "backend" / "test" / "data"
@@ -91,6 +91,25 @@ def test_zero_false_positives_on_onnx_test_data(
     assert len(shipped_models) >= 149 and len(node_models) >= 1800
     assert checked >= len(models) - 2
     assert positives == []
+
+
+def test_fast_path_agrees_on_onnx_test_data(
+    registry: Registry, shipped_models: list[tuple[str, Any]], node_models: list[tuple[str, Any]]
+) -> None:
+    """The fast path calls a node clean only where the reporting checker finds nothing, and the
+    findings are the same without it: every test model, as shipped and with each seeded fault."""
+    from test_check_fastpath import assert_fast_path_agrees
+
+    compared = 0
+    for name, model in shipped_models + node_models:
+        assert_fast_path_agrees(model, registry, _UNCHECKED, name)
+        compared += 1
+        for kind in FAULTS:
+            faulty = seed(model, kind, registry)
+            if faulty is not None:
+                assert_fast_path_agrees(faulty, registry, _UNCHECKED, f"{name} {kind}")
+                compared += 1
+    assert compared >= 2000 + 5000
 
 
 # -- seeded faults ---------------------------------------------------------------------------
@@ -198,6 +217,34 @@ def test_seeded_faults_get_the_right_rule(registry: Registry) -> None:
     flatten = helper.make_node("Flatten", ["x"], ["y"], axis=1)
     flatten.attribute.append(helper.make_attribute("axis", 2))
     assert rules(flatten) == ["MODEL-ATTR-DUPLICATE"]
+
+
+def test_rarer_rules(registry: Registry) -> None:
+    x = helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2])
+    y = helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [2])
+
+    def located(*nodes: Any, imports: tuple[tuple[str, int], ...] = (("", 18),), functions: Any = ()) -> list[Any]:
+        graph = helper.make_graph(list(nodes), "g", [x], [y])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid(d, v) for d, v in imports],
+                                  functions=list(functions))
+        return [(f.rule, f.path, f.severity.value) for f in ours(model, registry).findings]
+
+    empty_value = helper.make_node("ConstantOfShape", ["shape"], ["y"])
+    empty_value.attribute.add(name="value", type=onnx.AttributeProto.TENSOR)
+    assert located(empty_value) == [("MODEL-ATTR-VALUE-MISSING", "g/ConstantOfShape/0", "error")]
+    assert located(helper.make_node("Dropout", ["x"], ["", "mask"])) == [("MODEL-OUTPUT-EMPTY", "g/Dropout/0", "error")]
+    vendor = helper.make_node("Op", ["x"], ["y"], domain="com.unknown")
+    assert located(vendor, vendor, imports=(("", 18), ("com.unknown", 1))) == [
+        ("MODEL-DOMAIN-UNKNOWN", "g/Op/0", "warning")  # once per domain
+    ]
+    assert located(helper.make_node("Relu", ["x"], ["y"]), imports=(("", 99),))[0] == (
+        "MODEL-OPSET-UNKNOWN", "g", "warning")
+    function = helper.make_function("local", "Fn", ["a"], ["b"], [helper.make_node("Relu", ["a"], ["b"])],
+                                    [helper.make_opsetid("", 18)])
+    call = helper.make_node("Fn", ["x", "x"], ["y"], domain="local", gain=2)
+    assert located(call, imports=(("", 18), ("local", 1)), functions=[function]) == [
+        ("MODEL-FUNCTION-CALL", "g/Fn/0", "error"), ("MODEL-FUNCTION-CALL", "g/Fn/0", "error")
+    ]
 
 
 def test_type_bindings(registry: Registry) -> None:

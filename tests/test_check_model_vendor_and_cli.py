@@ -18,7 +18,7 @@ from onnx import helper  # noqa: E402
 
 from toolkit.model.spec import AttrType, OpSchema, ParamOption  # noqa: E402
 from toolkit.onnx_bridge.catalog import merge_registries  # noqa: E402
-from toolkit.onnx_bridge.check_model import check_model  # noqa: E402
+from toolkit.onnx_bridge.check import check_model  # noqa: E402
 from toolkit.registry.core import Registry  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -248,13 +248,14 @@ def test_help_uris_point_at_headings_of_the_docs() -> None:
     import re
 
     from toolkit.compat.rules import all_rules
-    from toolkit.model.rules import DOCS_URL
-    from toolkit.onnx_bridge.check_model import RULES
-    from toolkit.onnx_bridge.compat_model import RULES as COMPAT_RULES
+    from toolkit.model.rules import CATALOG, DOCS_URL
+    from toolkit.onnx_bridge import compat_model, model_diff  # noqa: F401  (registers their rules)
 
     site_url = re.search(r"(?m)^site_url:\s*(\S+)", (REPO / "mkdocs.yml").read_text())
     assert site_url is not None and site_url.group(1) == DOCS_URL
-    uris = [r.help_uri for r in RULES.values()] + [r.help_uri for r in COMPAT_RULES]
+    families = ("model", "compat", "runtime", "mdiff")
+    uris = [r.help_uri for family in families for r in CATALOG.family(family)]
+    assert len(uris) >= 37
     uris += [r.help_uri for r in all_rules()]
     anchors: dict[str, set[str]] = {}
     for uri in uris:
@@ -277,5 +278,29 @@ def test_model_tools_rules_section_is_current() -> None:
     start = text.index("### Rules\n")
     section = text[start:text.index("\n## ", start) + 1]
     assert section.rstrip("\n") + "\n" == render_rules_section(), (
-        "docs/guide/model-tools.md's Rules section differs from check_model.render_rules_section()"
+        "docs/guide/model-tools.md's Rules section differs from toolkit.reporting.model_check.render_rules_section()"
     )
+
+
+def test_model_tool_rule_ids_are_registered() -> None:
+    """Every rule id the model tools can emit (check-model, compat, model-diff, convert's overlay)
+    is in the unified catalog with its family, a summary and a doc."""
+    import re
+
+    import toolkit.onnx_bridge.check
+    from toolkit.model.rules import CATALOG
+    from toolkit.onnx_bridge import compat_model, model_diff, overlay  # noqa: F401  (registers their rules)
+
+    sources = [*(REPO / "toolkit" / "onnx_bridge").rglob("*.py"), *(REPO / "toolkit" / "reporting").glob("model_*.py")]
+    emitted: set[str] = set()
+    for path in sources:
+        text = path.read_text(encoding="utf-8")
+        emitted |= set(re.findall(r'"((?:MODEL|COMPAT|RUNTIME|MDIFF|ADAPTER)-[A-Z0-9-]+)"', text))
+        emitted |= set(re.findall(r"\[((?:MODEL|COMPAT|RUNTIME|MDIFF)-[A-Z0-9-]+)\]", text))
+    assert len(emitted) >= 38
+    families = {"MODEL": "model", "COMPAT": "compat", "RUNTIME": "runtime", "MDIFF": "mdiff", "ADAPTER": "adapter"}
+    for rule_id in sorted(emitted):
+        rule = CATALOG.get(rule_id)
+        assert rule is not None, f"{rule_id} is emitted but not registered"
+        assert rule.family == families[rule_id.split("-")[0]] and rule.summary and rule.doc, rule_id
+    assert len(toolkit.onnx_bridge.check.MODEL_RULES) == len(CATALOG.family("model"))

@@ -170,7 +170,7 @@ def acme_model(nodes: list[Any], inputs: list[Any], outputs: list[Any], version:
 
 
 def test_vendor_attribute_and_type_adapters(registry: Registry) -> None:
-    from toolkit.onnx_bridge.check_model import check_model
+    from toolkit.onnx_bridge.check import check_model
 
     node = helper.make_node("FusedConv", ["x", "w"], ["y"], domain=ACME, group=1)
     model = acme_model([node], [f32("x", [1, 1, 4, 4]), f32("w", [1, 1, 3, 3])], [f32("y", None)], 1)
@@ -261,7 +261,7 @@ versions:
 
 
 def test_vendor_attribute_to_input_and_back(registry: Registry) -> None:
-    from toolkit.onnx_bridge.check_model import check_model
+    from toolkit.onnx_bridge.check import check_model
 
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT16, [1, 3, 2, 2])
     node = helper.make_node("Normalize", ["x"], ["y"], domain=ACME, name="norm", mean=[0.5] * 3, std=[2.0] * 3)
@@ -354,6 +354,27 @@ def test_overlay_errors_are_located(tmp_path: Path) -> None:
     with pytest.raises(SpecError) as info:
         load_overlay(tmp_path)
     assert [d.rule for d in info.value.diagnostics] == ["YAML-SYNTAX"]
+
+
+def test_overlay_versions_are_checked(tmp_path: Path, onnx_registry: Registry) -> None:
+    """ADAPTER-OVERLAY: an operator version listed twice, or one the catalog does not have."""
+    from toolkit.model.diagnostics import SpecError
+
+    (tmp_path / "ai.onnx.yaml").write_text(
+        "domain: ai.onnx\ngroups:\n  - versions: [\"Relu:13\", \"Relu:13\"]\n    upgrade: [{kind: compatible}]\n"
+    )
+    with pytest.raises(SpecError) as info:
+        load_overlay(tmp_path)
+    (diag,) = info.value.diagnostics
+    assert (diag.rule, diag.location.line) == ("ADAPTER-OVERLAY", 3)
+    assert "ai.onnx.Relu:13 has two adapters" in diag.message
+    (tmp_path / "ai.onnx.yaml").write_text(
+        "domain: ai.onnx\ngroups:\n  - versions: [\"Relu:15\"]\n    upgrade: [{kind: compatible}]\n"
+    )
+    with pytest.raises(SpecError) as info:
+        apply_overlay(onnx_registry, load_overlay(tmp_path))
+    (diag,) = info.value.diagnostics
+    assert diag.rule == "ADAPTER-OVERLAY" and "ai.onnx.Relu:15 is not a version of the catalog" in diag.message
 
 
 def test_overlay_steps_get_the_spec_checks(tmp_path: Path, onnx_registry: Registry) -> None:

@@ -82,6 +82,10 @@ def test_manifest_runtime(registry: Registry, tmp_path: Path) -> None:
         ("COMPAT-OPSET-MISSING", "", None, None),
         ("COMPAT-OP-MISSING", "ai.onnx.Relu:14", 14, 12),
     ]
+    model.graph.node.append(helper.make_node("Gelu", ["r"], ["g"], name="gelu"))  # Gelu appears in opset 20
+    model.graph.output[0].name = "g"
+    unresolved = analyse(model, registry, runtime).findings[-1]
+    assert (unresolved.rule, unresolved.path, unresolved.operator) == ("COMPAT-UNRESOLVED", "g/gelu/3", "ai.onnx.Gelu")
 
 
 def test_cli_compat(tmp_path: Path, pb_runtime: Path) -> None:

@@ -56,6 +56,45 @@ def test_bumps_follow_the_seed_rules() -> None:
     assert bump(base, relaxed) == (Bump.MINOR, ["MDIFF-SHAPE-RELAXED"])
 
 
+def test_every_signature_rule_and_its_bump() -> None:
+    """Each MDIFF-* change rule, emitted with the bump its catalog entry names (its category)."""
+    from toolkit.model.rules import CATALOG
+    from toolkit.onnx_bridge.model_diff import MDIFF_RULES
+
+    base = model({"x": (I32, [2]), "z": (F, [1])}, {"y": I32}, defaults=("z",))
+    plain = model({"x": (I32, [2]), "z": (F, [1])}, {"y": I32})
+    seen: set[str] = set()
+
+    def rules(old: Any, new: Any) -> list[str]:
+        report = diff_models(old, new)
+        for change in report.changes:
+            known = CATALOG.get(change.rule)
+            assert known is not None and known.category == change.bump.label, change
+        seen.update(c.rule for c in report.changes)
+        return [c.rule for c in report.changes]
+
+    assert rules(base, plain) == ["MDIFF-INPUT-DEFAULT-REMOVED"]
+    assert rules(plain, base) == ["MDIFF-INPUT-DEFAULT-ADDED"]
+    assert rules(plain, model({"x": (I32, [2])}, {"y": I32})) == ["MDIFF-INPUT-REMOVED"]
+    assert rules(base, model({"x": (I32, [2])}, {"y": I32})) == ["MDIFF-BODY-CHANGED"]  # callers never fed it
+    assert rules(plain, model({"x": (I32, [2]), "z": (F, [1])}, {"y": I32, "w": I32})) == ["MDIFF-OUTPUT-ADDED"]
+    assert rules(plain, model({"x": (I32, [2, 2]), "z": (F, [1])}, {"y": I32})) == ["MDIFF-SHAPE-CHANGED"]
+    for old, new in [
+        (model({"x": (I32, [2])}, {"y": I32}), model({"x": (S, [2])}, {"y": I32})),
+        (model({"x": (I32, [2])}, {"y": I32}), model({"x": (I64, [2])}, {"y": I32})),
+        (model({"x": (I32, [2])}, {"y": I32}), plain),
+        (model({"x": (I32, [2])}, {"y": I32}), base),
+        (model({"x": (I32, [2])}, {"y": I32, "w": I32}), model({"x": (I32, [2])}, {"y": I32})),
+        (model({"x": (I32, [2])}, {"y": I32}), model({"x": (I32, [2])}, {"y": I32}, op="Abs")),
+        (model({"x": (I32, [2])}, {"y": I32}), model({"x": (I32, [])}, {"y": I32})),
+    ]:
+        rules(old, new)
+    relaxed = model({"x": (I32, [2])}, {"y": I32})
+    relaxed.graph.input[0].type.tensor_type.shape.dim[0].dim_param = "N"
+    rules(model({"x": (I32, [2])}, {"y": I32}), relaxed)
+    assert seen == {r.id for r in MDIFF_RULES}
+
+
 def test_widening() -> None:
     assert widens("tensor(float16)", "tensor(float)") and widens("tensor(int32)", "tensor(int64)")
     assert not widens("tensor(int64)", "tensor(int32)") and not widens("tensor(int32)", "tensor(string)")
@@ -114,6 +153,7 @@ def test_cli_model_diff(tmp_path: Path) -> None:
                           capture_output=True, text=True, cwd=REPO, check=False)
     assert done.returncode == 1
     assert "required bump: MAJOR" in done.stdout and "1.0.0 (0x0001000000000000)" in done.stdout
+    assert "error[MDIFF-VERSION]: 1.0.0 -> 1.1.0 is a MINOR bump; MAJOR required" in done.stdout
     (tmp_path / "bad.onnx").write_bytes(b"\x00garbage")
     bad = subprocess.run([sys.executable, "-m", "toolkit", "model-diff", str(old), str(tmp_path / "bad.onnx")],
                          capture_output=True, text=True, cwd=REPO, check=False)

@@ -33,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 def _check_model(args: argparse.Namespace) -> int:
     from toolkit.model.diagnostics import Severity
     from toolkit.onnx_bridge.catalog import onnx_unchecked_attributes
-    from toolkit.onnx_bridge.check_model import check_model_file, exit_code
+    from toolkit.onnx_bridge.check import check_model_file, exit_code
     from toolkit.reporting.model_check import render
 
     models = [Path(m) for m in args.models]
@@ -99,7 +99,7 @@ def _register_compat(subparsers: argparse._SubParsersAction) -> None:  # type: i
 
 
 def _compat(args: argparse.Namespace) -> int:
-    from toolkit.onnx_bridge.check_model import load_model
+    from toolkit.onnx_bridge.check.model_io import load_model
     from toolkit.onnx_bridge.compat_model import analyse, load_runtime
     from toolkit.reporting.model_compat import render
 
@@ -127,7 +127,7 @@ def _register_model_diff(subparsers: argparse._SubParsersAction) -> None:  # typ
 
 
 def _model_diff(args: argparse.Namespace) -> int:
-    from toolkit.onnx_bridge.check_model import load_model
+    from toolkit.onnx_bridge.check.model_io import load_model
     from toolkit.onnx_bridge.model_diff import diff_models
     from toolkit.reporting.model_diff import render
 

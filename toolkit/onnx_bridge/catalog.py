@@ -27,7 +27,7 @@ ONNX_DOMAINS = ("", "ai.onnx.ml", "ai.onnx.preview", "ai.onnx.preview.training")
 
 
 def onnx_version() -> str:
-    """The installed onnx's version, read from its metadata: importing onnx costs ~0.1 s."""
+    """The installed onnx's version, read from its metadata (importing onnx is slow)."""
     from importlib import metadata
 
     try:

@@ -27,16 +27,17 @@ an unusable manifest is a usage error (exit 2).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from toolkit.load.yamlsrc import YamlProblem, location_of, read_yaml
-from toolkit.model.diagnostics import Diagnostic, Severity, UsageError, sort_key
+from toolkit.model.diagnostics import Diagnostic, UsageError, sort_key
 from toolkit.model.resolution import in_effect
+from toolkit.model.rules import Rule, register
 from toolkit.model.spec import canonical_domain, display_domain
-from toolkit.onnx_bridge.check_model import Rule
+from toolkit.onnx_bridge.graph import graph_path, model_graphs, opset_imports, walk
 from toolkit.registry.core import Registry
 
 MANIFEST_SCHEMA = "runtime_manifest"  # schemas/runtime_manifest.schema.json
@@ -160,38 +161,24 @@ class CompatReport:
         return not self.findings
 
 
-def _walk(graph: Any, path: str, imports: Mapping[str, int]) -> Iterator[tuple[str, Any, Mapping[str, int]]]:
-    for index, node in enumerate(graph.node):
-        node_path = f"{path}/{node.name or node.op_type}/{index}"
-        yield node_path, node, imports
-        for attr in node.attribute:
-            for position, sub in enumerate([attr.g] if attr.HasField("g") else list(attr.graphs)):
-                suffix = attr.name if attr.HasField("g") else f"{attr.name}[{position}]"
-                yield from _walk(sub, f"{node_path}/{suffix}", imports)
-
-
 def analyse(model: Any, registry: Registry, runtime: RuntimeTable, *, name: str = "model.onnx") -> CompatReport:
     report = CompatReport(name, runtime.name)
-    imports = {canonical_domain(o.domain): int(o.version) for o in model.opset_import}
+    imports = opset_imports(model.opset_import)
     functions = {(f.domain, f.name) for f in model.functions}
     used: set[str] = set()
-    walks = [_walk(model.graph, model.graph.name or "graph", imports)]
-    for function in model.functions:
-        own = {**imports, **{canonical_domain(o.domain): int(o.version) for o in function.opset_import}}
-        walks.append(_walk(function, f"function:{display_domain(function.domain)}.{function.name}", own))
-    for walk in walks:
-        for path, node, scope in walk:
+    for graph, path, scope in model_graphs(model):
+        for node_path, node in walk(graph, path):
             report.nodes += 1
             if (node.domain, node.op_type) in functions:
                 continue  # a model-local function: its body is analysed on its own
             used.add(canonical_domain(node.domain))
-            _node(report, registry, runtime, path, node, scope)
+            _node(report, registry, runtime, node_path, node, scope)
     opset_findings = []
     for domain, version in sorted(imports.items()):
         accepted = runtime.opsets.get(domain)
         if domain in used and accepted and version not in accepted:
             opset_findings.append(CompatFinding(
-                "COMPAT-OPSET-MISSING", model.graph.name or "graph",
+                "COMPAT-OPSET-MISSING", graph_path(model),
                 f"the model imports {display_domain(domain)} opset {version}; runtime {runtime.name} accepts "
                 f"{_ranges(accepted)}",
             ))
@@ -267,15 +254,61 @@ def _ranges(values: set[int]) -> str:
     return "opset " + ", ".join(parts)
 
 
-# The rule catalog of `opset compat` (SARIF's driver rules); documented in the compat section.
-RULES = (
-    Rule("COMPAT-OP-MISSING", Severity.ERROR, "operator version missing on the runtime",
-         "The runtime lacks the operator version a node resolves to at the imported opset.",
-         "convert the model to an opset whose version of the operator the runtime has", anchor="compat"),
-    Rule("COMPAT-OPSET-MISSING", Severity.ERROR, "opset version not accepted by the runtime",
-         "The runtime does not accept the imported opset version of a domain the model uses.",
-         "convert the model to an opset version the runtime accepts", anchor="compat"),
-    Rule("COMPAT-UNRESOLVED", Severity.ERROR, "node does not resolve",
-         "The node's operator does not resolve at the imported opset, so no runtime can run it.",
-         "run `opset check-model` on the model", anchor="compat"),
+# The rules of `opset compat` (documented in the compat section of the model tools page), in the
+# order SARIF's rule list shows them.
+COMPAT_RULES: tuple[Rule, ...] = (
+    register(
+        "COMPAT-OP-MISSING", "compat", "error",
+        "The runtime lacks the operator version a node resolves to at the imported opset.",
+        name="operator version missing on the runtime",
+        hint="convert the model to an opset whose version of the operator the runtime has",
+        anchor="compat",
+        doc="""\
+**Why:** a runtime runs an operator *version* `(domain, op, since_version)`; the version a node
+resolves to at the imported opset is the one it needs, whatever other versions the runtime has.
+
+**Before:** a model importing `ai.onnx` 14 uses `Relu` (Relu-14) on a runtime that supports
+opsets 1..12 (Relu-6).
+
+**After:** `opset convert --to ai.onnx=12` (the finding names the target), where Relu resolves
+to Relu-6.""",
+    ),
+    register(
+        "COMPAT-OPSET-MISSING", "compat", "error",
+        "The runtime does not accept the imported opset version of a domain the model uses.",
+        name="opset version not accepted by the runtime",
+        hint="convert the model to an opset version the runtime accepts",
+        anchor="compat",
+        doc="""\
+**Why:** a runtime that lists the opset versions it accepts refuses a model importing another
+one, even when every operator version the model uses is available.
+
+**Fix:** convert the model to an opset version the runtime accepts.""",
+    ),
+    register(
+        "COMPAT-UNRESOLVED", "compat", "error",
+        "The node's operator does not resolve at the imported opset, so no runtime can run it.",
+        name="node does not resolve",
+        hint="run `opset check-model` on the model",
+        anchor="compat",
+        doc="""\
+**Why:** the operator is unknown, not yet in the imported opset, removed, or its domain is not
+imported: the model is invalid whatever the runtime (check-model says which).""",
+    ),
+)
+
+register(
+    "RUNTIME-DOMAIN-UNKNOWN", "runtime", "error",
+    "A runtime manifest lists opset versions of a domain that no specs define.",
+    name="runtime domain without specs",
+    hint="pass the domain's spec folder with --specs, or list explicit `operators:`",
+    anchor="compat",
+    doc="""\
+**Why:** `opsets:` and `max_opset:` stand for the operator versions the specs resolve at those
+opsets; without the domain's specs there is nothing to resolve, and the manifest is unusable
+(exit 2).
+
+**Before:** `com.acme.vision: {max_opset: 2}` with no `--specs` for `com.acme.vision`.
+
+**After:** pass its spec folder with `--specs`, or list `operators: {Normalize: [1, 3]}`.""",
 )

@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import os
 from collections import ChainMap
-from collections.abc import Container, Iterator, Mapping, MutableMapping
+from collections.abc import Container, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +30,8 @@ from toolkit.model.spec import (
     canonical_domain,
     display_domain,
 )
+from toolkit.onnx_bridge.check import check_model, declared_types, load_model
+from toolkit.onnx_bridge.graph import function_path, graph_path, node_path, read_names, subgraphs, value_names
 from toolkit.onnx_bridge.overlay import CATALOG_DOMAINS
 from toolkit.registry.core import Registry
 
@@ -114,7 +116,7 @@ class _Converter:
         self.unchecked_attributes = unchecked_attributes
         self.result = result
         self.model = result.model
-        self.taken = set(_all_names(self.model))
+        self.taken = set(value_names(self.model))
         self.functions = {(f.domain, f.name) for f in self.model.functions}
 
     def domain(self, domain: str, target: int) -> None:
@@ -126,13 +128,13 @@ class _Converter:
             current = int(entry.version)
             step = 1 if target > current else -1
             before = self.result.converted
-            self.graph(self.model.graph, domain, current, current + step, self.model.graph.name or "graph",
+            self.graph(self.model.graph, domain, current, current + step, graph_path(self.model),
                        ChainMap(), ChainMap())
             for function in self.model.functions:
                 own = next((o for o in function.opset_import if canonical_domain(o.domain) == domain), None)
                 if own is None or own.version == current:
-                    path = f"function:{display_domain(function.domain)}.{function.name}"
-                    self.graph(function, domain, current, current + step, path, ChainMap(), ChainMap())
+                    self.graph(function, domain, current, current + step, function_path(function), ChainMap(),
+                               ChainMap())
                     if own is not None:
                         own.version = current + step
             entry.version = current + step
@@ -143,8 +145,6 @@ class _Converter:
         self, graph: Any, domain: str, current: int, nxt: int, path: str,
         constants: ChainMap[str, Any], types: ChainMap[str, str | None],
     ) -> None:
-        from toolkit.onnx_bridge.check_model import declared_types
-
         is_function = not hasattr(graph, "initializer")
         local_consts: dict[str, Any] = {} if is_function else {
             init.name: _LazyTensor(init) for init in graph.initializer
@@ -155,17 +155,15 @@ class _Converter:
         out: list[Any] = []
         dropped: list[str] = []
         for index, node in enumerate(nodes):
-            node_path = f"{path}/{node.name or node.op_type}/{index}"
-            for attr in node.attribute:
-                subs = [attr.g] if attr.HasField("g") else list(attr.graphs)
-                for sub in subs:
-                    self.graph(sub, domain, current, nxt, f"{node_path}/{attr.name}", scope_consts, scope_types)
+            here = node_path(path, node, index)
+            for suffix, sub in subgraphs(node):
+                self.graph(sub, domain, current, nxt, f"{here}/{suffix}", scope_consts, scope_types)
             if node.op_type == "Constant" and canonical_domain(node.domain) == "" and node.output:
                 local_consts[node.output[0]] = _ConstantNode(node)
             if canonical_domain(node.domain) != domain or (node.domain, node.op_type) in self.functions:
                 out.append(node)
                 continue
-            new_nodes, gone = self.node(node, domain, current, nxt, node_path, scope_consts, scope_types)
+            new_nodes, gone = self.node(node, domain, current, nxt, here, scope_consts, scope_types)
             out.extend(new_nodes)
             dropped.extend(gone)
         del graph.node[:]
@@ -228,8 +226,6 @@ class _Converter:
         """
         import onnx
 
-        from toolkit.onnx_bridge.check_model import check_model
-
         alone = onnx.NodeProto()
         alone.CopyFrom(proto)
         for attr in alone.attribute:
@@ -267,7 +263,7 @@ class _Converter:
 
     def drop_unused(self, graph: Any, names: list[str]) -> None:
         """Remove constants that an input-to-attribute move left without readers."""
-        used = set(_all_inputs(self.model)) | {o.name for o in getattr(graph, "output", ())}
+        used = set(read_names(self.model)) | {o.name for o in getattr(graph, "output", ())}
         if not hasattr(graph, "initializer"):
             used |= set(graph.output)
         for name in names:
@@ -336,34 +332,9 @@ def _rebuild(original: Any, node: Any, schema: OpSchema) -> Any:
     return proto
 
 
-def _walk_nodes(graph: Any) -> Iterator[Any]:
-    for node in graph.node:
-        yield node
-        for attr in node.attribute:
-            for sub in ([attr.g] if attr.HasField("g") else list(attr.graphs)):
-                yield from _walk_nodes(sub)
-
-
-def _all_inputs(model: Any) -> Iterator[str]:
-    for graph in (model.graph, *model.functions):
-        for node in _walk_nodes(graph):
-            yield from node.input
-
-
-def _all_names(model: Any) -> Iterator[str]:
-    graph = model.graph
-    yield from (v.name for v in (*graph.input, *graph.output, *graph.value_info, *graph.initializer))
-    for g in (graph, *model.functions):
-        for node in _walk_nodes(g):
-            yield from node.input
-            yield from node.output
-
-
 def convert_file(
     source: str | os.PathLike[str], out: str | os.PathLike[str], registry: Registry, targets: Mapping[str, int]
 ) -> ConversionResult:
-    from toolkit.onnx_bridge.check_model import load_model
-
     unchecked: Container[str] = frozenset()
     if any(canonical_domain(d) in CATALOG_DOMAINS for d in targets):
         from toolkit.onnx_bridge.catalog import onnx_unchecked_attributes
@@ -384,7 +355,6 @@ def convert_file(
 __all__ = [
     "ConversionError",
     "ConversionResult",
-    "MutableMapping",
     "check_targets",
     "convert_file",
     "convert_model",

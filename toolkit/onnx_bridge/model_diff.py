@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolkit.model import semver
-from toolkit.onnx_bridge.check_model import type_string
+from toolkit.model.rules import CATALOG, Rule, register
+from toolkit.onnx_bridge.check.types import type_string
 
 
 class Bump(enum.IntEnum):
@@ -30,6 +31,66 @@ class Bump(enum.IntEnum):
     @property
     def label(self) -> str:
         return self.name
+
+
+# The rules of `opset model-diff` (family "mdiff"): a signature change's rule says the bump it
+# needs (the rule's category), as the table of the model-diff section shows.
+_MAJOR, _MINOR, _PATCH = "MAJOR", "MINOR", "PATCH"
+
+
+def _change(rule_id: str, bump: str, summary: str, doc: str) -> Rule:
+    severity = "warning" if bump == _MAJOR else "info"
+    return register(rule_id, "mdiff", severity, summary, category=bump, anchor="model-diff", doc=doc)
+
+
+MDIFF_RULES: tuple[Rule, ...] = (
+    _change("MDIFF-TYPE-CHANGED", _MAJOR, "An input or output changed to an incompatible type.",
+            "**Why:** callers feed (or read) values of the old type; a runtime rejects them.\n\n"
+            "**Example:** input `x`: `tensor(int32)` -> `tensor(string)`."),
+    _change("MDIFF-INPUT-ADDED", _MAJOR, "A new input has no default (no initializer of its name).",
+            "**Why:** callers of the old model do not feed it, and nothing else gives it a value.\n\n"
+            "**Fix:** give it an initializer as default (a MINOR change), or bump MAJOR."),
+    _change("MDIFF-INPUT-REMOVED", _MAJOR, "An input without a default was removed.",
+            "**Why:** callers that still feed it fail (an unknown input name is an error)."),
+    _change("MDIFF-INPUT-DEFAULT-REMOVED", _MAJOR, "An input lost its initializer default.",
+            "**Why:** callers that relied on the default now leave a required input unfed."),
+    _change("MDIFF-OUTPUT-REMOVED", _MAJOR, "An output was removed.",
+            "**Why:** callers that read it fail."),
+    _change("MDIFF-SHAPE-CHANGED", _MAJOR, "An input or output changed its rank or a fixed dimension incompatibly.",
+            "**Why:** an input that accepts fewer shapes rejects callers' values; an output that "
+            "promises less breaks callers that rely on its shape.\n\n"
+            "**Example:** output `y`: shape `[1, 3]` -> `[1, 4]`."),
+    _change("MDIFF-TYPE-WIDENED", _MINOR, "An input or output type widened (every old value is a new value).",
+            "**Why:** callers' old values are still accepted exactly (`int32 -> int64`, "
+            "`float16 -> float`); new callers may rely on the wider type."),
+    _change("MDIFF-INPUT-ADDED-DEFAULT", _MINOR, "A new input has an initializer default.",
+            "**Why:** old callers keep working (the default feeds it); new callers may set it."),
+    _change("MDIFF-INPUT-DEFAULT-ADDED", _MINOR, "An input gained an initializer default.",
+            "**Why:** callers may now leave it out; old callers keep working."),
+    _change("MDIFF-OUTPUT-ADDED", _MINOR, "A new output.",
+            "**Why:** old callers ignore it; new callers may read it."),
+    _change("MDIFF-SHAPE-RELAXED", _MINOR,
+            "An input accepts more shapes, or an output promises a fixed shape where it did not.",
+            "**Why:** every old call still works (free dimensions on inputs, fixed ones on outputs)."),
+    _change("MDIFF-BODY-CHANGED", _PATCH, "The graph changed behind an unchanged signature.",
+            "**Why:** callers see no interface change, but results may differ: a PATCH bump."),
+)
+
+register(
+    "MDIFF-VERSION", "mdiff", "error",
+    "NEW's model_version does not make the bump the signature changes require.",
+    name="model version bump too small",
+    anchor="model-diff",
+    hint="raise NEW's model_version by at least the required bump (`opset semver` packs SemVer)",
+    doc="""\
+**Why:** consumers decide by `model_version` whether a new model can replace the old one; a bump
+smaller than the changes need (or a version going backwards, or a switch from SemVer to a simple
+number) tells them a breaking model is safe.
+
+**Before:** OLD `1.0.0`, NEW `1.1.0`, and an input type changed (MAJOR).
+
+**After:** NEW `2.0.0`.""",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +160,8 @@ def diff_models(old: Any, new: Any, *, old_name: str = "OLD", new_name: str = "N
     old_out, new_out = _signature(old.graph.output), _signature(new.graph.output)
 
     def add(rule: str, bump: Bump, message: str) -> None:
+        known = CATALOG.get(rule)
+        assert known is not None and known.category == bump.label, rule  # the rule says its bump
         report.changes.append(SignatureChange(rule, bump, message))
 
     for name in sorted(set(new_in) - set(old_in)):

@@ -10,7 +10,6 @@ import os
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from toolkit.adapters import (
     inverse_steps,
@@ -19,6 +18,7 @@ from toolkit.load.build import build_adapter
 from toolkit.load.schema import validate_document
 from toolkit.load.yamlsrc import MarkedDict, YamlProblem, location_of, read_yaml
 from toolkit.model.diagnostics import Diagnostic, Severity, SpecError
+from toolkit.model.rules import register
 from toolkit.model.spec import (
     Adapter,
     AdapterStep,
@@ -31,12 +31,26 @@ from toolkit.model.spec import (
 )
 from toolkit.registry.core import Registry
 
-if TYPE_CHECKING:
-    pass
-
 OVERLAY_DIR = Path(__file__).resolve().parent.parent / "data" / "onnx_adapters"
 OVERLAY_SCHEMA = "adapter_overlay"  # schemas/adapter_overlay.schema.json
 CATALOG_DOMAINS = frozenset({"", "ai.onnx.ml", "ai.onnx.preview", "ai.onnx.preview.training"})
+
+register(
+    "ADAPTER-OVERLAY", "adapter", "error",
+    "An adapter overlay file gives an operator version two adapters, or names one the onnx catalog "
+    "does not have (or the operator's first version).",
+    name="bad adapter overlay entry",
+    hint="list each operator version of the catalog once, in one group",
+    doc="""\
+**Why:** the overlay (`toolkit/data/onnx_adapters/*.yaml`) attaches adapters to the onnx
+catalog's operator versions, which cannot carry them in their specs; an entry that matches no
+version (or a first version, which has nothing to adapt from) would be silently unused, and two
+adapters for one version leave `opset convert` without a rule to pick one.
+
+**Before:** `versions: [Relu:13, Relu:13]`, or `Relu:15` (no such version).
+
+**After:** `versions: [Relu:13]`.""",
+)
 
 
 # -- the adapter overlay ------------------------------------------------------------------------
@@ -201,8 +215,4 @@ def _overlay_problems(fact: Adapter, old: OpSchema, new: OpSchema) -> Iterator[D
     moves = [(step, old, new) for step in fact.upgrade] + [(step, new, old) for step in fact.downgrade or ()]
     for step, source, target in moves:
         yield from (d for d in check_step(step, source, target) if d.severity is Severity.ERROR)
-
-
-# -- conversion --------------------------------------------------------------------------------
-
 

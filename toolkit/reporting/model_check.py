@@ -10,8 +10,8 @@ import os
 from collections.abc import Iterable
 
 from toolkit.model.diagnostics import Severity, UsageError
-from toolkit.model.rules import DOCS_URL
-from toolkit.onnx_bridge.check_model import _RULE_LIST, CheckResult, ModelFinding, Rule
+from toolkit.model.rules import CATALOG, DOCS_URL, Rule
+from toolkit.onnx_bridge.check import MODEL_RULES, CheckResult, ModelFinding
 from toolkit.reporting.common import (
     dump_json,
     github_annotation,
@@ -24,21 +24,35 @@ from toolkit.reporting.common import (
 
 
 def render_rules_section() -> str:
-    """The "Rules" section of docs/guide/model-tools.md: a table, then one heading per rule
-    (its anchor, the lower-cased id, is what `Rule.help_uri` links to)."""
+    """The "Rules" section of docs/guide/model-tools.md, from the unified catalog: a table of the
+    MODEL-* rules, one heading per rule (its anchor, the lower-cased id, is what `Rule.help_uri`
+    links to), then a table of the rules of compat and model-diff, documented in their sections."""
     lines = [
         "### Rules",
         "",
         "| Id | Severity | Meaning |",
         "| --- | --- | --- |",
     ]
-    lines += [f"| [`{r.id}`](#{r.id.lower()}) | {r.severity.value} | {r.name} |" for r in _RULE_LIST]
-    for rule in _RULE_LIST:
+    lines += [f"| [`{r.id}`](#{r.id.lower()}) | {r.severity.value} | {r.name} |" for r in MODEL_RULES]
+    for rule in MODEL_RULES:
         fix = f" **Fix:** {rule.hint}." if rule.hint else ""
-        lines += ["", f"#### {rule.id}", "", f"*{rule.severity.value}* — {rule.name}. {rule.doc}{fix}"]
+        lines += ["", f"#### {rule.id}", "", f"*{rule.severity.value}* — {rule.name}. {rule.summary}{fix}"]
+        if rule.doc:
+            lines += ["", rule.doc]
+    # Importing the emitting modules registers their rules (not needed to report model findings).
+    import toolkit.onnx_bridge.compat_model
+    import toolkit.onnx_bridge.model_diff  # noqa: F401
+
+    others = [rule for family in ("compat", "runtime", "mdiff") for rule in CATALOG.family(family)]
+    lines += [
+        "",
+        "#### Rules of compat and model-diff",
+        "",
+        "| Id | Severity | Meaning |",
+        "| --- | --- | --- |",
+    ]
+    lines += [f"| [`{r.id}`](#{r.anchor or r.id.lower()}) | {r.severity.value} | {r.summary} |" for r in others]
     return "\n".join(lines) + "\n"
-
-
 
 
 FORMATS = ("text", "json", "github", "sarif")
@@ -61,7 +75,7 @@ def render(results: Iterable[CheckResult], fmt: str) -> str:
     if fmt == "github":
         return render_github([(r.model, r.findings) for r in items])
     if fmt == "sarif":
-        return render_sarif([(r.model, r.findings) for r in items], _RULE_LIST)
+        return render_sarif([(r.model, r.findings) for r in items], MODEL_RULES)
     raise UsageError(f"unknown format '{fmt}' ({', '.join(FORMATS)})")
 
 
@@ -121,8 +135,8 @@ def render_sarif(results: ModelFindings, rules: Iterable[Rule]) -> str:
             rule.id,
             name=rule.name,
             summary=rule.name,
-            full=rule.doc,
-            help_text=rule.doc + (f" Fix: {rule.hint}." if rule.hint else ""),
+            full=rule.summary,
+            help_text=rule.summary + (f" Fix: {rule.hint}." if rule.hint else ""),
             help_uri=rule.help_uri,
             severity=rule.severity,
         )

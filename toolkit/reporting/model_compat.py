@@ -4,8 +4,8 @@ check-model reporters (a compat finding is located like a model finding)."""
 from __future__ import annotations
 
 from toolkit.model.diagnostics import Severity
-from toolkit.onnx_bridge.check_model import ModelFinding
-from toolkit.onnx_bridge.compat_model import RULES, CompatFinding, CompatReport
+from toolkit.onnx_bridge.check import ModelFinding
+from toolkit.onnx_bridge.compat_model import COMPAT_RULES, CompatFinding, CompatReport
 from toolkit.reporting.common import dump_json, json_envelope
 from toolkit.reporting.model_check import render_github, render_sarif
 
@@ -26,7 +26,7 @@ def render(report: CompatReport, fmt: str) -> str:
         ))
     if fmt in ("github", "sarif"):
         located = [(report.model, [_model_finding(f) for f in report.findings])]
-        return render_github(located) if fmt == "github" else render_sarif(located, RULES)
+        return render_github(located) if fmt == "github" else render_sarif(located, COMPAT_RULES)
     lines = [f"{report.model}:{f.path}: error[{f.rule}]: {f.message}" for f in report.findings]
     verdict = "can run" if report.compatible else f"cannot run ({len(report.findings)} finding(s))"
     lines.append(f"{report.model}: {report.nodes} node(s); {verdict} on runtime {report.runtime}")

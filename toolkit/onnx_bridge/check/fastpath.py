@@ -1,0 +1,191 @@
+"""check-model's fast path: pass a node that certainly has no findings without building its
+path, messages or finding lists.
+
+Most nodes of a real model are clean. `clean(node, fast, types)` reads each protobuf field of
+the node once against a schema's facts compiled into plain ints, names and frozensets
+(`FastSchema`), and answers DIRTY as soon as anything might be reported; the reporting checker
+(`checker.py`) then checks that node the plain way and reports what is wrong. So the fast path
+may be conservative (DIRTY for a node the checker passes costs time, not correctness) but must
+never call a node clean that the checker would report: tests/test_check_fastpath.py checks
+that, and that findings are the same with and without the fast path, on random and real models.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Container, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolkit.model.spec import FormalParameter, OpSchema, ParamOption, canonical_domain
+from toolkit.onnx_bridge.check.schema_facts import PerRegistry, SchemaFacts
+from toolkit.onnx_bridge.check.types import VALUE_FIELDS
+from toolkit.onnx_bridge.graph import GRAPH_ATTR, GRAPHS_ATTR
+from toolkit.registry.core import Registry
+
+_Slot = tuple[str, frozenset[str], bool]  # per input/output position: type parameter, allowed types, homogeneous
+
+
+@dataclass(frozen=True, slots=True)
+class FastSchema:
+    """A schema's facts in the shape `clean` reads them."""
+
+    min_in: int
+    max_in: int
+    min_out: int
+    max_out: int
+    single_in: tuple[int, ...]  # positions of inputs that may not be empty
+    single_out: tuple[int, ...]
+    attr_types: Mapping[str, int]  # attribute name -> AttributeProto type number
+    required_attrs: tuple[str, ...]
+    unchecked: bool  # the schema accepts undeclared attributes
+    in_slots: tuple[_Slot, ...]
+    out_slots: tuple[_Slot, ...]
+    # (input types, output types) already found to pass the type check: the check is a function
+    # of the declared types per position alone (when no name is empty), and few combinations occur
+    typings: set[tuple[tuple[str | None, ...], tuple[str | None, ...]]] = field(default_factory=set)
+
+
+def compile_schema(schema: OpSchema, facts: SchemaFacts, unchecked: bool) -> FastSchema:
+    def singles(params: tuple[FormalParameter, ...]) -> tuple[int, ...]:
+        return tuple(i for i, p in enumerate(params) if p.option is ParamOption.SINGLE)
+
+    def slots(params: tuple[FormalParameter, ...]) -> tuple[_Slot, ...]:
+        return tuple((p.type_str, facts.allowed[p.type_str], p.homogeneous) for p in params)
+
+    min_in, max_in, min_out, max_out = facts.arity
+    return FastSchema(
+        min_in, max_in, min_out, max_out, singles(schema.inputs), singles(schema.outputs),
+        {name: spec.type.proto_number for name, spec in facts.attributes.items()},
+        tuple(spec.name for spec in facts.required), unchecked,
+        slots(schema.inputs), slots(schema.outputs),
+    )
+
+
+# (schema id, accepts undeclared attributes) -> FastSchema, per registry
+FAST: PerRegistry[dict[tuple[str, bool], FastSchema]] = PerRegistry(dict)
+
+
+def plan(
+    registry: Registry,
+    functions: Container[tuple[str, str]],
+    imports: Mapping[str, int],
+    raw_domain: str,
+    op_type: str,
+    unchecked_attributes: Container[str],
+    facts_of: Callable[[OpSchema], SchemaFacts],
+    cache: dict[tuple[str, bool], FastSchema],
+) -> FastSchema | None:
+    """What `clean` checks nodes (raw_domain, op_type) of a scope importing `imports` against;
+    None when such nodes always take the reporting path (function calls, domains not imported or
+    without specs, operators not resolving, deprecated or experimental: each has a finding or
+    needs the checker's per-domain bookkeeping)."""
+    if (raw_domain, op_type) in functions:
+        return None
+    domain = canonical_domain(raw_domain)
+    if domain not in imports or not registry.has_domain(domain):
+        return None
+    schema = registry.find_schema(op_type, imports[domain], domain)
+    if schema is None or schema.deprecated or schema.experimental:
+        return None
+    schema_id = schema.id
+    unchecked = schema_id in unchecked_attributes
+    found = cache.get((schema_id, unchecked))
+    if found is None:
+        found = cache[schema_id, unchecked] = compile_schema(schema, facts_of(schema), unchecked)
+    return found
+
+
+DIRTY = -1  # `clean`: the node may have findings, take the reporting path
+
+
+def clean(node: Any, fast: FastSchema, types: Callable[[str], str | None] | None) -> int:
+    """DIRTY unless `node` certainly passes every check the reporting checker makes against the
+    schema of `fast` (then 1 when it holds graph attributes, else 0). `types` looks up declared
+    value types; None in a function body, where types are not checked."""
+    inputs = node.input[:]
+    outputs = node.output[:]
+    # A node whose value names are all present passes the count and type checks exactly when an
+    # earlier one with the same declared types per position (hence the same counts) did.
+    typing = None
+    if types is not None and "" not in inputs and "" not in outputs:
+        typing = (tuple(map(types, inputs)), tuple(map(types, outputs)))
+    if typing is None or typing not in fast.typings:
+        if not _clean_values(inputs, outputs, fast):
+            return DIRTY
+        if types is not None and not _clean_types(inputs, outputs, fast, types):
+            return DIRTY
+        if typing is not None:
+            fast.typings.add(typing)
+    graphs = 0
+    attrs = node.attribute
+    if attrs:
+        attr_types = fast.attr_types
+        seen: set[str] = set()
+        for attr in attrs[:]:  # a list iterates faster than the repeated field
+            name = attr.name
+            kind = attr.type
+            if kind in (GRAPH_ATTR, GRAPHS_ATTR):
+                graphs = 1
+            if name in seen:
+                return DIRTY
+            seen.add(name)
+            if name.startswith("__"):
+                continue
+            expected = attr_types.get(name)
+            if expected is None:
+                if fast.unchecked:
+                    continue
+                return DIRTY
+            if kind != expected:
+                return DIRTY
+            value_field = VALUE_FIELDS.get(kind)
+            if value_field and not attr.HasField(value_field) and not attr.ref_attr_name:
+                return DIRTY
+        for name in fast.required_attrs:
+            if name not in seen:
+                return DIRTY
+    elif fast.required_attrs:
+        return DIRTY
+    return graphs
+
+
+def _clean_values(inputs: list[str], outputs: list[str], fast: FastSchema) -> bool:
+    """Whether the node's input and output names pass the checker's count and empty-name checks."""
+    count = len(inputs)
+    if not fast.min_in <= count <= fast.max_in:
+        return False
+    if "" in inputs:
+        for position in fast.single_in:
+            if position < count and not inputs[position]:
+                return False
+    count = len(outputs)
+    if not fast.min_out <= count <= fast.max_out:
+        return False
+    if "" in outputs:
+        for position in fast.single_out:
+            if position < count and not outputs[position]:
+                return False
+    return True
+
+
+def _clean_types(
+    inputs: list[str], outputs: list[str], fast: FastSchema, types: Callable[[str], str | None]
+) -> bool:
+    """Whether the declared types of the node's values pass the checker's type checks."""
+    bound: dict[str, str] = {}
+    for names, slots in ((inputs, fast.in_slots), (outputs, fast.out_slots)):
+        if not slots:
+            continue
+        last = len(slots) - 1
+        for position, name in enumerate(names):
+            if not name:
+                continue
+            actual = types(name)
+            if actual is None:
+                continue
+            param, allowed, homogeneous = slots[position if position < last else last]
+            if allowed and actual not in allowed:
+                return False
+            if homogeneous and bound.setdefault(param, actual) != actual:
+                return False
+    return True

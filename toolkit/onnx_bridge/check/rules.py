@@ -1,0 +1,225 @@
+"""The MODEL-* rules of `opset check-model` (family "model" of the unified catalog).
+
+`MODEL_RULES` keeps the order the docs' Rules section and SARIF's rule list show them in:
+scope and resolution first, then the node checks in the order a node is checked.
+"""
+
+from __future__ import annotations
+
+from toolkit.model.rules import Rule, register
+
+FAMILY = "model"
+
+MODEL_RULES: tuple[Rule, ...] = (
+    register(
+        "MODEL-DOMAIN-NOT-IMPORTED", FAMILY, "error",
+        "A node uses a domain that the model (or its function) does not list in opset_import.",
+        name="domain not imported",
+        hint="add an opset_import entry for the domain",
+        doc="""\
+**Why:** an operator is resolved by the opset version its domain is imported at; without an
+import the node means nothing to a runtime.
+
+**Before:** a `com.acme.Normalize` node, `opset_import` lists only `ai.onnx`.
+
+**After:** `opset_import` also lists `com.acme` at the opset version the model was built for.""",
+    ),
+    register(
+        "MODEL-DOMAIN-UNKNOWN", FAMILY, "warning",
+        "The model imports a domain that neither the onnx catalog nor the given specs define; "
+        "its nodes cannot be checked.",
+        name="domain without specs",
+        hint="pass the domain's spec folder with --specs",
+        doc="""\
+**Why:** check-model checks a node against the schemas of its domain; a domain with no specs
+leaves its nodes unchecked (reported once per domain, at its first node).
+
+**Fix:** give the domain's spec folder with `--specs`.""",
+    ),
+    register(
+        "MODEL-OPSET-UNKNOWN", FAMILY, "warning",
+        "The model imports an opset version newer than the newest version the specs define.",
+        name="opset version not defined",
+        hint="use a released opset version or update the specs",
+        doc="""\
+**Why:** operators resolve to the newest version at or below the imported opset; past the newest
+defined opset the specs cannot say what is in effect, so the checks may miss changes.
+
+**Fix:** import a defined opset version, or check against newer specs.""",
+    ),
+    register(
+        "MODEL-OP-UNKNOWN", FAMILY, "error",
+        "The operator does not exist in the node's domain.",
+        name="operator unknown",
+        hint="check the op_type spelling and domain",
+        doc="""\
+**Why:** no version of the operator exists in the domain at any opset, so no runtime of the domain
+can run the node.
+
+**Before:** `op_type: "Reul"`. **After:** `op_type: "Relu"`.""",
+    ),
+    register(
+        "MODEL-OP-NOT-IN-OPSET", FAMILY, "error",
+        "The operator exists, but its first version is newer than the opset version the model imports.",
+        name="operator not in the imported opset",
+        hint="import a newer opset version of the domain (opset convert)",
+        doc="""\
+**Why:** resolution finds no version with since_version at or below the imported opset; a
+runtime of that opset does not have the operator.
+
+**Before:** a `Gelu` node in a model importing `ai.onnx` 18 (Gelu appears in 20).
+
+**After:** import `ai.onnx` 20 (`opset convert --to ai.onnx=20`).""",
+    ),
+    register(
+        "MODEL-OP-REMOVED", FAMILY, "error",
+        "The operator was removed at or before the opset version the model imports.",
+        name="operator removed",
+        hint="use the replacement operator, or import an older opset version",
+        doc="""\
+**Why:** from its `removed_in` opset on an operator resolves to nothing, even though older
+versions exist.
+
+**Fix:** replace the node by the operator the specs name as replacement, or import an opset
+version before the removal.""",
+    ),
+    register(
+        "MODEL-OP-DEPRECATED", FAMILY, "warning",
+        "The operator version in effect is deprecated.",
+        name="operator deprecated",
+        hint="move to the replacement operator",
+        doc="""\
+**Why:** a deprecated operator version still runs, but runtimes may drop it and later opsets
+remove it.
+
+**Fix:** use the operator its documentation names as replacement.""",
+    ),
+    register(
+        "MODEL-OP-EXPERIMENTAL", FAMILY, "info",
+        "The operator version in effect is experimental and may change without a version bump.",
+        name="experimental operator",
+        doc="""\
+**Why:** an experimental operator's signature is not covered by the versioning rules; a model
+using it may stop working on a newer runtime without any opset change.""",
+    ),
+    register(
+        "MODEL-INPUT-COUNT", FAMILY, "error",
+        "The node has fewer inputs than the schema requires or more than it allows.",
+        name="wrong number of inputs",
+        hint="trailing optional inputs may be omitted; skipped ones in the middle are empty names",
+        doc="""\
+**Why:** inputs are positional; a runtime binds them to the formal parameters of the operator
+version in effect.
+
+**Before:** `Flatten(x, x)` (Flatten takes one input). **After:** `Flatten(x)`.""",
+    ),
+    register(
+        "MODEL-OUTPUT-COUNT", FAMILY, "error",
+        "The node has fewer outputs than the schema requires or more than it allows.",
+        name="wrong number of outputs",
+        doc="""\
+**Why:** outputs are positional like inputs; an output the operator does not produce is never
+computed.
+
+**Before:** `Flatten(x) -> (y, z)`. **After:** `Flatten(x) -> y`.""",
+    ),
+    register(
+        "MODEL-INPUT-EMPTY", FAMILY, "error",
+        "An empty input name (a skipped input) is only allowed for an optional input.",
+        name="required input skipped",
+        doc="""\
+**Why:** an empty name marks an optional input as absent; a required one must be fed.
+
+**Before:** `Gemm(a, "", c)` (B is required). **After:** `Gemm(a, b, c)`.""",
+    ),
+    register(
+        "MODEL-OUTPUT-EMPTY", FAMILY, "error",
+        "An empty output name is only allowed for an optional output.",
+        name="required output skipped",
+        doc="""\
+**Why:** an empty output name says the output is not wanted, which only an optional output
+allows.""",
+    ),
+    register(
+        "MODEL-ATTR-UNKNOWN", FAMILY, "error",
+        "The node sets an attribute the operator version does not declare.",
+        name="unknown attribute",
+        hint="remove it, or use the operator version that declares it",
+        doc="""\
+**Why:** attributes belong to an operator version; a runtime rejects (or silently ignores) one the
+version in effect does not declare. Names starting with `__` are implementation details and
+are not checked.
+
+**Before:** `Relu(x, alpha=1.0)` (Relu has no attributes; LeakyRelu has `alpha`).
+
+**After:** `LeakyRelu(x, alpha=1.0)`, or `Relu(x)`.""",
+    ),
+    register(
+        "MODEL-ATTR-TYPE", FAMILY, "error",
+        "The attribute's AttributeProto.type differs from the type the schema declares.",
+        name="attribute type mismatch",
+        doc="""\
+**Why:** a runtime reads an attribute by its declared type; an `int` where a `float` is declared
+is not converted.
+
+**Before:** `Flatten(x, axis=1.0)`. **After:** `Flatten(x, axis=1)`.""",
+    ),
+    register(
+        "MODEL-ATTR-REQUIRED", FAMILY, "error",
+        "The schema declares the attribute required and the node does not set it.",
+        name="required attribute missing",
+        doc="""\
+**Why:** a required attribute has no default; the operator cannot run without it.
+
+**Before:** `Cast(x)`. **After:** `Cast(x, to=FLOAT)`.""",
+    ),
+    register(
+        "MODEL-ATTR-DUPLICATE", FAMILY, "error",
+        "The node sets the same attribute name more than once.",
+        name="attribute set twice",
+        doc="""\
+**Why:** which of the two values a runtime takes is not defined.
+
+**Fix:** keep one of the two attributes.""",
+    ),
+    register(
+        "MODEL-ATTR-VALUE-MISSING", FAMILY, "error",
+        "A tensor, graph, sparse-tensor or type attribute declares its type but carries no value.",
+        name="attribute without value",
+        doc="""\
+**Why:** the attribute's type says which field holds its value; when that field is not set the
+attribute has no value at all (a reference to a function attribute, `ref_attr_name`, is fine).""",
+    ),
+    register(
+        "MODEL-TYPE-NOT-ALLOWED", FAMILY, "error",
+        "A value's declared type is not in the type constraint of the input or output it feeds.",
+        name="type not allowed",
+        doc="""\
+**Why:** an operator version supports exactly the types of its type constraints; a runtime has
+no kernel for another.
+
+**Before:** `Add(a, b)` with `a`, `b` declared `tensor(string)`.
+
+**After:** cast to a numeric type first, or use an operator that takes strings.""",
+    ),
+    register(
+        "MODEL-TYPE-INCONSISTENT", FAMILY, "error",
+        "Homogeneous parameters sharing a type parameter carry different declared types.",
+        name="type parameter bound twice",
+        doc="""\
+**Why:** parameters sharing a type parameter (`T`) take one type per node.
+
+**Before:** `Add(a, b)` with `a: tensor(float)`, `b: tensor(double)`.
+
+**After:** cast one of them so both are `tensor(float)`.""",
+    ),
+    register(
+        "MODEL-FUNCTION-CALL", FAMILY, "error",
+        "A node calling a model-local function passes more inputs or outputs than it declares, "
+        "or an attribute it does not declare.",
+        name="bad call of a model-local function",
+        doc="""\
+**Why:** a call binds its inputs, outputs and attributes to the function's declared ones;
+anything beyond them has nothing to bind to.""",
+    ),
+)

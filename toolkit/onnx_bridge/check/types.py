@@ -1,0 +1,94 @@
+"""Canonical type strings (`tensor(float)`, `seq(tensor(int64))`) of the values of an ONNX model,
+and where an attribute keeps its value."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from toolkit.model.types import ELEMENT_TYPE_NUMBERS, TypeStringError, canonical_type
+
+if TYPE_CHECKING:
+    import onnx
+
+
+# AttributeProto type -> the field holding the value, for the types whose value is a message
+VALUE_FIELDS = {4: "t", 5: "g", 11: "sparse_tensor", 13: "tp"}
+
+_ELEMENT_NAMES = {number: name for name, number in ELEMENT_TYPE_NUMBERS.items()}
+
+
+def type_string(proto: onnx.TypeProto) -> str | None:
+    """Canonical type string of a TypeProto, None when (partly) unknown."""
+    # The common case, a tensor, by one lookup: a nonzero elem_type means tensor_type is the
+    # oneof member set (an unset member reads as its default, elem_type 0).
+    elem_type = proto.tensor_type.elem_type
+    if elem_type:
+        try:
+            return _TENSOR_TYPES[elem_type]
+        except KeyError:
+            found = _TENSOR_TYPES[elem_type] = _canonical(_raw_type(proto))
+            return found
+    return _canonical(_raw_type(proto))
+
+
+_CANONICAL: dict[str, str | None] = {}  # raw type string -> canonical (parsing is the slow part)
+_TENSOR_TYPES: dict[int, str | None] = {}  # TensorProto data type -> canonical tensor type
+
+
+def _canonical(text: str | None) -> str | None:
+    if text is None:
+        return None
+    try:
+        return _CANONICAL[text]
+    except KeyError:
+        pass
+    try:
+        found: str | None = canonical_type(text)
+    except TypeStringError:
+        found = None
+    _CANONICAL[text] = found
+    return found
+
+
+def _raw_type(proto: Any) -> str | None:
+    kind = proto.WhichOneof("value")
+    if kind == "tensor_type" or kind == "sparse_tensor_type":
+        elem = _ELEMENT_NAMES.get(getattr(proto, kind).elem_type)
+        prefix = "tensor" if kind == "tensor_type" else "sparse_tensor"
+        return f"{prefix}({elem})" if elem else None
+    if kind == "sequence_type":
+        inner = _raw_type(proto.sequence_type.elem_type)
+        return f"seq({inner})" if inner else None
+    if kind == "optional_type":
+        inner = _raw_type(proto.optional_type.elem_type)
+        return f"optional({inner})" if inner else None
+    if kind == "map_type":
+        key = _ELEMENT_NAMES.get(proto.map_type.key_type)
+        value = _raw_type(proto.map_type.value_type)
+        return f"map({key}, {value})" if key and value else None
+    return None
+
+
+def type_string_of_tensor(elem: str) -> str:
+    """canonical_type(f"tensor({elem})"), memoised (raises TypeStringError like it)."""
+    text = f"tensor({elem})"
+    found = _CANONICAL.get(text)
+    if found is None:
+        found = _CANONICAL[text] = canonical_type(text)
+    return found
+
+
+def declared_types(graph: Any) -> dict[str, str | None]:
+    """Names -> declared type in one graph scope; declarations win over initializers."""
+    types: dict[str, str | None] = {}
+    for init in graph.initializer:
+        elem = _ELEMENT_NAMES.get(init.data_type)
+        types[init.name] = type_string_of_tensor(elem) if elem else None
+    for info in (*graph.value_info, *graph.output, *graph.input):
+        declared = type_string(info.type)
+        if declared is None and not info.HasField("type"):
+            continue  # only a declared type, even an unknown one, hides an initializer's
+        name = info.name
+        if declared is not None or name not in types:
+            types[name] = declared
+    return types
