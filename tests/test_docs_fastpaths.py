@@ -1,8 +1,10 @@
-"""The docs generator's fast paths give the bytes of the straightforward code they replace.
+"""The docs fast paths give the results of the straightforward code they stand in for.
 
-Each optimisation is checked against a plain reference implementation (kept here, not in the
-toolkit): the compiled-template cache, the level-independent sanitising scan, the dedent without
-textwrap, the fence search in `tidy`, and the Python-built version bodies.
+Each optimisation is checked against a plain implementation: the dedent without textwrap, the
+fence search in `tidy` (references kept here), the parser-free shortcut for plain doc text
+(`toolkit.checks.markdown_fast`), the level shortcut of `sanitize`, and the shared version bodies
+and the paused collector of `toolkit.generate.docs.fast`. Random Markdown-like text also checks
+that the repair leaves nothing for the analysis to report.
 """
 
 from __future__ import annotations
@@ -16,19 +18,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolkit.generate import docs_markdown
-from toolkit.generate.docs_markdown import body_parts, render_docs, tidy, version_body
-from toolkit.generate.mdsafe import (
-    FENCE_OPEN,
-    HEADING,
-    LIST_ITEM,
-    Issue,
-    SafeMarkdown,
-    _closes,
-    _escape_html,
-    normalize,
-    sanitize,
-)
+from toolkit.checks.markdown import analyse, analyse_lines
+from toolkit.checks.markdown_fast import may_need_repair
+from toolkit.generate.docs import fast, pages, render_docs
+from toolkit.generate.docs.markdown import tidy
+from toolkit.generate.docs.views import body_parts, version_body
+from toolkit.generate.mdsafe import SafeMarkdown, demote, normalize, repaired, sanitize
 
 # --------------------------------------------------------------------------- references
 
@@ -58,58 +53,16 @@ def reference_tidy(text: str) -> str:
 
 
 def reference_sanitize(text: str, min_heading: int) -> SafeMarkdown:
-    """The one-pass sanitiser the level-independent scan replaced (headings demoted inline)."""
-    lines = reference_normalize(text).split("\n") if text.strip() else []
-    out: list[str] = []
-    issues: list[Issue] = []
-    fence: tuple[str, int, int] | None = None
-    code_block = False
-    previous_blank = True
-    in_list = False
-    for number, line in enumerate(lines, start=1):
-        if fence is not None:
-            out.append(line)
-            if _closes(line, fence):
-                fence = None
-            continue
-        opening = FENCE_OPEN.match(line)
-        if opening and not (opening.group(2)[0] == "`" and "`" in opening.group(3)):
-            fence = (opening.group(2)[0], len(opening.group(2)), number)
-            out.append(line)
-            previous_blank = False
-            continue
-        blank = not line.strip()
-        indented = line.startswith("    ")
-        code_block = indented and (code_block or (previous_blank and not in_list)) and not blank
-        if code_block:
-            out.append(line)
-            previous_blank = False
-            continue
-        if not blank and not indented:
-            in_list = bool(LIST_ITEM.match(line)) or (in_list and not previous_blank)
-        heading = HEADING.match(line)
-        if heading and len(heading.group(2)) < min_heading:
-            issues.append(Issue("DOC-HEADING", number, f"heading demoted to level {min_heading}"))
-            line = f"{heading.group(1)}{'#' * min_heading}{heading.group(3)}"
-        escaped, count = _escape_html(line)
-        if count:
-            issues.append(Issue("DOC-HTML", number, "raw HTML escaped"))
-        out.append(escaped)
-        previous_blank = blank
-    if fence is not None:
-        char, length, opened = fence
-        out.append(char * length)
-        issues.append(
-            Issue("DOC-FENCE", opened, "code fence opened here was never closed; closed at the end")
-        )
-    return SafeMarkdown("\n".join(out), tuple(issues))
+    """`sanitize` without its shortcuts: always parsed, always demoted."""
+    return demote(repaired(text), min_heading)
 
 
 PIECES = st.sampled_from(
     [
         "\n", "\n\n\n", "    ", "  ", "\t", "\r\n", "\r", "\x0c", "# ", "## ", "### ", "####### ",
         "```", "~~~", "````py", "`", "``", "<b>", "</i>", "<https://x.y>", "<!-- c -->", "- ",
-        "1. ", "> ", "|", "text", " word ", "x<y",
+        "1. ", "> ", "|", "text", " word ", "x<y", "===", "---", "\\<", "<div>", "[a](<b c>)",
+        "<Scalar T [3]>", "&lt;",
     ]
 )  # fmt: skip
 MARKDOWNISH = st.lists(PIECES, max_size=30).map("".join)
@@ -131,9 +84,27 @@ def test_tidy_equals_the_regex_fence_scan(text: str) -> None:
 
 
 @settings(max_examples=500, deadline=None)
+@given(MARKDOWNISH)
+def test_text_the_prefilter_skips_needs_no_repair(text: str) -> None:
+    if not may_need_repair(text):
+        assert analyse(text).clean
+        assert sanitize(text, 1) == SafeMarkdown(normalize(text), ())
+
+
+@settings(max_examples=500, deadline=None)
 @given(MARKDOWNISH, st.integers(min_value=1, max_value=7))
-def test_sanitize_equals_the_one_pass_sanitiser(text: str, level: int) -> None:
-    assert sanitize(text, level) == reference_sanitize(text, level)
+def test_sanitize_equals_the_unshortened_repair(text: str, level: int) -> None:
+    expected = reference_sanitize(text, level) if text.strip() else SafeMarkdown("", ())
+    assert sanitize(text, level) == expected
+
+
+@settings(max_examples=500, deadline=None)
+@given(MARKDOWNISH, st.integers(min_value=1, max_value=6))
+def test_repaired_text_leaves_nothing_to_report(text: str, level: int) -> None:
+    safe = sanitize(text, level)
+    after = analyse_lines(tuple(safe.text.split("\n")) if safe.text else ())
+    assert not after.html and not after.open_fences and not after.tag_like
+    assert all(h.level >= level for h in after.headings)
 
 
 def test_sanitize_demotes_headings_per_level_and_reports_each() -> None:
@@ -169,38 +140,53 @@ def test_version_body_is_one_build_for_every_level(onnx_registry: Any) -> None:
             ]
 
 
-def test_template_cache_gives_the_same_pages(
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_shared_bodies_equal_the_plain_build(onnx_registry: Any, data: st.DataObject) -> None:
+    schemas = onnx_registry.all_schemas()
+    bodies = fast.Bodies()
+    for _ in range(5):
+        schema = data.draw(st.sampled_from(schemas))
+        level = data.draw(st.integers(min_value=1, max_value=6))
+        assert bodies(schema, level) == version_body(schema, level)
+
+
+def test_pages_with_shared_bodies_equal_the_plain_pages(shipped_registry: Any) -> None:
+    assert render_docs(shipped_registry, "opsets") == render_docs(
+        shipped_registry, "opsets", body=version_body
+    )
+
+
+def test_templates_are_compiled_in_memory_only(
     shipped_registry: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Compiled from source, loaded from the bytecode cache, or with an unusable cache folder:
-    the same pages."""
-    blocked = tmp_path / "not-a-folder"
-    blocked.write_text("")
-    runs = []
-    for cache in (tmp_path / "cache", tmp_path / "cache", blocked):
-        monkeypatch.setenv("OPSET_TOOLKIT_CACHE", str(cache))
-        docs_markdown.environment.cache_clear()
-        docs_markdown.compiled_template.cache_clear()
-        runs.append(render_docs(shipped_registry, "opsets"))
-    docs_markdown.environment.cache_clear()
-    docs_markdown.compiled_template.cache_clear()
-    assert runs[0] == runs[1] == runs[2]
-    assert any(p.name.startswith("__jinja2_") for p in (tmp_path / "cache").rglob("*"))
+    """No compiled template is written to (or read from) the cache folder."""
+    monkeypatch.setenv("OPSET_TOOLKIT_CACHE", str(tmp_path / "cache"))
+    pages.environment.cache_clear()
+    pages.compiled_template.cache_clear()
+    try:
+        first = render_docs(shipped_registry, "opsets")
+        assert pages.environment().bytecode_cache is None
+    finally:
+        pages.environment.cache_clear()
+        pages.compiled_template.cache_clear()
+    assert first == render_docs(shipped_registry, "opsets")
+    assert not list(tmp_path.rglob("*"))
 
 
 def test_gc_pause_restores_the_collector_state() -> None:
     import gc
 
     assert gc.isenabled()
-    with docs_markdown.gc_paused():
+    with fast.gc_paused():
         assert not gc.isenabled()
     assert gc.isenabled()
-    with pytest.raises(RuntimeError), docs_markdown.gc_paused():
+    with pytest.raises(RuntimeError), fast.gc_paused():
         raise RuntimeError("generator failed")
     assert gc.isenabled()
     gc.disable()
     try:
-        with docs_markdown.gc_paused():
+        with fast.gc_paused():
             pass
         assert not gc.isenabled()  # a caller's own pause is left alone
     finally:

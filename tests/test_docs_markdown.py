@@ -12,8 +12,8 @@ import pytest
 from toolkit import load_registry
 from toolkit.cli import build_parser
 from toolkit.generate import GenerateContext, get_generator
-from toolkit.generate.docs_markdown import render_docs
-from toolkit.generate.mdsafe import inline, lint_registry, sanitize
+from toolkit.generate.docs import render_docs
+from toolkit.generate.mdsafe import inline, sanitize
 from toolkit.generate.pipeline import generate
 from toolkit.model.changes import diff_schemas
 
@@ -223,7 +223,7 @@ def test_generated_pages_never_pass_bad_markup_through(tmp_path: Path) -> None:
         assert "| `X` | `tensor(float)` |  | a &lt;i>b&lt;/i> \\| c |" in page
         assert "this doc text was repaired for display" in page
         assert page.count("```") % 2 == 0
-    rules = sorted({(d.rule, d.location.file.endswith("Op.yaml")) for d in lint_registry(registry)})
+    rules = sorted({(d.rule, d.location.file.endswith("Op.yaml")) for d in registry.diagnostics})
     assert rules == [("DOC-FENCE", True), ("DOC-HTML", True)]
 
 
@@ -247,7 +247,7 @@ def _schema_keys(node: Any) -> set[str]:
 
 def test_dsl_reference_covers_every_schema_key(pages: dict[str, str]) -> None:
     text = pages["dsl.md"]
-    from toolkit.generate.docs_reference import SCHEMA_FILES
+    from toolkit.generate.docs.reference import SCHEMA_FILES
 
     for _prefix, name, _where in SCHEMA_FILES:
         schema_file = REPO / "schemas" / name

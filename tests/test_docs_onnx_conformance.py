@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from toolkit.generate.docs_markdown import render_docs
+from toolkit.generate.docs import render_docs
 
 pytest.importorskip("onnx")
 

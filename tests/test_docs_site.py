@@ -12,7 +12,7 @@ import pytest
 
 from toolkit import load_registry
 from toolkit.cli import build_parser
-from toolkit.generate.docs_markdown import render_docs
+from toolkit.generate.docs import render_docs
 
 REPO = Path(__file__).resolve().parent.parent
 # Guide pages other engineers own; the nav names them and guide/bc-gate.md links ci-gate.md.

@@ -1,4 +1,5 @@
-"""Load and check: the structural read of the load layer followed by every semantic spec rule.
+"""Load and check: the structural read of the load layer followed by every semantic spec rule
+and the doc checks (DOC-*).
 
 This is what every command that loads specs runs (`opset validate`, the registry, the gate's
 git-ref loader, `opset bump`, the release table).
@@ -10,6 +11,7 @@ import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from toolkit.checks.docs import check_docs
 from toolkit.checks.spec import check_specs
 from toolkit.load.loader import LoadResult, dedupe, read_specs
 from toolkit.model.diagnostics import sort_key
@@ -24,7 +26,7 @@ def load_specs(
     """Read every spec under `paths` and run the semantic checks over what could be built.
     Never raises for bad specs: problems are diagnostics (see `toolkit.load.loader.read_specs`)."""
     result = read_specs(paths, display=display, jobs=jobs)
-    checked = check_specs(result.specs)
+    checked = [*check_specs(result.specs), *check_docs(result.specs)]
     if checked:
         result.diagnostics = sorted(dedupe([*result.diagnostics, *checked]), key=sort_key)
     return result

@@ -53,7 +53,7 @@ def _python(registry: Registry, context: GenerateContext) -> dict[str, bytes]:
 
 
 def _docs(registry: Registry, context: GenerateContext) -> dict[str, bytes]:
-    from toolkit.generate.docs_markdown import generate
+    from toolkit.generate.docs import generate
 
     return generate(registry, context)
 

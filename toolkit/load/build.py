@@ -8,13 +8,12 @@ file placement) as located diagnostics. `build_adapter` is shared with the adapt
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from toolkit.load.yamlsrc import MarkedDict, MarkedList, Source
-from toolkit.model.diagnostics import Diagnostic, Severity
+from toolkit.model.diagnostics import Diagnostic
 from toolkit.model.spec import (
     DEFAULTABLE_ATTR_TYPES,
     Adapter,
@@ -38,9 +37,6 @@ from toolkit.model.spec import (
 )
 from toolkit.model.types import TypeStringError, canonical_type, looks_like_type_string
 
-RAW_HTML = re.compile(r"<(/?[A-Za-z][A-Za-z0-9-]*(\s[^<>]*)?/?|!--)>")
-CODE = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)
-
 
 class Builder:
     def __init__(self, diags: list[Diagnostic], broken_domain_folders: set[Path]) -> None:
@@ -52,36 +48,10 @@ class Builder:
 
     # -- domains ---------------------------------------------------------------------
 
-    def doc_markup(self, source: Source, node: Any, path: tuple[str | int, ...], silenced: frozenset[str]) -> None:
-        """Warn about raw HTML in any `doc` under `node` (IR.md allows Markdown only)."""
-        if isinstance(node, dict):
-            for key, value in node.items():
-                if key == "doc" and isinstance(value, str):
-                    match = RAW_HTML.search(CODE.sub("", value)) if "<" in value else None
-                    if match and "DOC-HTML" not in silenced:
-                        self.diags.append(
-                            Diagnostic(
-                                "DOC-HTML",
-                                f"doc contains raw HTML '{match.group(0)}'",
-                                source.loc(*path, key),
-                                "IR.md allows Markdown only: use Markdown syntax or put the markup in `code`",
-                                Severity.WARNING,
-                            )
-                        )
-                elif isinstance(value, (dict, list)):
-                    self.doc_markup(source, value, (*path, key), silenced)
-        elif isinstance(node, list):
-            for index, item in enumerate(node):
-                inner = silenced
-                if path == ("versions",) and isinstance(item, dict):
-                    inner = frozenset(item.get("suppress", ()))
-                self.doc_markup(source, item, (*path, index), inner)
-
     def domains(self, sources: list[Source]) -> dict[str, DomainSpec]:
         domains: dict[str, DomainSpec] = {}
         for source in sources:
             data = source.data
-            self.doc_markup(source, data, (), frozenset())
             name = canonical_domain(data["domain"])
             if not self.check_folder(source, display_domain(name), source.path.parent.name, "domain"):
                 self.broken_domain_folders.add(source.path.parent)
@@ -181,7 +151,6 @@ class Builder:
 
     def operator(self, source: Source, domains: dict[str, DomainSpec]) -> OperatorSpec | None:
         data = source.data
-        self.doc_markup(source, data, (), frozenset())
         domain_name = canonical_domain(data["domain"])
         name = data["operator"]
         self.check_folder(source, display_domain(domain_name), source.path.parent.name, "domain")

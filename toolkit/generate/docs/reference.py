@@ -17,7 +17,7 @@ from typing import Any
 
 from toolkit.generate.mdsafe import escape_pipes, inline
 
-SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
+SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"
 SCHEMA_FILES = (
     ("domain", "domain.schema.json", "opsets/<domain>/domain.yaml"),
     ("operator", "operator.schema.json", "opsets/<domain>/<Operator>.yaml"),

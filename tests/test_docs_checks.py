@@ -1,0 +1,190 @@
+"""Doc text read by the CommonMark parser: what the analysis finds, how the docs repair acts on
+it, and the DOC-* rules `opset validate` reports for it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from toolkit.checks.docs import check_docs
+from toolkit.checks.markdown import analyse
+from toolkit.checks.run import load_specs
+from toolkit.generate.mdsafe import inline, sanitize
+from toolkit.model.rules import CATALOG
+
+REPO = Path(__file__).resolve().parent.parent
+
+# --------------------------------------------------------------------------- analysis and repair
+
+
+def test_setext_headings_are_found_and_demoted() -> None:
+    text = "Title\n=====\n\nSome text.\n\nPart\n----\n\nMore."
+    headings = analyse(text).headings
+    assert [(h.line, h.level, h.setext) for h in headings] == [(0, 1, True), (5, 2, True)]
+    safe = sanitize(text, min_heading=4)
+    assert safe.text == "#### Title\n\nSome text.\n\n#### Part\n\nMore."
+    assert [(i.rule, i.line) for i in safe.issues] == [("DOC-HEADING", 1), ("DOC-HEADING", 6)]
+    # a setext heading over two lines, inside a quote, becomes one ATX line
+    assert sanitize("> A long\n> title\n> ===", 5).text == "> ##### A long title"
+
+
+def test_thematic_break_and_list_dash_are_not_headings() -> None:
+    assert not analyse("Text\n\n---\n\nMore").headings
+    assert not analyse("- a\n- b").headings
+
+
+def test_fence_in_a_list_item_is_code_not_escaped() -> None:
+    text = "Steps:\n\n1. Run\n\n   ```\n   <b>x</b> # not a heading\n   ```\n\n2. Done"
+    safe = sanitize(text, 3)
+    assert safe.text == text and not safe.issues
+    assert not analyse(text).html and not analyse(text).headings
+
+
+def test_unclosed_fence_in_a_list_item_is_closed_inside_the_item() -> None:
+    text = "- item\n\n  ```\n  code\n\nAfter the list."
+    (fence,) = analyse(text).open_fences
+    assert (fence.line, fence.marker) == (2, "```")
+    safe = sanitize(text)
+    assert safe.text == "- item\n\n  ```\n  code\n\n  ```\nAfter the list."
+    assert [(i.rule, i.line) for i in safe.issues] == [("DOC-FENCE", 3)]
+
+
+def test_html_inside_code_is_not_flagged() -> None:
+    text = "Use `<b>` or ``a <i> b``.\n\n```html\n<div>kept</div>\n```\n\n    <pre>indented code</pre>"
+    analysis = analyse(text)
+    assert analysis.clean
+    assert sanitize(text).text == text
+
+
+def test_html_blocks_and_inline_html_are_escaped_autolinks_kept() -> None:
+    text = "<div>\n<b>x</b>\n</div>\n\nSee <https://onnx.ai>, a <i>b</i> and 1 < 2."
+    analysis = analyse(text)
+    assert [(h.line, h.block, h.text) for h in analysis.html] == [
+        (0, True, "<div>"),
+        (4, False, "<i>"),
+        (4, False, "</i>"),
+    ]
+    safe = sanitize(text)
+    assert safe.text == (
+        "&lt;div>\n&lt;b>x&lt;/b>\n&lt;/div>\n\nSee <https://onnx.ai>, a &lt;i>b&lt;/i> and 1 < 2."
+    )
+    assert [i.line for i in safe.issues] == [1, 2, 3, 5]
+
+
+def test_text_a_lenient_renderer_takes_for_a_tag_is_written_as_an_entity() -> None:
+    safe = sanitize("Shape <Scalar Tensor [3]> and a\\<b>")
+    assert safe.text == "Shape &lt;Scalar Tensor [3]> and a\\<b>"
+    assert not safe.issues  # CommonMark shows both as text already
+    assert not analyse("Shape <Scalar Tensor [3]>").html
+
+
+def test_inline_cells_refuse_setext_headings() -> None:
+    assert inline("Title\n===") is None
+    assert inline("a <b>c</b>") == "a &lt;b>c&lt;/b>"
+
+
+# --------------------------------------------------------------------------- validate
+
+DOMAIN = """\
+domain: com.test.docs
+doc: |
+  Domain
+  ======
+opset_versions:
+  - {version: 1, ir_version: 9, doc: "first <br> opset"}
+"""
+
+OPERATOR = """\
+operator: Op
+domain: com.test.docs
+versions:
+  - since_version: 1
+    doc: |
+      Intro with <b>bold</b>.
+
+      ## Usage
+
+      ```python
+      x = 1
+    inputs:
+      - {name: X, type: T, doc: "`<b>` is code"}
+    outputs:
+      - {name: Y, type: T, doc: "a <i>b</i>"}
+    attributes:
+      mode:
+        type: string
+        default: a
+        doc: |
+          Mode
+          ----
+    type_constraints:
+      T: {allowed: [tensor(float)]}
+"""
+
+
+def _write(root: Path, operator: str = OPERATOR) -> Path:
+    folder = root / "com.test.docs"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "domain.yaml").write_text(DOMAIN, encoding="utf-8")
+    (folder / "Op.yaml").write_text(operator, encoding="utf-8")
+    return root
+
+
+def test_validate_reports_every_doc_rule_located(tmp_path: Path) -> None:
+    root = _write(tmp_path)
+    proc = subprocess.run(
+        [sys.executable, "-m", "toolkit", "validate", str(root)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr  # warnings only
+    lines = [line for line in (proc.stdout + proc.stderr).splitlines() if "warning[DOC-" in line]
+    assert lines == [
+        "com.test.docs/Op.yaml:4:5: warning[DOC-FENCE]: com.test.docs.Op:1: doc line 5: "
+        "code fence ``` is never closed",
+        "com.test.docs/Op.yaml:4:5: warning[DOC-HEADING]: com.test.docs.Op:1: doc line 3: "
+        "ATX heading of level 2",
+        "com.test.docs/Op.yaml:4:5: warning[DOC-HTML]: com.test.docs.Op:1: doc line 1: "
+        "raw HTML '<b>' (and 1 more)",
+        "com.test.docs/Op.yaml:15:9: warning[DOC-HTML]: com.test.docs.Op:1 output 'Y': doc line 1: "
+        "raw HTML '<i>' (and 1 more)",
+        "com.test.docs/Op.yaml:17:7: warning[DOC-HEADING]: com.test.docs.Op:1 attribute 'mode': "
+        "doc line 1: setext heading of level 2",
+        "com.test.docs/domain.yaml:1:1: warning[DOC-HEADING]: domain 'com.test.docs': doc line 1: "
+        "setext heading of level 1",
+        "com.test.docs/domain.yaml:6:5: warning[DOC-HTML]: opset version 1 of 'com.test.docs': "
+        "doc line 1: raw HTML '<br>'",
+    ], proc.stdout
+
+
+def test_suppress_and_inheritance(tmp_path: Path) -> None:
+    operator = OPERATOR.replace(
+        "  - since_version: 1\n", "  - since_version: 1\n    suppress: [DOC-HTML, DOC-FENCE]\n"
+    )
+    operator += "  - since_version: 2\n    based_on: 1\n"
+    domain = DOMAIN.replace("ir_version: 9, doc", "ir_version: 9}\n  - {version: 2, ir_version: 9, doc")
+    root = _write(tmp_path, operator)
+    (root / "com.test.docs" / "domain.yaml").write_text(domain, encoding="utf-8")
+    result = load_specs([root], jobs=1)
+    assert not result.errors, [d.format() for d in result.errors]
+    found = sorted(
+        (d.rule, d.message.split(":")[0] + ":" + d.message.split(":")[1])
+        for d in check_docs(result.specs)
+        if "Op" in d.message
+    )
+    # version 1 silences DOC-HTML and DOC-FENCE for its own docs; version 2 inherits them all
+    # and reports nothing twice.
+    assert found == [
+        ("DOC-HEADING", "com.test.docs.Op:1"),
+        ("DOC-HEADING", "com.test.docs.Op:1 attribute 'mode'"),
+    ]
+
+
+def test_doc_rules_are_in_the_catalog() -> None:
+    for rule_id in ("DOC-HTML", "DOC-FENCE", "DOC-HEADING"):
+        rule = CATALOG.get(rule_id)
+        assert rule is not None and rule.family == "docs"
+        assert rule.summary and rule.hint and "**Why:**" in rule.doc

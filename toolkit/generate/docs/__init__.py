@@ -1,0 +1,92 @@
+"""The `docs` generator: Markdown operator documentation, changelogs and inventories.
+
+Output (all under `docs/`, relative to `opset generate --out`):
+
+* `docs/<domain>/Operators.md`  - ONNX-style: index table (every version linked), then each
+  operator's latest version: marks, doc, Version, Attributes, Inputs, Outputs, Type Constraints;
+* `docs/<domain>/Changelog.md`  - by opset version: what it introduced, changed, deprecated and
+  removed, each new operator version in full with its diff against the previous version;
+* `docs/<domain>/ops/<Op>.md`   - one page per operator: every version, newest first, with diffs;
+* `docs/<domain>/inventory.md`  - the since_version table of Versioning.md;
+* `docs/<domain>/index.md`, `docs/index.md`, `docs/releases.md` (when releases are declared);
+* `docs/dsl.md`, `docs/cli.md`  - references generated from the JSON Schemas and the CLI parser;
+* `docs/nav.json`               - the navigation the mkdocs hook (`docs_mkdocs_hook`) mounts.
+
+The package: `markdown` (formatters, tables, doc text, tidy), `views` (what a page shows of an
+operator, version bodies, changelog entries), `pages` (the templates), `navigation`, `reference`
+(DSL and CLI references) and `fast` (the fast paths, beside the plain code they replace). Doc text
+goes through `toolkit.generate.mdsafe`. Pure and deterministic: sorted iteration, no timestamps.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+
+from toolkit.generate.context import GenerateContext
+from toolkit.generate.docs.fast import Bodies, gc_paused
+from toolkit.generate.docs.markdown import tidy
+from toolkit.generate.docs.navigation import navigation
+from toolkit.generate.docs.pages import (
+    Body,
+    changelog_page,
+    domain_page,
+    header,
+    index_page,
+    inventory_page,
+    operator_page,
+    operators_page,
+    releases_page,
+)
+from toolkit.generate.docs.reference import cli_page, dsl_page
+from toolkit.generate.docs.views import OperatorView, operator_views
+from toolkit.registry.core import Registry
+from toolkit.registry.inventory import since_table
+
+__all__ = ["KIND", "generate", "render_docs"]
+
+KIND = "docs"
+
+
+def render_docs(
+    registry: Registry,
+    source: str = "opsets",
+    cli_parser: Callable[[], argparse.ArgumentParser] | None = None,
+    body: Body | None = None,
+) -> dict[str, str]:
+    """Every docs page as text, keyed by path relative to the docs kind folder (`cli.md` when the
+    caller passes the command's parser factory). `body` builds a version's body (default: the
+    shared build of `fast.Bodies`; `views.version_body` is the plain one)."""
+    pages: dict[str, str] = {
+        "index.md": index_page(registry, source),
+        "dsl.md": dsl_page(header(source)),
+    }
+    if cli_parser is not None:
+        pages["cli.md"] = cli_page(header(source), cli_parser())
+    if registry.releases:
+        pages["releases.md"] = releases_page(registry, source)
+    views: dict[str, list[OperatorView]] = {}
+    bodies = body if body is not None else Bodies()
+    for name in registry.domains():
+        domain = registry.domain(name)
+        folder = domain.display_name
+        views[name] = domain_views = operator_views(registry, name)
+        table = since_table(registry, name)
+        pages[f"{folder}/index.md"] = domain_page(domain, domain_views, table, source)
+        pages[f"{folder}/Operators.md"] = operators_page(domain, domain_views, source, bodies)
+        pages[f"{folder}/Changelog.md"] = changelog_page(domain, domain_views, source, bodies)
+        pages[f"{folder}/inventory.md"] = inventory_page(domain, table, source)
+        for view in domain_views:
+            pages[f"{folder}/ops/{view.spec.name}.md"] = operator_page(view, source, bodies)
+    pages["nav.json"] = json.dumps(navigation(registry, views, "cli.md" in pages), indent=1) + "\n"
+    return {path: tidy(text) if path.endswith(".md") else text for path, text in sorted(pages.items())}
+
+
+def generate(registry: Registry, context: GenerateContext) -> dict[str, bytes]:
+    """The registered `docs` generator: files under `docs/`."""
+    with gc_paused():
+        return {
+            f"{KIND}/{path}": text.encode("utf-8")
+            for path, text in render_docs(registry, context.source, context.cli_parser).items()
+        }

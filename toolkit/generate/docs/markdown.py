@@ -1,0 +1,176 @@
+"""Markdown building blocks of the docs pages: code spans, value spellings, tables, doc text
+made safe (`toolkit.generate.mdsafe`), and the final tidy-up of a page."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from toolkit.generate.mdsafe import inline, sanitize
+from toolkit.model.spec import (
+    MAX_ARITY,
+    Attribute,
+    AttrType,
+    AttrValue,
+    Differentiability,
+    FormalParameter,
+    ParamOption,
+)
+
+FENCED_BLOCK = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n.*?^ {0,3}\1[`~]*[ \t]*$", re.M | re.S)
+BLANK_RUNS = re.compile("\n\n\n+")  # a literal prefix: much faster to scan than \n{3,}
+
+
+def tidy(text: str) -> str:
+    """At most one blank line in a row outside code fences; exactly one newline at the end.
+
+    mdsafe closes every fence in doc text, so fenced blocks pair up here.
+    """
+    if "\n\n\n" not in text:
+        return text.strip("\n") + "\n"
+    parts = []
+    last = 0
+    for block in _fenced_blocks(text):
+        parts.append(BLANK_RUNS.sub("\n\n", text[last : block.start()]))
+        parts.append(block.group(0))
+        last = block.end()
+    parts.append(BLANK_RUNS.sub("\n\n", text[last:]))
+    return "".join(parts).strip("\n") + "\n"
+
+
+def _fenced_blocks(text: str) -> Iterator[re.Match[str]]:
+    """`FENCED_BLOCK.finditer(text)`, but the regex is only tried at the start of lines that hold
+    a fence-like run (found with fast substring search) instead of at every line of the page."""
+    position = 0
+    ticks = text.find("```")
+    tildes = text.find("~~~")
+    while ticks >= 0 or tildes >= 0:
+        # the next run at or after `position` (each search resumes from its own last hit)
+        if 0 <= ticks < position:
+            ticks = text.find("```", position)
+        if 0 <= tildes < position:
+            tildes = text.find("~~~", position)
+        candidate = min(i for i in (ticks, tildes, len(text)) if i >= 0)
+        if candidate == len(text):
+            return
+        block = FENCED_BLOCK.match(text, text.rfind("\n", 0, candidate) + 1)
+        if block is None:
+            position = candidate + 3
+            continue
+        yield block
+        position = block.end()
+
+
+# --------------------------------------------------------------------------- small formatters
+
+
+def code(text: object) -> str:
+    """`text` as a Markdown code span, whatever backticks it contains."""
+    value = str(text)
+    if "`" not in value and value.strip() == value and value:
+        return f"`{value}`"
+    run = 0
+    longest = 0
+    for char in value:
+        run = run + 1 if char == "`" else 0
+        longest = max(longest, run)
+    fence = "`" * (longest + 1)
+    pad = " " if value.startswith("`") or value.endswith("`") or not value.strip() else ""
+    return f"{fence}{pad}{value}{pad}{fence}"
+
+
+def attr_type_text(kind: AttrType) -> str:
+    """ONNX's spelling: `int`, `list of ints`."""
+    return f"list of {kind.value}" if kind.is_list else kind.value
+
+
+def value_text(value: AttrValue) -> str:
+    """A default value: strings JSON-quoted, floats in their shortest round-trip form."""
+    if isinstance(value, tuple):
+        return "[" + ", ".join(value_text(v) for v in value) + "]"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, bool):
+        return str(int(value))
+    return repr(value)
+
+
+def attr_option_text(attr: Attribute) -> str:
+    if attr.required:
+        return "required"
+    if attr.default is not None:
+        return "default is " + code(value_text(attr.default))
+    return "optional"
+
+
+def param_tags(param: FormalParameter) -> list[str]:
+    """The tags of gen_doc: optional / variadic[, heterogeneous], then differentiability."""
+    tags: list[str] = []
+    if param.option is ParamOption.OPTIONAL:
+        tags.append("optional")
+    elif param.option is ParamOption.VARIADIC:
+        tags.append("variadic")
+        if not param.homogeneous:
+            tags.append("heterogeneous")
+        if param.min_arity != 1:
+            tags.append(f"at least {param.min_arity}")
+    if param.differentiability is Differentiability.DIFFERENTIABLE:
+        tags.append("differentiable")
+    elif param.differentiability is Differentiability.NON_DIFFERENTIABLE:
+        tags.append("non-differentiable")
+    return tags
+
+
+def arity_text(low: int, high: int) -> str:
+    if low == high:
+        return ""
+    return f" ({low} - {'∞' if high >= MAX_ARITY else high})"
+
+
+def anchor(op: str, since: int) -> str:
+    return f"{op}-{since}"
+
+
+# --------------------------------------------------------------------------- tables and doc text
+
+
+@dataclass(frozen=True)
+class Row:
+    """One table row: cells are Markdown; `block` holds a doc too rich for a cell."""
+
+    cells: tuple[str, ...]
+    block: str = ""
+    block_title: str = ""
+
+
+def table(header: list[str], rows: list[Row]) -> str:
+    """A Markdown table; docs too rich for a cell follow it as titled blocks."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row.cells) + " |" for row in rows]
+    for row in rows:
+        if row.block:
+            lines += ["", f"**{code(row.block_title)}**", "", row.block]
+    return "\n".join(lines)
+
+
+def doc_cell(doc: str, title: str) -> tuple[str, str]:
+    """(cell, block): the doc inline when it fits in a cell, otherwise a pointer plus a block."""
+    cell = inline(doc)
+    if cell is not None:
+        return cell, ""
+    safe = sanitize(doc, min_heading=6)
+    block = safe.text + ("\n\n" + safe.note if safe.note else "")
+    return f"see *{title}* below", block
+
+
+def doc_markdown(text: str, level: int) -> str:
+    """Doc text made safe to sit under a heading of `level`, with a note about repairs."""
+    safe = sanitize(text, min_heading=level + 1)
+    return safe.text + ("\n\n" + safe.note if safe.note else "")
+
+
+def first_sentence(text: str) -> str:
+    first = inline(text.split("\n\n", 1)[0]) or ""
+    return first if len(first) <= 300 else first[:297].rsplit(" ", 1)[0] + " ..."

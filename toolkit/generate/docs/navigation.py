@@ -1,0 +1,35 @@
+"""`docs/nav.json`: the navigation the mkdocs hook (`toolkit.generate.docs_mkdocs_hook`) mounts."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from toolkit.generate.docs.views import OperatorView
+from toolkit.model.spec import display_domain
+from toolkit.registry.core import Registry
+
+
+def navigation(
+    registry: Registry, views: Mapping[str, list[OperatorView]], with_cli: bool = True
+) -> list[Any]:
+    """mkdocs nav entries (paths relative to the generated docs folder)."""
+    nav: list[Any] = [{"Overview": "index.md"}]
+    if registry.releases:
+        nav.append({"Releases": "releases.md"})
+    nav.append({"DSL reference": "dsl.md"})
+    if with_cli:
+        nav.append({"CLI reference": "cli.md"})
+    for name in registry.domains():
+        folder = display_domain(name)
+        entries: list[Any] = [
+            {"Overview": f"{folder}/index.md"},
+            {"Operators.md": f"{folder}/Operators.md"},
+            {"Changelog": f"{folder}/Changelog.md"},
+            {"Inventory": f"{folder}/inventory.md"},
+        ]
+        ops = [{view.spec.name: f"{folder}/ops/{view.spec.name}.md"} for view in views[name]]
+        if ops:
+            entries.append({"Operator pages": ops})
+        nav.append({folder: entries})
+    return nav

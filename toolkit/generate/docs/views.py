@@ -1,0 +1,256 @@
+"""What the docs pages show, computed once per operator: the versions with their marks, in-effect
+opset ranges and diffs (`toolkit.model.changes.diff_schemas`, the change model of the BC gate,
+so the docs and the gate never disagree), the per-opset changelog entries, and the version
+bodies (Attributes, Inputs, Outputs, Type Constraints)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from toolkit.generate.docs.markdown import (
+    Row,
+    anchor,
+    arity_text,
+    attr_option_text,
+    attr_type_text,
+    code,
+    doc_cell,
+    param_tags,
+    table,
+)
+from toolkit.generate.mdsafe import escape_pipes, sanitize
+from toolkit.model.changes import SchemaChange, diff_schemas
+from toolkit.model.resolution import in_effect
+from toolkit.model.spec import DomainSpec, FormalParameter, OperatorSpec, OpSchema
+from toolkit.registry.core import Registry
+
+# --------------------------------------------------------------------------- version bodies
+
+ATTRIBUTE_HEADER = ["Name", "Type", "Required / default", "Description"]
+PARAM_HEADER = ["Name", "Type", "Tags", "Description"]
+CONSTRAINT_HEADER = ["Type parameter", "Allowed types", "Description"]
+
+
+def attribute_rows(schema: OpSchema) -> list[Row]:
+    rows = []
+    for attr in sorted(schema.attributes, key=lambda a: a.name):
+        cell, block = doc_cell(attr.doc, attr.name)
+        cells = (code(attr.name), attr_type_text(attr.type), attr_option_text(attr), cell)
+        rows.append(Row(cells, block, attr.name))
+    return rows
+
+
+def param_rows(params: Iterable[FormalParameter]) -> list[Row]:
+    rows = []
+    for param in params:
+        cell, block = doc_cell(param.doc, param.name)
+        cells = (code(param.name), escape_pipes(code(param.type_str)), ", ".join(param_tags(param)), cell)
+        rows.append(Row(cells, block, param.name))
+    return rows
+
+
+def constraint_rows(schema: OpSchema) -> list[Row]:
+    rows = []
+    for constraint in schema.type_constraints:
+        cell, block = doc_cell(constraint.doc, constraint.param)
+        if constraint.type_sets:
+            sets = ", ".join(code("@" + s) for s in constraint.type_sets)
+            cell = f"*Type sets:* {sets}." + (f" {cell}" if cell else "")
+        allowed = ", ".join(escape_pipes(code(t)) for t in constraint.allowed)
+        rows.append(Row((code(constraint.param), allowed, cell), block, constraint.param))
+    return rows
+
+
+def body_parts(schema: OpSchema) -> list[str]:
+    """Attributes, Inputs, Outputs and Type Constraints of one version, split where the #s of the
+    section headings go (so one build serves every heading level). Plain Python rather than a
+    template: it is built for every operator version and a template render costs more."""
+    parts = [""]
+    attributes = attribute_rows(schema)
+    if attributes:
+        parts.append(f" Attributes\n\n{table(ATTRIBUTE_HEADER, attributes)}\n\n")
+    inputs = param_rows(schema.inputs)
+    parts.append(
+        f" Inputs{arity_text(schema.min_input, schema.max_input)}\n\n"
+        + (table(PARAM_HEADER, inputs) if inputs else "No inputs.")
+        + "\n\n"
+    )
+    outputs = param_rows(schema.outputs)
+    parts.append(
+        f" Outputs{arity_text(schema.min_output, schema.max_output)}\n\n"
+        + (table(PARAM_HEADER, outputs) if outputs else "No outputs.")
+        + "\n\n"
+    )
+    constraints = constraint_rows(schema)
+    parts.append(
+        " Type Constraints\n\n"
+        + (table(CONSTRAINT_HEADER, constraints) if constraints else "No type constraints.")
+        + "\n"
+    )
+    return parts
+
+
+def version_body(schema: OpSchema, level: int) -> str:
+    """Attributes, Inputs, Outputs and Type Constraints of one version, section headings at
+    `level` (the plain implementation; `toolkit.generate.docs.fast.Bodies` shares the build)."""
+    return ("#" * level).join(body_parts(schema))
+
+
+def changes_markdown(version: VersionView) -> str:
+    """The diff against the previous version as a bullet list of sentences with their kind."""
+    if not version.changes:
+        return "No change to the signature or the documentation: this version changes behaviour only."
+    return "\n".join(f"- {change.message} ({code(change.kind)})" for change in version.changes)
+
+
+# --------------------------------------------------------------------------- operator views
+
+
+@dataclass(frozen=True)
+class VersionView:
+    schema: OpSchema
+    anchor: str
+    marks: str  # " *(experimental)*" etc., '' for a plain stable version
+    since_text: str  # "This version of the operator has been available since version 3 of x."
+    opsets: str  # "opsets 3 - 4"
+    changes: tuple[SchemaChange, ...]
+    previous: OpSchema | None
+
+
+@dataclass(frozen=True)
+class OperatorView:
+    spec: OperatorSpec
+    domain: str  # display name
+    latest: VersionView
+    versions: tuple[VersionView, ...]  # newest first
+    marks: str
+    status: str  # index-table status words
+
+
+def _marks(schema: OpSchema) -> str:
+    marks = []
+    if schema.experimental:
+        marks.append("experimental")
+    if schema.deprecated:
+        marks.append("deprecated")
+    return "".join(f" *({m})*" for m in marks)
+
+
+def _since_text(schema: OpSchema, domain: str) -> str:
+    state = "deprecated" if schema.deprecated else "available"
+    text = f"This version of the operator has been {state} since version {schema.since_version} of {code(domain)}."
+    if schema.experimental:
+        text += " It is experimental: it may change without a new version."
+    return text
+
+
+def _opsets_text(spec: OperatorSpec, index: int, domain: DomainSpec) -> str:
+    first, until = in_effect(spec, spec.versions[index].since_version)
+    last = domain.max_version if until is None else until - 1
+    if last < first:
+        return "no opset version"
+    if last == first:
+        return f"opset version {first}"
+    if until is None:
+        return f"opset versions {first} and later (latest: {last})"
+    return f"opset versions {first} - {last}"
+
+
+def operator_view(registry: Registry, spec: OperatorSpec) -> OperatorView:
+    domain = registry.domain(spec.domain)
+    type_sets = dict(domain.type_sets)
+    views = []
+    previous: OpSchema | None = None
+    for index, schema in enumerate(spec.versions):
+        changes = (
+            tuple(diff_schemas(previous, schema, old_type_sets=type_sets, new_type_sets=type_sets))
+            if previous is not None
+            else ()
+        )
+        views.append(
+            VersionView(
+                schema,
+                anchor(spec.name, schema.since_version),
+                _marks(schema),
+                _since_text(schema, domain.display_name),
+                _opsets_text(spec, index, domain),
+                changes,
+                previous,
+            )
+        )
+        previous = schema
+    latest = views[-1]
+    status = []
+    if latest.schema.experimental:
+        status.append("experimental")
+    if latest.schema.deprecated:
+        status.append("deprecated")
+    if spec.removed_in is not None:
+        status.append(f"removed in {spec.removed_in}")
+    return OperatorView(
+        spec, domain.display_name, latest, tuple(reversed(views)), latest.marks, ", ".join(status)
+    )
+
+
+def operator_views(registry: Registry, domain: str) -> list[OperatorView]:
+    return [operator_view(registry, op) for op in sorted(registry.operators(domain), key=lambda o: o.name)]
+
+
+# --------------------------------------------------------------------------- changelog entries
+
+
+@dataclass(frozen=True)
+class OpsetEntry:
+    version: int
+    ir_version: int | None
+    doc: str
+    introduced: tuple[VersionView, ...]
+    changed: tuple[VersionView, ...]
+    deprecated: tuple[VersionView, ...]
+    removed: tuple[OperatorSpec, ...]
+
+    @property
+    def new_versions(self) -> tuple[VersionView, ...]:
+        return tuple(sorted((*self.introduced, *self.changed), key=lambda v: v.schema.name))
+
+
+def opset_entries(domain: DomainSpec, views: list[OperatorView]) -> list[OpsetEntry]:
+    by_version: dict[int, dict[str, list[Any]]] = {}
+
+    def slot(version: int) -> dict[str, list[Any]]:
+        return by_version.setdefault(
+            version, {"introduced": [], "changed": [], "deprecated": [], "removed": []}
+        )
+
+    for view in views:
+        for item in view.versions:
+            entry = slot(item.schema.since_version)
+            entry["changed" if item.previous is not None else "introduced"].append(item)
+            if item.schema.deprecated and not (item.previous and item.previous.deprecated):
+                entry["deprecated"].append(item)
+        if view.spec.removed_in is not None:
+            slot(view.spec.removed_in)["removed"].append(view.spec)
+    for opset in domain.opset_versions:
+        slot(opset.version)
+    out = []
+    for number in sorted(by_version):
+        groups = by_version[number]
+        declared = domain.opset(number)
+        out.append(
+            OpsetEntry(
+                number,
+                declared.ir_version if declared else None,
+                sanitize(declared.doc, min_heading=4).text if declared else "",
+                *(
+                    tuple(sorted(groups[k], key=_name))
+                    for k in ("introduced", "changed", "deprecated", "removed")
+                ),
+            )
+        )
+    return out
+
+
+def _name(item: VersionView | OperatorSpec) -> str:
+    return item.schema.name if isinstance(item, VersionView) else item.name
