@@ -77,7 +77,7 @@ def test_mutated_operator_files_agree(data: st.DataObject) -> None:
         action = data.draw(st.sampled_from(["rename", "suppress", "drop", "replace"]))
         versions = doc.get("versions")
         version = data.draw(st.sampled_from(versions)) if isinstance(versions, list) and versions else None
-        if action == "rename" and isinstance(version, dict) and version.get("inputs"):
+        if action == "rename" and isinstance(version, dict) and isinstance(version.get("inputs"), list) and version["inputs"]:
             param = data.draw(st.sampled_from(version["inputs"]))
             if isinstance(param, dict):
                 param["name"] = data.draw(st.sampled_from(["bad name", "1st", "ok_name", "a-b"]))
