@@ -37,6 +37,9 @@ def shipped_registry():  # type: ignore[no-untyped-def]
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "report: the test prints figures worth showing in the summary")
+    import rule_recorder
+
+    rule_recorder.install()
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

@@ -85,6 +85,17 @@ def test_oversized_file_is_refused(tmp_path: Path) -> None:
     assert [(d.rule, d.location.line, d.location.column) for d in result.errors] == [("FILE-TOO-LARGE", 1, 1)]
 
 
+def test_unreadable_spec_file_is_reported(tmp_path: Path) -> None:
+    """A spec path that cannot be read (here a dangling symlink) is a located FILE-READ error."""
+    folder = tmp_path / "com.test.gone"
+    folder.mkdir()
+    (folder / "domain.yaml").write_text("domain: com.test.gone\nopset_versions: [{version: 1, ir_version: 9}]\n")
+    (folder / "Gone.yaml").symlink_to(tmp_path / "nowhere.yaml")
+    result = load_specs([tmp_path], jobs=1)
+    assert [(d.rule, Path(d.location.file).name) for d in result.errors] == [("FILE-READ", "Gone.yaml")]
+    assert result.errors[0].hint
+
+
 def test_cli_reports_every_problem_without_traceback() -> None:
     case = CORPUS / "many-errors-in-one-file"
     proc = subprocess.run(

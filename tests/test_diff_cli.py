@@ -258,7 +258,7 @@ def test_rules_page_is_current() -> None:
 
     page = REPO / RULES_PAGE_PATH
     assert page.read_text(encoding="utf-8") == render_rules_page(all_rules()), (
-        "run: opset rules --format markdown > " + RULES_PAGE_PATH
+        "run: opset rules --family gate --format markdown > " + RULES_PAGE_PATH
     )
 
 

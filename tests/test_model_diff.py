@@ -118,6 +118,17 @@ def test_version_check_for_a_major_change(old: int, new: int, ok: bool) -> None:
     assert report.version_ok is ok, report.version_message
 
 
+def test_reports_name_a_failed_version_check() -> None:
+    from toolkit.reporting.model_diff import render
+
+    report = diff_models(model({"x": (I32, [2])}, {"y": I32}, V1), model({"x": (S, [2])}, {"y": I32}, V1))
+    text = render(report, "text")
+    assert text.splitlines()[-1].startswith("error[MDIFF-VERSION]: ")
+    assert '"version_ok": false' in render(report, "json")
+    ok = diff_models(model({"x": (I32, [2])}, {"y": I32}, V1), model({"x": (S, [2])}, {"y": I32}, semver.pack(2, 0, 0)))
+    assert render(ok, "text").splitlines()[-1].startswith("ok: ")
+
+
 def test_version_check_for_a_minor_change() -> None:
     old = model({"x": (I32, [2])}, {"y": I32}, V1)
     assert diff_models(old, model({"x": (I64, [2])}, {"y": I32}, semver.pack(1, 1, 0))).version_ok

@@ -32,10 +32,11 @@ def build_parser() -> argparse.ArgumentParser:
         diff_command,
         generate_command,
         model_commands,
+        rules_command,
         spec_commands,
     )
 
-    for module in (spec_commands, diff_command, generate_command, authoring_commands, model_commands):
+    for module in (spec_commands, diff_command, rules_command, generate_command, authoring_commands, model_commands):
         module.register(subparsers)
     # `opset generate` renders the CLI reference page from this parser; handing the factory down
     # keeps the command modules from importing this package (no import cycle).

@@ -1,25 +1,21 @@
-"""`opset diff` (the breaking-change gate) and `opset rules` (its rule catalog)."""
+"""`opset diff`: the breaking-change gate."""
 
 from __future__ import annotations
 
 import argparse
-import difflib
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from toolkit.cli.common import add_specs_argument, specs_from_args
 from toolkit.compat.config import GateConfig, find_config
-from toolkit.compat.docs import render_rule, render_rules_page
 from toolkit.compat.gate import run_gate
 from toolkit.compat.gitref import load_git_tree, looks_like_git_ref
 from toolkit.compat.plugins import load_gate_config
-from toolkit.compat.rules import all_rules, get_rule
 from toolkit.model.diagnostics import Severity, SpecError, UsageError
 from toolkit.registry.core import Registry, load_registry
 from toolkit.reporting.common import write_report
-from toolkit.reporting.gate import FORMATS, render, sarif_rule
+from toolkit.reporting.gate import FORMATS, render
 
 EXIT_USAGE = 2
 
@@ -44,12 +40,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     diff.add_argument("--profile", metavar="NAME", help="profile (default: the config's, else onnx-strict)")
     diff.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
     diff.set_defaults(handler=run_diff)
-
-    rules = subparsers.add_parser("rules", help="list the breaking-change rules, or print one rule's doc")
-    rules.add_argument("rule", nargs="?", metavar="ID", help="a rule id, e.g. ATTR-ADDED")
-    rules.add_argument("--format", choices=("text", "markdown", "json"), default="text")
-    rules.add_argument("--config", metavar="FILE", help="config file whose plugins add rules")
-    rules.set_defaults(handler=run_rules)
 
 
 # --------------------------------------------------------------------------- opset diff
@@ -104,34 +94,3 @@ def _print_diagnostics(what: str, exc: SpecError) -> None:
     for diag in exc.diagnostics:
         print(diag.format(), file=sys.stderr)
     print(f"opset diff: {what} has {len(exc.errors)} spec error(s); fix them first", file=sys.stderr)
-
-
-# --------------------------------------------------------------------------- opset rules
-
-
-def run_rules(args: argparse.Namespace) -> int:
-    if args.config:
-        _config(args.config, None)
-    rules = all_rules()
-    if args.rule:
-        rule = get_rule(args.rule)
-        if rule is None:
-            close = difflib.get_close_matches(args.rule.upper(), [r.id for r in rules], n=1)
-            hint = f"did you mean {close[0]}?" if close else "`opset rules` lists them"
-            raise UsageError(f"unknown rule '{args.rule}'\n  hint: {hint}")
-        if args.format == "json":
-            print(json.dumps(sarif_rule(rule), indent=2))
-        else:
-            print(render_rule(rule), end="")
-        return 0
-    if args.format == "markdown":
-        print(render_rules_page(rules), end="")
-    elif args.format == "json":
-        print(json.dumps([sarif_rule(r) for r in rules], indent=2))
-    else:
-        width = max(len(r.id) for r in rules)
-        for r in rules:
-            compat = ("BC" if r.bc else "--") + "/" + ("FC" if r.fc else "--")
-            print(f"{r.id:<{width}}  {r.severity.value:<7}  {compat}  {r.summary}")
-        print(f"{len(rules)} rules; `opset rules ID` prints one rule's doc")
-    return 0

@@ -105,7 +105,11 @@ def read_source(path: Path, kind: str, show: Callable[[Path], str], diags: list[
         diags.append(problem.diagnostic)
         return None
     except OSError as exc:
-        diags.append(Diagnostic("FILE-READ", f"cannot read file: {exc.strerror}", Location(display), ""))
+        # Located at 1:1 like every other file-level problem, so the `file:line:col:` format holds.
+        diags.append(Diagnostic(
+            "FILE-READ", f"cannot read file: {exc.strerror or exc}", Location(display, 1, 1),
+            "check that the file exists (a symlink may point nowhere) and is readable",
+        ))
         return None
     source = Source(path, display, data)
     if not isinstance(data, dict):

@@ -1,0 +1,63 @@
+"""`opset rules`: the whole rule catalog (every family), or one rule's doc."""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+from pathlib import Path
+from typing import Any
+
+from toolkit.compat.docs import render_rule, render_rules_page
+from toolkit.compat.plugins import load_gate_config
+from toolkit.model.diagnostics import UsageError
+from toolkit.model.rules import FAMILIES
+from toolkit.reporting.catalog import all_rules, render_catalog_page, render_text
+from toolkit.reporting.gate import sarif_rule
+
+
+def register(subparsers: Any) -> None:
+    rules = subparsers.add_parser(
+        "rules",
+        help="list every rule id the toolkit reports (all families), or print one rule's doc",
+        description="The rule catalog: spec checks, the breaking-change gate, model checks and more.",
+    )
+    rules.add_argument("rule", nargs="?", metavar="ID", help="a rule id, e.g. ATTR-ADDED or MODEL-ATTR-TYPE")
+    rules.add_argument("--family", choices=tuple(FAMILIES), help="only the rules of one family")
+    rules.add_argument(
+        "--format",
+        choices=("text", "markdown", "json", "catalog"),
+        default="text",
+        help="text (default), markdown (full docs), json (SARIF rule descriptors) or catalog (index page)",
+    )
+    rules.add_argument("--config", metavar="FILE", help="gate config file whose plugins add rules")
+    rules.set_defaults(handler=run_rules)
+
+
+def run_rules(args: argparse.Namespace) -> int:
+    if args.config:
+        if not Path(args.config).is_file():
+            raise UsageError(f"--config {args.config}: no such file")
+        load_gate_config(Path(args.config), None)
+    rules = all_rules(args.family)
+    if args.rule:
+        by_id = {r.id: r for r in rules}
+        rule = by_id.get(args.rule.upper())
+        if rule is None:
+            close = difflib.get_close_matches(args.rule.upper(), list(by_id), n=1)
+            hint = f"did you mean {close[0]}?" if close else "`opset rules` lists them"
+            raise UsageError(f"unknown rule '{args.rule}'\n  hint: {hint}")
+        if args.format == "json":
+            print(json.dumps(sarif_rule(rule), indent=2))
+        else:
+            print(render_rule(rule), end="")
+        return 0
+    if args.format == "markdown":
+        print(render_rules_page(rules), end="")
+    elif args.format == "catalog":
+        print(render_catalog_page(rules), end="")
+    elif args.format == "json":
+        print(json.dumps([sarif_rule(r) for r in rules], indent=2))
+    else:
+        print(render_text(rules), end="")
+    return 0
