@@ -11,9 +11,9 @@ on both sides:
 * ours, full process, warm: `python -m toolkit generate --only docs --specs <catalog> --out <new
   dir>` with the spec cache filled (what a user sees on the second and later runs);
 * ours, full process, cold: the same with `OPSET_TOOLKIT_NO_CACHE=1` (specs read, validated and
-  resolved from YAML; compiled templates and validators stay cached like .pyc files);
+  resolved from YAML; the cache holds data only, so nothing compiled is reused either way);
 * ours, full process, empty cache: the same with a fresh, empty cache folder (the very first run
-  after installing: templates and schema validators are compiled too);
+  after installing);
 * ours, full process, re-run: warm, into an output folder that is already up to date (the usual
   edit-generate loop: every file is compared, none is written).
 
@@ -21,7 +21,7 @@ All but the re-run write every file into a new folder (gen_doc also writes all o
 
 Both sides run with bytecode (.pyc) writing on, into a private PYTHONPYCACHEPREFIX, after one
 untimed warm-up run each: an installed package has its .pyc files, even where the calling shell
-sets PYTHONDONTWRITEBYTECODE. The toolkit's spec/template caches live in a temp folder
+sets PYTHONDONTWRITEBYTECODE. The toolkit's cache lives in a temp folder
 (OPSET_TOOLKIT_CACHE), so the user's cache is neither used nor touched.
 
 Usage: python benchmarks/bench_docs.py [--repeat N]   (run it on a quiet machine: see `uptime`)
@@ -105,7 +105,7 @@ def main() -> None:
             command = [sys.executable, "-m", "toolkit", "generate", "--only", "docs"]
             return _run([*command, "--specs", str(catalog), "--out", str(out), "-q"], run_env)[0]
 
-        # Warm-up (untimed): .pyc files for both sides; spec cache, templates, validators for ours.
+        # Warm-up (untimed): .pyc files for both sides; the spec cache for ours.
         _run([sys.executable, "-c", GEN_DOC, str(tmp / "gen_doc-warmup")], env)
         ours(0, "warmup", env)
 

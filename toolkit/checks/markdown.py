@@ -24,17 +24,18 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from markdown_it import MarkdownIt
-from markdown_it.rules_inline import StateInline
-from markdown_it.token import Token
+if TYPE_CHECKING:  # the parser is imported on first use: most docs never need it
+    from markdown_it import MarkdownIt
+    from markdown_it.rules_inline import StateInline
+    from markdown_it.token import Token
 
-# Inline rules whose source span is "not literal text": `<` inside them is code, a link, an
-# escape or an entity, never a tag. `html_inline` spans are the raw HTML itself.
-_PROTECTING_RULES = ("escape", "backticks", "link", "image", "autolink", "entity")
+# The inline rules whose spans are recorded (`parser`): inside an escape, a code span, a link, an
+# image, an autolink or an entity, `<` is never literal text; `html_inline` spans are raw HTML.
 # What a lenient renderer may read as the start of a tag: a tag name ended by a space, `/`, `>`
 # or the line end, a closing tag, a comment/declaration or a processing instruction.
+_TAG_START = re.compile(r"<[A-Za-z/!?]")  # what raw HTML and tag-like text both start with
 _TAG_LIKE = re.compile(r"<(?=[A-Za-z][A-Za-z0-9-]*(?:[\s/>]|$)|/[A-Za-z]|!|\?)", re.M)
 
 
@@ -147,11 +148,21 @@ def _recording(name: str, rule: Callable[[StateInline, bool], bool]) -> Callable
 @lru_cache(maxsize=1)
 def parser() -> MarkdownIt:
     """CommonMark, block level only: inline content is parsed on demand by `_inline_spans`."""
+    from markdown_it import MarkdownIt, rules_inline
+
     md = MarkdownIt("commonmark")
     md.disable(["inline", "text_join"])
-    rules: dict[str, Any] = {r.name: r.fn for r in md.inline.ruler.__rules__}
-    for name in (*_PROTECTING_RULES, "html_inline"):
-        md.inline.ruler.at(name, _recording(name, rules[name]))
+    rules: dict[str, Callable[[StateInline, bool], bool]] = {
+        "escape": rules_inline.escape,
+        "backticks": rules_inline.backtick,
+        "link": rules_inline.link,
+        "image": rules_inline.image,
+        "autolink": rules_inline.autolink,
+        "entity": rules_inline.entity,
+        "html_inline": rules_inline.html_inline,
+    }
+    for name, rule in rules.items():
+        md.inline.ruler.at(name, _recording(name, rule))
     return md
 
 
@@ -214,7 +225,7 @@ def analyse_lines(lines: tuple[str, ...]) -> Analysis:
             html.append(RawHtml(first, line.index("<"), token.content.split("\n", 1)[0].strip(), True))
         elif kind == "heading_open":
             headings.append(_heading(token, tokens[index + 1], lines))
-        elif kind == "inline" and "<" in token.content:
+        elif kind == "inline" and "<" in token.content and _TAG_START.search(token.content):
             _inline_html(token, lines, html, tag_like)
     return Analysis(lines, tuple(html), tuple(fences), tuple(headings), tuple(tag_like))
 

@@ -1,31 +1,65 @@
 """Fast path beside `toolkit.checks.markdown`: skip the parser for doc text that cannot hold
 anything the analysis reports.
 
-Most docs are plain sentences. The CommonMark parse is only needed when the text holds a `<`
-that could start a tag (raw HTML, or a tag-like `<` in literal text), a `#` (ATX heading), a run
-of three backticks or tildes (a fence), or a line of only `=` or `-` after another line (a setext
-underline). `may_need_repair(text) is False` implies `analyse(text).clean`
-(tests/test_docs_fastpaths.py checks it on random Markdown-like text with hypothesis).
+Most docs are plain sentences, and most of the rest add only fenced code examples. The CommonMark
+parse is only needed when the text holds a `<` that could start a tag (raw HTML, or a tag-like
+`<` in literal text), a line of only `=` or `-` after another line (a setext underline), or a `#`
+or fence run that is not simply part of top-level fenced blocks that all close. Anything else
+that could open a container or a heading (list and quote markers, deep indentation, a `#` at the
+start of a line, link reference definitions) also sends the text to the parser.
+
+`may_need_repair(text) is False` implies `analyse(text).clean` (tests/test_docs_fastpaths.py
+checks it on random Markdown-like text with hypothesis).
 """
 
 from __future__ import annotations
 
 import re
 
+from toolkit.checks.markdown import normalize
+
 _TAG_START = re.compile(r"<[A-Za-z/!?]")
 # A line of `=` or `-` (after blockquote markers and indentation) that follows another line.
 _UNDERLINE = re.compile(r"\n[ \t>]*(?:=+|-+)[^\S\n]*(?=\n|\Z)")
+# What may start a container, a heading or a link reference definition at the start of a line.
+_BLOCK_MARKER = re.compile(r"[-+*>#\[]|\d{1,9}[.)]")
 
 
 def may_need_repair(text: str) -> bool:
-    """False when the analysis of `text` is certainly clean (no HTML, fence, heading or `<`
-    that looks like a tag)."""
-    if "#" in text or "```" in text or "~~~" in text:
-        return True
+    """False when the analysis of `text` is certainly clean (no HTML, fence left open, heading
+    or `<` that looks like a tag)."""
     if "<" in text and _TAG_START.search(text):
         return True
-    if "=" not in text and "-" not in text:
+    if "=" in text or "-" in text:
+        lines = text.replace("\r", "\n") if "\r" in text else text
+        if _UNDERLINE.search(lines):
+            return True
+    if "#" not in text and "```" not in text and "~~~" not in text:
         return False
-    if "\r" in text:
-        text = text.replace("\r", "\n")
-    return _UNDERLINE.search(text) is not None
+    return not _closed_top_level_fences_only(normalize(text))
+
+
+def _closed_top_level_fences_only(text: str) -> bool:
+    """True when every line is plain paragraph text or part of a top-level fenced block that
+    closes: then neither a `#` nor a fence run can make a heading or leave a fence open."""
+    fence = ""  # the opening run of the fence we are in
+    for line in text.split("\n"):
+        content = line.lstrip(" ")
+        indent = len(line) - len(content)
+        if fence:
+            if indent <= 3 and content.startswith(fence) and not content.strip(fence[0]):
+                fence = ""
+            continue
+        if not content:
+            continue
+        if indent >= 4:
+            return False
+        if content.startswith(("```", "~~~")):
+            run = len(content) - len(content.lstrip(content[0]))
+            if content[0] == "`" and "`" in content[run:]:
+                return False
+            fence = content[:run]
+            continue
+        if _BLOCK_MARKER.match(content):
+            return False
+    return not fence

@@ -13,9 +13,10 @@ Output (all under `docs/`, relative to `opset generate --out`):
 * `docs/nav.json`               - the navigation the mkdocs hook (`docs_mkdocs_hook`) mounts.
 
 The package: `markdown` (formatters, tables, doc text, tidy), `views` (what a page shows of an
-operator, version bodies, changelog entries), `pages` (the templates), `navigation`, `reference`
-(DSL and CLI references) and `fast` (the fast paths, beside the plain code they replace). Doc text
-goes through `toolkit.generate.mdsafe`. Pure and deterministic: sorted iteration, no timestamps.
+operator, version bodies, changelog entries), `pages` (the page texts, plain Python), `navigation`,
+`reference` (DSL and CLI references) and `fast` (the fast paths, beside the plain code they
+replace). Doc text goes through `toolkit.generate.mdsafe`. Pure and deterministic: sorted
+iteration, no timestamps, nothing read from or written to a cache.
 """
 
 from __future__ import annotations
