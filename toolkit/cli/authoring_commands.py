@@ -5,12 +5,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from toolkit.authoring.bump import apply_bump, plan_bump
 from toolkit.cli.common import add_specs_argument, registry_from_args, spec_paths, split_operator_ref
 from toolkit.model import semver
 from toolkit.model.diagnostics import UsageError
 from toolkit.model.spec import display_domain
-from toolkit.registry import releases as release_table
 
 
 def register(subparsers: Any) -> None:
@@ -73,6 +71,8 @@ def run_bump(args: argparse.Namespace) -> int:
         raise UsageError(f"--opset {args.opset}: opset versions start at 1")
     if args.ir_version is not None and args.ir_version < 1:
         raise UsageError(f"--ir-version {args.ir_version}: IR versions start at 1")
+    from toolkit.authoring.bump import apply_bump, plan_bump
+
     plan = plan_bump(
         spec_paths(args.specs),
         domain,
@@ -95,6 +95,8 @@ def _opset_ref(text: str) -> tuple[str, int]:
 
 
 def run_releases(args: argparse.Namespace) -> int:
+    from toolkit.registry import releases as release_table
+
     rows = release_table.onnx_releases() if args.onnx else registry_from_args(args).releases
     if not rows:
         raise UsageError("no release table (releases.yaml) in the specs; use --onnx for ONNX's")

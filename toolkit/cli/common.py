@@ -5,9 +5,12 @@ from __future__ import annotations
 import argparse
 import subprocess
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from toolkit.model.diagnostics import UsageError
-from toolkit.registry.core import Registry, load_registry
+
+if TYPE_CHECKING:
+    from toolkit.registry.core import Registry
 
 DEFAULT_SPECS = "opsets"
 
@@ -62,6 +65,9 @@ def specs_from_args(args: argparse.Namespace, *, required: bool = True) -> list[
 
 
 def registry_from_args(args: argparse.Namespace) -> Registry:
+    # Commands import what they run only when they run: building the parser stays cheap.
+    from toolkit.registry.core import load_registry
+
     return load_registry(specs_from_args(args), cache=not args.no_cache)
 
 

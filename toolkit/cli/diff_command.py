@@ -6,16 +6,15 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from toolkit.cli.common import add_specs_argument, specs_from_args
-from toolkit.compat.config import GateConfig, find_config
-from toolkit.compat.gate import run_gate
-from toolkit.compat.gitref import load_git_tree, looks_like_git_ref
-from toolkit.compat.plugins import load_gate_config
 from toolkit.model.diagnostics import Severity, SpecError, UsageError
-from toolkit.registry.core import Registry, load_registry
-from toolkit.reporting.common import write_report
-from toolkit.reporting.gate import FORMATS, render
+from toolkit.reporting.common import GATE_FORMATS
+
+if TYPE_CHECKING:
+    from toolkit.compat.config import GateConfig
+    from toolkit.registry.core import Registry
 
 EXIT_USAGE = 2
 
@@ -29,7 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     diff.add_argument("--against", required=True, metavar="REF", help="old tree: a directory or a git ref")
     add_specs_argument(diff)
-    diff.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
+    diff.add_argument("--format", choices=GATE_FORMATS, default="text", help="output format (default: text)")
     diff.add_argument(
         "--fail-on",
         choices=[s.value for s in Severity],
@@ -46,6 +45,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def run_diff(args: argparse.Namespace) -> int:
+    # The gate is imported when it runs, not when the parser is built (every command pays that).
+    from toolkit.compat.gate import run_gate
+    from toolkit.compat.gitref import load_git_tree, looks_like_git_ref
+    from toolkit.registry.core import Registry, load_registry
+    from toolkit.reporting.common import write_report
+    from toolkit.reporting.gate import render
+
     config = _config(args.config, args.profile)
     paths = specs_from_args(args)
     cache = not args.no_cache
@@ -77,6 +83,9 @@ def run_diff(args: argparse.Namespace) -> int:
 
 
 def _config(path: str | None, profile: str | None) -> GateConfig:
+    from toolkit.compat.config import find_config
+    from toolkit.compat.plugins import load_gate_config
+
     if path and not Path(path).is_file():
         raise UsageError(f"--config {path}: no such file")
     return load_gate_config(Path(path) if path else find_config(), profile)

@@ -8,12 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from toolkit.compat.docs import render_rule, render_rules_page
-from toolkit.compat.plugins import load_gate_config
 from toolkit.model.diagnostics import UsageError
 from toolkit.model.rules import FAMILIES
-from toolkit.reporting.catalog import all_rules, render_catalog_page, render_text
-from toolkit.reporting.gate import sarif_rule
 
 
 def register(subparsers: Any) -> None:
@@ -35,6 +31,11 @@ def register(subparsers: Any) -> None:
 
 
 def run_rules(args: argparse.Namespace) -> int:
+    from toolkit.compat.docs import render_rule, render_rules_page
+    from toolkit.compat.plugins import load_gate_config
+    from toolkit.reporting.catalog import all_rules, render_catalog_page, render_text
+    from toolkit.reporting.gate import sarif_rule
+
     if args.config:
         if not Path(args.config).is_file():
             raise UsageError(f"--config {args.config}: no such file")

@@ -7,13 +7,9 @@ import json
 import sys
 from typing import Any
 
-from toolkit.checks.run import load_specs
 from toolkit.cli.common import add_specs_argument, registry_from_args, spec_paths, split_operator_ref
 from toolkit.model.diagnostics import Severity, UsageError
 from toolkit.model.spec import display_domain
-from toolkit.registry.core import SchemaNotFound
-from toolkit.registry.inventory import since_table, since_table_markdown
-from toolkit.reporting.schema_text import diagnostic_dict, schema_dict, schema_text
 
 
 def register(subparsers: Any) -> None:
@@ -48,6 +44,10 @@ def register(subparsers: Any) -> None:
 
 
 def run_validate(args: argparse.Namespace) -> int:
+    # Each handler imports what it runs: building the parser (every command) stays cheap.
+    from toolkit.checks.run import load_specs
+    from toolkit.reporting.schema_text import diagnostic_dict
+
     if args.rules:
         from toolkit.reporting.spec_rules import render_text
 
@@ -80,6 +80,9 @@ def run_validate(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
+    from toolkit.registry.core import SchemaNotFound
+    from toolkit.reporting.schema_text import schema_dict, schema_text
+
     registry = registry_from_args(args)
     domain, op, since = split_operator_ref(args.operator)
     try:
@@ -109,6 +112,9 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_inventory(args: argparse.Namespace) -> int:
+    from toolkit.registry.core import SchemaNotFound
+    from toolkit.registry.inventory import since_table, since_table_markdown
+
     registry = registry_from_args(args)
     try:
         domain = registry.domain(args.domain)

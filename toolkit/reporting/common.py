@@ -18,6 +18,10 @@ from toolkit import __version__
 from toolkit.load import writer
 from toolkit.model.diagnostics import Severity, UsageError
 
+# Output formats of `opset diff` (toolkit.reporting.gate renders them); here so that the CLI
+# can offer them without importing the gate.
+GATE_FORMATS = ("text", "json", "github", "sarif", "junit")
+
 TOOL_NAME = "opset-toolkit"
 JSON_FORMAT_VERSION = 1
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

@@ -24,7 +24,7 @@ from toolkit.model.spec import Location
 from toolkit.reporting import common as shared
 
 FINGERPRINT_KEY = "opsetFinding/v1"
-FORMATS = ("text", "json", "github", "sarif", "junit")
+FORMATS = shared.GATE_FORMATS
 
 
 def render(result: GateResult, fmt: str, fail_on: Severity) -> str:
