@@ -11,7 +11,7 @@ import pytest
 
 from toolkit.cli import main
 from toolkit.generate import GENERATORS, GenerateContext, available_kinds, register_generator
-from toolkit.generate.pipeline import GeneratorError, diff_text, generate, run_generators, source_label
+from toolkit.generate.pipeline import GeneratorError, diff_text, generate_tree, run_generators, source_label
 from toolkit.generate.python import builders as python_builders
 from toolkit.load import writer
 from toolkit.registry.core import Registry
@@ -31,7 +31,7 @@ def snapshot(root: Path) -> dict[str, bytes]:
 @pytest.fixture()
 def out(tmp_path: Path, shipped_registry: Registry) -> Path:
     target = tmp_path / "generated"
-    generate([OPSETS], target, kinds=["proto", "python"], registry=shipped_registry, source="opsets")
+    generate_tree([OPSETS], target, kinds=["proto", "python"], registry=shipped_registry, source="opsets")
     return target
 
 
@@ -85,7 +85,7 @@ def test_generate_writes_only_changed_files_and_prunes(out: Path, shipped_regist
     stale.write_bytes(b"old")
     foreign = out / "notes.txt"  # not a generated kind's folder: never pruned
     foreign.write_text("keep me")
-    result = generate([OPSETS], out, kinds=["proto", "python"], registry=shipped_registry, source="opsets")
+    result = generate_tree([OPSETS], out, kinds=["proto", "python"], registry=shipped_registry, source="opsets")
     assert [c.path for c in result.changes] == ["proto/org.example.abc/opset_99.pb"]
     assert not stale.exists()
     assert foreign.read_text() == "keep me"
@@ -93,7 +93,7 @@ def test_generate_writes_only_changed_files_and_prunes(out: Path, shipped_regist
 
 
 def test_only_prunes_the_selected_kinds(out: Path, shipped_registry: Registry) -> None:
-    generate([OPSETS], out, kinds=["proto"], registry=shipped_registry, source="opsets")
+    generate_tree([OPSETS], out, kinds=["proto"], registry=shipped_registry, source="opsets")
     assert (out / "python/opset_toolkit_generated/_runtime.py").exists()
 
 
@@ -186,7 +186,7 @@ def test_failing_generator_leaves_output_byte_identical(
 
     monkeypatch.setattr(python_builders, "build_method", failing)
     with pytest.raises(GeneratorError, match="generator 'python' failed: RuntimeError: boom"):
-        generate([OPSETS], out, kinds=["proto", "python"], registry=shipped_registry, source="opsets")
+        generate_tree([OPSETS], out, kinds=["proto", "python"], registry=shipped_registry, source="opsets")
     assert snapshot(out) == before
     assert calls["n"] == 5
 
@@ -218,11 +218,11 @@ def test_kill_after_journal_is_rolled_forward(
 
     monkeypatch.setattr(os, "replace", dying_replace)
     with pytest.raises(KeyboardInterrupt):
-        generate([OPSETS], out, kinds=["proto", "python"], registry=shipped_registry, source="opsets")
+        generate_tree([OPSETS], out, kinds=["proto", "python"], registry=shipped_registry, source="opsets")
     monkeypatch.setattr(os, "replace", real_replace)
     assert (out / writer.JOURNAL).exists()  # interrupted mid-commit
     # the next run (even a --check) finishes the commit before comparing
-    result = generate([OPSETS], out, kinds=["proto", "python"], check=True, registry=shipped_registry, source="opsets")
+    result = generate_tree([OPSETS], out, kinds=["proto", "python"], check=True, registry=shipped_registry, source="opsets")
     assert result.changes == ()
     assert snapshot(out) == expected
 
@@ -254,5 +254,5 @@ def test_same_bytes_under_any_hash_seed(tmp_path: Path, onnx_catalog_dir: Path) 
 def test_checked_in_generated_tree_is_current(shipped_registry: Registry, monkeypatch: pytest.MonkeyPatch) -> None:
     """CI gate: `generated/` holds exactly what `opset generate` writes for the shipped specs."""
     monkeypatch.chdir(REPO)
-    result = generate(["opsets"], REPO / "generated", kinds=["proto", "python"], check=True, cache=False)
+    result = generate_tree(["opsets"], REPO / "generated", kinds=["proto", "python"], check=True, cache=False)
     assert diff_text(result.changes) == ""

@@ -51,12 +51,12 @@ def _kinds(text: str | None) -> list[str] | None:
 
 
 def run_generate(args: argparse.Namespace) -> int:
-    from toolkit.generate.pipeline import GeneratorError, diff_text, generate
+    from toolkit.generate.pipeline import GeneratorError, diff_text, generate_tree
 
     kinds = _kinds(args.only)
     paths = spec_paths(args.specs)
     try:
-        result = generate(
+        result = generate_tree(
             paths, args.out, kinds=kinds, check=args.check, cache=not args.no_cache, cli_parser=args.build_parser
         )
     except GeneratorError as exc:

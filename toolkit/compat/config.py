@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from toolkit.load.discovery import display_path
 from toolkit.model.diagnostics import Severity, UsageError
 from toolkit.model.spec import Location
 
@@ -157,16 +158,9 @@ def _read_toml(path: Path) -> dict[str, Any]:
             data: dict[str, Any] = tomllib.load(handle)
             return data
     except tomllib.TOMLDecodeError as exc:
-        raise UsageError(f"{_display(path)}: invalid TOML: {exc}") from None
+        raise UsageError(f"{display_path(path)}: invalid TOML: {exc}") from None
     except OSError as exc:
-        raise UsageError(f"{_display(path)}: cannot read: {exc.strerror}") from None
-
-
-def _display(path: Path) -> str:
-    try:
-        return os.path.relpath(path)
-    except ValueError:
-        return str(path)
+        raise UsageError(f"{display_path(path)}: cannot read: {exc.strerror}") from None
 
 
 # --------------------------------------------------------------------------- parsing
@@ -198,7 +192,7 @@ def _builtin(name: str, where: str) -> Profile:
 class _Parser:
     def __init__(self, path: Path, known_rules: frozenset[str]) -> None:
         self.path = path
-        self.display = _display(path)
+        self.display = display_path(path)
         self.known_rules = known_rules
         self.text = path.read_text(encoding="utf-8")
 

@@ -24,7 +24,7 @@ __all__ = [
     "GenerateResult",
     "GeneratorError",
     "diff_text",
-    "generate",
+    "generate_tree",
     "plan_outputs",
     "run_generators",
     "source_label",
@@ -99,7 +99,7 @@ def plan_outputs(out: Path, files: dict[str, bytes], kinds: Sequence[str]) -> li
     return plan(out, files, sorted(set(kinds)))
 
 
-def generate(
+def generate_tree(
     spec_paths: Sequence[str | os.PathLike[str]],
     out: str | os.PathLike[str],
     *,

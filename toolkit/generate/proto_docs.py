@@ -28,7 +28,7 @@ Two kinds of document:
   arrays, lists become ``{"$list": [...]}``, mappings become JSON objects (wrapped as
   ``{"$dict": {...}}`` when they would be mistaken for such a tag).
 
-`render(domain, operators)` produces, for one domain, the files
+`render_domain(domain, operators)` produces, for one domain, the files
 `proto/<domain_dir>/opset_<N>.pb` and `proto/<domain_dir>/opset_<N>.textproto` for every opset
 version N of the domain and `proto/<domain_dir>/schemas.pb`; `<domain_dir>` is `ai.onnx` for the
 default domain, the domain name otherwise. `render_registry(registry)` does it for every domain of
@@ -64,7 +64,7 @@ __all__ = [
     "domain_dir",
     "operator_doc_string",
     "operator_set_document",
-    "render",
+    "render_domain",
     "render_registry",
     "split_deprecated_marker",
 ]
@@ -146,7 +146,7 @@ def _textproto(document: OperatorSetProto, spec: str) -> bytes:
     return (header + body).encode("utf-8")
 
 
-def render(
+def render_domain(
     domain: DomainSpec,
     operators: Sequence[OperatorSpec],
     *,
@@ -185,7 +185,7 @@ class RegistryLike(Protocol):
 
 
 def render_registry(registry: RegistryLike, source: str | None = None) -> dict[str, bytes]:
-    """`render` for every domain of a registry, inventories resolved by the registry."""
+    """`render_domain` for every domain of a registry, inventories resolved by the registry."""
     out: dict[str, bytes] = {}
     for name in sorted(registry.domains()):
         domain = registry.domain(name)
@@ -193,5 +193,5 @@ def render_registry(registry: RegistryLike, source: str | None = None) -> dict[s
         def resolved(version: int, _name: str = name) -> Mapping[str, OpSchema]:
             return registry.inventory(_name, version)
 
-        out.update(render(domain, registry.operators(name), inventory=resolved, source=source))
+        out.update(render_domain(domain, registry.operators(name), inventory=resolved, source=source))
     return dict(sorted(out.items()))

@@ -15,6 +15,7 @@ from toolkit.adapters import (
     inverse_steps,
 )
 from toolkit.load.build import build_adapter
+from toolkit.load.discovery import display_path
 from toolkit.load.schema import validate_document
 from toolkit.load.yamlsrc import MarkedDict, YamlProblem, location_of, read_yaml
 from toolkit.model.diagnostics import Diagnostic, Severity, SpecError
@@ -67,7 +68,7 @@ def load_overlay(folder: str | os.PathLike[str] = OVERLAY_DIR) -> dict[tuple[str
     out: dict[tuple[str, str, int], Adapter] = {}
     diags: list[Diagnostic] = []
     for path in sorted(Path(folder).glob("*.yaml")):
-        display = os.path.relpath(path) if path.is_absolute() else str(path)
+        display = display_path(path)
         try:
             root = read_yaml(path, display)
         except YamlProblem as exc:
