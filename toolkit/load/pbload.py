@@ -13,7 +13,6 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from toolkit.model.codec import specset_from_schema_documents
 from toolkit.model.diagnostics import Diagnostic, SpecError
 from toolkit.model.spec import Location, SpecSet
 
@@ -52,6 +51,8 @@ def is_pb_tree(path: str | os.PathLike[str]) -> bool:
 
 
 def load_specset_from_pb(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> SpecSet:
+    # protobuf is imported only when a .pb tree is read (is_pb_tree is asked on every load).
+    from toolkit.model.codec import specset_from_schema_documents
 
     path_list = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
     files = find_schema_documents(path_list)

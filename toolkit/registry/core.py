@@ -15,7 +15,7 @@ from pathlib import Path
 
 from toolkit.checks.run import load_specs
 from toolkit.load import cache as disk_cache
-from toolkit.load import pbload, result_cache
+from toolkit.load import pbload
 from toolkit.load.discovery import discover
 from toolkit.load.loader import LoadResult
 from toolkit.model.diagnostics import Diagnostic, SpecError
@@ -203,6 +203,8 @@ def _load_cached(paths: list[str | os.PathLike[str]]) -> LoadResult:
     if not disk_cache.enabled():
         return load_specs(paths)
     key = _cache_key(discover(paths))
+    from toolkit.load import result_cache  # protobuf: paid only when the cache is used
+
     cached = result_cache.fetch(key)
     if cached is not None:
         return cached
