@@ -16,6 +16,8 @@ import contextlib
 import os
 from pathlib import Path
 
+from toolkit.load import writer
+
 ENTRY_SUFFIX = ".entry"
 DEFAULT_MAX_MB = 256
 # Files earlier versions of the toolkit left in the cache folder (pickles, marshalled code):
@@ -77,12 +79,11 @@ def write_entry(name: str, data: bytes) -> None:
 
 
 def write_bytes(path: Path, data: bytes) -> None:
-    """Write atomically (temp file + rename) so a concurrent reader never sees half a file."""
+    """Write atomically (the one writer's temp file + rename) so a concurrent reader never sees
+    half a file."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
+        writer.write_file(path, data)
     except OSError:
         pass  # a read-only home is no reason to fail
 

@@ -24,6 +24,7 @@ from toolkit.adapters import (
     apply_upgrade,
     node_from_onnx,
 )
+from toolkit.load.writer import write_file
 from toolkit.model.diagnostics import UsageError
 from toolkit.model.spec import (
     OpSchema,
@@ -343,10 +344,8 @@ def convert_file(
     result = convert_model(load_model(source), registry, targets, unchecked_attributes=unchecked)
     data = result.model.SerializeToString()
     target = Path(out)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
-        tmp.write_bytes(data)
-        os.replace(tmp, target)
+        write_file(target, data)  # atomic; `-o /dev/null` writes into the device
     except OSError as exc:
         raise UsageError(f"cannot write {target}: {exc.strerror or exc}") from None
     return result
