@@ -262,3 +262,35 @@ def test_toolkit_neither_unpickles_nor_executes_from_the_cache() -> None:
         if re.search(r"^\s*(import pickle|from pickle)|\bpickle\.loads?\(", text, re.M) and rel != "toolkit/load/parallel.py":
             offenders.append(rel)
     assert offenders == []
+
+
+def test_cli_no_cache_turns_every_cache_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--no-cache` writes nothing to the cache folder, also for caches the command does not pass
+    `cache=` to (the onnx catalog import of check-model), and leaves the environment as it was."""
+    import os
+
+    from toolkit.cli import main
+
+    pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+
+    monkeypatch.setenv("OPSET_TOOLKIT_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("OPSET_TOOLKIT_NO_CACHE", raising=False)
+    model = helper.make_model(
+        helper.make_graph(
+            [helper.make_node("Relu", ["x"], ["y"])],
+            "g",
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])],
+        ),
+        opset_imports=[helper.make_opsetid("", 17)],
+    )
+    path = tmp_path / "m.onnx"
+    path.write_bytes(model.SerializeToString())
+    specs = str(Path(__file__).resolve().parent.parent / "opsets")
+    assert main(["show", "--no-cache", "--specs", specs, "org.example.abc.A"]) == 0
+    assert main(["check-model", "--no-cache", str(path)]) == 0
+    assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").rglob("*"))
+    assert "OPSET_TOOLKIT_NO_CACHE" not in os.environ
+    assert main(["show", "--specs", specs, "org.example.abc.A"]) == 0  # caching on again
+    assert any((tmp_path / "cache").rglob("*.entry"))

@@ -7,12 +7,15 @@ Each command lives in its own module exposing `register(subparsers)`; add new mo
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from toolkit import __version__
 from toolkit.model.diagnostics import SpecError, UsageError
 
+NO_CACHE_ENV = "OPSET_TOOLKIT_NO_CACHE"  # read by toolkit.load.cache.enabled()
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
 
@@ -44,11 +47,31 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@contextlib.contextmanager
+def _caches_off(off: bool) -> Iterator[None]:
+    """`--no-cache` turns off every cache for this command, also those the command does not pass
+    `cache=` to (the onnx catalog's import, the git-ref cache): the environment switch the caches
+    read (`toolkit.load.cache.enabled`), restored afterwards so in-process callers are unaffected."""
+    if not off:
+        yield
+        return
+    previous = os.environ.get(NO_CACHE_ENV)
+    os.environ[NO_CACHE_ENV] = "1"
+    try:
+        yield
+    finally:
+        if previous is None:
+            del os.environ[NO_CACHE_ENV]
+        else:
+            os.environ[NO_CACHE_ENV] = previous
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
-        code: int = args.handler(args)
+        with _caches_off(getattr(args, "no_cache", False)):
+            code: int = args.handler(args)
         return code
     except SpecError as exc:
         for diag in exc.diagnostics:
