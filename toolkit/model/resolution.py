@@ -17,10 +17,15 @@ from collections.abc import Iterable, Sequence
 from toolkit.model.spec import OperatorSpec, OpSchema
 
 
+def removed_by(removed_in: int | None, opset_version: int) -> bool:
+    """True when an operator removed in opset `removed_in` is gone at `opset_version`."""
+    return removed_in is not None and opset_version >= removed_in
+
+
 def index_at(since_versions: Sequence[int], removed_in: int | None, opset_version: int) -> int | None:
     """Position (in `since_versions`, ascending) of the version in effect at `opset_version`,
     or None when nothing is (too early, or removed at or before it)."""
-    if removed_in is not None and opset_version >= removed_in:
+    if removed_by(removed_in, opset_version):
         return None
     index = bisect.bisect_right(since_versions, opset_version) - 1
     return index if index >= 0 else None

@@ -19,6 +19,7 @@ from collections.abc import Container, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from toolkit.model.resolution import removed_by
 from toolkit.model.spec import FormalParameter, OpSchema, ParamOption, canonical_domain, display_domain
 from toolkit.onnx_bridge.check import fastpath
 from toolkit.onnx_bridge.check.findings import CheckResult, ModelFinding
@@ -150,7 +151,7 @@ class _Walk:
             self.add("MODEL-OP-UNKNOWN", path,
                      f"no operator '{node.op_type}' in domain '{display_domain(domain)}'", operator=ref)
             return None
-        if spec.removed_in is not None and version >= spec.removed_in:
+        if removed_by(spec.removed_in, version):
             hint = f"replaced by {spec.replaced_by}" if spec.replaced_by else ""
             self.add("MODEL-OP-REMOVED", path,
                      f"{ref} was removed in opset {spec.removed_in}; the model imports opset {version}",
