@@ -4,9 +4,13 @@ Every `doc` of a loaded spec (operator versions, their inputs, outputs, attribut
 constraints, domains and opset versions) is read with the CommonMark parser of
 `toolkit.checks.markdown`; the docs generator repairs exactly what these rules report
 (`toolkit.generate.mdsafe`). One diagnostic per rule and doc field, at the first place in the doc
-(the message counts the others), located at the object that holds the doc. A version's
-`suppress:` silences DOC-* rules for the docs of that version; a doc inherited through
-`based_on` is reported once, at the version that wrote it.
+(the message counts the others). A version's `suppress:` silences DOC-* rules for the docs of that
+version; a doc inherited through `based_on` is reported once, at the version that wrote it.
+
+Where: in a literal block doc (`doc: |`) the doc's lines are the source lines, so a finding is
+located at its own line and column. Any other doc (plain, quoted, folded) may have been folded or
+escaped on its way from the source, so the finding is located where the doc's text starts and the
+message names the doc line (unless it is the first).
 """
 
 from __future__ import annotations
@@ -17,7 +21,20 @@ from toolkit.checks.markdown import Analysis, analyse
 from toolkit.checks.markdown_fast import may_need_repair
 from toolkit.model.diagnostics import Diagnostic, Severity
 from toolkit.model.rules import register
-from toolkit.model.spec import NOWHERE, FormalParameter, Location, OpSchema, SpecSet, display_domain
+from toolkit.model.spec import (
+    NOWHERE,
+    Attribute,
+    DomainSpec,
+    FormalParameter,
+    Location,
+    OpSchema,
+    OpsetVersion,
+    SpecSet,
+    TypeConstraint,
+    display_domain,
+)
+
+DocOwner = FormalParameter | Attribute | TypeConstraint | OpSchema | OpsetVersion | DomainSpec
 
 DOCS = "Docs"
 
@@ -84,36 +101,45 @@ def check_docs(specs: SpecSet) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     for domain in specs.domains:
         name = display_domain(domain.name)
-        out += doc_diagnostics(domain.doc, f"domain '{name}'", domain.location, "domain")
+        out += doc_diagnostics(domain.doc, f"domain '{name}'", _place(domain, domain.location), "domain")
         for opset in domain.opset_versions:
-            where = opset.location if opset.location != NOWHERE else domain.location
+            where = _place(opset, domain.location)
             out += doc_diagnostics(opset.doc, f"opset version {opset.version} of '{name}'", where, "opset")
     for op in specs.operators:
         by_since = {schema.since_version: schema for schema in op.versions}
         for schema in op.versions:
             base = by_since.get(schema.based_on) if schema.based_on is not None else None
             silenced = frozenset(schema.suppress)
-            for text, what, location, kind in _schema_docs(schema, base):
-                out += (d for d in doc_diagnostics(text, what, location, kind) if d.rule not in silenced)
+            for text, what, place, kind in _schema_docs(schema, base):
+                out += (d for d in doc_diagnostics(text, what, place, kind) if d.rule not in silenced)
     return out
 
 
-def _schema_docs(schema: OpSchema, base: OpSchema | None) -> Iterator[tuple[str, str, Location, str]]:
+def _place(owner: DocOwner, fallback: Location) -> tuple[Location, bool]:
+    """Where the doc of `owner` starts and whether its lines are the source lines (`doc_literal`);
+    for a model built without doc locations, the owner itself (else `fallback`)."""
+    if owner.doc_location != NOWHERE:
+        return owner.doc_location, owner.doc_literal
+    return (owner.location if owner.location != NOWHERE else fallback), False
+
+
+def _schema_docs(
+    schema: OpSchema, base: OpSchema | None
+) -> Iterator[tuple[str, str, tuple[Location, bool], str]]:
     """(doc, what it documents, where, kind) of one version, without what it inherits unchanged."""
     if schema.doc and not (base is not None and base.doc == schema.doc):
-        yield schema.doc, schema.id, schema.location, "version"
+        yield schema.doc, schema.id, _place(schema, schema.location), "version"
     inherited: set[tuple[str, str, str]] = set()
     if base is not None:
         inherited |= {(kind, p.name, p.doc) for kind, p in _params(base)}
         inherited |= {("attribute", a.name, a.doc) for a in base.attributes}
         inherited |= {("type constraint", c.param, c.doc) for c in base.type_constraints}
-    fields = [(kind, p.name, p.doc, p.location) for kind, p in _params(schema)]
-    fields += [("attribute", a.name, a.doc, a.location) for a in schema.attributes]
-    fields += [("type constraint", c.param, c.doc, c.location) for c in schema.type_constraints]
-    for kind, name, text, location in fields:
-        if text and (kind, name, text) not in inherited:
-            where = location if location != NOWHERE else schema.location
-            yield text, f"{schema.id} {kind} '{name}'", where, "parameter"
+    fields: list[tuple[str, str, DocOwner]] = [(kind, p.name, p) for kind, p in _params(schema)]
+    fields += [("attribute", a.name, a) for a in schema.attributes]
+    fields += [("type constraint", c.param, c) for c in schema.type_constraints]
+    for kind, name, owner in fields:
+        if owner.doc and (kind, name, owner.doc) not in inherited:
+            yield owner.doc, f"{schema.id} {kind} '{name}'", _place(owner, schema.location), "parameter"
 
 
 def _params(schema: OpSchema) -> Iterator[tuple[str, FormalParameter]]:
@@ -123,34 +149,68 @@ def _params(schema: OpSchema) -> Iterator[tuple[str, FormalParameter]]:
         yield "output", param
 
 
-def doc_diagnostics(text: str, what: str, location: Location, kind: str) -> list[Diagnostic]:
-    """The DOC-* findings of one doc: one per rule, at its first place in the doc."""
+def doc_diagnostics(text: str, what: str, place: tuple[Location, bool], kind: str) -> list[Diagnostic]:
+    """The DOC-* findings of one doc: one per rule, at its first place in the doc. `place` is
+    where the doc's text starts and whether its lines are the source lines one for one."""
     if not text or not may_need_repair(text):
         return []
     analysis = analyse(text)
     if analysis.clean:
         return []
-    return list(_findings(analysis, what, location, HEADING_FLOOR[kind]))
+    return list(_findings(analysis, what, _Locator(text, *place), HEADING_FLOOR[kind]))
 
 
-def _findings(analysis: Analysis, what: str, location: Location, floor: int) -> Iterator[Diagnostic]:
+class _Locator:
+    """Source positions of places in a doc, given as (line, column) of the normalized text the
+    analysis reads (`toolkit.checks.markdown.normalize`: tabs expanded, dedented, blank lines
+    trimmed at both ends)."""
+
+    def __init__(self, text: str, start: Location, literal: bool) -> None:
+        self.start = start
+        self.literal = literal
+        self.raw = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        expanded = [line.expandtabs(4) for line in self.raw]
+        self.lead = next((i for i, line in enumerate(expanded) if line.rstrip()), 0)
+        indents = [len(line) - len(line.lstrip(" ")) for line in expanded if line.lstrip(" ")]
+        self.margin = min(indents, default=0)
+
+    def exact(self, line: int) -> bool:
+        """Whether the location of doc line `line` is that line (else: where the doc starts)."""
+        return self.literal or self.lead + line == 0
+
+    def where(self, line: int, column: int) -> Location:
+        if not self.literal:
+            return self.start
+        row = self.lead + line
+        raw = self.raw[row] if row < len(self.raw) else ""
+        offset = column + self.margin
+        # Tabs were expanded before the analysis: a column after a tab is not the source column,
+        # so point at the text's indentation instead.
+        at = self.start.column + (offset if "\t" not in raw[:offset] else 0)
+        return Location(self.start.file, self.start.line + row, at)
+
+    def prefix(self, what: str, line: int) -> str:
+        """`what`, and the line of the doc value when the location does not show it."""
+        return f"{what}: " if self.exact(line) else f"{what}: doc line {self.lead + line + 1}: "
+
+
+def _findings(analysis: Analysis, what: str, at: _Locator, floor: int) -> Iterator[Diagnostic]:
     if analysis.html:
         first = analysis.html[0]
         construct = "an HTML block" if first.block else "raw HTML"
         yield _diagnostic(
             DOC_HTML.id,
-            f"{what}: doc line {first.line + 1}: {construct} '{_short(first.text)}'"
-            + _more(len(analysis.html) - 1),
-            location,
+            f"{at.prefix(what, first.line)}{construct} '{_short(first.text)}'" + _more(len(analysis.html) - 1),
+            at.where(first.line, first.column),
             DOC_HTML.hint,
         )
     if analysis.open_fences:
         fence = analysis.open_fences[0]
         yield _diagnostic(
             DOC_FENCE.id,
-            f"{what}: doc line {fence.line + 1}: code fence {fence.marker} is never closed"
+            f"{at.prefix(what, fence.line)}code fence {fence.marker} is never closed"
             + _more(len(analysis.open_fences) - 1),
-            location,
+            at.where(fence.line, fence.column),
             DOC_FENCE.hint,
         )
     headings = [h for h in analysis.headings if h.level < floor]
@@ -159,9 +219,8 @@ def _findings(analysis: Analysis, what: str, location: Location, floor: int) -> 
         style = "setext" if heading.setext else "ATX"
         yield _diagnostic(
             DOC_HEADING.id,
-            f"{what}: doc line {heading.line + 1}: {style} heading of level {heading.level}"
-            + _more(len(headings) - 1),
-            location,
+            f"{at.prefix(what, heading.line)}{style} heading of level {heading.level}" + _more(len(headings) - 1),
+            at.where(heading.line, heading.column),
             DOC_HEADING.hint,
         )
 

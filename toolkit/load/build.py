@@ -69,6 +69,7 @@ class Builder:
                     ir_version=entry["ir_version"],
                     doc=entry.get("doc", ""),
                     location=source.loc("opset_versions", index),
+                    **_doc_at(source, entry, ("opset_versions", index)),
                 )
                 for index, entry in enumerate(data["opset_versions"])
             )
@@ -79,6 +80,7 @@ class Builder:
                 type_sets=type_sets,
                 doc=data.get("doc", ""),
                 location=source.loc(),
+                **_doc_at(source, data, ()),
                 type_set_locations=tuple(
                     (name, source.loc("type_sets", name, key=True)) for name, _ in type_sets
                 ),
@@ -242,6 +244,11 @@ class Builder:
             status=status,
             deprecated=bool(entry.get("deprecated", False)),
             doc=entry.get("doc", base.doc if base else ""),
+            **(
+                _doc_at(source, entry, at)
+                if "doc" in entry or base is None
+                else {"doc_location": base.doc_location, "doc_literal": base.doc_literal}
+            ),
             inputs=inputs,
             outputs=outputs,
             attributes=attributes,
@@ -270,6 +277,7 @@ class Builder:
                     min_arity=item.get("min_arity", 1),
                     differentiability=Differentiability(item.get("differentiability", "unknown")),
                     location=source.loc(*at, index),
+                    **_doc_at(source, item, (*at, index)),
                 )
             )
         return tuple(out)
@@ -307,6 +315,7 @@ class Builder:
                 required=item.get("required", False),
                 default=default,
                 location=source.loc(*at, key, key=True),
+                **_doc_at(source, item, (*at, key)),
             )
         return tuple(merged.values())
 
@@ -395,6 +404,7 @@ class Builder:
                 doc=item.get("doc", ""),
                 type_sets=tuple(used_sets),
                 location=source.loc(*at, param, key=True),
+                **_doc_at(source, item, (*at, param)),
             )
         return tuple(merged.values())
 
@@ -439,6 +449,14 @@ def build_adapter(item: Mapping[str, Any], loc: Callable[..., Location]) -> Adap
         downgrade=steps("downgrade") if "downgrade" in item else None,
         location=loc(),
     )
+
+
+def _doc_at(source: Source, item: Mapping[str, Any], at: tuple[str | int, ...]) -> dict[str, Any]:
+    """The doc_location / doc_literal fields of the object built from `item` (found at `at`)."""
+    if "doc" not in item:
+        return {}
+    location, literal = source.text_loc(*at, "doc")
+    return {"doc_location": location, "doc_literal": literal}
 
 
 def _scalar_default(attr_type: AttrType, value: Any) -> Any:

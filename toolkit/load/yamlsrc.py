@@ -7,6 +7,7 @@ alias bombs, and remember where every key and value came from.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -76,15 +77,17 @@ _CONSTRUCTOR = yaml.constructor.SafeConstructor()
 
 
 class MarkedDict(dict[str, Any]):
-    """A mapping that remembers where each key and each value started."""
+    """A mapping that remembers where each key and each value started, and for a `doc` value
+    where its text starts (`text_marks`, None when it has none; see `text_location_of`)."""
 
-    __slots__ = ("key_marks", "mark", "value_marks")
+    __slots__ = ("key_marks", "mark", "text_marks", "value_marks")
 
     def __init__(self, mark: tuple[int, int]) -> None:
         super().__init__()
         self.mark = mark
         self.key_marks: dict[str, tuple[int, int]] = {}
         self.value_marks: dict[str, tuple[int, int]] = {}
+        self.text_marks: dict[str, tuple[int, int, bool]] | None = None
 
 
 class MarkedList(list[Any]):
@@ -153,13 +156,22 @@ def parse_yaml_text(text: str, display: str) -> Any:
         ) from None
     if node is None:
         return None
-    return _Builder(display).build(node)
+    return _Builder(display, text).build(node)
+
+
+# What YAML counts as a line break (the marks' line numbers count these).
+_LINE_BREAK = re.compile("\r\n|[\n\r\x85\u2028\u2029]")
+_BLOCK_STYLES = ("|", ">")
+# The values whose text positions are kept: the doc checks point at places inside docs.
+_TEXT_KEYS = frozenset({"doc"})
 
 
 class _Builder:
-    def __init__(self, display: str) -> None:
+    def __init__(self, display: str, text: str = "") -> None:
         self.display = display
         self.budget = MAX_EXPANDED_NODES
+        self.text = text
+        self._lines: list[str] | None = None  # split on the first block scalar only
 
     def problem(self, rule: str, message: str, node: yaml.Node, hint: str) -> YamlProblem:
         mark = node.start_mark
@@ -211,7 +223,41 @@ class _Builder:
             mapping[key] = self.build(value_node)
             mapping.key_marks[key] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
             mapping.value_marks[key] = (value_node.start_mark.line + 1, value_node.start_mark.column + 1)
+            if key in _TEXT_KEYS and value_node.__class__ is yaml.ScalarNode:
+                if mapping.text_marks is None:
+                    mapping.text_marks = {}
+                mapping.text_marks[key] = self.text_start(value_node, node.start_mark.column)
         return mapping
+
+    def text_start(self, node: yaml.ScalarNode, parent_indent: int) -> tuple[int, int, bool]:
+        """(line, column, exact) where the text of a scalar starts; exact: the text's lines are
+        the source lines one for one, columns included (a `|` block, or a plain scalar on one
+        line); otherwise folding or escapes stand between the two."""
+        start = node.start_mark
+        if node.style not in _BLOCK_STYLES:
+            return start.line + 1, start.column + 1, not node.style and node.end_mark.line == start.line
+        return (*self.block_start(node, parent_indent), node.style == "|")
+
+    def block_start(self, node: yaml.ScalarNode, parent_indent: int) -> tuple[int, int]:
+        """(line, column) where the text of a block scalar starts: the line after its header,
+        at the content indentation (the header's indentation indicator added to the parent
+        mapping's indentation, or else that of the first line that is not blank)."""
+        if self._lines is None:
+            self._lines = _LINE_BREAK.split(self.text)
+        lines = self._lines
+        header_line = node.start_mark.line
+        header = lines[header_line][node.start_mark.column + 1 :] if header_line < len(lines) else ""
+        digits = [c for c in header.split("#", 1)[0].strip() if c.isdigit()]
+        if digits:
+            indent = parent_indent + int(digits[0])
+        else:
+            indent = parent_indent + 1
+            for line in lines[header_line + 1 :]:
+                content = line.lstrip(" ")
+                if content:
+                    indent = len(line) - len(content)
+                    break
+        return header_line + 2, indent + 1
 
     def scalar(self, node: yaml.ScalarNode) -> Any:
         tag = node.tag
@@ -254,6 +300,24 @@ def location_of(root: Any, path: tuple[str | int, ...], display: str, *, key: bo
     return Location(display, best[0], best[1])
 
 
+def text_location_of(root: Any, path: tuple[str | int, ...], display: str) -> tuple[Location, bool]:
+    """Where the text of the `doc` string at `path` starts, and whether its lines and columns
+    are the source's one for one (a `|` block, a plain scalar on one line). A block scalar's
+    text starts on the line after its header, any other value where the value starts."""
+    parent = root
+    for step in path[:-1]:
+        try:
+            parent = parent[step]
+        except (KeyError, IndexError, TypeError):
+            return location_of(root, path, display), False
+    marks = parent.text_marks if isinstance(parent, MarkedDict) else None
+    key = path[-1] if path else None
+    if marks is not None and isinstance(key, str) and key in marks:
+        line, column, exact = marks[key]
+        return Location(display, line, column), exact
+    return location_of(root, path, display), False
+
+
 @dataclass
 class Source:
     """A spec document read with `read_yaml`: its file, the name diagnostics use for it, the data."""
@@ -264,3 +328,6 @@ class Source:
 
     def loc(self, *path: str | int, key: bool = False) -> Location:
         return location_of(self.data, tuple(path), self.display, key=key)
+
+    def text_loc(self, *path: str | int) -> tuple[Location, bool]:
+        return text_location_of(self.data, tuple(path), self.display)

@@ -70,6 +70,7 @@ _DIFF_TO_PROTO = {
 }
 _DIFF_FROM_PROTO = {int(v): k for k, v in _DIFF_TO_PROTO.items()}
 _ATTR_FROM_NUMBER = {t.proto_number: t for t in AttrType}
+DocOwner = FormalParameter | Attribute | TypeConstraint | OpSchema | OpsetVersion | DomainSpec
 
 
 def _set_location(message: SourceLocation, location: Location) -> None:
@@ -78,12 +79,20 @@ def _set_location(message: SourceLocation, location: Location) -> None:
     message.column = location.column
 
 
-def _location(owner: object) -> Location:
-    """Location of a message that has an optional `location` field (NOWHERE when absent)."""
-    if not owner.HasField("location"):  # type: ignore[attr-defined]
+def _location(owner: object, name: str = "location") -> Location:
+    """Location in the optional SourceLocation field `name` of a message (NOWHERE when absent)."""
+    if not owner.HasField(name):  # type: ignore[attr-defined]
         return NOWHERE
-    loc: SourceLocation = owner.location  # type: ignore[attr-defined]
+    loc: SourceLocation = getattr(owner, name)
     return Location(loc.file, loc.line, loc.column)
+
+
+def _encode_doc_at(message: object, owner: DocOwner) -> None:
+    """The doc_location / doc_literal fields of any message that has them."""
+    if owner.doc_location != NOWHERE:
+        _set_location(message.doc_location, owner.doc_location)  # type: ignore[attr-defined]
+    if owner.doc_literal:
+        message.doc_literal = True  # type: ignore[attr-defined]
 
 
 # --------------------------------------------------------------------------------------------
@@ -102,6 +111,7 @@ def _encode_param(message: FormalParameterProto, param: FormalParameter) -> None
     message.differentiability = _DIFF_TO_PROTO[param.differentiability]
     if param.location != NOWHERE:
         _set_location(message.location, param.location)
+    _encode_doc_at(message, param)
 
 
 def _list_kind(attr: Attribute, items: tuple[object, ...]) -> str:
@@ -151,6 +161,7 @@ def _encode_attribute(message: AttributeSchemaProto, attr: Attribute) -> None:
     _encode_default(message, attr)
     if attr.location != NOWHERE:
         _set_location(message.location, attr.location)
+    _encode_doc_at(message, attr)
 
 
 def _encode_constraint(message: TypeConstraintProto, constraint: TypeConstraint) -> None:
@@ -161,6 +172,7 @@ def _encode_constraint(message: TypeConstraintProto, constraint: TypeConstraint)
     message.type_sets.extend(constraint.type_sets)
     if constraint.location != NOWHERE:
         _set_location(message.location, constraint.location)
+    _encode_doc_at(message, constraint)
 
 
 _TAGS = ("$list", "$dict")
@@ -248,6 +260,7 @@ def _encode_schema(message: OpSchemaProto, schema: OpSchema) -> None:
     message.suppress.extend(schema.suppress)
     if schema.location != NOWHERE:
         _set_location(message.location, schema.location)
+    _encode_doc_at(message, schema)
 
 
 def _encode_opset(message: OpsetVersionProto, opset: OpsetVersion) -> None:
@@ -257,6 +270,7 @@ def _encode_opset(message: OpsetVersionProto, opset: OpsetVersion) -> None:
         message.doc = opset.doc
     if opset.location != NOWHERE:
         _set_location(message.location, opset.location)
+    _encode_doc_at(message, opset)
 
 
 def schema_set_document(domain: DomainSpec, operators: Sequence[OperatorSpec]) -> OperatorSchemaSetProto:
@@ -296,6 +310,7 @@ def schema_set_document(domain: DomainSpec, operators: Sequence[OperatorSpec]) -
             _set_location(operator.location, spec.location)
     if domain.location != NOWHERE:
         _set_location(document.location, domain.location)
+    _encode_doc_at(document, domain)
     return document
 
 
@@ -314,6 +329,8 @@ def _decode_param(message: FormalParameterProto) -> FormalParameter:
         min_arity=message.min_arity,
         differentiability=_DIFF_FROM_PROTO[int(message.differentiability)],
         location=_location(message),
+        doc_location=_location(message, "doc_location"),
+        doc_literal=message.doc_literal,
     )
 
 
@@ -345,6 +362,8 @@ def _decode_attribute(message: AttributeSchemaProto) -> Attribute:
         required=message.required,
         default=_decode_default(message),
         location=_location(message),
+        doc_location=_location(message, "doc_location"),
+        doc_literal=message.doc_literal,
     )
 
 
@@ -355,6 +374,8 @@ def _decode_constraint(message: TypeConstraintProto) -> TypeConstraint:
         doc=message.doc,
         type_sets=tuple(message.type_sets),
         location=_location(message),
+        doc_location=_location(message, "doc_location"),
+        doc_literal=message.doc_literal,
     )
 
 
@@ -396,6 +417,8 @@ def _decode_schema(domain: str, name: str, message: OpSchemaProto) -> OpSchema:
         adapter=_decode_adapter(message.adapter) if message.HasField("adapter") else None,
         suppress=tuple(message.suppress),
         location=_location(message),
+        doc_location=_location(message, "doc_location"),
+        doc_literal=message.doc_literal,
     )
 
 
@@ -414,12 +437,21 @@ def _decode_domain(message: OperatorSchemaSetProto) -> DomainSpec:
     return DomainSpec(
         name=canonical_domain(message.domain),
         opset_versions=tuple(
-            OpsetVersion(version=o.version, ir_version=o.ir_version, doc=o.doc, location=_location(o))
+            OpsetVersion(
+                version=o.version,
+                ir_version=o.ir_version,
+                doc=o.doc,
+                location=_location(o),
+                doc_location=_location(o, "doc_location"),
+                doc_literal=o.doc_literal,
+            )
             for o in message.opset_versions
         ),
         type_sets=tuple((t.name, tuple(t.types)) for t in message.type_sets),
         doc=message.doc,
         location=_location(message),
+        doc_location=_location(message, "doc_location"),
+        doc_literal=message.doc_literal,
         type_set_locations=tuple((t.name, _location(t)) for t in message.type_sets if t.HasField("location")),
     )
 

@@ -3,6 +3,11 @@
 The loader builds these objects from YAML (keeping source locations); the registry
 resolves them (inheritance applied, type sets expanded); generators, the compatibility
 engine and the model tools only ever read them.
+
+Objects with a `doc` also keep where its text starts (`doc_location`: for a block scalar the first
+line after the `|`/`>` indicator at the text's indentation, else the value itself) and whether the
+doc's lines are the source lines one for one (`doc_literal`, a `|` block), so that the doc checks
+can point at the line of a finding.
 """
 
 from __future__ import annotations
@@ -129,6 +134,8 @@ class FormalParameter:
     min_arity: int = 1
     differentiability: Differentiability = Differentiability.UNKNOWN
     location: Location = field(default=NOWHERE, compare=False)
+    doc_location: Location = field(default=NOWHERE, compare=False)  # where the doc's text starts
+    doc_literal: bool = field(default=False, compare=False)  # doc line N is source line doc_location.line + N
 
     @property
     def is_optional(self) -> bool:
@@ -147,6 +154,8 @@ class Attribute:
     required: bool = False
     default: AttrValue | None = None
     location: Location = field(default=NOWHERE, compare=False)
+    doc_location: Location = field(default=NOWHERE, compare=False)  # where the doc's text starts
+    doc_literal: bool = field(default=False, compare=False)  # doc line N is source line doc_location.line + N
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +165,8 @@ class TypeConstraint:
     doc: str = ""
     type_sets: tuple[str, ...] = ()  # names of the type sets `allowed` was expanded from
     location: Location = field(default=NOWHERE, compare=False)
+    doc_location: Location = field(default=NOWHERE, compare=False)  # where the doc's text starts
+    doc_literal: bool = field(default=False, compare=False)  # doc line N is source line doc_location.line + N
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,6 +211,8 @@ class OpSchema:
     adapter: Adapter | None = None
     suppress: tuple[str, ...] = ()  # spec-check rule ids silenced for this version
     location: Location = field(default=NOWHERE, compare=False)
+    doc_location: Location = field(default=NOWHERE, compare=False)  # where the doc's text starts
+    doc_literal: bool = field(default=False, compare=False)  # doc line N is source line doc_location.line + N
 
     @property
     def id(self) -> str:
@@ -288,6 +301,8 @@ class OpsetVersion:
     ir_version: int
     doc: str = ""
     location: Location = field(default=NOWHERE, compare=False)
+    doc_location: Location = field(default=NOWHERE, compare=False)  # where the doc's text starts
+    doc_literal: bool = field(default=False, compare=False)  # doc line N is source line doc_location.line + N
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,6 +312,8 @@ class DomainSpec:
     type_sets: tuple[tuple[str, tuple[str, ...]], ...] = ()  # name -> expanded type strings
     doc: str = ""
     location: Location = field(default=NOWHERE, compare=False)
+    doc_location: Location = field(default=NOWHERE, compare=False)  # where the doc's text starts
+    doc_literal: bool = field(default=False, compare=False)  # doc line N is source line doc_location.line + N
     type_set_locations: tuple[tuple[str, Location], ...] = field(default=(), compare=False)
 
     @property

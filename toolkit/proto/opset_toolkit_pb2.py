@@ -24,15 +24,15 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x13opset_toolkit.proto\x12\x12onnx_opset_toolkit\"\x7f\n\rOperatorProto\x12\x0f\n\x07op_type\x18\x01 \x01(\t\x12\x15\n\rsince_version\x18\x02 \x01(\x03\x12\x32\n\x06status\x18\x03 \x01(\x0e\x32\".onnx_opset_toolkit.OperatorStatus\x12\x12\n\ndoc_string\x18\n \x01(\t\"\xf0\x01\n\x10OperatorSetProto\x12\r\n\x05magic\x18\x01 \x01(\t\x12\x12\n\nir_version\x18\x02 \x01(\x03\x12\x1d\n\x15ir_version_prerelease\x18\x03 \x01(\t\x12\x19\n\x11ir_build_metadata\x18\x07 \x01(\t\x12\x0e\n\x06\x64omain\x18\x04 \x01(\t\x12\x15\n\ropset_version\x18\x05 \x01(\x03\x12\x12\n\ndoc_string\x18\x06 \x01(\t\x12\x33\n\x08operator\x18\x08 \x03(\x0b\x32!.onnx_opset_toolkit.OperatorProtoJ\x04\x08\t\x10\nR\tfunctions\"<\n\x0eSourceLocation\x12\x0c\n\x04\x66ile\x18\x01 \x01(\t\x12\x0c\n\x04line\x18\x02 \x01(\x03\x12\x0e\n\x06\x63olumn\x18\x03 \x01(\x03\"a\n\x0cTypeSetProto\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05types\x18\x02 \x03(\t\x12\x34\n\x08location\x18\x03 \x01(\x0b\x32\".onnx_opset_toolkit.SourceLocation\"{\n\x11OpsetVersionProto\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x12\n\nir_version\x18\x02 \x01(\x03\x12\x0b\n\x03\x64oc\x18\x03 \x01(\t\x12\x34\n\x08location\x18\x04 \x01(\x0b\x32\".onnx_opset_toolkit.SourceLocation\"\x8e\x04\n\x14\x46ormalParameterProto\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x10\n\x08type_str\x18\x02 \x01(\t\x12\x0b\n\x03\x64oc\x18\x03 \x01(\t\x12?\n\x06option\x18\x04 \x01(\x0e\x32/.onnx_opset_toolkit.FormalParameterProto.Option\x12\x19\n\x0bhomogeneous\x18\x05 \x01(\x08:\x04true\x12\x14\n\tmin_arity\x18\x06 \x01(\x03:\x01\x31\x12U\n\x11\x64ifferentiability\x18\x07 \x01(\x0e\x32:.onnx_opset_toolkit.FormalParameterProto.Differentiability\x12\x34\n\x08location\x18\x08 \x01(\x0b\x32\".onnx_opset_toolkit.SourceLocation\"E\n\x06Option\x12\x11\n\rOPTION_SINGLE\x10\x00\x12\x13\n\x0fOPTION_OPTIONAL\x10\x01\x12\x13\n\x0fOPTION_VARIADIC\x10\x02\"\x82\x01\n\x11\x44ifferentiability\x12\x1d\n\x19\x44IFFERENTIABILITY_UNKNOWN\x10\x00\x12$\n DIFFERENTIABILITY_DIFFERENTIABLE\x10\x01\x12(\n$DIFFERENTIABILITY_NON_DIFFERENTIABLE\x10\x02\"\x1b\n\tFloatList\x12\x0e\n\x06values\x18\x01 \x03(\x01\"\x19\n\x07IntList\x12\x0e\n\x06values\x18\x01 \x03(\x03\"\x1c\n\nStringList\x12\x0e\n\x06values\x18\x01 \x03(\t\"\x8b\x03\n\x14\x41ttributeSchemaProto\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\x05\x12\x0b\n\x03\x64oc\x18\x03 \x01(\t\x12\x10\n\x08required\x18\x04 \x01(\x08\x12\x17\n\rdefault_float\x18\x05 \x01(\x01H\x00\x12\x15\n\x0b\x64\x65\x66\x61ult_int\x18\x06 \x01(\x03H\x00\x12\x18\n\x0e\x64\x65\x66\x61ult_string\x18\x07 \x01(\tH\x00\x12\x37\n\x0e\x64\x65\x66\x61ult_floats\x18\x08 \x01(\x0b\x32\x1d.onnx_opset_toolkit.FloatListH\x00\x12\x33\n\x0c\x64\x65\x66\x61ult_ints\x18\t \x01(\x0b\x32\x1b.onnx_opset_toolkit.IntListH\x00\x12\x39\n\x0f\x64\x65\x66\x61ult_strings\x18\n \x01(\x0b\x32\x1e.onnx_opset_toolkit.StringListH\x00\x12\x34\n\x08location\x18\x0b \x01(\x0b\x32\".onnx_opset_toolkit.SourceLocationB\x0f\n\rdefault_value\"\x8b\x01\n\x13TypeConstraintProto\x12\r\n\x05param\x18\x01 \x01(\t\x12\x0f\n\x07\x61llowed\x18\x02 \x03(\t\x12\x0b\n\x03\x64oc\x18\x03 \x01(\t\x12\x11\n\ttype_sets\x18\x04 \x03(\t\x12\x34\n\x08location\x18\x05 \x01(\x0b\x32\".onnx_opset_toolkit.SourceLocation\"\xb6\x01\n\x10\x41\x64\x61pterStepProto\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x36\n\x04\x61rgs\x18\x02 \x03(\x0b\x32(.onnx_opset_toolkit.AdapterStepProto.Arg\x12\x34\n\x08location\x18\x03 \x01(\x0b\x32\".onnx_opset_toolkit.SourceLocation\x1a&\n\x03\x41rg\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\x12\n\nvalue_json\x18\x02 \x01(\t\"K\n\x14\x41\x64\x61pterStepListProto\x12\x33\n\x05steps\x18\x01 \x03(\x0b\x32$.onnx_opset_toolkit.AdapterStepProto\"\xb8\x01\n\x0c\x41\x64\x61pterProto\x12\x35\n\x07upgrade\x18\x01 \x03(\x0b\x32$.onnx_opset_toolkit.AdapterStepProto\x12;\n\tdowngrade\x18\x02 \x01(\x0b\x32(.onnx_opset_toolkit.AdapterStepListProto\x12\x34\n\x08location\x18\x03 \x01(\x0b\x32\".onnx_opset_toolkit.SourceLocation\"\x86\x04\n\rOpSchemaProto\x12\x15\n\rsince_version\x18\x01 \x01(\x03\x12:\n\x06status\x18\x02 \x01(\x0e\x32\".onnx_opset_toolkit.OperatorStatus:\x06STABLE\x12\x12\n\ndeprecated\x18\x03 \x01(\x08\x12\x0b\n\x03\x64oc\x18\x04 \x01(\t\x12\x10\n\x08\x62\x61sed_on\x18\x05 \x01(\x03\x12\x38\n\x06inputs\x18\x06 \x03(\x0b\x32(.onnx_opset_toolkit.FormalParameterProto\x12\x39\n\x07outputs\x18\x07 \x03(\x0b\x32(.onnx_opset_toolkit.FormalParameterProto\x12<\n\nattributes\x18\x08 \x03(\x0b\x32(.onnx_opset_toolkit.AttributeSchemaProto\x12\x41\n\x10type_constraints\x18\t \x03(\x0b\x32\'.onnx_opset_toolkit.TypeConstraintProto\x12\x31\n\x07\x61\x64\x61pter\x18\n \x01(\x0b\x32 .onnx_opset_toolkit.AdapterProto\x12\x34\n\x08location\x18\x0b \x01(\x0b\x32\".onnx_opset_toolkit.SourceLocation\x12\x10\n\x08suppress\x18\x0c \x03(\t\"\xb7\x01\n\x13OperatorSchemaProto\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x12\n\nremoved_in\x18\x02 \x01(\x03\x12\x13\n\x0breplaced_by\x18\x03 \x01(\t\x12\x33\n\x08versions\x18\x04 \x03(\x0b\x32!.onnx_opset_toolkit.OpSchemaProto\x12\x34\n\x08location\x18\x05 \x01(\x0b\x32\".onnx_opset_toolkit.SourceLocation\"\xc2\x02\n\x16OperatorSchemaSetProto\x12\r\n\x05magic\x18\x01 \x01(\t\x12\x16\n\x0e\x66ormat_version\x18\x02 \x01(\x03\x12\x0e\n\x06\x64omain\x18\x03 \x01(\t\x12\x0b\n\x03\x64oc\x18\x04 \x01(\t\x12=\n\x0eopset_versions\x18\x05 \x03(\x0b\x32%.onnx_opset_toolkit.OpsetVersionProto\x12\x33\n\ttype_sets\x18\x06 \x03(\x0b\x32 .onnx_opset_toolkit.TypeSetProto\x12:\n\toperators\x18\x07 \x03(\x0b\x32\'.onnx_opset_toolkit.OperatorSchemaProto\x12\x34\n\x08location\x18\x08 \x01(\x0b\x32\".onnx_opset_toolkit.SourceLocation*.\n\x0eOperatorStatus\x12\x10\n\x0c\x45XPERIMENTAL\x10\x00\x12\n\n\x06STABLE\x10\x01')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x13opset_toolkit.proto\x12\x12onnx_opset_toolkit\"\x7f\n\rOperatorProto\x12\x0f\n\x07op_type\x18\x01 \x01(\t\x12\x15\n\rsince_version\x18\x02 \x01(\x03\x12\x32\n\x06status\x18\x03 \x01(\x0e\x32\".onnx_opset_toolkit.OperatorStatus\x12\x12\n\ndoc_string\x18\n \x01(\t\"\xf0\x01\n\x10OperatorSetProto\x12\r\n\x05magic\x18\x01 \x01(\t\x12\x12\n\nir_version\x18\x02 \x01(\x03\x12\x1d\n\x15ir_version_prerelease\x18\x03 \x01(\t\x12\x19\n\x11ir_build_metadata\x18\x07 \x01(\t\x12\x0e\n\x06\x64omain\x18\x04 \x01(\t\x12\x15\n\ropset_version\x18\x05 \x01(\x03\x12\x12\n\ndoc_string\x18\x06 \x01(\t\x12\x33\n\x08operator\x18\x08 \x03(\x0b\x32!.onnx_opset_toolkit.OperatorProtoJ\x04\x08\t\x10\nR\tfunctions\"<\n\x0eSourceLocation\x12\x0c\n\x04\x66ile\x18\x01 \x01(\t\x12\x0c\n\x04line\x18\x02 \x01(\x03\x12\x0e\n\x06\x63olumn\x18\x03 \x01(\x03\"a\n\x0cTypeSetProto\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05types\x18\x02 \x03(\t\x12\x34\n\x08location\x18\x03 \x01(\x0b\x32\".onnx_opset_toolkit.SourceLocation\"\xca\x01\n\x11OpsetVersionProto\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x12\n\nir_version\x18\x02 \x01(\x03\x12\x0b\n\x03\x64oc\x18\x03 \x01(\t\x12\x34\n\x08location\x18\x04 \x01(\x0b\x32\".onnx_opset_toolkit.SourceLocation\x12\x38\n\x0c\x64oc_location\x18\x05 \x01(\x0b\x32\".onnx_opset_toolkit.SourceLocation\x12\x13\n\x0b\x64oc_literal\x18\x06 \x01(\x08\"\xdd\x04\n\x14\x46ormalParameterProto\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x10\n\x08type_str\x18\x02 \x01(\t\x12\x0b\n\x03\x64oc\x18\x03 \x01(\t\x12?\n\x06option\x18\x04 \x01(\x0e\x32/.onnx_opset_toolkit.FormalParameterProto.Option\x12\x19\n\x0bhomogeneous\x18\x05 \x01(\x08:\x04true\x12\x14\n\tmin_arity\x18\x06 \x01(\x03:\x01\x31\x12U\n\x11\x64ifferentiability\x18\x07 \x01(\x0e\x32:.onnx_opset_toolkit.FormalParameterProto.Differentiability\x12\x34\n\x08location\x18\x08 \x01(\x0b\x32\".onnx_opset_toolkit.SourceLocation\x12\x38\n\x0c\x64oc_location\x18\t \x01(\x0b\x32\".onnx_opset_toolkit.SourceLocation\x12\x13\n\x0b\x64oc_literal\x18\n \x01(\x08\"E\n\x06Option\x12\x11\n\rOPTION_SINGLE\x10\x00\x12\x13\n\x0fOPTION_OPTIONAL\x10\x01\x12\x13\n\x0fOPTION_VARIADIC\x10\x02\"\x82\x01\n\x11\x44ifferentiability\x12\x1d\n\x19\x44IFFERENTIABILITY_UNKNOWN\x10\x00\x12$\n DIFFERENTIABILITY_DIFFERENTIABLE\x10\x01\x12(\n$DIFFERENTIABILITY_NON_DIFFERENTIABLE\x10\x02\"\x1b\n\tFloatList\x12\x0e\n\x06values\x18\x01 \x03(\x01\"\x19\n\x07IntList\x12\x0e\n\x06values\x18\x01 \x03(\x03\"\x1c\n\nStringList\x12\x0e\n\x06values\x18\x01 \x03(\t\"\xda\x03\n\x14\x41ttributeSchemaProto\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\x05\x12\x0b\n\x03\x64oc\x18\x03 \x01(\t\x12\x10\n\x08required\x18\x04 \x01(\x08\x12\x17\n\rdefault_float\x18\x05 \x01(\x01H\x00\x12\x15\n\x0b\x64\x65\x66\x61ult_int\x18\x06 \x01(\x03H\x00\x12\x18\n\x0e\x64\x65\x66\x61ult_string\x18\x07 \x01(\tH\x00\x12\x37\n\x0e\x64\x65\x66\x61ult_floats\x18\x08 \x01(\x0b\x32\x1d.onnx_opset_toolkit.FloatListH\x00\x12\x33\n\x0c\x64\x65\x66\x61ult_ints\x18\t \x01(\x0b\x32\x1b.onnx_opset_toolkit.IntListH\x00\x12\x39\n\x0f\x64\x65\x66\x61ult_strings\x18\n \x01(\x0b\x32\x1e.onnx_opset_toolkit.StringListH\x00\x12\x34\n\x08location\x18\x0b \x01(\x0b\x32\".onnx_opset_toolkit.SourceLocation\x12\x38\n\x0c\x64oc_location\x18\x0c \x01(\x0b\x32\".onnx_opset_toolkit.SourceLocation\x12\x13\n\x0b\x64oc_literal\x18\r \x01(\x08\x42\x0f\n\rdefault_value\"\xda\x01\n\x13TypeConstraintProto\x12\r\n\x05param\x18\x01 \x01(\t\x12\x0f\n\x07\x61llowed\x18\x02 \x03(\t\x12\x0b\n\x03\x64oc\x18\x03 \x01(\t\x12\x11\n\ttype_sets\x18\x04 \x03(\t\x12\x34\n\x08location\x18\x05 \x01(\x0b\x32\".onnx_opset_toolkit.SourceLocation\x12\x38\n\x0c\x64oc_location\x18\x06 \x01(\x0b\x32\".onnx_opset_toolkit.SourceLocation\x12\x13\n\x0b\x64oc_literal\x18\x07 \x01(\x08\"\xb6\x01\n\x10\x41\x64\x61pterStepProto\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x36\n\x04\x61rgs\x18\x02 \x03(\x0b\x32(.onnx_opset_toolkit.AdapterStepProto.Arg\x12\x34\n\x08location\x18\x03 \x01(\x0b\x32\".onnx_opset_toolkit.SourceLocation\x1a&\n\x03\x41rg\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\x12\n\nvalue_json\x18\x02 \x01(\t\"K\n\x14\x41\x64\x61pterStepListProto\x12\x33\n\x05steps\x18\x01 \x03(\x0b\x32$.onnx_opset_toolkit.AdapterStepProto\"\xb8\x01\n\x0c\x41\x64\x61pterProto\x12\x35\n\x07upgrade\x18\x01 \x03(\x0b\x32$.onnx_opset_toolkit.AdapterStepProto\x12;\n\tdowngrade\x18\x02 \x01(\x0b\x32(.onnx_opset_toolkit.AdapterStepListProto\x12\x34\n\x08location\x18\x03 \x01(\x0b\x32\".onnx_opset_toolkit.SourceLocation\"\xd5\x04\n\rOpSchemaProto\x12\x15\n\rsince_version\x18\x01 \x01(\x03\x12:\n\x06status\x18\x02 \x01(\x0e\x32\".onnx_opset_toolkit.OperatorStatus:\x06STABLE\x12\x12\n\ndeprecated\x18\x03 \x01(\x08\x12\x0b\n\x03\x64oc\x18\x04 \x01(\t\x12\x10\n\x08\x62\x61sed_on\x18\x05 \x01(\x03\x12\x38\n\x06inputs\x18\x06 \x03(\x0b\x32(.onnx_opset_toolkit.FormalParameterProto\x12\x39\n\x07outputs\x18\x07 \x03(\x0b\x32(.onnx_opset_toolkit.FormalParameterProto\x12<\n\nattributes\x18\x08 \x03(\x0b\x32(.onnx_opset_toolkit.AttributeSchemaProto\x12\x41\n\x10type_constraints\x18\t \x03(\x0b\x32\'.onnx_opset_toolkit.TypeConstraintProto\x12\x31\n\x07\x61\x64\x61pter\x18\n \x01(\x0b\x32 .onnx_opset_toolkit.AdapterProto\x12\x34\n\x08location\x18\x0b \x01(\x0b\x32\".onnx_opset_toolkit.SourceLocation\x12\x10\n\x08suppress\x18\x0c \x03(\t\x12\x38\n\x0c\x64oc_location\x18\r \x01(\x0b\x32\".onnx_opset_toolkit.SourceLocation\x12\x13\n\x0b\x64oc_literal\x18\x0e \x01(\x08\"\xb7\x01\n\x13OperatorSchemaProto\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x12\n\nremoved_in\x18\x02 \x01(\x03\x12\x13\n\x0breplaced_by\x18\x03 \x01(\t\x12\x33\n\x08versions\x18\x04 \x03(\x0b\x32!.onnx_opset_toolkit.OpSchemaProto\x12\x34\n\x08location\x18\x05 \x01(\x0b\x32\".onnx_opset_toolkit.SourceLocation\"\x91\x03\n\x16OperatorSchemaSetProto\x12\r\n\x05magic\x18\x01 \x01(\t\x12\x16\n\x0e\x66ormat_version\x18\x02 \x01(\x03\x12\x0e\n\x06\x64omain\x18\x03 \x01(\t\x12\x0b\n\x03\x64oc\x18\x04 \x01(\t\x12=\n\x0eopset_versions\x18\x05 \x03(\x0b\x32%.onnx_opset_toolkit.OpsetVersionProto\x12\x33\n\ttype_sets\x18\x06 \x03(\x0b\x32 .onnx_opset_toolkit.TypeSetProto\x12:\n\toperators\x18\x07 \x03(\x0b\x32\'.onnx_opset_toolkit.OperatorSchemaProto\x12\x34\n\x08location\x18\x08 \x01(\x0b\x32\".onnx_opset_toolkit.SourceLocation\x12\x38\n\x0c\x64oc_location\x18\t \x01(\x0b\x32\".onnx_opset_toolkit.SourceLocation\x12\x13\n\x0b\x64oc_literal\x18\n \x01(\x08*.\n\x0eOperatorStatus\x12\x10\n\x0c\x45XPERIMENTAL\x10\x00\x12\n\n\x06STABLE\x10\x01')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'opset_toolkit_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_OPERATORSTATUS']._serialized_start=3337
-  _globals['_OPERATORSTATUS']._serialized_end=3383
+  _globals['_OPERATORSTATUS']._serialized_start=3812
+  _globals['_OPERATORSTATUS']._serialized_end=3858
   _globals['_OPERATORPROTO']._serialized_start=43
   _globals['_OPERATORPROTO']._serialized_end=170
   _globals['_OPERATORSETPROTO']._serialized_start=173
@@ -41,36 +41,36 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_SOURCELOCATION']._serialized_end=475
   _globals['_TYPESETPROTO']._serialized_start=477
   _globals['_TYPESETPROTO']._serialized_end=574
-  _globals['_OPSETVERSIONPROTO']._serialized_start=576
-  _globals['_OPSETVERSIONPROTO']._serialized_end=699
-  _globals['_FORMALPARAMETERPROTO']._serialized_start=702
-  _globals['_FORMALPARAMETERPROTO']._serialized_end=1228
-  _globals['_FORMALPARAMETERPROTO_OPTION']._serialized_start=1026
-  _globals['_FORMALPARAMETERPROTO_OPTION']._serialized_end=1095
-  _globals['_FORMALPARAMETERPROTO_DIFFERENTIABILITY']._serialized_start=1098
-  _globals['_FORMALPARAMETERPROTO_DIFFERENTIABILITY']._serialized_end=1228
-  _globals['_FLOATLIST']._serialized_start=1230
-  _globals['_FLOATLIST']._serialized_end=1257
-  _globals['_INTLIST']._serialized_start=1259
-  _globals['_INTLIST']._serialized_end=1284
-  _globals['_STRINGLIST']._serialized_start=1286
-  _globals['_STRINGLIST']._serialized_end=1314
-  _globals['_ATTRIBUTESCHEMAPROTO']._serialized_start=1317
-  _globals['_ATTRIBUTESCHEMAPROTO']._serialized_end=1712
-  _globals['_TYPECONSTRAINTPROTO']._serialized_start=1715
-  _globals['_TYPECONSTRAINTPROTO']._serialized_end=1854
-  _globals['_ADAPTERSTEPPROTO']._serialized_start=1857
-  _globals['_ADAPTERSTEPPROTO']._serialized_end=2039
-  _globals['_ADAPTERSTEPPROTO_ARG']._serialized_start=2001
-  _globals['_ADAPTERSTEPPROTO_ARG']._serialized_end=2039
-  _globals['_ADAPTERSTEPLISTPROTO']._serialized_start=2041
-  _globals['_ADAPTERSTEPLISTPROTO']._serialized_end=2116
-  _globals['_ADAPTERPROTO']._serialized_start=2119
-  _globals['_ADAPTERPROTO']._serialized_end=2303
-  _globals['_OPSCHEMAPROTO']._serialized_start=2306
-  _globals['_OPSCHEMAPROTO']._serialized_end=2824
-  _globals['_OPERATORSCHEMAPROTO']._serialized_start=2827
-  _globals['_OPERATORSCHEMAPROTO']._serialized_end=3010
-  _globals['_OPERATORSCHEMASETPROTO']._serialized_start=3013
-  _globals['_OPERATORSCHEMASETPROTO']._serialized_end=3335
+  _globals['_OPSETVERSIONPROTO']._serialized_start=577
+  _globals['_OPSETVERSIONPROTO']._serialized_end=779
+  _globals['_FORMALPARAMETERPROTO']._serialized_start=782
+  _globals['_FORMALPARAMETERPROTO']._serialized_end=1387
+  _globals['_FORMALPARAMETERPROTO_OPTION']._serialized_start=1185
+  _globals['_FORMALPARAMETERPROTO_OPTION']._serialized_end=1254
+  _globals['_FORMALPARAMETERPROTO_DIFFERENTIABILITY']._serialized_start=1257
+  _globals['_FORMALPARAMETERPROTO_DIFFERENTIABILITY']._serialized_end=1387
+  _globals['_FLOATLIST']._serialized_start=1389
+  _globals['_FLOATLIST']._serialized_end=1416
+  _globals['_INTLIST']._serialized_start=1418
+  _globals['_INTLIST']._serialized_end=1443
+  _globals['_STRINGLIST']._serialized_start=1445
+  _globals['_STRINGLIST']._serialized_end=1473
+  _globals['_ATTRIBUTESCHEMAPROTO']._serialized_start=1476
+  _globals['_ATTRIBUTESCHEMAPROTO']._serialized_end=1950
+  _globals['_TYPECONSTRAINTPROTO']._serialized_start=1953
+  _globals['_TYPECONSTRAINTPROTO']._serialized_end=2171
+  _globals['_ADAPTERSTEPPROTO']._serialized_start=2174
+  _globals['_ADAPTERSTEPPROTO']._serialized_end=2356
+  _globals['_ADAPTERSTEPPROTO_ARG']._serialized_start=2318
+  _globals['_ADAPTERSTEPPROTO_ARG']._serialized_end=2356
+  _globals['_ADAPTERSTEPLISTPROTO']._serialized_start=2358
+  _globals['_ADAPTERSTEPLISTPROTO']._serialized_end=2433
+  _globals['_ADAPTERPROTO']._serialized_start=2436
+  _globals['_ADAPTERPROTO']._serialized_end=2620
+  _globals['_OPSCHEMAPROTO']._serialized_start=2623
+  _globals['_OPSCHEMAPROTO']._serialized_end=3220
+  _globals['_OPERATORSCHEMAPROTO']._serialized_start=3223
+  _globals['_OPERATORSCHEMAPROTO']._serialized_end=3406
+  _globals['_OPERATORSCHEMASETPROTO']._serialized_start=3409
+  _globals['_OPERATORSCHEMASETPROTO']._serialized_end=3810
 # @@protoc_insertion_point(module_scope)

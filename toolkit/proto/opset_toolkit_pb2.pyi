@@ -67,19 +67,23 @@ class TypeSetProto(_message.Message):
     def __init__(self, name: _Optional[str] = ..., types: _Optional[_Iterable[str]] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ...) -> None: ...
 
 class OpsetVersionProto(_message.Message):
-    __slots__ = ("version", "ir_version", "doc", "location")
+    __slots__ = ("version", "ir_version", "doc", "location", "doc_location", "doc_literal")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     IR_VERSION_FIELD_NUMBER: _ClassVar[int]
     DOC_FIELD_NUMBER: _ClassVar[int]
     LOCATION_FIELD_NUMBER: _ClassVar[int]
+    DOC_LOCATION_FIELD_NUMBER: _ClassVar[int]
+    DOC_LITERAL_FIELD_NUMBER: _ClassVar[int]
     version: int
     ir_version: int
     doc: str
     location: SourceLocation
-    def __init__(self, version: _Optional[int] = ..., ir_version: _Optional[int] = ..., doc: _Optional[str] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ...) -> None: ...
+    doc_location: SourceLocation
+    doc_literal: bool
+    def __init__(self, version: _Optional[int] = ..., ir_version: _Optional[int] = ..., doc: _Optional[str] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_literal: _Optional[bool] = ...) -> None: ...
 
 class FormalParameterProto(_message.Message):
-    __slots__ = ("name", "type_str", "doc", "option", "homogeneous", "min_arity", "differentiability", "location")
+    __slots__ = ("name", "type_str", "doc", "option", "homogeneous", "min_arity", "differentiability", "location", "doc_location", "doc_literal")
     class Option(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
         __slots__ = ()
         OPTION_SINGLE: _ClassVar[FormalParameterProto.Option]
@@ -104,6 +108,8 @@ class FormalParameterProto(_message.Message):
     MIN_ARITY_FIELD_NUMBER: _ClassVar[int]
     DIFFERENTIABILITY_FIELD_NUMBER: _ClassVar[int]
     LOCATION_FIELD_NUMBER: _ClassVar[int]
+    DOC_LOCATION_FIELD_NUMBER: _ClassVar[int]
+    DOC_LITERAL_FIELD_NUMBER: _ClassVar[int]
     name: str
     type_str: str
     doc: str
@@ -112,7 +118,9 @@ class FormalParameterProto(_message.Message):
     min_arity: int
     differentiability: FormalParameterProto.Differentiability
     location: SourceLocation
-    def __init__(self, name: _Optional[str] = ..., type_str: _Optional[str] = ..., doc: _Optional[str] = ..., option: _Optional[_Union[FormalParameterProto.Option, str]] = ..., homogeneous: _Optional[bool] = ..., min_arity: _Optional[int] = ..., differentiability: _Optional[_Union[FormalParameterProto.Differentiability, str]] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ...) -> None: ...
+    doc_location: SourceLocation
+    doc_literal: bool
+    def __init__(self, name: _Optional[str] = ..., type_str: _Optional[str] = ..., doc: _Optional[str] = ..., option: _Optional[_Union[FormalParameterProto.Option, str]] = ..., homogeneous: _Optional[bool] = ..., min_arity: _Optional[int] = ..., differentiability: _Optional[_Union[FormalParameterProto.Differentiability, str]] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_literal: _Optional[bool] = ...) -> None: ...
 
 class FloatList(_message.Message):
     __slots__ = ("values",)
@@ -133,7 +141,7 @@ class StringList(_message.Message):
     def __init__(self, values: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class AttributeSchemaProto(_message.Message):
-    __slots__ = ("name", "type", "doc", "required", "default_float", "default_int", "default_string", "default_floats", "default_ints", "default_strings", "location")
+    __slots__ = ("name", "type", "doc", "required", "default_float", "default_int", "default_string", "default_floats", "default_ints", "default_strings", "location", "doc_location", "doc_literal")
     NAME_FIELD_NUMBER: _ClassVar[int]
     TYPE_FIELD_NUMBER: _ClassVar[int]
     DOC_FIELD_NUMBER: _ClassVar[int]
@@ -145,6 +153,8 @@ class AttributeSchemaProto(_message.Message):
     DEFAULT_INTS_FIELD_NUMBER: _ClassVar[int]
     DEFAULT_STRINGS_FIELD_NUMBER: _ClassVar[int]
     LOCATION_FIELD_NUMBER: _ClassVar[int]
+    DOC_LOCATION_FIELD_NUMBER: _ClassVar[int]
+    DOC_LITERAL_FIELD_NUMBER: _ClassVar[int]
     name: str
     type: int
     doc: str
@@ -156,21 +166,27 @@ class AttributeSchemaProto(_message.Message):
     default_ints: IntList
     default_strings: StringList
     location: SourceLocation
-    def __init__(self, name: _Optional[str] = ..., type: _Optional[int] = ..., doc: _Optional[str] = ..., required: _Optional[bool] = ..., default_float: _Optional[float] = ..., default_int: _Optional[int] = ..., default_string: _Optional[str] = ..., default_floats: _Optional[_Union[FloatList, _Mapping]] = ..., default_ints: _Optional[_Union[IntList, _Mapping]] = ..., default_strings: _Optional[_Union[StringList, _Mapping]] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ...) -> None: ...
+    doc_location: SourceLocation
+    doc_literal: bool
+    def __init__(self, name: _Optional[str] = ..., type: _Optional[int] = ..., doc: _Optional[str] = ..., required: _Optional[bool] = ..., default_float: _Optional[float] = ..., default_int: _Optional[int] = ..., default_string: _Optional[str] = ..., default_floats: _Optional[_Union[FloatList, _Mapping]] = ..., default_ints: _Optional[_Union[IntList, _Mapping]] = ..., default_strings: _Optional[_Union[StringList, _Mapping]] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_literal: _Optional[bool] = ...) -> None: ...
 
 class TypeConstraintProto(_message.Message):
-    __slots__ = ("param", "allowed", "doc", "type_sets", "location")
+    __slots__ = ("param", "allowed", "doc", "type_sets", "location", "doc_location", "doc_literal")
     PARAM_FIELD_NUMBER: _ClassVar[int]
     ALLOWED_FIELD_NUMBER: _ClassVar[int]
     DOC_FIELD_NUMBER: _ClassVar[int]
     TYPE_SETS_FIELD_NUMBER: _ClassVar[int]
     LOCATION_FIELD_NUMBER: _ClassVar[int]
+    DOC_LOCATION_FIELD_NUMBER: _ClassVar[int]
+    DOC_LITERAL_FIELD_NUMBER: _ClassVar[int]
     param: str
     allowed: _containers.RepeatedScalarFieldContainer[str]
     doc: str
     type_sets: _containers.RepeatedScalarFieldContainer[str]
     location: SourceLocation
-    def __init__(self, param: _Optional[str] = ..., allowed: _Optional[_Iterable[str]] = ..., doc: _Optional[str] = ..., type_sets: _Optional[_Iterable[str]] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ...) -> None: ...
+    doc_location: SourceLocation
+    doc_literal: bool
+    def __init__(self, param: _Optional[str] = ..., allowed: _Optional[_Iterable[str]] = ..., doc: _Optional[str] = ..., type_sets: _Optional[_Iterable[str]] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_literal: _Optional[bool] = ...) -> None: ...
 
 class AdapterStepProto(_message.Message):
     __slots__ = ("kind", "args", "location")
@@ -206,7 +222,7 @@ class AdapterProto(_message.Message):
     def __init__(self, upgrade: _Optional[_Iterable[_Union[AdapterStepProto, _Mapping]]] = ..., downgrade: _Optional[_Union[AdapterStepListProto, _Mapping]] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ...) -> None: ...
 
 class OpSchemaProto(_message.Message):
-    __slots__ = ("since_version", "status", "deprecated", "doc", "based_on", "inputs", "outputs", "attributes", "type_constraints", "adapter", "location", "suppress")
+    __slots__ = ("since_version", "status", "deprecated", "doc", "based_on", "inputs", "outputs", "attributes", "type_constraints", "adapter", "location", "suppress", "doc_location", "doc_literal")
     SINCE_VERSION_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     DEPRECATED_FIELD_NUMBER: _ClassVar[int]
@@ -219,6 +235,8 @@ class OpSchemaProto(_message.Message):
     ADAPTER_FIELD_NUMBER: _ClassVar[int]
     LOCATION_FIELD_NUMBER: _ClassVar[int]
     SUPPRESS_FIELD_NUMBER: _ClassVar[int]
+    DOC_LOCATION_FIELD_NUMBER: _ClassVar[int]
+    DOC_LITERAL_FIELD_NUMBER: _ClassVar[int]
     since_version: int
     status: OperatorStatus
     deprecated: bool
@@ -231,7 +249,9 @@ class OpSchemaProto(_message.Message):
     adapter: AdapterProto
     location: SourceLocation
     suppress: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, since_version: _Optional[int] = ..., status: _Optional[_Union[OperatorStatus, str]] = ..., deprecated: _Optional[bool] = ..., doc: _Optional[str] = ..., based_on: _Optional[int] = ..., inputs: _Optional[_Iterable[_Union[FormalParameterProto, _Mapping]]] = ..., outputs: _Optional[_Iterable[_Union[FormalParameterProto, _Mapping]]] = ..., attributes: _Optional[_Iterable[_Union[AttributeSchemaProto, _Mapping]]] = ..., type_constraints: _Optional[_Iterable[_Union[TypeConstraintProto, _Mapping]]] = ..., adapter: _Optional[_Union[AdapterProto, _Mapping]] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ..., suppress: _Optional[_Iterable[str]] = ...) -> None: ...
+    doc_location: SourceLocation
+    doc_literal: bool
+    def __init__(self, since_version: _Optional[int] = ..., status: _Optional[_Union[OperatorStatus, str]] = ..., deprecated: _Optional[bool] = ..., doc: _Optional[str] = ..., based_on: _Optional[int] = ..., inputs: _Optional[_Iterable[_Union[FormalParameterProto, _Mapping]]] = ..., outputs: _Optional[_Iterable[_Union[FormalParameterProto, _Mapping]]] = ..., attributes: _Optional[_Iterable[_Union[AttributeSchemaProto, _Mapping]]] = ..., type_constraints: _Optional[_Iterable[_Union[TypeConstraintProto, _Mapping]]] = ..., adapter: _Optional[_Union[AdapterProto, _Mapping]] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ..., suppress: _Optional[_Iterable[str]] = ..., doc_location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_literal: _Optional[bool] = ...) -> None: ...
 
 class OperatorSchemaProto(_message.Message):
     __slots__ = ("name", "removed_in", "replaced_by", "versions", "location")
@@ -248,7 +268,7 @@ class OperatorSchemaProto(_message.Message):
     def __init__(self, name: _Optional[str] = ..., removed_in: _Optional[int] = ..., replaced_by: _Optional[str] = ..., versions: _Optional[_Iterable[_Union[OpSchemaProto, _Mapping]]] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ...) -> None: ...
 
 class OperatorSchemaSetProto(_message.Message):
-    __slots__ = ("magic", "format_version", "domain", "doc", "opset_versions", "type_sets", "operators", "location")
+    __slots__ = ("magic", "format_version", "domain", "doc", "opset_versions", "type_sets", "operators", "location", "doc_location", "doc_literal")
     MAGIC_FIELD_NUMBER: _ClassVar[int]
     FORMAT_VERSION_FIELD_NUMBER: _ClassVar[int]
     DOMAIN_FIELD_NUMBER: _ClassVar[int]
@@ -257,6 +277,8 @@ class OperatorSchemaSetProto(_message.Message):
     TYPE_SETS_FIELD_NUMBER: _ClassVar[int]
     OPERATORS_FIELD_NUMBER: _ClassVar[int]
     LOCATION_FIELD_NUMBER: _ClassVar[int]
+    DOC_LOCATION_FIELD_NUMBER: _ClassVar[int]
+    DOC_LITERAL_FIELD_NUMBER: _ClassVar[int]
     magic: str
     format_version: int
     domain: str
@@ -265,4 +287,6 @@ class OperatorSchemaSetProto(_message.Message):
     type_sets: _containers.RepeatedCompositeFieldContainer[TypeSetProto]
     operators: _containers.RepeatedCompositeFieldContainer[OperatorSchemaProto]
     location: SourceLocation
-    def __init__(self, magic: _Optional[str] = ..., format_version: _Optional[int] = ..., domain: _Optional[str] = ..., doc: _Optional[str] = ..., opset_versions: _Optional[_Iterable[_Union[OpsetVersionProto, _Mapping]]] = ..., type_sets: _Optional[_Iterable[_Union[TypeSetProto, _Mapping]]] = ..., operators: _Optional[_Iterable[_Union[OperatorSchemaProto, _Mapping]]] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ...) -> None: ...
+    doc_location: SourceLocation
+    doc_literal: bool
+    def __init__(self, magic: _Optional[str] = ..., format_version: _Optional[int] = ..., domain: _Optional[str] = ..., doc: _Optional[str] = ..., opset_versions: _Optional[_Iterable[_Union[OpsetVersionProto, _Mapping]]] = ..., type_sets: _Optional[_Iterable[_Union[TypeSetProto, _Mapping]]] = ..., operators: _Optional[_Iterable[_Union[OperatorSchemaProto, _Mapping]]] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_literal: _Optional[bool] = ...) -> None: ...
