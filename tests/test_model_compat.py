@@ -125,7 +125,7 @@ BAD_MANIFESTS = {
     "domains:\n  ai.onnx: {max_opset: 12\n": [("YAML-SYNTAX", 3, 1)],
     "domains:\n  ai.onnx: {max_opset: 0}\n": [("SCHEMA-VALUE", 2, 24)],
     "domains:\n  org.x:\n    operators: {A: [1, 2.5], 1B: [1]}\n    bogus: 1\n": [
-        ("NAME-NOT-IDENTIFIER", 3, 16), ("SCHEMA-TYPE", 3, 24), ("SCHEMA-UNKNOWN-KEY", 4, 5),
+        ("NAME-NOT-IDENTIFIER", 3, 30), ("SCHEMA-TYPE", 3, 24), ("SCHEMA-UNKNOWN-KEY", 4, 5),
     ],
     "domains:\n  com.nowhere: {opsets: [1]}\n": [("RUNTIME-DOMAIN-UNKNOWN", 2, 3)],
     "domains: {a: !!python/object:os.system x}\n": [("YAML-TAG", 1, 14)],

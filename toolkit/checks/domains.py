@@ -13,7 +13,8 @@ from toolkit.model.spec import DomainSpec, SpecSet
 DOMAINS = "Domains and opset versions"
 
 # Reverse DNS: at least two dot-separated labels of lower-case letters, digits and hyphens.
-REVERSE_DNS = re.compile(r"^[a-z][a-z0-9-]*(\.[a-z0-9][a-z0-9-]*)+$")
+# Matched with fullmatch (`$` would also accept a name ending in a line break).
+REVERSE_DNS = re.compile(r"[a-z][a-z0-9-]*(\.[a-z0-9][a-z0-9-]*)+")
 
 
 @rule(
@@ -34,7 +35,7 @@ domains are `ai.onnx` and `ai.onnx.ml`). Lower-case letters, digits and hyphens,
 )
 def domain_names(specs: SpecSet, domains: dict[str, DomainSpec]) -> Iterator[Diagnostic]:
     for domain in specs.domains:
-        if domain.name and not REVERSE_DNS.match(domain.name):
+        if domain.name and not REVERSE_DNS.fullmatch(domain.name):
             yield located(
                 "DOMAIN-NAME",
                 f"domain '{domain.name}' is not a reverse-DNS name",

@@ -168,3 +168,20 @@ read that IR version.
 
 **After:** `ir_version: 9` (or more).""",
 )
+
+register(
+    "RELEASE-DOMAIN-TWICE",
+    "release",
+    "error",
+    'A release row names one domain under two keys (`""` and `ai.onnx`).',
+    category=RELEASES,
+    hint='keep one entry per domain: "" and ai.onnx are both the default domain',
+    doc="""\
+**Why:** `""` and `ai.onnx` are two spellings of the default domain; a row giving both ships two
+opset versions of one domain, and only one of them can be meant. Reported while the release
+table is read (the row's opsets are kept by domain, so the second key is dropped).
+
+**Before:** `opsets: {"": 21, ai.onnx: 22}`
+
+**After:** `opsets: {ai.onnx: 22}`""",
+)

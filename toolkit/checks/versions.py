@@ -1,4 +1,4 @@
-"""Spec checks of an operator's versions: their order, their opset versions, `removed_in`.
+"""Spec checks of an operator's versions: their order, their opset versions; the `removed_in` rule.
 
 VERSION-ORDER is also reported by the loader (a since_version listed twice), which drops the
 second entry; this check sees the versions that were built.
@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from toolkit.checks.base import located, version_list
 from toolkit.model.diagnostics import Diagnostic
 from toolkit.model.rules import register, rule
-from toolkit.model.spec import DomainSpec, OperatorSpec, OpSchema, SpecSet
+from toolkit.model.spec import DomainSpec, OpSchema, SpecSet
 
 VERSIONS = "Versions"
 
@@ -38,7 +38,8 @@ versions:
 **After:** the same entries with `since_version: 1` first.""",
 )
 def version_order(specs: SpecSet, domains: dict[str, DomainSpec]) -> Iterator[Diagnostic]:
-    """VERSION-ORDER and VERSION-NOT-IN-DOMAIN per version, REMOVED-IN-INVALID per operator."""
+    """VERSION-ORDER and VERSION-NOT-IN-DOMAIN per version (REMOVED-IN-INVALID is reported by
+    the builder, `toolkit.load.build`, at the `removed_in` value only the source can locate)."""
     for op in specs.operators:
         domain = domains.get(op.domain)
         known = set(domain.versions) if domain else set()
@@ -60,26 +61,6 @@ def version_order(specs: SpecSet, domains: dict[str, DomainSpec]) -> Iterator[Di
                     "add the opset version to domain.yaml or pick an existing one",
                 )
             previous = schema
-        yield from _removal(op, domain)
-
-
-def _removal(op: OperatorSpec, domain: DomainSpec | None) -> Iterator[Diagnostic]:
-    if op.removed_in is None or domain is None:
-        return
-    if op.removed_in not in domain.versions:
-        yield located(
-            "REMOVED-IN-INVALID",
-            f"removed_in {op.removed_in} is not an opset version of '{domain.display_name}'",
-            op,
-            "name the opset version from which the operator is gone",
-        )
-    elif op.versions and op.removed_in <= op.versions[-1].since_version:
-        yield located(
-            "REMOVED-IN-INVALID",
-            f"removed_in {op.removed_in} is not after the last since_version {op.versions[-1].since_version}",
-            op,
-            "an operator is removed in an opset version later than its newest version",
-        )
 
 
 register(

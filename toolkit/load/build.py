@@ -12,10 +12,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from toolkit.load.build_values import attribute_default, whole_numbers
 from toolkit.load.yamlsrc import MarkedDict, MarkedList, Source
 from toolkit.model.diagnostics import Diagnostic
 from toolkit.model.spec import (
-    DEFAULTABLE_ATTR_TYPES,
     Adapter,
     AdapterStep,
     Attribute,
@@ -51,6 +51,7 @@ class Builder:
     def domains(self, sources: list[Source]) -> dict[str, DomainSpec]:
         domains: dict[str, DomainSpec] = {}
         for source in sources:
+            self.diags.extend(whole_numbers(source, "domain"))
             data = source.data
             name = canonical_domain(data["domain"])
             if not self.check_folder(source, display_domain(name), source.path.parent.name, "domain"):
@@ -152,6 +153,7 @@ class Builder:
     # -- operators -------------------------------------------------------------------
 
     def operator(self, source: Source, domains: dict[str, DomainSpec]) -> OperatorSpec | None:
+        self.diags.extend(whole_numbers(source, "operator"))
         data = source.data
         domain_name = canonical_domain(data["domain"])
         name = data["operator"]
@@ -173,14 +175,34 @@ class Builder:
                     "add opsets/<domain>/domain.yaml or pass its folder too",
                 )
             return None
+        versions = tuple(self.versions(source, domain))
+        removed_in = data.get("removed_in")
+        if removed_in is not None:
+            self.removal(source, removed_in, versions, domain)
         return OperatorSpec(
             domain=domain_name,
             name=name,
-            versions=tuple(self.versions(source, domain)),
-            removed_in=data.get("removed_in"),
+            versions=versions,
+            removed_in=removed_in,
             replaced_by=data.get("replaced_by"),
             location=source.loc(),
         )
+
+    def removal(
+        self, source: Source, removed_in: int, versions: tuple[OpSchema, ...], domain: DomainSpec
+    ) -> None:
+        """REMOVED-IN-INVALID (a spec rule, `toolkit.checks.versions`), reported here: only the
+        source knows where `removed_in` is written."""
+        if removed_in not in domain.versions:
+            message = f"removed_in {removed_in} is not an opset version of '{domain.display_name}'"
+            hint = "name the opset version from which the operator is gone"
+        elif versions and removed_in <= versions[-1].since_version:
+            last = versions[-1].since_version
+            message = f"removed_in {removed_in} is not after the last since_version {last}"
+            hint = "an operator is removed in an opset version later than its newest version"
+        else:
+            return
+        self.error("REMOVED-IN-INVALID", message, source.loc("removed_in"), hint)
 
     def versions(self, source: Source, domain: DomainSpec) -> Iterator[OpSchema]:
         data = source.data
@@ -263,7 +285,9 @@ class Builder:
         self, source: Source, at: tuple[str | int, ...], items: MarkedList
     ) -> tuple[FormalParameter, ...]:
         out = []
+        kind = "input" if at[-1] == "inputs" else "output"
         for index, item in enumerate(items):
+            self.variadic_only(source, (*at, index), item, kind)
             type_str = item["type"]
             if looks_like_type_string(type_str):
                 type_str = self.type_string(type_str, source.loc(*at, index, "type")) or type_str
@@ -281,6 +305,29 @@ class Builder:
                 )
             )
         return tuple(out)
+
+    def variadic_only(self, source: Source, at: tuple[str | int, ...], item: MarkedDict, kind: str) -> None:
+        """PARAM-MIN-ARITY / PARAM-HOMOGENEOUS when a single or optional parameter gives the key at
+        all (the model cannot tell an explicit `min_arity: 1` from the default; the spec check
+        `toolkit.checks.params` reports other values, with the same message and location)."""
+        option = item.get("option", "single")
+        if option == "variadic":
+            return
+        where = source.loc(*at)
+        if "min_arity" in item:
+            self.error(
+                "PARAM-MIN-ARITY",
+                f"min_arity is set on {option} {kind} '{item['name']}'",
+                where,
+                "min_arity applies to variadic parameters only; remove it",
+            )
+        if "homogeneous" in item:
+            self.error(
+                "PARAM-HOMOGENEOUS",
+                f"homogeneous: {str(item['homogeneous']).lower()} is set on {option} {kind} '{item['name']}'",
+                where,
+                "homogeneity applies to variadic parameters only; remove it",
+            )
 
     def attributes(
         self, source: Source, at: tuple[str | int, ...], items: MarkedDict | None, base: OpSchema | None
@@ -322,41 +369,9 @@ class Builder:
     def default_value(
         self, source: Source, at: tuple[str | int, ...], attr_type: AttrType, value: Any
     ) -> AttrValue | None:
-        where = source.loc(*at)
-        if attr_type not in DEFAULTABLE_ATTR_TYPES:
-            self.error(
-                "ATTR-DEFAULT-UNSUPPORTED",
-                f"attributes of type {attr_type.value} cannot have a default in the DSL",
-                where,
-                "describe the implied value in the doc instead",
-            )
-            return None
-        if attr_type.is_list:
-            if not isinstance(value, list):
-                self.bad_default(attr_type, value, where)
-                return None
-            items = [_scalar_default(attr_type.element, v) for v in value]
-            if any(v is None for v in items):
-                self.bad_default(attr_type, value, where)
-                return None
-            return tuple(items)
-        scalar: AttrValue | None = _scalar_default(attr_type, value)
-        if scalar is None:
-            self.bad_default(attr_type, value, where)
-        return scalar
-
-    def bad_default(self, attr_type: AttrType, value: Any, where: Location) -> None:
-        self.error(
-            "ATTR-DEFAULT-TYPE",
-            f"default {value!r} is not a valid {attr_type.value} value",
-            where,
-            {
-                "int": "write a whole number",
-                "float": "write a number such as 1.0",
-                "string": "quote the value",
-            }.get(attr_type.element.value, "")
-            + (" (as a list: [a, b])" if attr_type.is_list else ""),
-        )
+        default, problems = attribute_default(attr_type, value, source.loc(*at))
+        self.diags.extend(problems)
+        return default
 
     def constraints(
         self,
@@ -416,18 +431,37 @@ class Builder:
     def releases(self, sources: list[Source]) -> tuple[Release, ...]:
         out: list[Release] = []
         for source in sources:
+            self.diags.extend(whole_numbers(source, "releases"))
             for index, row in enumerate(source.data.get("releases", [])):
                 out.append(
                     Release(
                         name=str(row["release"]),
                         ir_version=row["ir_version"],
-                        opsets=tuple(
-                            sorted((canonical_domain(d), v) for d, v in (row.get("opsets") or {}).items())
-                        ),
+                        opsets=self.release_opsets(source, index, row.get("opsets") or {}),
                         location=source.loc("releases", index),
+                        doc=str(source.data.get("doc") or ""),
                     )
                 )
         return tuple(out)
+
+    def release_opsets(
+        self, source: Source, index: int, opsets: Mapping[str, int]
+    ) -> tuple[tuple[str, int], ...]:
+        """A release row's opsets by canonical domain; RELEASE-DOMAIN-TWICE when two keys name one
+        domain (`""` and `ai.onnx`), the later key dropped."""
+        seen: dict[str, str] = {}
+        for key in opsets:
+            name = canonical_domain(key)
+            if name in seen:
+                self.error(
+                    "RELEASE-DOMAIN-TWICE",
+                    f"release row names domain '{display_domain(name)}' twice ('{seen[name]}' and '{key}')",
+                    source.loc("releases", index, "opsets", key, key=True),
+                    'keep one entry per domain: "" and ai.onnx are both the default domain',
+                )
+                continue
+            seen[name] = key
+        return tuple(sorted((canonical_domain(key), opsets[key]) for key in seen.values()))
 
 
 def build_adapter(item: Mapping[str, Any], loc: Callable[..., Location]) -> Adapter:
@@ -457,18 +491,6 @@ def _doc_at(source: Source, item: Mapping[str, Any], at: tuple[str | int, ...]) 
         return {}
     location, literal = source.text_loc(*at, "doc")
     return {"doc_location": location, "doc_literal": literal}
-
-
-def _scalar_default(attr_type: AttrType, value: Any) -> Any:
-    if isinstance(value, bool):
-        return None
-    if attr_type is AttrType.INT:
-        return value if isinstance(value, int) else None
-    if attr_type is AttrType.FLOAT:
-        return float(value) if isinstance(value, (int, float)) else None
-    if attr_type is AttrType.STRING:
-        return value if isinstance(value, str) else None
-    return None
 
 
 def _freeze(value: Any) -> object:

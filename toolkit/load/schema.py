@@ -8,6 +8,8 @@ mapped to a rule id (SCHEMA-*, NAME-NOT-IDENTIFIER) at the file:line:col of the 
 from __future__ import annotations
 
 import difflib
+import re
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -20,13 +22,32 @@ from toolkit.model.diagnostics import Diagnostic
 __all__ = ["SCHEMA_DIR", "article", "explain", "json_schema", "schema_diagnostics", "validate_document"]
 
 
+# An unescaped `$` in a schema pattern. JSON Schema patterns are ECMA-262 regexes, where `$`
+# (without the m flag) matches only at the very end; Python's `$` also matches before a final
+# line break, so `^[A-Za-z_][A-Za-z0-9_]*$` would pass "name\n". Both validators read `$` as
+# `\Z` (fastjsonschema rewrites patterns the same way).
+_DOLLAR = re.compile(r"(?<!\\)\$")
+
+
+@cache
+def end_anchored(pattern: str) -> re.Pattern[str]:
+    """`pattern` compiled with ECMA-262 end-of-string semantics for `$`."""
+    return re.compile(_DOLLAR.sub(r"\\Z", pattern))
+
+
 @cache
 def _validator(kind: str) -> Any:
     """The full jsonschema validator, imported lazily: it is only needed to explain errors."""
     import jsonschema
 
     schema = json_schema(kind)
-    return jsonschema.validators.validator_for(schema)(schema)
+    base = jsonschema.validators.validator_for(schema)
+
+    def pattern(validator: Any, regex: str, instance: Any, _schema: Any) -> Iterator[Any]:
+        if validator.is_type(instance, "string") and not end_anchored(regex).search(instance):
+            yield jsonschema.ValidationError(f"{instance!r} does not match {regex!r}")
+
+    return jsonschema.validators.extend(base, {"pattern": pattern})(schema)  # type: ignore[no-untyped-call]
 
 
 def schema_diagnostics(source: Source, kind: str) -> list[Diagnostic]:
@@ -117,7 +138,7 @@ def _map_schema_error(source: Source, error: Any) -> list[Diagnostic]:
         ]
     if keyword in ("pattern",) and error.schema.get("x-rule") == "NAME-NOT-IDENTIFIER":
         name_loc = where
-        if error.parent is not None and error.parent.validator == "propertyNames":
+        if _is_key(source, path, error):
             name_loc = source.loc(*path, str(error.instance), key=True)
         return [
             Diagnostic(
@@ -129,7 +150,30 @@ def _map_schema_error(source: Source, error: Any) -> list[Diagnostic]:
         ]
     if keyword == "propertyNames" and error.context:
         return [d for sub in error.context for d in _map_schema_error(source, sub)]
+    if keyword == "maximum":
+        return [
+            Diagnostic(
+                "SCHEMA-VALUE",
+                f"{_describe(path)}: {error.instance} is too large (at most {error.validator_value})",
+                where,
+                "versions and other whole numbers are stored as 64-bit integers; use a smaller number",
+            )
+        ]
     return [Diagnostic("SCHEMA-VALUE", f"{_describe(path)}: {error.message}", where, _value_hint(keyword))]
+
+
+def _is_key(source: Source, path: tuple[Any, ...], error: Any) -> bool:
+    """True when `error` is about a mapping key (a `propertyNames` check, reached directly or
+    through a `$ref`): jsonschema then reports the mapping's path, not the key's."""
+    if "propertyNames" not in error.absolute_schema_path:
+        return False
+    node: Any = source.data
+    for step in path:
+        try:
+            node = node[step]
+        except (KeyError, IndexError, TypeError):
+            return False
+    return isinstance(node, dict) and isinstance(error.instance, str) and error.instance in node
 
 
 def _map_alternatives(source: Source, error: Any) -> list[Diagnostic]:

@@ -18,7 +18,8 @@ from typing import Any
 
 from toolkit.load.schema_files import json_schema
 
-IDENTIFIER_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# Matched with fullmatch: `$` would also accept a name ending in a line break.
+IDENTIFIER_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 @cache
@@ -64,12 +65,12 @@ def only_silenced_names(data: Any) -> bool:
     dropped anyway."""
     if not is_valid("operator", data, lenient_names=True):
         return False
-    if not IDENTIFIER_NAME.match(data["operator"]):
+    if not IDENTIFIER_NAME.fullmatch(data["operator"]):
         return False
     for entry in data["versions"]:
         names = [p["name"] for key in ("inputs", "outputs") for p in entry.get(key, ())]
         names += list(entry.get("attributes") or ()) + list(entry.get("type_constraints") or ())
-        if any(not IDENTIFIER_NAME.match(n) for n in names) and "NAME-NOT-IDENTIFIER" not in entry.get(
+        if any(not IDENTIFIER_NAME.fullmatch(n) for n in names) and "NAME-NOT-IDENTIFIER" not in entry.get(
             "suppress", ()
         ):
             return False

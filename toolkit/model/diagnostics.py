@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -19,18 +20,58 @@ class Severity(str, enum.Enum):
         return {"info": 0, "warning": 1, "error": 2}[self.value]
 
 
+# Characters a diagnostic never prints raw: C0/C1 controls (line breaks, escape sequences), DEL,
+# the Unicode line and paragraph separators and the bidirectional overrides. Messages quote
+# names and values from the specs; printed raw, a name holding a line break could forge a second
+# diagnostic line, and terminal escapes or bidi overrides could disguise what is printed.
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape_char(match: re.Match[str]) -> str:
+    char = match.group(0)
+    if char in _SHORT:
+        return _SHORT[char]
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def escape(text: str) -> str:
+    """`text` on one line: every control character, line break and bidi override written as
+    a Python-style escape (`\\n`, `\\x1b`, `\\u2028`); other text unchanged."""
+    return _UNPRINTABLE.sub(_escape_char, text) if _UNPRINTABLE.search(text) else text
+
+
+def _escape_hint(hint: str) -> str:
+    """A hint keeps its own line breaks (a multi-line hint stays readable); each line is escaped."""
+    return "\n".join(escape(line) for line in hint.split("\n"))
+
+
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
+    """One finding. The message (and each line of the hint) is escaped when the diagnostic is
+    made (`escape`), so no writer (text, JSON, SARIF, GitHub) ever emits a raw control character
+    or line break that a quoted spec name or value brought in."""
+
     rule: str
     message: str
     location: Location
     hint: str = ""
     severity: Severity = Severity.ERROR
 
+    def __post_init__(self) -> None:
+        message, hint = escape(self.message), _escape_hint(self.hint)
+        if message is not self.message:
+            object.__setattr__(self, "message", message)
+        if hint != self.hint:
+            object.__setattr__(self, "hint", hint)
+
     def format(self) -> str:
-        text = f"{self.location}: {self.severity.value}[{self.rule}]: {self.message}"
+        """`file:line:col: severity[RULE]: message`, then the hint on indented `  hint:` lines
+        (continuation lines indented too, so they can never read as a diagnostic line)."""
+        text = f"{escape(str(self.location))}: {self.severity.value}[{self.rule}]: {self.message}"
         if self.hint:
-            text += f"\n  hint: {self.hint}"
+            text += "\n  hint: " + self.hint.replace("\n", "\n        ")
         return text
 
 
