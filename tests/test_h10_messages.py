@@ -138,3 +138,22 @@ def test_defaults_beyond_their_protobuf_field_are_rejected(case: tuple[str, str,
         result = load_specs([root], jobs=1)
         rules = [(d.rule, d.location.line) for d in result.errors]
         assert rules == ([(rule, 8)] if rule else []), [d.format() for d in result.errors]
+
+
+def test_explicit_min_arity_on_optional_input_can_be_suppressed(tmp_path: Path) -> None:
+    operator = """\
+operator: Op
+domain: com.test.h
+versions:
+  - since_version: 1
+    inputs: [{name: X, type: T, option: optional, min_arity: 1, homogeneous: true}]
+    outputs: [{name: Y, type: T}]
+    type_constraints:
+      T: {allowed: [tensor(float)]}
+{suppress}"""
+    root = _tree(tmp_path, operator.replace("{suppress}", ""))
+    assert sorted(d.rule for d in load_specs([root], jobs=1).errors) == ["PARAM-HOMOGENEOUS", "PARAM-MIN-ARITY"]
+    (root / "com.test.h" / "Op.yaml").write_text(
+        operator.replace("{suppress}", "    suppress: [PARAM-MIN-ARITY, PARAM-HOMOGENEOUS]\n")
+    )
+    assert not load_specs([root], jobs=1).errors

@@ -35,7 +35,7 @@ from toolkit.model.spec import (
     canonical_domain,
     display_domain,
 )
-from toolkit.model.types import TypeStringError, canonical_type, looks_like_type_string
+from toolkit.model.types import MAX_TYPE_SET_DEPTH, TypeStringError, canonical_type, looks_like_type_string
 
 
 class Builder:
@@ -91,6 +91,7 @@ class Builder:
     def type_sets(self, source: Source) -> tuple[tuple[str, tuple[str, ...]], ...]:
         raw: dict[str, list[str]] = source.data.get("type_sets", {}) or {}
         expanded: dict[str, tuple[str, ...]] = {}
+        too_deep: list[str] = []  # reported once per domain file
 
         def expand(name: str, stack: tuple[str, ...]) -> tuple[str, ...]:
             if name in expanded:
@@ -109,6 +110,15 @@ class Builder:
                             where,
                             "break the cycle",
                         )
+                    elif len(stack) >= MAX_TYPE_SET_DEPTH:  # the expansion recurses once per level
+                        if not too_deep:
+                            too_deep.append(ref)
+                            self.error(
+                                "TYPE-SET-DEPTH",
+                                f"type set '@{ref}' is more than {MAX_TYPE_SET_DEPTH} '@' references deep",
+                                where,
+                                "list the types directly, or include fewer sets of sets",
+                            )
                     else:
                         result.extend(expand(ref, (*stack, ref)))
                     continue
@@ -313,15 +323,16 @@ class Builder:
         option = item.get("option", "single")
         if option == "variadic":
             return
+        silenced = source.data["versions"][at[1]].get("suppress", ())  # as the spec check would be
         where = source.loc(*at)
-        if "min_arity" in item:
+        if "min_arity" in item and "PARAM-MIN-ARITY" not in silenced:
             self.error(
                 "PARAM-MIN-ARITY",
                 f"min_arity is set on {option} {kind} '{item['name']}'",
                 where,
                 "min_arity applies to variadic parameters only; remove it",
             )
-        if "homogeneous" in item:
+        if "homogeneous" in item and "PARAM-HOMOGENEOUS" not in silenced:
             self.error(
                 "PARAM-HOMOGENEOUS",
                 f"homogeneous: {str(item['homogeneous']).lower()} is set on {option} {kind} '{item['name']}'",
