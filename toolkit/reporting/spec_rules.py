@@ -80,6 +80,8 @@ def render_markdown() -> str:
         "",
         "Every problem `opset validate` (and every command that loads specs) reports carries one of",
         "these rule ids, as `file:line:col: severity[RULE-ID]: message` followed by a hint.",
+        "Control characters and line breaks in the names and values a message quotes are written as",
+        "escapes (`\\n`, `\\x1b`), so every diagnostic is one line (a hint's own lines are indented).",
         "A version can silence a rule for itself with `suppress: [RULE-ID]` (meant for historical",
         "schemas that cannot change).",
         "",
