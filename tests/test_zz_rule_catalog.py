@@ -28,10 +28,10 @@ def _whole_suite(config: pytest.Config) -> bool:
     paths = {(Path(config.invocation_params.dir) / arg.split("::")[0]).resolve() for arg in config.args}
     return (
         paths <= {REPO, REPO / "tests"}
-        and not config.option.keyword
-        and not config.option.markexpr
-        and not config.option.deselect
-        and not config.option.lf
+        and not getattr(config.option, "keyword", "")
+        and not getattr(config.option, "markexpr", "")
+        and not getattr(config.option, "deselect", None)
+        and not getattr(config.option, "lf", False)  # absent under -p no:cacheprovider
     )
 
 
