@@ -588,3 +588,43 @@ def test_action_runs_the_gate_and_uploads_sarif() -> None:
     assert "opset diff" in text and "--format sarif" in text
     assert any("github/codeql-action/upload-sarif" in s.get("uses", "") for s in steps)
     assert {"against", "specs", "fail-on"} <= set(action["inputs"])
+
+
+@pytest.mark.parametrize("against", ["", "  "])
+def test_empty_against_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str], trees: tuple[Path, Path], against: str
+) -> None:
+    """An unset `$BASE` in a CI script (`--against "$BASE"`) must not pass the gate."""
+    code, out, err = run(capsys, "diff", "--against", against, "--specs", "new")
+    assert code == 2 and out == ""
+    assert "--against: the value is empty" in err and "hint:" in err
+
+
+def test_same_tree_under_two_spellings_is_not_a_duplicate(
+    capsys: pytest.CaptureFixture[str], trees: tuple[Path, Path], tmp_path: Path
+) -> None:
+    (tmp_path / "link").symlink_to(trees[1], target_is_directory=True)
+    for spellings in (["new", str(trees[1])], ["new", "link"], ["new", "./new/../new"]):
+        argv = [arg for s in spellings for arg in ("--specs", s)]
+        code, out, err = run(capsys, "diff", "--against", "old", *argv)
+        assert code == 1 and "NAME-DUPLICATE" not in out + err, spellings
+        assert "error[ATTR-ADDED]" in out
+
+
+def test_deep_folder_in_an_old_git_tree_is_located(
+    capsys: pytest.CaptureFixture[str], repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tree far deeper than discovery enters, only in the ref: FILE-DEPTH, never a crash."""
+    from toolkit.load.discovery import MAX_FOLDER_DEPTH
+
+    monkeypatch.chdir(repo)
+    deep = repo / "opsets" / "/".join(["d"] * (MAX_FOLDER_DEPTH + 5))
+    deep.mkdir(parents=True)
+    (deep / "X.yaml").write_text("operator: X\n")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "deep")
+    shutil.rmtree(repo / "opsets" / "d")
+    code, _, err = run(capsys, "diff", "--against", "HEAD")
+    assert code == 2, err
+    first = "opsets/" + "/".join(["d"] * (MAX_FOLDER_DEPTH + 1))
+    assert f"{first}:1:1: error[FILE-DEPTH]:" in err and "the old tree (HEAD)" in err

@@ -52,6 +52,7 @@ def run_diff(args: argparse.Namespace) -> int:
     from toolkit.reporting.common import write_report
     from toolkit.reporting.gate import render
 
+    _require_against(args.against)
     config = _config(args.config, args.profile)
     paths = specs_from_args(args)
     cache = not args.no_cache
@@ -80,6 +81,16 @@ def run_diff(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
     return result.exit_code(fail_on)
+
+
+def _require_against(against: str) -> None:
+    """An empty --against (an unset `$BASE` in a CI script) would compare the specs with the
+    working directory or nothing and pass the gate: refuse it."""
+    if not against.strip():
+        raise UsageError(
+            "--against: the value is empty (an unset variable such as $BASE?)\n"
+            "  hint: pass the old tree as a git ref (main, origin/main..., HEAD~1) or a directory"
+        )
 
 
 def _config(path: str | None, profile: str | None) -> GateConfig:

@@ -23,9 +23,9 @@ from pathlib import Path
 from toolkit.checks.run import load_specs
 from toolkit.load import cache as disk_cache
 from toolkit.load import result_cache
-from toolkit.load.discovery import SPEC_SUFFIXES
+from toolkit.load.discovery import MAX_FOLDER_DEPTH, SPEC_SUFFIXES, too_deep_diagnostic
 from toolkit.load.loader import LoadResult
-from toolkit.model.diagnostics import UsageError
+from toolkit.model.diagnostics import UsageError, sort_key
 from toolkit.registry.core import toolkit_stamp
 
 CACHE_FORMAT = 2
@@ -191,6 +191,7 @@ def _cache_key(commit: str, prefixes: list[str], top: Path, here: Path) -> str:
 
 def _extract_and_load(commit: str, prefixes: list[str], top: Path, here: Path) -> LoadResult:
     entries: dict[str, str] = {}  # repo path -> blob sha
+    too_deep: set[str] = set()  # the first folder not entered, as discovery reports it
     for prefix in prefixes:
         args = ["ls-tree", "-r", "-z", "--full-tree", commit]
         if prefix:
@@ -204,7 +205,11 @@ def _extract_and_load(commit: str, prefixes: list[str], top: Path, here: Path) -
             meta, _, path = record.partition("\t")
             _mode, kind, sha = meta.split()
             if kind == "blob" and path.endswith(SPEC_SUFFIXES):
-                entries[path] = sha
+                folder = _too_deep_folder(path, prefix)
+                if folder is None:
+                    entries[path] = sha
+                else:
+                    too_deep.add(folder)
     with tempfile.TemporaryDirectory(prefix="opset-ref-") as tmp:
         root = Path(tmp)
         _write_blobs(entries, root, top)
@@ -218,8 +223,23 @@ def _extract_and_load(commit: str, prefixes: list[str], top: Path, here: Path) -
         if not existing:
             from toolkit.model.spec import SpecSet
 
-            return LoadResult(SpecSet(), [], 0)
-        return load_specs(existing, display=display)
+            result = LoadResult(SpecSet(), [], 0)
+        else:
+            result = load_specs(existing, display=display)
+        if too_deep:
+            found = [too_deep_diagnostic(display(root / folder)) for folder in sorted(too_deep)]
+            result.diagnostics = sorted([*result.diagnostics, *found], key=sort_key)
+        return result
+
+
+def _too_deep_folder(path: str, prefix: str) -> str | None:
+    """The first folder of `path` deeper than discovery enters below `prefix`, or None; such
+    files are not even written out (a tree thousands of folders deep cannot be)."""
+    below = path[len(prefix) :].lstrip("/").split("/") if prefix else path.split("/")
+    if len(below) - 1 <= MAX_FOLDER_DEPTH:
+        return None
+    parts = below[: MAX_FOLDER_DEPTH + 1]
+    return "/".join([prefix, *parts] if prefix else parts)
 
 
 def _write_blobs(entries: dict[str, str], root: Path, top: Path) -> None:

@@ -3,32 +3,101 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from toolkit.model.diagnostics import UsageError
+from toolkit.model.diagnostics import Diagnostic, UsageError
+from toolkit.model.spec import Location
 
 DOMAIN_FILE = "domain.yaml"
 RELEASES_FILE = "releases.yaml"
 SPEC_SUFFIXES = (".yaml", ".yml")
 
 
-def discover(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
-    """Every spec file under `paths` (files are taken as given), sorted for determinism."""
+# Spec trees are a folder per domain, perhaps grouped a level or two deeper.
+MAX_FOLDER_DEPTH = 32
+
+
+def discover(paths: Iterable[str | os.PathLike[str]], too_deep: list[Path] | None = None) -> list[Path]:
+    """Every spec file under `paths` (files are taken as given), sorted for determinism.
+
+    A file reached twice (the same tree under two spellings, `opsets` and `/abs/opsets`, or
+    through a symlinked folder) is listed once, under the spelling that sorts first. Folders
+    more than MAX_FOLDER_DEPTH levels below a given path are not entered; the first such
+    folder of each branch is appended to `too_deep` (the loader reports them)."""
     found: set[Path] = set()
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            for root, dirs, files in os.walk(path):
-                dirs[:] = [d for d in dirs if not d.startswith(".")]
-                for name in files:
-                    if name.endswith(SPEC_SUFFIXES):
-                        found.add(Path(root) / name)
-        elif path.is_file():
-            found.add(path)
+            found.update(walk(path, _is_spec_name, too_deep))
+        elif path.is_file() or os.path.lexists(path):
+            found.add(path)  # a FIFO, device or broken symlink: reading it reports what it is
         else:
             raise UsageError(f"{raw}: no such file or directory")
-    return sorted(found)
+    return _unique(sorted(found))
+
+
+def _is_spec_name(name: str) -> bool:
+    return name.endswith(SPEC_SUFFIXES)
+
+
+def walk(top: Path, wanted: Callable[[str], bool], too_deep: list[Path] | None = None) -> list[Path]:
+    """The files under `top` whose names are `wanted`, with os.walk's choices (hidden folders
+    skipped, folder symlinks not followed) but without its recursion and with a depth limit."""
+    found = []
+    pending = [(os.fspath(top), 0)]
+    while pending:
+        folder, depth = pending.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue  # unreadable folder: os.walk skips it too
+        for entry in entries:
+            name = entry.name
+            try:
+                is_dir = entry.is_dir()
+                is_link = is_dir and entry.is_symlink()
+            except OSError:
+                is_dir = is_link = False
+            if is_dir:
+                if is_link or name.startswith("."):
+                    continue
+                if depth >= MAX_FOLDER_DEPTH:
+                    if too_deep is not None:
+                        too_deep.append(Path(entry.path))
+                    continue
+                pending.append((entry.path, depth + 1))
+            elif wanted(name):
+                found.append(Path(entry.path))
+    return found
+
+
+def _unique(files: list[Path]) -> list[Path]:
+    """`files` without second spellings of one file (same device and inode once symlinks are
+    followed); a path that cannot be stat'ed is kept as it is (reading it reports why)."""
+    seen: set[tuple[int, int]] = set()
+    out = []
+    for path in files:
+        try:
+            info = os.stat(path)
+        except OSError:
+            out.append(path)
+            continue
+        identity = (info.st_dev, info.st_ino)
+        if identity not in seen:
+            seen.add(identity)
+            out.append(path)
+    return out
+
+
+def too_deep_diagnostic(display: str) -> Diagnostic:
+    """FILE-DEPTH for a folder that is not entered, named as diagnostics name files."""
+    return Diagnostic(
+        "FILE-DEPTH",
+        f"folder is nested more than {MAX_FOLDER_DEPTH} levels below the spec path; nothing in it is read",
+        Location(display, 1, 1),
+        "spec trees are a few folders deep (one per domain); move the files up or remove the folders",
+    )
 
 
 def classify(path: Path) -> str:

@@ -15,9 +15,9 @@ from pathlib import Path
 
 from toolkit.load import parallel, schema_fast
 from toolkit.load.build import Builder
-from toolkit.load.discovery import classify, discover, display_path
+from toolkit.load.discovery import classify, discover, display_path, too_deep_diagnostic
 from toolkit.load.schema import article, schema_diagnostics
-from toolkit.load.yamlsrc import Source, YamlProblem, read_yaml
+from toolkit.load.yamlsrc import NotRegularFile, Source, YamlProblem, read_yaml
 from toolkit.model.diagnostics import Diagnostic, Severity, sort_key
 from toolkit.model.spec import DomainSpec, Location, OperatorSpec, SpecSet
 
@@ -50,12 +50,17 @@ def read_specs(
     `jobs` caps worker processes for large trees (default: 2 when the machine has 2+ cores;
     `OPSET_TOOLKIT_JOBS=1` turns it off).
     """
-    files = discover(paths)
+    too_deep: list[Path] = []
+    files = discover(paths, too_deep)
     show = display or display_path
     if len(files) < parallel.MIN_FILES:
-        return load_files(files, show)
-    with parallel.gc_paused():
-        return load_files(files, show, workers=parallel.worker_count(jobs))
+        result = load_files(files, show)
+    else:
+        with parallel.gc_paused():
+            result = load_files(files, show, workers=parallel.worker_count(jobs))
+    if too_deep:
+        result.diagnostics = sorted([*result.diagnostics, *(too_deep_diagnostic(show(f)) for f in too_deep)], key=sort_key)
+    return result
 
 
 def load_files(files: Sequence[Path], show: Callable[[Path], str], *, workers: int = 1) -> LoadResult:
@@ -106,10 +111,14 @@ def read_source(path: Path, kind: str, show: Callable[[Path], str], diags: list[
         return None
     except OSError as exc:
         # Located at 1:1 like every other file-level problem, so the `file:line:col:` format holds.
-        diags.append(Diagnostic(
-            "FILE-READ", f"cannot read file: {exc.strerror or exc}", Location(display, 1, 1),
-            "check that the file exists (a symlink may point nowhere) and is readable",
-        ))
+        hint = (
+            "a spec must be a regular file: remove it, or the symlink that points to it"
+            if isinstance(exc, NotRegularFile)
+            else "check that the file exists (a symlink may point nowhere or to itself) and is readable"
+        )
+        diags.append(
+            Diagnostic("FILE-READ", f"cannot read file: {exc.strerror or exc}", Location(display, 1, 1), hint)
+        )
         return None
     source = Source(path, display, data)
     if not isinstance(data, dict):

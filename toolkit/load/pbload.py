@@ -13,6 +13,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from toolkit.load.discovery import SPEC_SUFFIXES, walk
 from toolkit.model.diagnostics import Diagnostic, SpecError
 from toolkit.model.spec import Location, SpecSet
 
@@ -34,7 +35,7 @@ def find_schema_documents(paths: Iterable[str | os.PathLike[str]]) -> list[Path]
         if path.is_file():
             found.add(path)
         elif path.is_dir():
-            found.update(p for p in path.rglob(SCHEMAS_FILE) if p.is_file())
+            found.update(p for p in walk(path, SCHEMAS_FILE.__eq__) if p.is_file())
         else:
             raise SpecError([Diagnostic("PB-LOAD", "no such file or folder", Location(str(path)))])
     return sorted(found, key=lambda p: p.as_posix())
@@ -45,9 +46,10 @@ def is_pb_tree(path: str | os.PathLike[str]) -> bool:
     p = Path(path)
     if p.is_file():
         return p.suffix == ".pb"
-    if not p.is_dir() or not any(p.rglob(SCHEMAS_FILE)):
+    if not p.is_dir():
         return False
-    return not any(p.rglob("*.yaml")) and not any(p.rglob("*.yml"))
+    names = {f.name for f in walk(p, lambda name: name == SCHEMAS_FILE or name.endswith(SPEC_SUFFIXES))}
+    return SCHEMAS_FILE in names and len(names) == 1
 
 
 def load_specset_from_pb(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> SpecSet:

@@ -25,10 +25,33 @@ register(
     "FILE-READ",
     "load",
     "error",
-    "The file cannot be read (permissions, vanished while loading).",
+    "The file cannot be read (permissions, a dangling or looping symlink) or is not a regular file.",
     category=FILES,
     hint="check the file's permissions and that nothing deletes it while the command runs",
-    doc="**Why:** the operating system refused to read the file; the message gives its reason.",
+    doc="""\
+**Why:** the operating system refused to read the file (the message gives its reason), or the
+path names a FIFO, a device, a socket or a symlink to one. Those are never read: a FIFO would
+block the command and `/dev/zero` would never end.
+
+**Before:** `opsets/com.acme/Foo.yaml -> /dev/zero`
+
+**After:** a regular file `opsets/com.acme/Foo.yaml`, or no file at all.""",
+)
+register(
+    "FILE-DEPTH",
+    "load",
+    "error",
+    "A folder under a spec path is nested too deep; nothing below it is read.",
+    category=FILES,
+    hint="spec trees are a few folders deep (one per domain); move the files up or remove the folders",
+    doc="""\
+**Why:** a spec tree holds one folder per domain, perhaps grouped a level or two deeper. A
+folder nested dozens of levels deep is a mistake or a hostile input, and walking it without a
+limit exhausts the stack; the finding names the first folder that is not read.
+
+**Before:** `opsets/a/a/a/.../a/Foo.yaml` (more than 32 folders below the spec path)
+
+**After:** `opsets/com.acme/Foo.yaml`""",
 )
 register(
     "FILE-TOO-LARGE",
@@ -109,6 +132,22 @@ register(
 (`<<`) hide where a value comes from; a spec is strings, numbers, booleans, null, lists and maps.
 
 **Before:** `default: !!python/tuple [1, 2]`
+
+**After:** `default: [1, 2]`""",
+)
+register(
+    "YAML-DEPTH",
+    "load",
+    "error",
+    "Lists and mappings are nested deeper than a spec ever needs (64 levels).",
+    category=FILES,
+    hint="a spec nests a few levels; check for runaway brackets or indentation",
+    doc="""\
+**Why:** a spec nests a few levels (versions, an entry, its attributes, a default). Thousands of
+nested brackets or indentation levels are a mistake or a hostile input, and reading them
+without a limit exhausts the stack; the finding points at the first collection too deep.
+
+**Before:** `default: [[[[[[ ... ]]]]]]` (more than 64 levels)
 
 **After:** `default: [1, 2]`""",
 )
@@ -262,6 +301,23 @@ there are no opset versions to check them against.
 **Before:** `opset validate opsets/com.acme.vision/FusedConv.yaml`
 
 **After:** `opset validate opsets/com.acme.vision` (the folder holds `domain.yaml`).""",
+)
+register(
+    "TYPE-SET-DEPTH",
+    "spec",
+    "error",
+    "Type sets include each other through more than 32 levels of `@` references.",
+    category=TYPES,
+    hint="list the types directly, or include fewer sets of sets",
+    doc="""\
+**Why:** a type set may include others (`numbers: ["@floats", "@ints"]`), and expanding them
+follows every reference. A chain dozens of sets long is a mistake or a hostile input, and
+following it without a limit exhausts the stack; the finding points at the first reference
+too deep (once per domain file).
+
+**Before:** `s0: ["@s1"]`, `s1: ["@s2"]`, ... `s40: [tensor(float)]`
+
+**After:** `s0: [tensor(float)]`""",
 )
 register(
     "TYPE-STRING-INVALID",

@@ -7,7 +7,9 @@ alias bombs, and remember where every key and value came from.
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -72,6 +74,10 @@ class _Loader(_Base):  # type: ignore[misc]
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
 MAX_EXPANDED_NODES = 200_000  # per document; a billion-laughs file blows through this at once
+# Spec documents nest a handful of levels (versions > item > attributes > name > default);
+# the limit keeps the recursive builder (and the type checks after it) far from Python's
+# recursion limit. libyaml itself refuses documents nested 1000 levels deep.
+MAX_DEPTH = 64
 
 _CONSTRUCTOR = yaml.constructor.SafeConstructor()
 
@@ -105,14 +111,62 @@ class YamlProblem(Exception):
         self.diagnostic = diagnostic
 
 
+class NotRegularFile(OSError):
+    """A spec path that names a FIFO, a device, a socket or a directory: never read."""
+
+
+def _kind_of(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _require_regular(mode: int) -> None:
+    if not stat.S_ISREG(mode):
+        raise NotRegularFile(0, f"{_kind_of(mode)}, not a regular file")
+
+
+def read_regular_file(path: Path, limit: int) -> bytes:
+    """The bytes of `path`, at most `limit` + 1 of them (enough to tell the file is too large).
+
+    Opened without blocking and checked with fstat before anything is read, so a FIFO cannot
+    hang the command and a symlink to /dev/zero cannot exhaust memory: anything but a regular
+    file raises NotRegularFile. Other failures (missing, symlink loop) raise OSError."""
+    flags = (
+        os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+    )
+    _require_regular(os.stat(path).st_mode)  # a socket cannot even be opened: say what it is
+    fd = os.open(path, flags)
+    try:
+        _require_regular(os.fstat(fd).st_mode)  # the path may have been swapped in between
+        chunks = []
+        remaining = limit + 1
+        while remaining > 0:
+            chunk = os.read(fd, min(remaining, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def read_yaml(path: Path, display: str) -> Any:
-    """Read one YAML document; raise YamlProblem with a located diagnostic on any defect."""
-    data = path.read_bytes()
+    """Read one YAML document; raise YamlProblem with a located diagnostic on any defect
+    (OSError when the file cannot be read; NotRegularFile when it is not a regular file)."""
+    data = read_regular_file(path, MAX_FILE_BYTES)
     if len(data) > MAX_FILE_BYTES:
         raise YamlProblem(
             Diagnostic(
                 "FILE-TOO-LARGE",
-                f"file is {len(data)} bytes; the limit is {MAX_FILE_BYTES}",
+                f"file is larger than the limit of {MAX_FILE_BYTES} bytes",
                 Location(display, 1, 1),
                 "split the operator's versions or shorten its docs",
             )
@@ -137,11 +191,24 @@ def parse_yaml_text(text: str, display: str) -> Any:
     if text.startswith("\ufeff"):
         text = text[1:]
     try:
+        if not _COMPOSER_BOUNDED:
+            _check_depth(text, display)
         node = yaml.compose(text, Loader=_Loader)
+    except yaml.reader.ReaderError as exc:  # a control character: located by its character index
+        raise YamlProblem(
+            Diagnostic(
+                "YAML-SYNTAX",
+                f"malformed YAML: character U+{exc.character:04X} is not allowed in YAML text",
+                _position(text, display, _character_index(text, exc.position)),
+                "remove the control character (write it as an escape such as \\x07 in a double-quoted string)",
+            )
+        ) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
         problem = exc.problem or exc.context or "malformed YAML"
+        if "nesting depth" in problem:  # libyaml's own limit
+            raise YamlProblem(_depth_diagnostic(Location(display, line, column))) from None
         raise YamlProblem(
             Diagnostic(
                 "YAML-SYNTAX",
@@ -154,9 +221,67 @@ def parse_yaml_text(text: str, display: str) -> Any:
         raise YamlProblem(
             Diagnostic("YAML-SYNTAX", f"malformed YAML: {exc}", Location(display, 1, 1), "")
         ) from None
+    except RecursionError:  # pragma: no cover - only a composer without a depth limit gets here
+        raise YamlProblem(_depth_diagnostic(Location(display, 1, 1))) from None
     if node is None:
         return None
-    return _Builder(display, text).build(node)
+    return _Builder(display, text).build(node, 0)
+
+
+def _character_index(text: str, position: int) -> int:
+    """libyaml reports a bad character by its byte offset in the UTF-8 text; PyYAML's own
+    reader by its character index."""
+    if _Base is yaml.SafeLoader or text.isascii():
+        return position
+    return len(text.encode("utf-8")[:position].decode("utf-8", errors="replace"))
+
+
+def _position(text: str, display: str, index: int) -> Location:
+    """The line and column of character `index`, counting lines as YAML does."""
+    before = text[:index]
+    breaks = list(_LINE_BREAK.finditer(before))
+    start = breaks[-1].end() if breaks else 0
+    return Location(display, len(breaks) + 1, index - start + 1)
+
+
+def _depth_diagnostic(location: Location) -> Diagnostic:
+    return Diagnostic(
+        "YAML-DEPTH",
+        f"lists and mappings are nested more than {MAX_DEPTH} levels deep here",
+        location,
+        "a spec nests a few levels; check for runaway brackets or indentation",
+    )
+
+
+def _libyaml_bounded() -> bool:
+    """libyaml 0.2.5 and later refuse documents nested 1000 levels deep before composing
+    them; its composer recurses in C, so an older one could overflow the stack."""
+    if _Base is yaml.SafeLoader:
+        return False
+    try:
+        from yaml import _yaml
+
+        return tuple(int(p) for p in _yaml.get_version_string().split(".")[:3]) >= (0, 2, 5)
+    except (ImportError, AttributeError, ValueError):  # pragma: no cover
+        return False
+
+
+def _check_depth(text: str, display: str) -> None:
+    """Walk the event stream (produced without recursion) and refuse a document nested deeper
+    than MAX_DEPTH before the recursive composer sees it."""
+    depth = 0
+    for event in yaml.parse(text, Loader=_Loader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                mark = event.start_mark
+                where = Location(display, mark.line + 1, mark.column + 1) if mark else Location(display, 1, 1)
+                raise YamlProblem(_depth_diagnostic(where))
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+
+
+_COMPOSER_BOUNDED = _libyaml_bounded()
 
 
 # What YAML counts as a line break (the marks' line numbers count these).
@@ -173,13 +298,39 @@ class _Builder:
         self.text = text
         self._lines: list[str] | None = None  # split on the first block scalar only
 
-    def problem(self, rule: str, message: str, node: yaml.Node, hint: str) -> YamlProblem:
+    def location(self, node: yaml.Node) -> Location:
         mark = node.start_mark
-        return YamlProblem(
-            Diagnostic(rule, message, Location(self.display, mark.line + 1, mark.column + 1), hint)
-        )
+        return Location(self.display, mark.line + 1, mark.column + 1)
 
-    def build(self, node: yaml.Node) -> Any:
+    def problem(self, rule: str, message: str, node: yaml.Node, hint: str) -> YamlProblem:
+        return YamlProblem(Diagnostic(rule, message, self.location(node), hint))
+
+    def key(self, node: yaml.Node, depth: int) -> str:
+        """A mapping key as text. Keys are names or domains: a number key keeps its spelling
+        (`.inf` stays '.inf', which no name check accepts, instead of becoming the name 'inf');
+        a boolean, null or collection key is an error."""
+        if node.__class__ is yaml.ScalarNode and node.tag in (_INT, _FLOAT):
+            self.budget -= 1
+            return str(node.value)
+        key = self.build(node, depth)
+        if not isinstance(key, str):
+            shown = (
+                "a list or mapping"
+                if isinstance(key, (list, dict))
+                else "null"
+                if key is None
+                else "a boolean"
+            )
+            raise self.problem(
+                "SCHEMA-TYPE",
+                f"mapping keys must be strings; this key reads as {shown}",
+                node,
+                "quote the key",
+            )
+        return key
+
+    def build(self, node: yaml.Node, depth: int) -> Any:
+        """The value of `node`, `depth` collections below the document's root."""
         self.budget -= 1
         if self.budget < 0:
             raise self.problem(
@@ -190,12 +341,15 @@ class _Builder:
             )
         if isinstance(node, yaml.ScalarNode):
             return self.scalar(node)
+        if depth >= MAX_DEPTH:
+            raise YamlProblem(_depth_diagnostic(self.location(node)))
+        depth += 1
         if isinstance(node, yaml.SequenceNode):
             if node.tag != _SEQ:
                 raise self.tag_problem(node)
             seq = MarkedList((node.start_mark.line + 1, node.start_mark.column + 1))
             for item in node.value:
-                seq.append(self.build(item))
+                seq.append(self.build(item, depth))
                 seq.item_marks.append((item.start_mark.line + 1, item.start_mark.column + 1))
             return seq
         assert isinstance(node, yaml.MappingNode)
@@ -207,11 +361,7 @@ class _Builder:
                 raise self.problem(
                     "YAML-TAG", "merge keys (`<<`) are not supported", key_node, "write the keys out"
                 )
-            key = self.build(key_node)
-            if not isinstance(key, str):
-                key = str(key) if isinstance(key, (int, float)) and not isinstance(key, bool) else key
-            if not isinstance(key, str):
-                raise self.problem("SCHEMA-TYPE", "mapping keys must be strings", key_node, "quote the key")
+            key = self.key(key_node, depth)
             if key in mapping:
                 first = mapping.key_marks[key]
                 raise self.problem(
@@ -220,7 +370,7 @@ class _Builder:
                     key_node,
                     "remove one of the two entries",
                 )
-            mapping[key] = self.build(value_node)
+            mapping[key] = self.build(value_node, depth)
             mapping.key_marks[key] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
             mapping.value_marks[key] = (value_node.start_mark.line + 1, value_node.start_mark.column + 1)
             if key in _TEXT_KEYS and value_node.__class__ is yaml.ScalarNode:

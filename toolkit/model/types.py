@@ -51,6 +51,15 @@ MAP_KEY_TYPES = frozenset(
 )
 
 
+# ONNX nests types two or three levels (`optional(seq(tensor(float)))`); the limit keeps the
+# recursive parser, and everything that walks a parsed type, far from Python's recursion limit.
+MAX_TYPE_DEPTH = 16
+# Type sets include other sets (`@floats`); chains this long are a mistake or a hostile input.
+MAX_TYPE_SET_DEPTH = 32
+# How much of a bad type string a message quotes.
+_QUOTED_CHARS = 80
+
+
 class TypeStringError(ValueError):
     """A type string that does not follow the grammar; the message says where and why."""
 
@@ -73,9 +82,11 @@ class _Parser:
     def __init__(self, text: str) -> None:
         self.text = text
         self.pos = 0
+        self.depth = 0
 
     def fail(self, message: str) -> TypeStringError:
-        return TypeStringError(f"{message} at character {self.pos + 1} of '{self.text}'")
+        text = self.text if len(self.text) <= _QUOTED_CHARS else self.text[:_QUOTED_CHARS] + "..."
+        return TypeStringError(f"{message} at character {self.pos + 1} of '{text}'")
 
     def skip_spaces(self) -> None:
         while self.pos < len(self.text) and self.text[self.pos] == " ":
@@ -108,7 +119,16 @@ class _Parser:
         return name
 
     def parse_type(self) -> str:
+        self.depth += 1
+        if self.depth > MAX_TYPE_DEPTH:
+            raise self.fail(f"types are nested more than {MAX_TYPE_DEPTH} levels deep")
         kind = self.word()
+        try:
+            return self.parse_kind(kind)
+        finally:
+            self.depth -= 1
+
+    def parse_kind(self, kind: str) -> str:
         if kind in ("tensor", "sparse_tensor"):
             self.punct("(")
             elem = self.element()

@@ -18,6 +18,7 @@ from toolkit.load import cache as disk_cache
 from toolkit.load import pbload
 from toolkit.load.discovery import discover
 from toolkit.load.loader import LoadResult
+from toolkit.load.yamlsrc import MAX_FILE_BYTES, read_regular_file
 from toolkit.model.diagnostics import Diagnostic, SpecError
 from toolkit.model.resolution import index_at
 from toolkit.model.spec import (
@@ -177,7 +178,7 @@ def _cache_key(files: list[Path]) -> str:
     for path in files:
         digest.update(f"{os.path.abspath(path)}\0".encode())  # what diagnostics are named after
         try:
-            content = path.read_bytes()
+            content = read_regular_file(path, MAX_FILE_BYTES)  # never a FIFO or /dev/zero
         except OSError as exc:  # the loader reports it as FILE-READ; the key still differs
             content = f"\0unreadable: {exc.strerror}".encode()
         digest.update(f"{len(content)}\0".encode())
