@@ -36,8 +36,8 @@ def test_a_diagnostic_is_one_line_plus_indented_hint_lines(message: str, hint: s
 def test_escape_keeps_ordinary_text_and_spells_out_controls() -> None:
     assert escape("plain 'name' ü") == "plain 'name' ü"
     assert escape("a\nb\tc\x1b[31m\u2028\u202e") == "a\\nb\\tc\\x1b[31m\\u2028\\u202e"
-    multi = Diagnostic("X-Y", "m", Location("f", 1, 1), "first\nsecond")
-    assert multi.format().split("\n") == ["f:1:1: error[X-Y]: m", "  hint: first", "        second"]
+    multi = Diagnostic("SCHEMA-VALUE", "m", Location("f", 1, 1), "first\nsecond")
+    assert multi.format().split("\n") == ["f:1:1: error[SCHEMA-VALUE]: m", "  hint: first", "        second"]
 
 
 def test_cli_output_cannot_be_forged_by_a_name() -> None:
