@@ -127,9 +127,9 @@ def _kind_of(mode: int) -> str:
     return "not a regular file"
 
 
-def _require_regular(mode: int) -> None:
+def _require_regular(mode: int, path: Path) -> None:
     if not stat.S_ISREG(mode):
-        raise NotRegularFile(0, f"{_kind_of(mode)}, not a regular file")
+        raise NotRegularFile(0, f"{_kind_of(mode)}, not a regular file", os.fspath(path))
 
 
 def read_regular_file(path: Path, limit: int) -> bytes:
@@ -141,10 +141,10 @@ def read_regular_file(path: Path, limit: int) -> bytes:
     flags = (
         os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
     )
-    _require_regular(os.stat(path).st_mode)  # a socket cannot even be opened: say what it is
+    _require_regular(os.stat(path).st_mode, path)  # a socket cannot even be opened: say what it is
     fd = os.open(path, flags)
     try:
-        _require_regular(os.fstat(fd).st_mode)  # the path may have been swapped in between
+        _require_regular(os.fstat(fd).st_mode, path)  # the path may have been swapped in between
         chunks = []
         remaining = limit + 1
         while remaining > 0:
