@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -185,16 +186,24 @@ def test_failing_generator_leaves_output_byte_identical(
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(python_builders, "build_method", failing)
-    with pytest.raises(GeneratorError, match="generator 'python' failed: RuntimeError: boom"):
+    with pytest.raises(
+        GeneratorError,
+        match=r"generator 'python' failed on the builder method of com\.acme\.vision\.FusedConv:1 "
+        r"\(opset 1\): RuntimeError: boom",
+    ) as raised:
         generate_tree([OPSETS], out, kinds=["proto", "python"], registry=shipped_registry, source="opsets")
     assert snapshot(out) == before
     assert calls["n"] == 5
+    diagnostic = raised.value.diagnostic
+    assert diagnostic is not None and diagnostic.rule == "GEN-FAILED"
+    assert Path(diagnostic.location.file).name == "FusedConv.yaml" and diagnostic.location.line > 1
 
     calls["n"] = 0  # the CLI reports the failure the same way
     code, _, stderr = run_cli(
         ["generate", "--specs", str(OPSETS), "--out", str(out), "--only", KINDS, "--no-cache"], capsys
     )
     assert code == 1 and "nothing was written" in stderr
+    assert re.match(r"^\S*FusedConv\.yaml:\d+:\d+: error\[GEN-FAILED\]: generator 'python' failed on ", stderr)
     assert snapshot(out) == before
 
 

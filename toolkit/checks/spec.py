@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
+import toolkit.checks.python_names  # noqa: F401  (registers DOMAIN-PACKAGE, GEN-FAILED)
 from toolkit.checks import adapters, domains, params, releases, types, versions
 from toolkit.load import rules as load_rules
 from toolkit.model.diagnostics import Diagnostic

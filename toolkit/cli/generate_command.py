@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from typing import Any
 
 from toolkit.cli.common import add_specs_argument, spec_paths
@@ -60,8 +61,12 @@ def run_generate(args: argparse.Namespace) -> int:
             paths, args.out, kinds=kinds, check=args.check, cache=not args.no_cache, cli_parser=args.build_parser
         )
     except GeneratorError as exc:
-        print(f"opset: error: {exc}", file=sys.stderr)
-        print(f"  hint: nothing was written; {args.out}/ is unchanged", file=sys.stderr)
+        if exc.diagnostic is not None:
+            hint = f"nothing was written; {args.out}/ is unchanged"
+            print(replace(exc.diagnostic, hint=hint).format(), file=sys.stderr)
+        else:
+            print(f"opset: error: {exc}", file=sys.stderr)
+            print(f"  hint: nothing was written; {args.out}/ is unchanged", file=sys.stderr)
         return 1
     if not args.quiet:
         for diagnostic in result.diagnostics:

@@ -1,4 +1,5 @@
-"""What a generator receives besides the registry (`GenerateContext`), and its type (`Generator`).
+"""What a generator receives besides the registry (`GenerateContext`), its type (`Generator`),
+and `rendering`, which says what a generator is working on when it fails.
 
 A module of its own so that generators import it without importing the generator registry in
 `toolkit.generate` (which imports the generators: that would be an import cycle).
@@ -7,14 +8,42 @@ A module of its own so that generators import it without importing the generator
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from toolkit.model.spec import Location
 
 if TYPE_CHECKING:
     from toolkit.registry.core import Registry
 
-__all__ = ["GenerateContext", "Generator"]
+__all__ = ["GenerateContext", "GenerationFailure", "Generator", "rendering"]
+
+
+class GenerationFailure(Exception):
+    """A generator raised while rendering `what`, written at `location` (the innermost
+    `rendering` block that was open); `cause` is the original exception."""
+
+    def __init__(self, what: str, location: Location, cause: BaseException) -> None:
+        self.what = what
+        self.location = location
+        self.cause = cause
+        super().__init__(f"{what}: {type(cause).__name__}: {cause}")
+
+
+@contextmanager
+def rendering(what: str, location: Location) -> Iterator[None]:
+    """Name what the enclosed code renders (torchgen's `context()`): an exception raised inside
+    becomes a `GenerationFailure` naming `what` and the spec `location` it came from, so that
+    `opset generate` reports `file:line:col` instead of a bare exception. Blocks nest; the
+    innermost one that sees the exception names it."""
+    try:
+        yield
+    except GenerationFailure:
+        raise
+    except Exception as exc:
+        raise GenerationFailure(what, location, exc) from exc
 
 
 @dataclass(frozen=True)

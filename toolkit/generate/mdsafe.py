@@ -135,7 +135,9 @@ def demote(repair: Repair, level: int) -> SafeMarkdown:
             lines[heading.line] = first[:column] + marks + first[column + heading.level :]
             continue
         parts = [lines[heading.line + i][column:] for i, column in enumerate(heading.text_columns)]
-        lines[heading.line] = first[: heading.column] + marks + " " + " ".join(parts)
+        # A form feed or vertical tab indents a paragraph line but not an ATX heading: as a space.
+        prefix = first[: heading.column].replace("\f", " ").replace("\v", " ")
+        lines[heading.line] = prefix + marks + " " + " ".join(parts)
         dropped.update(range(heading.line + 1, heading.end))
     issues.sort(key=lambda issue: (issue.line, _ORDER[issue.rule]))
     kept = [line if index not in dropped else None for index, line in enumerate(lines)]

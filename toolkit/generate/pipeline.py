@@ -15,9 +15,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from toolkit.checks.python_names import GENERATOR_FAILED
 from toolkit.generate import GenerateContext, available_kinds, get_generator
+from toolkit.generate.context import GenerationFailure
 from toolkit.load.writer import Change, commit, plan
 from toolkit.model.diagnostics import Diagnostic
+from toolkit.model.spec import Location
 from toolkit.registry.core import Registry, load_registry
 
 __all__ = [
@@ -32,7 +35,14 @@ __all__ = [
 
 
 class GeneratorError(Exception):
-    """A generator failed or returned something invalid; nothing was written."""
+    """A generator failed or returned something invalid; nothing was written.
+
+    `diagnostic` is the located report (GEN-FAILED): the spec location of what the generator was
+    rendering (`toolkit.generate.context.rendering`), else the first spec path given."""
+
+    def __init__(self, message: str, diagnostic: Diagnostic | None = None) -> None:
+        super().__init__(message)
+        self.diagnostic = diagnostic
 
 
 @dataclass(frozen=True)
@@ -88,10 +98,27 @@ def run_generators(
             produced = generator(registry, context)
         except GeneratorError:
             raise
+        except GenerationFailure as failure:
+            cause = failure.cause
+            message = f"generator '{kind}' failed on {failure.what}: {type(cause).__name__}: {cause}"
+            raise GeneratorError(message, _failed(message, failure.location)) from cause
         except Exception as exc:
-            raise GeneratorError(f"generator '{kind}' failed: {type(exc).__name__}: {exc}") from exc
-        files.update(_validate_output(kind, produced))
+            message = f"generator '{kind}' failed: {type(exc).__name__}: {exc}"
+            raise GeneratorError(message, _failed(message, _fallback_location(context))) from exc
+        try:
+            files.update(_validate_output(kind, produced))
+        except GeneratorError as exc:
+            raise GeneratorError(str(exc), _failed(str(exc), _fallback_location(context))) from None
     return dict(sorted(files.items()))
+
+
+def _failed(message: str, location: Location) -> Diagnostic:
+    return Diagnostic(GENERATOR_FAILED, message, location, "nothing was written; the outputs are unchanged")
+
+
+def _fallback_location(context: GenerateContext) -> Location:
+    """Where a failure outside any `rendering` block is reported: the first spec path, line 1."""
+    return Location(context.spec_paths[0] if context.spec_paths else context.source, 1, 1)
 
 
 def plan_outputs(out: Path, files: dict[str, bytes], kinds: Sequence[str]) -> list[Change]:

@@ -39,10 +39,12 @@ a registry. Binary output uses deterministic serialisation; the textproto starts
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Protocol
 
 from google.protobuf import text_format
 
+from toolkit.generate.context import rendering
 from toolkit.model.codec import schema_set_document
 from toolkit.model.resolution import inventory as inventory_at
 from toolkit.model.spec import (
@@ -163,13 +165,33 @@ def render_domain(
     base = f"proto/{domain_dir(domain.name)}"
     ordered = sorted(operators, key=lambda s: s.name)
     out: dict[str, bytes] = {}
-    for version in domain.versions:
-        resolved = inventory(version) if inventory is not None else inventory_at(ordered, version)
-        document = operator_set_document(domain, version, resolved)
-        out[f"{base}/opset_{version}.pb"] = document.SerializeToString(deterministic=True)
-        out[f"{base}/opset_{version}.textproto"] = _textproto(document, spec)
-    out[f"{base}/schemas.pb"] = schema_set_document(domain, ordered).SerializeToString(deterministic=True)
+    with rendering(f"the protobuf documents of domain {domain.display_name}", domain.location):
+        for version in domain.versions:
+            opset = domain.opset(version)
+            with rendering(
+                f"the operator set document of {domain.display_name} opset {version}",
+                opset.location if opset is not None else domain.location,
+            ):
+                resolved = inventory(version) if inventory is not None else inventory_at(ordered, version)
+                document = operator_set_document(domain, version, resolved)
+                out[f"{base}/opset_{version}.pb"] = document.SerializeToString(deterministic=True)
+                out[f"{base}/opset_{version}.textproto"] = _textproto(document, spec)
+        out[f"{base}/schemas.pb"] = _schema_set_bytes(domain, ordered)
     return dict(sorted(out.items()))
+
+
+def _schema_set_bytes(domain: DomainSpec, operators: Sequence[OperatorSpec]) -> bytes:
+    """`schemas.pb` of a domain. When encoding fails, each operator version is encoded alone
+    to find the one at fault, so the failure names its spec location."""
+    try:
+        return schema_set_document(domain, operators).SerializeToString(deterministic=True)
+    except Exception:
+        for op in operators:
+            for schema in op.versions:
+                with rendering(f"the protobuf schema of {schema.id}", schema.location):
+                    single = replace(op, versions=(schema,))
+                    schema_set_document(domain, [single]).SerializeToString(deterministic=True)
+        raise
 
 
 class RegistryLike(Protocol):

@@ -114,6 +114,7 @@ def _release_json(release: Release) -> dict[str, object]:
         "ir_version": release.ir_version,
         "opsets": [[domain, version] for domain, version in release.opsets],
         "location": _location_json(release.location),
+        "doc": release.doc,
     }
 
 
@@ -129,6 +130,7 @@ def _release(value: object) -> Release:
         ir_version=_int(value["ir_version"]),
         opsets=tuple(opsets),
         location=_location(value["location"]),
+        doc=_str(value["doc"]),
     )
 
 

@@ -356,6 +356,7 @@ class Release:
     ir_version: int
     opsets: tuple[tuple[str, int], ...]  # (canonical domain, opset version)
     location: Location = field(default=NOWHERE, compare=False)
+    doc: str = field(default="", compare=False)  # the `doc` of the release table holding the row
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,7 +25,7 @@ import argparse
 import json
 from collections.abc import Callable
 
-from toolkit.generate.context import GenerateContext
+from toolkit.generate.context import GenerateContext, rendering
 from toolkit.generate.docs.fast import Bodies, gc_paused
 from toolkit.generate.docs.markdown import tidy
 from toolkit.generate.docs.navigation import navigation
@@ -72,14 +72,16 @@ def render_docs(
     for name in registry.domains():
         domain = registry.domain(name)
         folder = domain.display_name
-        views[name] = domain_views = operator_views(registry, name)
-        table = since_table(registry, name)
-        pages[f"{folder}/index.md"] = domain_page(domain, domain_views, table, source)
-        pages[f"{folder}/Operators.md"] = operators_page(domain, domain_views, source, bodies)
-        pages[f"{folder}/Changelog.md"] = changelog_page(domain, domain_views, source, bodies)
-        pages[f"{folder}/inventory.md"] = inventory_page(domain, table, source)
-        for view in domain_views:
-            pages[f"{folder}/ops/{view.spec.name}.md"] = operator_page(view, source, bodies)
+        with rendering(f"the docs pages of domain {folder}", domain.location):
+            views[name] = domain_views = operator_views(registry, name)
+            table = since_table(registry, name)
+            pages[f"{folder}/index.md"] = domain_page(domain, domain_views, table, source)
+            pages[f"{folder}/Operators.md"] = operators_page(domain, domain_views, source, bodies)
+            pages[f"{folder}/Changelog.md"] = changelog_page(domain, domain_views, source, bodies)
+            pages[f"{folder}/inventory.md"] = inventory_page(domain, table, source)
+            for view in domain_views:
+                with rendering(f"the docs page of {folder}.{view.spec.name}", view.spec.location):
+                    pages[f"{folder}/ops/{view.spec.name}.md"] = operator_page(view, source, bodies)
     pages["nav.json"] = json.dumps(navigation(registry, views, "cli.md" in pages), indent=1) + "\n"
     return {path: tidy(text) if path.endswith(".md") else text for path, text in sorted(pages.items())}
 

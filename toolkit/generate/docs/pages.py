@@ -281,6 +281,10 @@ def index_page(registry: Registry, source: str) -> str:
 def releases_page(registry: Registry, source: str) -> str:
     columns, rows = release_rows(registry)
     out = [header(source), "\n", "# Releases\n\n"]
+    # The release tables' own `doc` text (one per releases.yaml, in load order), above the table.
+    for text in dict.fromkeys(r.doc for r in registry.releases if r.doc.strip()):
+        doc = sanitize(text, min_heading=2)
+        out += [part + "\n\n" for part in (doc.text, doc.note) if part]
     out.append("Each release's IR version and the opset version it ships for each domain.\n\n")
     out.append("| Release | IR version |" + "".join(f" {c} |" for c in columns) + "\n")
     out.append("|---|---|" + "---|" * len(columns) + "\n")

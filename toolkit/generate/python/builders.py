@@ -136,6 +136,7 @@ def _input_params(schema: OpSchema, taken: set[str]) -> tuple[list[PyParam], PyP
 
 def _attr_params(schema: OpSchema) -> list[PyParam]:
     out = []
+    taken: set[str] = set()
     for attr in sorted(schema.attributes, key=lambda a: (not a.required, a.name)):
         annotation = _PY_ATTR_TYPES[attr.type]
         if attr.required:
@@ -145,7 +146,11 @@ def _attr_params(schema: OpSchema) -> list[PyParam]:
         else:
             annotation = f"{annotation} | None"
             default = "None"
-        out.append(PyParam(identifier(attr.name, RESERVED_PARAMS), attr.name, annotation, default, attr.doc))
+        name = identifier(attr.name, RESERVED_PARAMS)
+        while name in taken:  # `self` became `self_`, and another attribute is named `self_`
+            name = f"{name}_"
+        taken.add(name)
+        out.append(PyParam(name, attr.name, annotation, default, attr.doc))
     return out
 
 
@@ -210,8 +215,6 @@ def build_method(schema: OpSchema, method_name: str, schema_module: str) -> Meth
     attrs = _attr_params(schema)
     taken = {a.name for a in attrs} | set(EXTRA_KWARGS)
     inputs, variadic = _input_params(schema, taken)
-    if len({a.name for a in attrs}) != len(attrs):
-        raise PythonGenerationError(f"{schema.id}: attribute names collide once made Python identifiers")
     signature = ["self", *(p.declaration() for p in inputs)]
     if inputs:
         signature.append("/")

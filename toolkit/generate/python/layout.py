@@ -14,9 +14,18 @@ from typing import TYPE_CHECKING
 
 import jinja2
 
+from toolkit.generate.context import rendering
 from toolkit.generate.python import builders
 from toolkit.generate.python.builders import Method, body_lines, method_names, signature_lines
-from toolkit.generate.python.names import PACKAGE, ROOT, domain_package, identifier, schema_class_name, unique
+from toolkit.generate.python.names import (
+    PACKAGE,
+    ROOT,
+    SCHEMA_MODULE_RESERVED,
+    domain_package,
+    identifier,
+    schema_class_name,
+    unique,
+)
 from toolkit.generate.python.release_table import min_ir_version, opset_ir_table, release_lines
 from toolkit.generate.python.schema_classes import build_schema_class
 from toolkit.generate.python.source import PythonGenerationError, doc_escape_line, docstring, str_literal
@@ -96,19 +105,25 @@ def render_domain(
     header = HEADER.format(spec=spec)
     base = f"{ROOT}/{domain_package(domain.name)}"
     ordered = sorted(operators, key=lambda o: o.name)
-    modules = dict(zip((o.name for o in ordered), unique([identifier(o.name) for o in ordered])))
+    modules = dict(
+        zip((o.name for o in ordered), unique([identifier(o.name, SCHEMA_MODULE_RESERVED) for o in ordered]))
+    )
     files: dict[str, bytes] = {}
     for op in ordered:
-        classes = [build_schema_class(s) for s in sorted(op.versions, key=lambda s: s.since_version)]
-        files[f"{base}/schemas/{modules[op.name]}.py"] = _render(
-            "schema_module.py.j2",
-            header=header,
-            op=op,
-            domain=display_domain(domain.name),
-            classes=classes,
-            removed_in=op.removed_in,
-            replaced_by=op.replaced_by,
-        )
+        classes = []
+        for s in sorted(op.versions, key=lambda s: s.since_version):
+            with rendering(f"the schema class of {s.id}", s.location):
+                classes.append(build_schema_class(s))
+        with rendering(f"the schema module of {display_domain(domain.name)}.{op.name}", op.location):
+            files[f"{base}/schemas/{modules[op.name]}.py"] = _render(
+                "schema_module.py.j2",
+                header=header,
+                op=op,
+                domain=display_domain(domain.name),
+                classes=classes,
+                removed_in=op.removed_in,
+                replaced_by=op.replaced_by,
+            )
     files[f"{base}/schemas/__init__.py"] = _render(
         "schemas_init.py.j2",
         header=header,
@@ -128,11 +143,15 @@ def render_domain(
         for s in resolved:  # an operator version recurs in every later opset: build it once
             key = (s.name, s.since_version, names[s.name])
             if key not in built:
-                # looked up on the module so that tests can make one build fail midway
-                method = builders.build_method(s, names[s.name], modules[s.name])
-                built[key] = (method, signature_lines(method), body_lines(method))
+                with rendering(f"the builder method of {s.id} (opset {version})", s.location):
+                    # looked up on the module so that tests can make one build fail midway
+                    method = builders.build_method(s, names[s.name], modules[s.name])
+                    built[key] = (method, signature_lines(method), body_lines(method))
             methods.append(built[key])
-        files[f"{base}/opset{version}.py"] = _opset_module(domain, version, methods, header)
+        opset = domain.opset(version)
+        where = opset.location if opset is not None else domain.location
+        with rendering(f"the module of {display_domain(domain.name)} opset {version}", where):
+            files[f"{base}/opset{version}.py"] = _opset_module(domain, version, methods, header)
     files[f"{base}/__init__.py"] = _render(
         "domain_init.py.j2",
         header=header,
@@ -151,21 +170,26 @@ def render_registry(registry: Registry, spec: str) -> dict[str, bytes]:
     files: dict[str, bytes] = {}
     for name in sorted(registry.domains()):
         pkg = domain_package(name)
-        if pkg in packages:
-            raise PythonGenerationError(
-                f"domains '{display_domain(packages[pkg])}' and '{display_domain(name)}' both map to "
-                f"package '{pkg}'"
-            )
-        packages[pkg] = name
         domain = registry.domain(name)
-        inventory = {v: registry.inventory(name, v) for v in domain.versions}
-        files.update(render_domain(domain, registry.operators(name), inventory, spec))
+        with rendering(f"the Python package of domain {display_domain(name)}", domain.location):
+            if pkg in packages:  # `validate` reports it (DOMAIN-PACKAGE); a guard for other callers
+                raise PythonGenerationError(
+                    f"domains '{display_domain(packages[pkg])}' and '{display_domain(name)}' both map to "
+                    f"package '{pkg}'"
+                )
+            packages[pkg] = name
+            inventory = {v: registry.inventory(name, v) for v in domain.versions}
+            files.update(render_domain(domain, registry.operators(name), inventory, spec))
+    releases = []
+    for release in registry.releases:
+        with rendering(f"release {release.name!r} of the release table", release.location):
+            releases.append(release_lines(release))
     domains = sorted((display_domain(d), p, d) for p, d in packages.items())
     files[f"{ROOT}/__init__.py"] = _render(
         "package_init.py.j2",
         header=header,
         domains=domains,
-        releases=[release_lines(r) for r in registry.releases],
+        releases=releases,
         opset_irs=sorted(opset_ir_table(registry).items()),
         min_ir=min_ir_version(registry),
     )

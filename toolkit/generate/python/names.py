@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
-import keyword
-import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
-from toolkit.model.spec import display_domain
+from toolkit.model.python_names import (
+    DOMAIN_PACKAGE_RESERVED,
+    METHOD_RESERVED,
+    SCHEMA_MODULE_RESERVED,
+    domain_package,
+    identifier,
+)
 
 __all__ = [
+    "DOMAIN_PACKAGE_RESERVED",
     "EXTRA_KWARGS",
     "PACKAGE",
     "RESERVED_METHODS",
     "RESERVED_PARAMS",
     "ROOT",
+    "SCHEMA_MODULE_RESERVED",
     "domain_package",
     "identifier",
     "schema_class_name",
@@ -23,26 +29,14 @@ __all__ = [
 PACKAGE = "opset_toolkit_generated"
 ROOT = f"python/{PACKAGE}"
 
-# Names a builder method or parameter must not take (OpsetBase members, extras).
-RESERVED_METHODS = frozenset({"DOMAIN", "VERSION", "IR_VERSION", "nodes", "mro"})
+# Names a builder method must not take (OpsetBase members, what its class body evaluates).
+RESERVED_METHODS = METHOD_RESERVED
 EXTRA_KWARGS = ("_outputs", "_name")
-# Parameter names Python or ruff reject (E741 ambiguous names); they get a trailing "_".
-RESERVED_PARAMS = frozenset({"self", "l", "I", "O", *EXTRA_KWARGS})
-
-
-def identifier(name: str, reserved: Iterable[str] = ()) -> str:
-    """A valid, non-keyword Python identifier close to `name`."""
-    text = re.sub(r"\W", "_", name, flags=re.ASCII) or "_"
-    if text[0].isdigit():
-        text = f"_{text}"
-    if keyword.iskeyword(text) or keyword.issoftkeyword(text) or text in set(reserved):
-        text = f"{text}_"
-    return text
-
-
-def domain_package(domain: str) -> str:
-    """Package name of a domain: the display name with dots as underscores (`ai_onnx`)."""
-    return identifier(display_domain(domain).replace(".", "_").replace("-", "_").lower())
+# Names a method body reads besides its parameters (a parameter of that name would shadow it).
+BODY_NAMES = ("_schema", "Value", "TensorValue", "SparseTensorValue", "SequenceValue", "MapValue", "OptionalValue")
+# Parameter names Python or ruff reject (E741 ambiguous names) or the body reads; they get a
+# trailing "_".
+RESERVED_PARAMS = frozenset({"self", "l", "I", "O", *EXTRA_KWARGS, *BODY_NAMES})
 
 
 def schema_class_name(op: str, since_version: int) -> str:

@@ -10,6 +10,7 @@ from toolkit.generate.python.source import (
     Bracket,
     call_lines,
     docstring,
+    needs_math,
     py_literal,
     str_chunks,
     str_literal,
@@ -29,6 +30,7 @@ class SchemaClass:
     outputs: list[list[str]]
     attributes: list[list[str]]
     constraints: list[list[str]]
+    uses_math: bool  # an attribute default is NaN or infinite (`math.nan`, `math.inf`)
 
 
 def _param_lines(param: FormalParameter) -> list[str]:
@@ -81,4 +83,5 @@ def build_schema_class(schema: OpSchema) -> SchemaClass:
         outputs=[_param_lines(p) for p in schema.outputs],
         attributes=_attr_lines(schema),
         constraints=_constraint_lines(schema),
+        uses_math=any(needs_math(a.default) for a in schema.attributes),
     )
