@@ -18,7 +18,7 @@ import pytest
 from toolkit.checks.run import load_specs
 from toolkit.cli import main
 from toolkit.load.discovery import MAX_FOLDER_DEPTH, discover
-from toolkit.load.yamlsrc import NotRegularFile, read_regular_file
+from toolkit.load.files import NotRegularFile, read_regular_file
 from toolkit.model.types import MAX_TYPE_DEPTH, TypeStringError, canonical_type
 
 ABC = Path(__file__).resolve().parent.parent / "opsets" / "org.example.abc"

@@ -12,7 +12,8 @@ from test_codec import differences
 
 from toolkit.load import parallel
 from toolkit.load.discovery import discover, display_path
-from toolkit.load.loader import LoadResult, load_files, read_specs
+from toolkit.load.loader import load_files, read_specs
+from toolkit.load.result import LoadResult
 
 TESTS = Path(__file__).resolve().parent
 # The shipped specs and the bad-input corpus: valid files and every kind of broken one.

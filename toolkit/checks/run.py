@@ -13,7 +13,8 @@ from pathlib import Path
 
 from toolkit.checks.docs import check_docs
 from toolkit.checks.spec import check_specs
-from toolkit.load.loader import LoadResult, dedupe, read_specs
+from toolkit.load.loader import dedupe, read_specs
+from toolkit.load.result import LoadResult
 from toolkit.model.diagnostics import sort_key
 
 

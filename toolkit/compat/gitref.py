@@ -20,11 +20,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolkit.checks.run import load_specs
 from toolkit.load import cache as disk_cache
 from toolkit.load import result_cache
 from toolkit.load.discovery import MAX_FOLDER_DEPTH, SPEC_SUFFIXES, too_deep_diagnostic
-from toolkit.load.loader import LoadResult
+from toolkit.load.result import LoadResult
 from toolkit.model.diagnostics import UsageError, sort_key
 from toolkit.registry.core import toolkit_stamp
 
@@ -225,6 +224,8 @@ def _extract_and_load(commit: str, prefixes: list[str], top: Path, here: Path) -
 
             result = LoadResult(SpecSet(), [], 0)
         else:
+            from toolkit.checks.run import load_specs  # the loader: only when the tree is read
+
             result = load_specs(existing, display=display)
         if too_deep:
             found = [too_deep_diagnostic(display(root / folder)) for folder in sorted(too_deep)]

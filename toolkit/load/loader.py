@@ -10,29 +10,20 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from toolkit.load import parallel, schema_fast
 from toolkit.load.build import Builder
 from toolkit.load.discovery import classify, discover, display_path, too_deep_diagnostic
+from toolkit.load.files import NotRegularFile
+from toolkit.load.result import LoadResult
 from toolkit.load.schema import article, schema_diagnostics
-from toolkit.load.yamlsrc import NotRegularFile, Source, YamlProblem, read_yaml
-from toolkit.model.diagnostics import Diagnostic, Severity, sort_key
+from toolkit.load.yamlsrc import Source, YamlProblem, read_yaml
+from toolkit.model.diagnostics import Diagnostic, sort_key
 from toolkit.model.spec import DomainSpec, Location, OperatorSpec, SpecSet
 
 FileResult = tuple[int, OperatorSpec | None, list[Diagnostic]]  # (position in the load, spec, diagnostics)
-
-
-@dataclass
-class LoadResult:
-    specs: SpecSet
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    files: int = 0
-
-    @property
-    def errors(self) -> list[Diagnostic]:
-        return [d for d in self.diagnostics if d.severity is Severity.ERROR]
 
 
 def read_specs(

@@ -16,7 +16,7 @@ import struct
 from typing import Any
 
 from toolkit.load import cache
-from toolkit.load.loader import LoadResult
+from toolkit.load.result import LoadResult
 from toolkit.model.codec import schema_set_document, specset_from_schema_documents
 from toolkit.model.diagnostics import Diagnostic, Severity
 from toolkit.model.spec import Location, OperatorSpec, Release, SpecSet

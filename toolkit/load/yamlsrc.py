@@ -7,15 +7,14 @@ alias bombs, and remember where every key and value came from.
 
 from __future__ import annotations
 
-import os
 import re
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from toolkit.load.files import MAX_FILE_BYTES, read_regular_file
 from toolkit.model.diagnostics import Diagnostic
 from toolkit.model.spec import Location
 
@@ -72,7 +71,6 @@ class _Loader(_Base):  # type: ignore[misc]
         pass
 
 
-MAX_FILE_BYTES = 4 * 1024 * 1024
 MAX_EXPANDED_NODES = 200_000  # per document; a billion-laughs file blows through this at once
 # Spec documents nest a handful of levels (versions > item > attributes > name > default);
 # the limit keeps the recursive builder (and the type checks after it) far from Python's
@@ -109,53 +107,6 @@ class YamlProblem(Exception):
     def __init__(self, diagnostic: Diagnostic) -> None:
         super().__init__(diagnostic.format())
         self.diagnostic = diagnostic
-
-
-class NotRegularFile(OSError):
-    """A spec path that names a FIFO, a device, a socket or a directory: never read."""
-
-
-def _kind_of(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO (named pipe)"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
-
-
-def _require_regular(mode: int, path: Path) -> None:
-    if not stat.S_ISREG(mode):
-        raise NotRegularFile(0, f"{_kind_of(mode)}, not a regular file", os.fspath(path))
-
-
-def read_regular_file(path: Path, limit: int) -> bytes:
-    """The bytes of `path`, at most `limit` + 1 of them (enough to tell the file is too large).
-
-    Opened without blocking and checked with fstat before anything is read, so a FIFO cannot
-    hang the command and a symlink to /dev/zero cannot exhaust memory: anything but a regular
-    file raises NotRegularFile. Other failures (missing, symlink loop) raise OSError."""
-    flags = (
-        os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
-    )
-    _require_regular(os.stat(path).st_mode, path)  # a socket cannot even be opened: say what it is
-    fd = os.open(path, flags)
-    try:
-        _require_regular(os.fstat(fd).st_mode, path)  # the path may have been swapped in between
-        chunks = []
-        remaining = limit + 1
-        while remaining > 0:
-            chunk = os.read(fd, min(remaining, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            remaining -= len(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
 
 
 def read_yaml(path: Path, display: str) -> Any:

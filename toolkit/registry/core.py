@@ -13,12 +13,11 @@ import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from toolkit.checks.run import load_specs
 from toolkit.load import cache as disk_cache
 from toolkit.load import pbload
 from toolkit.load.discovery import discover
-from toolkit.load.loader import LoadResult
-from toolkit.load.yamlsrc import MAX_FILE_BYTES, read_regular_file
+from toolkit.load.files import MAX_FILE_BYTES, read_regular_file
+from toolkit.load.result import LoadResult
 from toolkit.model.diagnostics import Diagnostic, SpecError
 from toolkit.model.resolution import index_at
 from toolkit.model.spec import (
@@ -165,7 +164,7 @@ def load_registry(
 
     if path_list and all(pbload.is_pb_tree(p) for p in path_list):
         return Registry(pbload.load_specset_from_pb(path_list))
-    result = _load_cached(path_list) if cache else load_specs(path_list)
+    result = _load_cached(path_list) if cache else _load_and_check(path_list)
     if strict and result.errors:
         raise SpecError(result.diagnostics)
     return Registry(result.specs, result.diagnostics)
@@ -200,16 +199,24 @@ def toolkit_stamp() -> str:
     return ";".join(sorted(parts))
 
 
+def _load_and_check(paths: list[str | os.PathLike[str]]) -> LoadResult:
+    # The loader and the checks are imported on a cache miss only: a warm command never pays
+    # for PyYAML, the JSON-Schema validators or the rule modules.
+    from toolkit.checks.run import load_specs
+
+    return load_specs(paths)
+
+
 def _load_cached(paths: list[str | os.PathLike[str]]) -> LoadResult:
     if not disk_cache.enabled():
-        return load_specs(paths)
+        return _load_and_check(paths)
     key = _cache_key(discover(paths))
     from toolkit.load import result_cache  # protobuf: paid only when the cache is used
 
     cached = result_cache.fetch(key)
     if cached is not None:
         return cached
-    result = load_specs(paths)
+    result = _load_and_check(paths)
     result_cache.store(key, result)
     return result
 
