@@ -186,6 +186,7 @@ class FuzzCase:
     note: str = ""
     data: dict[str, Any] = field(default_factory=dict)  # the YAML data before rendering
     original: dict[str, bytes] = field(default_factory=dict)  # the valid tree, before the mutation
+    expect_line: tuple[str, int] | None = None  # (file, line) an error must point at, when known
 
 
 @st.composite
@@ -474,7 +475,11 @@ def mutate_names(draw: st.DrawFn, case: FuzzCase, pool: tuple[Any, ...]) -> str:
         # A second domain whose Python package name is the same as this one's.
         twin = draw(
             st.sampled_from(
-                (old.replace(".", "_"), old.replace(".", "-"), old[::-1].replace(".", "_", 1)[::-1])
+                (
+                    old[::-1].replace(".", "-", 1)[::-1],
+                    old.replace(".", "-", 1),
+                    old[::-1].replace(".", "_", 1)[::-1],
+                )
             )
         )
         for path in [p for p in data_files(case) if p.startswith(f"{old}/")]:
@@ -675,16 +680,18 @@ def mutated_trees(draw: st.DrawFn, kind: str) -> FuzzCase:
         elif edit == "tab":
             lines[at] = b"\t" + lines[at]
             text = b"".join(lines)
-        elif edit == "nul":
-            lines[at] = lines[at][:3] + b"\x00" + lines[at][3:]
-            text = b"".join(lines)
-        elif edit == "control":
-            lines[at] = (
-                lines[at][:2]
-                + draw(st.sampled_from((b"\x07", b"\x1b", b"\x7f", b"\x85", b"\xc2\x85")))
-                + lines[at][2:]
+        elif edit in ("nul", "control"):
+            bad = (
+                b"\x00"
+                if edit == "nul"
+                else draw(st.sampled_from((b"\x07", b"\x1b", b"\x7f", b"\x85", b"\xc2\x85")))
             )
+            cut = draw(st.integers(0, 3))
+            lines[at] = lines[at][:cut] + bad + lines[at][cut:]
             text = b"".join(lines)
+            if bad != b"\xc2\x85" and len(lines[at].rstrip(b"\r\n")) > cut and b"\r" not in text:
+                # The first problem of the file is this character (NEL is a line break: skipped).
+                case.expect_line = (path, at + 1)
         elif edit == "dup_line":
             lines.insert(at, lines[at])
             text = b"".join(lines)

@@ -15,10 +15,10 @@ generated Python package in a subprocess. The contract asserted on each run:
 - validate exit 0 means generate exits 0 and the generated package imports;
 - each example stays within the hypothesis deadline (DEADLINE_MS).
 
-One test per mutation kind (fuzz_specs.MUTATIONS). Violations that belong to a class of issue
-#11 still open when this was written are recognised by KNOWN_FAILING (mutation + output
-signature): the example is let through and the test ends as xfail naming the class; any other
-violation fails the test. Fixed classes simply stop matching.
+One test per mutation kind (fuzz_specs.MUTATIONS). Violations of a class of bug still open when
+this was written are recognised by KNOWN_FAILING (mutation + output signature): the example is
+let through and the test ends as xfail naming the class; any other violation fails the test.
+Fixed classes simply stop matching.
 
 Budget. By default the whole file draws DEFAULT_TOTAL examples, derandomized (the same ones on
 every run), so it is quick and deterministic in CI. A long, random run:
@@ -70,47 +70,24 @@ PER_KIND = max(2, -(-(LONG_TOTAL or DEFAULT_TOTAL) // len(MUTATIONS)))
 DEADLINE_MS = int(os.environ.get("OPSET_FUZZ_DEADLINE_MS", "10000"))
 LOG = os.environ.get("OPSET_FUZZ_LOG", "")
 
-# Violations of a class of issue #11 that is still open when this was written, recognised by the
-# mutation and the output (never by the kind alone: anything else a kind breaks still fails). A
-# test that meets one of these ends as xfail naming the classes; once fixed, they stop matching
-# and the test passes. Remove an entry when its class is fixed.
+# Violations of a class that is still open when this was written, recognised by the mutation and
+# the output (never by the kind alone: anything else a kind breaks still fails). A test that
+# meets one of these ends as xfail naming the class; once fixed, they stop matching and the test
+# passes. Remove an entry when its class is fixed. The classes of issue #11 (RecursionError on
+# deep nesting, raw names forging lines, out-of-range integers, NaN defaults, names colliding with
+# the generated package, special files) were all fixed before this file was committed; a
+# violation of any of them fails the test.
 KNOWN_FAILING: dict[str, tuple[str, Callable[[FuzzCase, list[str], str, str], bool]]] = {
-    "class-1-recursion": (
-        "issue #11 class 1: deep nesting or a self-referencing alias ends in RecursionError",
-        lambda case, argv, problem, out: "RecursionError" in out or "RecursionError" in problem,
-    ),
-    "class-4-raw-names": (
-        "issue #11 class 4: a name or path with a newline is printed raw (forges diagnostic lines) "
-        "or passes the identifier check",
-        lambda case, argv, problem, out: (
-            any(c in case.note for c in ("\\n", "\\r"))
-            and ("diagnostic" in problem or "does not import" in problem or "generate exited" in problem)
-        ),
-    ),
-    "class-5-out-of-range": (
-        "issue #11 class 5: validate passes integers beyond the protobuf ranges / integral floats, "
-        "generate fails",
-        lambda case, argv, problem, out: (
-            argv[0] == "generate"
-            and ("Value out of range" in out or "cannot be interpreted as an integer" in out)
-        ),
-    ),
-    "class-6-nonfinite": (
-        "issue #11 class 6: NaN / infinity defaults validate, the generated Python does not import",
-        lambda case, argv, problem, out: "name 'math' is not defined" in out,
-    ),
-    "class-7-generated-names": (
-        "issue #11 class 7: spec names collide with the generated package's own names",
-        lambda case, argv, problem, out: (
-            case.kind == "hostile_identifiers"
-            and ("does not import" in problem or "generate exited" in problem)
-        ),
+    "yaml-error-past-eof": (
+        "a YAML syntax error at the end of a file without a final newline is located one line past "
+        "the file's last line (the parser's implicit final line break)",
+        lambda case, argv, problem, out: "past the end of its file" in problem and "YAML-SYNTAX" in problem,
     ),
 }
 KNOWN_SEEN: set[str] = set()
 
 DIAG = re.compile(
-    r"^(?P<path>\S.*):(?P<line>\d+):(?P<col>\d+): (?P<sev>error|warning|info)\[(?P<rule>[A-Z0-9-]+)\]: "
+    r"^(?P<path>\S.*?):(?P<line>\d+):(?P<col>\d+): (?P<sev>error|warning|info)\[(?P<rule>[A-Z0-9-]+)\]: "
 )
 LOOKS_LIKE_DIAG = re.compile(r"(error|warning|info)\[")
 
@@ -289,6 +266,21 @@ def record(case: FuzzCase, argv: list[str], problem: str, output: str) -> None:
         fh.write(json.dumps(entry) + "\n")
 
 
+def check_location(case: FuzzCase, output: str) -> None:
+    """The file's errors must include one at the line the mutation damaged (not `1:1`, not a byte
+    offset on a second line)."""
+    assert case.expect_line is not None
+    rel, line = case.expect_line
+    found = [
+        m
+        for m in map(DIAG.match, output.splitlines())
+        if m and m["sev"] == "error" and m["path"].endswith(rel)
+    ]
+    if found and not any(int(m["line"]) == line for m in found):
+        where = ", ".join(f"{m['line']}:{m['col']} {m['rule']}" for m in found)
+        record(case, ["validate"], f"{rel}: the damage is on line {line}, errors point at {where}", output)
+
+
 def run_and_check(case: FuzzCase, argv: list[str], *roots: Path) -> tuple[int, str, str] | None:
     try:
         code, out, err = run_cli(argv)
@@ -337,6 +329,8 @@ def _exercise(case: FuzzCase, root: Path, out_dir: Path) -> None:
     gate = run_and_check(case, argv, root, old)
     if case.kind == "valid" and gate is not None and gate[0] != 0:
         record(case, argv, f"diff of a valid tree against itself exited {gate[0]}", gate[1] + gate[2])
+    if validated is not None and validated[0] == 1 and case.expect_line is not None:
+        check_location(case, validated[1] + validated[2])
     if validated is None:
         return
     if validated[0] != 0:
@@ -392,19 +386,12 @@ def test_cli_contract_holds(kind: str) -> None:
         pytest.xfail("; ".join(KNOWN_FAILING[name][0] for name in sorted(KNOWN_SEEN)))
 
 
-SPECIAL_FILES_REASON = (
-    "issue #11 class 2: a FIFO or a symlink to /dev/zero among the specs is read without a stat "
-    "check (blocks forever / runs out of memory)"
-)
-
-
 @pytest.mark.skipif(
     not hasattr(os, "mkfifo") or not os.path.exists("/dev/zero"), reason="needs POSIX special files"
 )
-@pytest.mark.xfail(reason=SPECIAL_FILES_REASON, strict=False)
 def test_special_files_are_refused_in_bounded_time_and_memory(tmp_path: Path) -> None:
-    """Not in the hypothesis loop: a regression here would hang or kill the test process, so the
-    CLI runs in a subprocess with a time and an address-space limit."""
+    """Issue #11 class 2. Not in the hypothesis loop: a regression here would hang or kill the test
+    process, so the CLI runs in a subprocess with a time and an address-space limit."""
     domain = tmp_path / "com.acme.special"
     domain.mkdir()
     (domain / "domain.yaml").write_text(
