@@ -312,7 +312,11 @@ class _Builder:
                 raise self.problem(
                     "YAML-TAG", "merge keys (`<<`) are not supported", key_node, "write the keys out"
                 )
-            key = self.key(key_node, depth)
+            if key_node.__class__ is yaml.ScalarNode and key_node.tag == _STR:
+                self.budget -= 1  # the common case of `key()`, inlined: a plain string key
+                key = key_node.value
+            else:
+                key = self.key(key_node, depth)
             if key in mapping:
                 first = mapping.key_marks[key]
                 raise self.problem(
@@ -344,7 +348,10 @@ class _Builder:
         at the content indentation (the header's indentation indicator added to the parent
         mapping's indentation, or else that of the first line that is not blank)."""
         if self._lines is None:
-            self._lines = _LINE_BREAK.split(self.text)
+            text = self.text
+            # str.split is much faster than the regex; YAML's other line breaks are rare.
+            plain = "\r" not in text and "\x85" not in text and "\u2028" not in text and "\u2029" not in text
+            self._lines = text.split("\n") if plain else _LINE_BREAK.split(text)
         lines = self._lines
         header_line = node.start_mark.line
         header = lines[header_line][node.start_mark.column + 1 :] if header_line < len(lines) else ""
