@@ -137,3 +137,23 @@ def test_number_keys_keep_their_spelling(key: str) -> None:
 def test_keys_that_are_not_text_are_located(key: str) -> None:
     rule, line, column = _problem(f"x: 1\n  {key}: 2\n".replace("\n  ", "\n"))
     assert (rule, line, column) == ("SCHEMA-TYPE", 2, 1)
+
+
+@pytest.mark.parametrize(
+    ("body", "where"),
+    [
+        (b"operator: OpA\ndomain: com.a.b\nty", (3, 3)),  # error at the end, no final newline
+        (b"operator: OpA\ndomain: com.a.b\nty\n", (3, 3)),  # the same with one
+        (b"a: 'open\n", (1, 9)),  # an unclosed quote: the end of its (last) line
+    ],
+)
+def test_syntax_error_at_end_of_file_is_on_a_line_the_file_has(tmp_path: Path, body: bytes, where: tuple[int, int]) -> None:
+    from toolkit.load.yamlsrc import YamlProblem, read_yaml
+
+    path = tmp_path / "X.yaml"
+    path.write_bytes(body)
+    with pytest.raises(YamlProblem) as caught:
+        read_yaml(path, "X.yaml")
+    location = caught.value.diagnostic.location
+    assert caught.value.diagnostic.rule == "YAML-SYNTAX"
+    assert (location.line, location.column) == where

@@ -156,7 +156,7 @@ def parse_yaml_text(text: str, display: str) -> Any:
         ) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+        line, column = _within_text(text, *((mark.line + 1, mark.column + 1) if mark is not None else (1, 1)))
         problem = exc.problem or exc.context or "malformed YAML"
         if "nesting depth" in problem:  # libyaml's own limit
             raise YamlProblem(_depth_diagnostic(Location(display, line, column))) from None
@@ -193,6 +193,17 @@ def _position(text: str, display: str, index: int) -> Location:
     breaks = list(_LINE_BREAK.finditer(before))
     start = breaks[-1].end() if breaks else 0
     return Location(display, len(breaks) + 1, index - start + 1)
+
+
+def _within_text(text: str, line: int, column: int) -> tuple[int, int]:
+    """A position the file really has: libyaml reports an error at the end of the stream on
+    the line after the last one; point at the end of the last line instead."""
+    lines = _LINE_BREAK.split(text)
+    if lines and lines[-1] == "" and len(lines) > 1:
+        lines.pop()  # the text ends with a line break: no line follows it
+    if line <= len(lines):
+        return line, column
+    return len(lines), len(lines[-1]) + 1 if lines else 1
 
 
 def _depth_diagnostic(location: Location) -> Diagnostic:
