@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # the parser is imported on first use: most docs never need i
 # What a lenient renderer may read as the start of a tag: a tag name ended by a space, `/`, `>`
 # or the line end, a closing tag, a comment/declaration or a processing instruction.
 _TAG_START = re.compile(r"<[A-Za-z/!?]")  # what raw HTML and tag-like text both start with
-_TAG_LIKE = re.compile(r"<(?=[A-Za-z][A-Za-z0-9-]*(?:[\s/>]|$)|/[A-Za-z]|!|\?)", re.M)
+TAG_LIKE = re.compile(r"<(?=[A-Za-z][A-Za-z0-9-]*(?:[\s/>]|$)|/[A-Za-z]|!|\?)", re.M)
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,7 +263,7 @@ def _inline_html(
             line, column = position(start)
             html.append(RawHtml(line, column, content[start:stop], False))
         protected.append((start, stop))
-    for match in _TAG_LIKE.finditer(content):
+    for match in TAG_LIKE.finditer(content):
         at = match.start()
         if not any(start <= at < stop for start, stop in protected):
             tag_like.append(position(at))
