@@ -122,7 +122,7 @@ BAD_MANIFESTS = {
     # text -> the (rule, line, column) of every diagnostic
     "domains:\n  ai.onnx: {max_opset: \"x\"}\n": [("SCHEMA-TYPE", 2, 24)],
     "opsets: [a]\n": [("SCHEMA-REQUIRED", 1, 1), ("SCHEMA-UNKNOWN-KEY", 1, 1)],
-    "domains:\n  ai.onnx: {max_opset: 12\n": [("YAML-SYNTAX", 3, 1)],
+    "domains:\n  ai.onnx: {max_opset: 12\n": [("YAML-SYNTAX", 2, 26)],  # end of stream: the end of the last line
     "domains:\n  ai.onnx: {max_opset: 0}\n": [("SCHEMA-VALUE", 2, 24)],
     "domains:\n  org.x:\n    operators: {A: [1, 2.5], 1B: [1]}\n    bogus: 1\n": [
         ("NAME-NOT-IDENTIFIER", 3, 30), ("SCHEMA-TYPE", 3, 24), ("SCHEMA-UNKNOWN-KEY", 4, 5),
