@@ -20,12 +20,8 @@ GENERATED_MODULES = {"toolkit/proto/opset_toolkit_pb2.py"}
 # (`package.module:function`), gate plugins from the configuration, and the optional onnx package.
 IMPORTLIB_ALLOWED = {
     "toolkit/adapters/steps.py",
-    "toolkit/adapters/engine.py",
-    "toolkit/compat/config.py",
-    "toolkit/compat/rules/__init__.py",
     "toolkit/compat/plugins.py",
     "toolkit/onnx_bridge/check/model_io.py",
-    "toolkit/onnx_bridge/check_model.py",
     # The generated package's runtime (copied into it, never imported by the toolkit): it loads
     # the generated package's own modules on first use, and onnx when it is installed.
     "toolkit/generate/python/runtime.py",
