@@ -84,7 +84,7 @@ def _collect(source: str) -> tuple[list[Any], dict[str, tuple[int, int]], Any]:
         return list(onnx.defs.get_all_schemas_with_history()), ranges, ir_for  # type: ignore[return-value]
     if source == "onnxruntime":
         try:
-            from onnxruntime.capi import onnxruntime_pybind11_state as ort_state  # type: ignore[import-not-found]
+            from onnxruntime.capi import onnxruntime_pybind11_state as ort_state  # type: ignore[import-not-found, import-untyped, unused-ignore]
         except ImportError:
             raise UsageError("onnxruntime is not installed: pip install onnxruntime") from None
         getter = getattr(ort_state, "get_all_operator_schema", None)
