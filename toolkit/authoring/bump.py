@@ -1,7 +1,9 @@
 """`opset bump`: start a new version of an operator in one step.
 
 ONNX asks a contributor for six manual steps per breaking change; here one command:
-1. adds opset version N to the domain (IR version of the previous newest, or given),
+1. picks opset version N: the open one (`toolkit.model.released`: the newest declared opset
+   version if no release ships it, else a new one) and adds it to the domain if it is new
+   (IR version of the previous newest, or given),
 2. appends `since_version: N, based_on: <previous>` to the operator file, old versions untouched,
 3. adds an empty adapter stub (`{upgrade: []}`) with a TODO comment asking for the real steps;
    an empty `upgrade` counts as no adapter, so the BC gate (ADAPTER-MISSING) and `convert`
@@ -24,6 +26,7 @@ from toolkit.checks.run import load_specs
 from toolkit.load import writer
 from toolkit.load.discovery import display_path
 from toolkit.model.diagnostics import SpecError, UsageError
+from toolkit.model.released import has_release_rows, open_opset, released_through
 from toolkit.model.spec import DomainSpec, OperatorSpec, Release, canonical_domain, display_domain
 
 STUB_COMMENT = (
@@ -104,7 +107,9 @@ def plan_bump(
     op = next((o for o in specs.operators if o.domain == wanted and o.name == operator), None)
     if op is None:
         raise BumpRefused(f"no operator '{operator}' in domain '{dom.display_name}'")
-    target = opset if opset is not None else dom.max_version + 1
+    # Without --opset: the open opset (the newest declared one if it has not shipped, else a new
+    # one), by the same definition of "released" the gate uses (toolkit.model.released).
+    target = opset if opset is not None else open_opset(dom, specs.releases, newest_unreleased=unreleased)
     _refuse_if_invalid(dom, op, target, specs.releases, unreleased)
     add_opset = dom.opset(target) is None
     previous_ir = dom.opset_versions[-1].ir_version
@@ -142,9 +147,8 @@ def _refuse_if_invalid(
     last = op.versions[-1].since_version
     if target <= last:
         raise BumpRefused(f"opset {target} is not after {name}'s newest version {last}")
-    shipped = [v for r in releases for d, v in r.opsets if d == dom.name]
-    if shipped:
-        released = max(shipped)
+    if has_release_rows(releases, dom.name):
+        released = released_through(dom, releases)
         if target <= released:
             raise BumpRefused(
                 f"opset {target} of {dom.display_name} is not newer than released opset {released} "

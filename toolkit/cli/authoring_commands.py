@@ -21,7 +21,8 @@ def register(subparsers: Any) -> None:
     )
     bump.add_argument("operator", metavar="DOMAIN.OP", help="e.g. com.acme.vision.FusedConv")
     bump.add_argument(
-        "--opset", type=int, metavar="N", help="opset version of the new version (default: newest + 1)"
+        "--opset", type=int, metavar="N", help="opset version of the new version (default: the open opset: the newest one if no "
+        "release of the release table ships it, else newest + 1)"
     )
     bump.add_argument(
         "--ir-version", type=int, metavar="V", help="IR version of a new opset (default: the newest's)"
@@ -29,7 +30,8 @@ def register(subparsers: Any) -> None:
     bump.add_argument(
         "--unreleased",
         action="store_true",
-        help="N is the newest existing opset version and has not been released (bump several operators into it)",
+        help="without a release table: the newest existing opset version has not been released, so "
+        "the bump joins it (bump several operators into one new opset over several commits)",
     )
     bump.add_argument("--dry-run", action="store_true", help="print the plan, write nothing")
     bump.add_argument(

@@ -2,8 +2,9 @@
 
 The law (ONNX Versioning.md, PyTorch's operator-versioning RFC): a released operator version
 never changes; a breaking change is legal only as a new operator version whose since_version
-is a new opset version (greater than every opset version of the old tree); any change to a
-released opset's inventory needs a new opset version. Experimental operators are exempt.
+is an open opset version (after every released one); any change to a released opset's
+inventory needs a new opset version. Experimental operators are exempt. What is released is
+`toolkit.model.released` (the old tree's release table, else every opset of the old tree).
 
 `DiffContext` pairs the two trees once (in-place edits, version bumps, added/removed operators
 and versions, changed opsets and type sets); every rule of `toolkit.compat.rules` reads it and
@@ -21,6 +22,7 @@ from functools import cached_property
 
 from toolkit.model.changes import SchemaChange, diff_schemas
 from toolkit.model.diagnostics import Severity
+from toolkit.model.released import released_through
 from toolkit.model.rules import Rule
 from toolkit.model.spec import NOWHERE, DomainSpec, Location, OperatorSpec, OpSchema, display_domain
 from toolkit.registry.core import Registry
@@ -78,7 +80,7 @@ class Edit:
     old: OpSchema
     new: OpSchema
     changes: tuple[SchemaChange, ...]
-    released: bool  # since_version <= the old tree's latest opset version of the domain
+    released: bool  # since_version <= the old tree's newest released opset version (released_max)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +91,7 @@ class NewVersion:
     schema: OpSchema
     previous: OpSchema | None
     changes: tuple[SchemaChange, ...]  # previous -> schema ("what this version changed")
-    in_new_opset: bool  # since_version > every opset version of the old tree's domain
+    in_new_opset: bool  # since_version > every released opset version (an open opset)
     new_operator: bool  # the old tree has no such operator
 
 
@@ -118,8 +120,17 @@ class DiffContext:
         """The old tree's latest opset version of `domain` (0 when the domain is new)."""
         return self.old.domain(domain).max_version if self.old.has_domain(domain) else 0
 
+    def released_max(self, domain: str) -> int:
+        """The newest released opset version of `domain` in the old tree (0 when the domain is
+        new): with the old tree's release table, the newest version a row ships; without one,
+        every opset of the old tree (`toolkit.model.released`). Versions after it are open."""
+        if not self.old.has_domain(domain):
+            return 0
+        return released_through(self.old.domain(domain), self.old.releases)
+
     def next_opset(self, domain: str) -> int:
-        return self.old_max(domain) + 1
+        """The first open opset version: where a change to a released version must go."""
+        return self.released_max(domain) + 1
 
     def new_domain(self, domain: str) -> DomainSpec | None:
         return self.new.domain(domain) if self.new.has_domain(domain) else None
@@ -154,7 +165,7 @@ class DiffContext:
         removed: list[tuple[OpSchema, OperatorSpec]] = []
         for pair in self.operator_pairs:
             domain = pair.any.domain
-            old_max = self.old_max(domain)
+            released = self.released_max(domain)
             old_sets = self._type_sets(self.old_domain(domain))
             new_sets = self._type_sets(self.new_domain(domain))
             old_versions = {v.since_version: v for v in pair.old.versions} if pair.old else {}
@@ -171,13 +182,13 @@ class DiffContext:
                     )
                     bumps.append(
                         NewVersion(
-                            schema, previous, tuple(changes), schema.since_version > old_max, pair.old is None
+                            schema, previous, tuple(changes), schema.since_version > released, pair.old is None
                         )
                     )
                 elif before != schema:
                     changes = diff_schemas(before, schema, old_type_sets=old_sets, new_type_sets=new_sets)
                     if changes:
-                        edits.append(Edit(before, schema, tuple(changes), before.since_version <= old_max))
+                        edits.append(Edit(before, schema, tuple(changes), before.since_version <= released))
                 previous = schema
             if pair.old is not None:
                 new_since = {v.since_version for v in pair.new.versions}
@@ -205,7 +216,7 @@ class DiffContext:
         return [
             (v, spec)
             for v, spec in self._pairing[2]
-            if v.since_version <= self.old_max(v.domain) and not v.experimental
+            if v.since_version <= self.released_max(v.domain) and not v.experimental
         ]
 
     @property

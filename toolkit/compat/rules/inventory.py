@@ -29,7 +29,7 @@ from toolkit.model.spec import display_domain
 def opset_op_added(ctx: DiffContext) -> Iterator[Hit]:
     for spec in ctx.added_operators:
         first = spec.versions[0] if spec.versions else None
-        if first is None or is_exempt(spec) or first.since_version > ctx.old_max(spec.domain):
+        if first is None or is_exempt(spec) or first.since_version > ctx.released_max(spec.domain):
             continue
         yield Hit(
             first.id,
@@ -41,7 +41,7 @@ def opset_op_added(ctx: DiffContext) -> Iterator[Hit]:
         )
     for old, new in ctx.kept_operators:
         # un-removing: the operator reappears in opsets released without it
-        old_max = ctx.old_max(new.domain)
+        old_max = ctx.released_max(new.domain)
         reappears = new.removed_in is None or (old.removed_in is not None and new.removed_in > old.removed_in)
         if old.removed_in is not None and old.removed_in <= old_max and not is_exempt(new) and reappears:
             yield Hit(
@@ -74,7 +74,7 @@ def opset_op_added(ctx: DiffContext) -> Iterator[Hit]:
 )
 def opset_op_removed(ctx: DiffContext) -> Iterator[Hit]:
     for spec in ctx.removed_operators:
-        if is_exempt(spec) or not spec.versions or spec.versions[0].since_version > ctx.old_max(spec.domain):
+        if is_exempt(spec) or not spec.versions or spec.versions[0].since_version > ctx.released_max(spec.domain):
             continue
         yield Hit(
             f"{display_domain(spec.domain)}.{spec.name}",
@@ -84,7 +84,7 @@ def opset_op_removed(ctx: DiffContext) -> Iterator[Hit]:
             f"restore {spec.location.file} and set `removed_in: {ctx.next_opset(spec.domain)}` instead",
         )
     for old, new in ctx.kept_operators:
-        old_max = ctx.old_max(new.domain)
+        old_max = ctx.released_max(new.domain)
         if new.removed_in is None or is_exempt(new) or new.removed_in > old_max:
             continue
         if old.removed_in is not None and old.removed_in <= new.removed_in:
@@ -104,7 +104,7 @@ def opset_op_removed(ctx: DiffContext) -> Iterator[Hit]:
     name="opset-version-removed",
     severity="error",
     bc=True,
-    fc=True,
+    fc=False,
     category="inventory",
     summary="A released opset version (or a whole domain) was removed.",
     doc=rule_doc(
@@ -119,6 +119,8 @@ def opset_removed(ctx: DiffContext) -> Iterator[Hit]:
         if old is None:
             continue
         if new is None:
+            if ctx.released_max(old.name) < (old.versions[0] if old.versions else 1):
+                continue  # nothing of the domain was released yet
             yield Hit(
                 old.display_name,
                 f"domain {old.display_name} (opset versions {_ranges(old.versions)}) was removed",
@@ -127,7 +129,8 @@ def opset_removed(ctx: DiffContext) -> Iterator[Hit]:
                 f"restore {old.location.file}",
             )
             continue
-        gone = [v for v in old.opset_versions if new.opset(v.version) is None]
+        released = ctx.released_max(old.name)
+        gone = [v for v in old.opset_versions if new.opset(v.version) is None and v.version <= released]
         for opset in gone:
             yield Hit(
                 new.display_name,
@@ -158,7 +161,10 @@ def opset_ir_changed(ctx: DiffContext) -> Iterator[Hit]:
     for old, new in ctx.domain_pairs:
         if old is None or new is None:
             continue
+        released = ctx.released_max(old.name)
         for opset in old.opset_versions:
+            if opset.version > released:
+                continue  # an open opset version may still change
             now = new.opset(opset.version)
             if now is not None and now.ir_version != opset.ir_version:
                 yield Hit(

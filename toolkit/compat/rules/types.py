@@ -97,7 +97,7 @@ def type_set_changed(ctx: DiffContext) -> Iterator[Hit]:
                 for spec in ctx.old.operators(old.name)
                 for schema in spec.versions
                 if not schema.experimental
-                and schema.since_version <= old.max_version
+                and schema.since_version <= ctx.released_max(old.name)
                 and any(name in c.type_sets for c in schema.type_constraints)
             )
             added = [t for t in now if t not in types]
