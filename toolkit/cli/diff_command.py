@@ -65,7 +65,9 @@ def run_diff(args: argparse.Namespace) -> int:
             _print_diagnostics(f"the old tree ({args.against})", SpecError(tree.result.diagnostics))
             return EXIT_USAGE
         old: Registry | None = Registry(tree.result.specs, tree.result.diagnostics)
-        label = args.against
+        label = tree.label
+        if tree.note:
+            print(tree.note, file=sys.stderr)
     else:
         old = _load(f"the old tree ({args.against})", lambda: load_registry([args.against], cache=cache))
         label = args.against

@@ -7,6 +7,13 @@ directory, like the new tree's) rather than temp paths. The loaded result is cac
 git tree ids of the spec folders, so a warm diff against an unchanged ref skips git and YAML.
 Works from any subfolder of the work tree. `REF...` (git's notation) diffs against the merge
 base of REF and HEAD, which is what a pull-request gate wants.
+
+A BRANCH given without the dots (`main`, `origin/main`) that is not an ancestor of HEAD (the
+branch moved on after HEAD forked from it; a CI that tests the branch tip sees this) is
+compared at the merge base too, with a note: comparing with the branch tip would report the
+work done on the branch since the fork as removed from HEAD (VERSION-REMOVED, OPSET-REMOVED).
+Tags and commits are always taken exactly: a release tag on a maintenance branch is the tree
+to compare with, not its merge base.
 """
 
 from __future__ import annotations
@@ -34,7 +41,8 @@ CACHE_FORMAT = 2
 class GitTree:
     result: LoadResult
     commit: str  # full sha
-    label: str  # the ref as the user wrote it
+    label: str  # the ref as the user wrote it (plus the merge base when one was taken)
+    note: str = ""  # said on stderr: why the tree is not the ref's own (see the module docstring)
 
 
 def _git(args: Sequence[str], cwd: Path, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
@@ -58,17 +66,26 @@ def load_git_tree(
         raise _no_such_directory(ref)
     top = _toplevel(here)
     commit = _resolve(ref, top, here)
+    label, note = ref, ""
+    if not ref.endswith("...") and _is_branch(ref, top) and not _is_ancestor(commit, top):
+        commit = _merge_base(ref, commit, top)
+        label = f"{ref} (merge base {commit[:12]})"
+        note = (
+            f"note: --against {ref}: the branch has moved on since HEAD forked from it, so the diff "
+            f"compares with their merge base {commit[:12]} (what `{ref}...` means); the branch's "
+            "newer work is not reported as removed. Pass a tag or a commit to compare with an exact tree."
+        )
     prefixes = [_repo_relative(Path(p), here, top) for p in spec_paths]
     use_cache = cache and disk_cache.enabled()
     key = f"git-{_cache_key(commit, prefixes, top, here)}" if use_cache else ""
     if use_cache:
         cached = result_cache.fetch(key)
         if cached is not None:
-            return GitTree(cached, commit, ref)
+            return GitTree(cached, commit, label, note)
     result = _extract_and_load(commit, prefixes, top, here)
     if use_cache:
         result_cache.store(key, result)
-    return GitTree(result, commit, ref)
+    return GitTree(result, commit, label, note)
 
 
 def _toplevel(here: Path) -> Path:
@@ -84,14 +101,7 @@ def _toplevel(here: Path) -> Path:
 def _resolve(ref: str, top: Path, here: Path) -> str:
     """A commit sha for `ref`; `REF...` (git's notation) means the merge base of REF and HEAD."""
     if ref.endswith("...") and len(ref) > 3:
-        base = _resolve(ref[:-3], top, here)
-        proc = _git(["merge-base", base, "HEAD"], top)
-        if proc.returncode != 0:
-            raise UsageError(
-                f"--against {ref}: {ref[:-3]} and HEAD have no common ancestor in this clone\n"
-                "  hint: fetch more history (`git fetch --unshallow`; actions/checkout `fetch-depth: 0`)"
-            )
-        return proc.stdout.decode().strip()
+        return _merge_base(ref, _resolve(ref[:-3], top, here), top)
     proc = _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"], top)
     if proc.returncode == 0:
         return proc.stdout.decode().strip()
@@ -117,6 +127,30 @@ def _resolve(ref: str, top: Path, here: Path) -> str:
         f"  hint: check the spelling (`git branch -a`, `git tag`), or fetch it with `{fetch}`; "
         "a directory path is also accepted"
     )
+
+
+def _merge_base(ref: str, commit: str, top: Path) -> str:
+    proc = _git(["merge-base", commit, "HEAD"], top)
+    if proc.returncode != 0:
+        name = ref[:-3] if ref.endswith("...") else ref
+        raise UsageError(
+            f"--against {ref}: {name} and HEAD have no common ancestor in this clone\n"
+            "  hint: fetch more history (`git fetch --unshallow`; actions/checkout `fetch-depth: 0`)"
+        )
+    return proc.stdout.decode().strip()
+
+
+def _is_branch(ref: str, top: Path) -> bool:
+    """A local or remote-tracking branch (not a tag, a commit or `HEAD~2`)."""
+    if ref.startswith("-"):  # never an option (rev-parse --symbolic-full-name takes no --end-of-options)
+        return False
+    proc = _git(["rev-parse", "--symbolic-full-name", ref], top)
+    full = proc.stdout.decode().strip() if proc.returncode == 0 else ""
+    return full.startswith(("refs/heads/", "refs/remotes/"))
+
+
+def _is_ancestor(commit: str, top: Path) -> bool:
+    return _git(["merge-base", "--is-ancestor", commit, "HEAD"], top).returncode == 0
 
 
 _RELATIVE = re.compile(r"^(?P<base>[^~^]+)(?P<steps>(?:[~^][0-9]*)+)$")
