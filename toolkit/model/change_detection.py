@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
+from toolkit.model.change_compat import arity, arity_breaks
 from toolkit.model.change_kinds import KIND_TABLE, SchemaChange
 from toolkit.model.spec import (
     NOWHERE,
@@ -186,6 +187,8 @@ class Collector:
                     f"attribute `{name}` removed ({describe_attribute(attr)})",
                     attr.location,
                     None,
+                    # new nodes lack it: an old runtime rejects them when it was required
+                    fc=attr.required,
                 )
             else:
                 self.attribute_pair(attr, new_map[name])
@@ -297,11 +300,14 @@ class Collector:
                     f"{word} `{name}` removed ({describe_param(param)})",
                     param.location,
                     None,
-                    fc=not param.is_optional or kind == "OUTPUT",
+                    # new nodes never give it; an old runtime accepts that only for a trailing
+                    # optional one (a middle one shifts every later position)
+                    fc=not (param.is_optional and all(n not in new_map and n not in renames for n in old_names[index + 1 :])),
                 )
             else:
                 self.param_pair(kind, param, new_map[name], renamed_types)
-        for name in new_names:
+        last_kept = max((i for i, n in enumerate(new_names) if n in old_map or n in renamed_to), default=-1)
+        for index, name in enumerate(new_names):
             if name not in old_map and name not in renamed_to:
                 param = new_map[name]
                 self.add(
@@ -312,7 +318,9 @@ class Collector:
                     f"{word} `{name}` added ({describe_param(param)})",
                     None,
                     param.location,
-                    bc=kind == "OUTPUT" or not (param.is_optional or param.is_variadic),
+                    # old nodes do not have it: fine when it may be absent (optional, or variadic
+                    # with min_arity 0) and comes after every old one (no position shifts)
+                    bc=not (arity(param)[0] == 0 and index > last_kept),
                 )
 
     def param_pair(
@@ -320,10 +328,9 @@ class Collector:
     ) -> None:
         word, name, locs = kind.lower(), new.name, (old.location, new.location)
         if old.option is not new.option:
-            loosened = new.option is ParamOption.OPTIONAL and old.option is ParamOption.SINGLE
-            tightened = old.option is ParamOption.OPTIONAL and new.option is ParamOption.SINGLE
-            bc = (not loosened) if kind == "INPUT" else True
-            fc = (not tightened) if kind == "INPUT" else True
+            # old nodes give a count in the old range, new nodes one in the new range; a runtime
+            # accepts the counts of its own range (the same for inputs and outputs)
+            bc, fc = arity_breaks(old, new)
             if new.option is ParamOption.SINGLE:
                 text = f"{word} `{name}` is no longer {old.option.value}"
             else:
@@ -337,6 +344,7 @@ class Collector:
                 parts.append("became " + ("homogeneous" if new.homogeneous else "heterogeneous"))
             if old.min_arity != new.min_arity:
                 parts.append(f"min_arity changed from {old.min_arity} to {new.min_arity}")
+            arity_bc, arity_fc = arity_breaks(old, new)
             self.add(
                 f"{kind}-ARITY-CHANGED",
                 name,
@@ -344,6 +352,9 @@ class Collector:
                 {"homogeneous": new.homogeneous, "min_arity": new.min_arity},
                 f"{word} `{name}` " + " and ".join(parts),
                 *locs,
+                # heterogeneous accepts every homogeneous node, not the other way round
+                bc=arity_bc or (new.homogeneous and not old.homogeneous),
+                fc=arity_fc or (old.homogeneous and not new.homogeneous),
             )
         if renamed_types.get(old.type_str, old.type_str) != new.type_str:
             self.add(
@@ -499,3 +510,4 @@ def _retyped(param: FormalParameter, renamed_types: dict[str, str]) -> FormalPar
         param.differentiability,
         param.location,
     )
+

@@ -26,7 +26,7 @@ KIND_TABLE: dict[str, tuple[str, bool, bool, bool]] = {
     "INPUT-OPTION-CHANGED": ("input option changed", True, True, True),
     "INPUT-ARITY-CHANGED": ("input homogeneity or min_arity changed", True, True, True),
     "INPUT-TYPE-CHANGED": ("input type parameter changed", True, True, True),
-    "OUTPUT-ADDED": ("output added", True, True, True),
+    "OUTPUT-ADDED": ("output added", True, False, True),
     "OUTPUT-REMOVED": ("output removed", True, True, True),
     "OUTPUT-RENAMED": ("output renamed", True, False, False),
     "OUTPUT-REORDERED": ("outputs reordered", True, True, True),

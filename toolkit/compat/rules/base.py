@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 
 from toolkit.compat.engine import DiffContext, Edit, Hit
+from toolkit.compat.rules.bcfc import note
 from toolkit.model.changes import KINDS, SchemaChange, kind_defaults
 from toolkit.model.diagnostics import Severity
 from toolkit.model.rules import register, rule
@@ -64,7 +65,7 @@ def compat_rule(
         bc=bc,
         fc=fc,
         category=category,
-        doc=doc.strip(),
+        doc=_with_note(doc, rule_id, bc, fc),
         hint=hint,
         option=option,
     )
@@ -84,7 +85,16 @@ def emitted_rule(
     """Register a gate rule that no `DiffContext` check reports: the gate emits it itself
     (the allowlist rules, see `toolkit.compat.rules.allowlist`). Its record has no `check`."""
     _check_category(rule_id, category)
-    register(rule_id, FAMILY, severity, summary, name=name, bc=bc, fc=fc, category=category, doc=doc.strip())
+    register(
+        rule_id, FAMILY, severity, summary, name=name, bc=bc, fc=fc, category=category,
+        doc=_with_note(doc, rule_id, bc, fc),
+    )
+
+
+def _with_note(doc: str, rule_id: str, bc: bool, fc: bool) -> str:
+    """The doc plus the BC/FC argument of a built-in rule (`toolkit.compat.rules.bcfc`)."""
+    paragraph = note(rule_id, bc, fc)
+    return doc.strip() + (f"\n\n{paragraph}" if paragraph else "")
 
 
 def _check_category(rule_id: str, category: str) -> None:

@@ -1,0 +1,34 @@
+"""Whether a change to an operator version breaks backward or forward compatibility.
+
+The definitions (PyTorch's operator-versioning RFC): a change breaks **BC** when a node written
+for the old version is no longer valid, or means something else, under the new version (old
+models on a new runtime); it breaks **FC** when a node written for the new version is not valid,
+or means something else, under the old version (new models on an old runtime). ONNX nodes bind
+inputs and outputs by position (IR.md: "Input and outputs are positionally associated") and
+attributes by name, and leave out an optional input or output only at the end or with an empty
+name, so adding or removing a parameter anywhere but at the end shifts every later position.
+`toolkit.model.change_detection` asks these helpers for the flags that depend on details.
+"""
+
+from __future__ import annotations
+
+from toolkit.model.spec import FormalParameter, ParamOption
+
+
+def arity(param: FormalParameter) -> tuple[int, float]:
+    """How many node inputs (outputs) the parameter takes: (least, most)."""
+    if param.option is ParamOption.SINGLE:
+        return 1, 1
+    if param.option is ParamOption.OPTIONAL:
+        return 0, 1
+    return param.min_arity, float("inf")
+
+
+def arity_breaks(old: FormalParameter, new: FormalParameter) -> tuple[bool, bool]:
+    """(breaks BC, breaks FC) of a parameter's arity change: BC holds when every count an old
+    node may give is still accepted, FC when every count a new node may give was accepted."""
+    old_low, old_high = arity(old)
+    new_low, new_high = arity(new)
+    bc = not (new_low <= old_low and old_high <= new_high)
+    fc = not (old_low <= new_low and new_high <= old_high)
+    return bc, fc
