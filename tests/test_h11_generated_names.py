@@ -50,7 +50,7 @@ EXERCISE = textwrap.dedent(
             cls = g.opset(dname, version)
             builder = cls()
             methods = {}
-            for name, member in vars(cls).items():
+            for name, member in {n: m for k in reversed(cls.__mro__) for n, m in vars(k).items()}.items():
                 doc = getattr(member, "__doc__", None) or ""
                 for line in doc.splitlines():
                     if ", since_version" in line:

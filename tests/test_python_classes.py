@@ -76,9 +76,20 @@ def load(name: str) -> ModuleType:
     return importlib.import_module(f"{PACKAGE}.{name}" if name else PACKAGE)
 
 
-def builder_names(opset_class: type) -> list[str]:
-    """The builder methods of an opset class (operators start upper case, like its constants)."""
+def own_builder_names(opset_class: type) -> list[str]:
+    """The builder methods an opset class defines itself (operators start upper case, like its
+    constants)."""
     return sorted(n for n in vars(opset_class) if n[:1].isupper() and n not in ("DOMAIN", "VERSION", "IR_VERSION"))
+
+
+def builder_names(opset_class: type) -> list[str]:
+    """Every builder method of an opset class, its own and those inherited from earlier opsets."""
+    names: set[str] = set()
+    for cls in opset_class.__mro__:
+        if cls.__name__ == "OpsetBase":
+            break
+        names.update(own_builder_names(cls))
+    return sorted(names)
 
 
 # -- helpers of the generator ------------------------------------------------------------------
@@ -248,6 +259,12 @@ def test_shipped_resolution_and_metadata(shipped_python: Path) -> None:
         assert abc.OPSET_VERSIONS == (1, 2, 3, 4)
         ops = {v: builder_names(abc.opset(v)) for v in abc.OPSET_VERSIONS}
         assert ops == {1: ["A"], 2: ["A", "B"], 3: ["A", "B", "C"], 4: ["B", "C"]}  # Versioning.md
+        # Each opset class inherits the previous one and defines only what changed; opset 4
+        # removes A, which a subclass cannot do, so it starts again from the base class.
+        own = {v: own_builder_names(abc.opset(v)) for v in abc.OPSET_VERSIONS}
+        assert own == {1: ["A"], 2: ["B"], 3: ["A", "C"], 4: ["B", "C"]}
+        assert abc.opset(3).__mro__[1] is abc.opset(2) and abc.opset(2).__mro__[1] is abc.opset(1)
+        assert abc.opset(4).__mro__[1].__name__ == "OpsetBase"
         a3 = load("org_example_abc.schemas").get("A", 3)
         assert (a3.domain, a3.name, a3.since_version, a3.status, a3.deprecated) == (
             "org.example.abc", "A", 3, "stable", False)

@@ -40,11 +40,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import Protocol
 
 from google.protobuf import text_format
 
 from toolkit.generate.context import rendering
+from toolkit.generate.proto_fragments import FragmentCache, assemble
 from toolkit.model.codec import schema_set_document
 from toolkit.model.resolution import inventory as inventory_at
 from toolkit.model.spec import (
@@ -55,6 +57,7 @@ from toolkit.model.spec import (
     display_domain,
 )
 from toolkit.proto import (
+    OperatorProto,
     OperatorSetProto,
     OperatorStatus,
 )
@@ -65,10 +68,12 @@ __all__ = [
     "RegistryLike",
     "domain_dir",
     "operator_doc_string",
+    "operator_proto",
     "operator_set_document",
     "render_domain",
     "render_registry",
     "split_deprecated_marker",
+    "textproto",
 ]
 
 OPSET_MAGIC = "ONNXOPSET"
@@ -109,9 +114,10 @@ def split_deprecated_marker(doc_string: str) -> tuple[bool, str]:
 
 
 def operator_set_document(
-    domain: DomainSpec, opset_version: int, inventory: Mapping[str, OpSchema]
+    domain: DomainSpec, opset_version: int, inventory: Mapping[str, OpSchema], *, operators: bool = True
 ) -> OperatorSetProto:
-    """The ONNX operator set document of `(domain, opset_version)` for a resolved inventory."""
+    """The ONNX operator set document of `(domain, opset_version)` for a resolved inventory
+    (without its `operator` entries when `operators` is false: `operator_proto` builds them)."""
     opset = domain.opset(opset_version)
     if opset is None:
         raise ValueError(
@@ -126,15 +132,22 @@ def operator_set_document(
     doc = opset.doc or domain.doc
     if doc:
         document.doc_string = doc
-    for schema in sorted(inventory.values(), key=lambda s: s.name):
-        operator = document.operator.add()
-        operator.op_type = schema.name
-        operator.since_version = schema.since_version
-        operator.status = OperatorStatus.EXPERIMENTAL if schema.experimental else OperatorStatus.STABLE
-        doc_string = operator_doc_string(schema)
-        if doc_string:
-            operator.doc_string = doc_string
+    if operators:
+        for schema in sorted(inventory.values(), key=lambda s: s.name):
+            document.operator.append(operator_proto(schema))
     return document
+
+
+def operator_proto(schema: OpSchema) -> OperatorProto:
+    """The `OperatorProto` entry of an operator version in the documents of the opsets it is in."""
+    operator = OperatorProto()
+    operator.op_type = schema.name
+    operator.since_version = schema.since_version
+    operator.status = OperatorStatus.EXPERIMENTAL if schema.experimental else OperatorStatus.STABLE
+    doc_string = operator_doc_string(schema)
+    if doc_string:
+        operator.doc_string = doc_string
+    return operator
 
 
 # --------------------------------------------------------------------------------------------
@@ -142,10 +155,14 @@ def operator_set_document(
 # --------------------------------------------------------------------------------------------
 
 
-def _textproto(document: OperatorSetProto, spec: str) -> bytes:
-    body = text_format.MessageToString(document, as_utf8=True)
-    header = HEADER.format(spec=spec) + "# proto-message: onnx_opset_toolkit.OperatorSetProto\n"
-    return (header + body).encode("utf-8")
+def _textproto_header(spec: str) -> bytes:
+    return (HEADER.format(spec=spec) + "# proto-message: onnx_opset_toolkit.OperatorSetProto\n").encode("utf-8")
+
+
+def textproto(document: OperatorSetProto, spec: str) -> bytes:
+    """The `.textproto` file of an operator set document (the definition `render_domain`'s
+    assembled fragments must equal)."""
+    return _textproto_header(spec) + text_format.MessageToString(document, as_utf8=True).encode("utf-8")
 
 
 def render_domain(
@@ -165,6 +182,7 @@ def render_domain(
     base = f"proto/{domain_dir(domain.name)}"
     ordered = sorted(operators, key=lambda s: s.name)
     out: dict[str, bytes] = {}
+    fragments = FragmentCache()  # an operator version recurs in every later opset: render it once
     with rendering(f"the protobuf documents of domain {domain.display_name}", domain.location):
         for version in domain.versions:
             opset = domain.opset(version)
@@ -173,9 +191,16 @@ def render_domain(
                 opset.location if opset is not None else domain.location,
             ):
                 resolved = inventory(version) if inventory is not None else inventory_at(ordered, version)
-                document = operator_set_document(domain, version, resolved)
-                out[f"{base}/opset_{version}.pb"] = document.SerializeToString(deterministic=True)
-                out[f"{base}/opset_{version}.textproto"] = _textproto(document, spec)
+                document = operator_set_document(domain, version, resolved, operators=False)
+                binary, text = assemble(
+                    document,
+                    (
+                        fragments.get((s.name, s.since_version), partial(operator_proto, s))
+                        for s in sorted(resolved.values(), key=lambda s: s.name)
+                    ),
+                )
+                out[f"{base}/opset_{version}.pb"] = binary
+                out[f"{base}/opset_{version}.textproto"] = _textproto_header(spec) + text.encode("utf-8")
         out[f"{base}/schemas.pb"] = _schema_set_bytes(domain, ordered)
     return dict(sorted(out.items()))
 

@@ -27,8 +27,14 @@ from toolkit.generate.python.names import (
     unique,
 )
 from toolkit.generate.python.release_table import min_ir_version, opset_ir_table, release_lines
-from toolkit.generate.python.schema_classes import build_schema_class
-from toolkit.generate.python.source import PythonGenerationError, doc_escape_line, docstring, str_literal
+from toolkit.generate.python.schema_classes import SchemaClass, build_schema_class
+from toolkit.generate.python.source import (
+    PythonGenerationError,
+    doc_escape_line,
+    docstring,
+    str_chunks,
+    str_literal,
+)
 from toolkit.model.spec import DomainSpec, OperatorSpec, OpSchema, display_domain
 
 if TYPE_CHECKING:
@@ -73,8 +79,15 @@ def runtime_module(header: str) -> bytes:
 
 
 def _opset_module(
-    domain: DomainSpec, version: int, methods: list[tuple[Method, list[str], list[str]]], header: str
+    domain: DomainSpec,
+    version: int,
+    count: int,
+    methods: list[tuple[Method, list[str], list[str]]],
+    header: str,
+    parent: int | None,
 ) -> bytes:
+    """The module of one opset: `count` operators, of which `methods` are defined here (the rest
+    inherited from opset `parent`'s class, when there is one)."""
     opset = domain.opset(version)
     return _render(
         "opset_module.py.j2",
@@ -82,9 +95,12 @@ def _opset_module(
         domain=display_domain(domain.name),
         canonical=domain.name,
         version=version,
+        parent=parent,
         ir_version=opset.ir_version if opset else 0,
         doc=docstring(
-            f"{display_domain(domain.name)} opset {version}: {len(methods)} operators.\n\n"
+            f"{display_domain(domain.name)} opset {version}: {count} operators"
+            + (f", {len(methods)} of them new or changed since opset {parent}" if parent is not None else "")
+            + ".\n\n"
             + ((opset.doc if opset else "") or domain.doc),
             0,
         ),
@@ -93,6 +109,28 @@ def _opset_module(
         needs_any=any(m.uses_any for m, _, _ in methods),
         kinds=sorted({k for m, _, _ in methods for k in m.value_kinds}),
     )
+
+
+def _shared_fields(classes: Sequence[SchemaClass]) -> dict[tuple[str, str], str]:
+    """(class, field) -> the earlier class of the module whose field has the same source: the later
+    class refers to it (`inputs = Relu_6.inputs`) instead of repeating it."""
+    first: dict[tuple[str, object], str] = {}
+    same: dict[tuple[str, str], str] = {}
+    for cls in classes:
+        for field, items in (
+            ("inputs", cls.inputs),
+            ("outputs", cls.outputs),
+            ("attributes", cls.attributes),
+            ("type_constraints", cls.constraints),
+        ):
+            if not items:
+                continue
+            key = (field, tuple(tuple(lines) for lines in items))
+            if key in first:
+                same[(cls.name, field)] = first[key]
+            else:
+                first[key] = cls.name
+    return same
 
 
 def render_domain(
@@ -115,12 +153,18 @@ def render_domain(
             with rendering(f"the schema class of {s.id}", s.location):
                 classes.append(build_schema_class(s))
         with rendering(f"the schema module of {display_domain(domain.name)}.{op.name}", op.location):
+            doc_constants: dict[str, str] = {}  # doc text -> the module constant holding it
+            for cls in classes:
+                doc_constants.setdefault(cls.schema.doc, f"_DOC_{len(doc_constants) + 1}")
             files[f"{base}/schemas/{modules[op.name]}.py"] = _render(
                 "schema_module.py.j2",
                 header=header,
                 op=op,
                 domain=display_domain(domain.name),
                 classes=classes,
+                doc_constants=[(name, str_chunks(text)) for text, name in doc_constants.items()],
+                doc_of={cls.name: doc_constants[cls.schema.doc] for cls in classes},
+                same_as=_shared_fields(classes),
                 removed_in=op.removed_in,
                 replaced_by=op.replaced_by,
             )
@@ -135,23 +179,38 @@ def render_domain(
             for s in op.versions
         ),
     )
-    built: dict[tuple[str, int, str], tuple[Method, list[str], list[str]]] = {}
+    built: dict[tuple[str, int, str], Method] = {}
+    parent: dict[str, tuple[str, int, str]] | None = None  # the previous opset's method -> operator version
+    parent_version = 0
     for version in domain.versions:
         resolved = [inventory[version][name] for name in sorted(inventory[version])]
         names = method_names(resolved)
-        methods = []
+        current: dict[str, tuple[str, int, str]] = {}
         for s in resolved:  # an operator version recurs in every later opset: build it once
             key = (s.name, s.since_version, names[s.name])
+            current[names[s.name]] = key
             if key not in built:
                 with rendering(f"the builder method of {s.id} (opset {version})", s.location):
                     # looked up on the module so that tests can make one build fail midway
-                    method = builders.build_method(s, names[s.name], modules[s.name])
-                    built[key] = (method, signature_lines(method), body_lines(method))
-            methods.append(built[key])
+                    built[key] = builders.build_method(s, names[s.name], modules[s.name])
+        # An opset class inherits the previous one and defines only what changed, unless a builder
+        # of the previous opset is gone (an operator removed or renamed): a subclass cannot drop a
+        # method, so that opset starts again from OpsetBase and defines every builder.
+        inherits = parent is not None and parent.keys() <= current.keys()
+        methods = []
+        for name, key in current.items():
+            if inherits and parent is not None and parent.get(name) == key:
+                continue
+            method = built[key]
+            override = inherits and parent is not None and name in parent
+            methods.append((method, signature_lines(method, override=override), body_lines(method)))
         opset = domain.opset(version)
         where = opset.location if opset is not None else domain.location
         with rendering(f"the module of {display_domain(domain.name)} opset {version}", where):
-            files[f"{base}/opset{version}.py"] = _opset_module(domain, version, methods, header)
+            files[f"{base}/opset{version}.py"] = _opset_module(
+                domain, version, len(current), methods, header, parent_version if inherits else None
+            )
+        parent, parent_version = current, version
     files[f"{base}/__init__.py"] = _render(
         "domain_init.py.j2",
         header=header,

@@ -12,8 +12,8 @@ from toolkit.generate.python.source import (
     docstring,
     needs_math,
     py_literal,
-    str_chunks,
     str_literal,
+    summary,
 )
 from toolkit.model.spec import FormalParameter, OpSchema, ParamOption, display_domain
 
@@ -25,7 +25,6 @@ class SchemaClass:
     name: str
     schema: OpSchema
     docstring: str
-    doc_chunks: list[str]
     inputs: list[list[str]]  # each: the source lines of one ParamInfo(...)
     outputs: list[list[str]]
     attributes: list[list[str]]
@@ -73,12 +72,13 @@ def _constraint_lines(schema: OpSchema) -> list[list[str]]:
 def build_schema_class(schema: OpSchema) -> SchemaClass:
     head = f"{display_domain(schema.domain)}.{schema.name}, since_version {schema.since_version}"
     flags = [s for s, on in (("EXPERIMENTAL", schema.experimental), ("DEPRECATED", schema.deprecated)) if on]
-    text = head + (f" ({', '.join(flags)})" if flags else "") + ".\n\n" + (schema.doc or "")
+    # The class docstring gives the doc's first paragraph; the whole doc is the `doc` attribute (a
+    # module constant shared by the versions whose doc is the same, so it is written once).
+    text = head + (f" ({', '.join(flags)})" if flags else "") + ".\n\n" + summary(schema.doc or "")
     return SchemaClass(
         name=schema_class_name(schema.name, schema.since_version),
         schema=schema,
         docstring=docstring(text, 4),
-        doc_chunks=str_chunks(schema.doc),
         inputs=[_param_lines(p) for p in schema.inputs],
         outputs=[_param_lines(p) for p in schema.outputs],
         attributes=_attr_lines(schema),

@@ -14,6 +14,10 @@ __all__ = [
     "Blur_1",
 ]
 
+_DOC_1 = (
+    "Box blur with a square window of `size` pixels."
+)
+
 
 class Blur_1(OpSchemaInfo):
     """com.acme.vision.Blur, since_version 1.
@@ -26,9 +30,7 @@ class Blur_1(OpSchemaInfo):
     since_version: ClassVar[int] = 1
     status: ClassVar[str] = "stable"
     deprecated: ClassVar[bool] = False
-    doc: ClassVar[str] = (
-        "Box blur with a square window of `size` pixels."
-    )
+    doc: ClassVar[str] = _DOC_1
     inputs: ClassVar[tuple[ParamInfo, ...]] = (
         ParamInfo("X", "T"),
     )

@@ -13,6 +13,15 @@ __all__ = [
     "ColorConvert_2",
 ]
 
+_DOC_1 = (
+    "Converts images between colour spaces, channel-last layout."
+)
+
+_DOC_2 = (
+    "Converts images between colour spaces, channel-last layout; 16-bit "
+    "images are accepted."
+)
+
 
 class ColorConvert_1(OpSchemaInfo):
     """com.acme.vision.ColorConvert, since_version 1.
@@ -25,9 +34,7 @@ class ColorConvert_1(OpSchemaInfo):
     since_version: ClassVar[int] = 1
     status: ClassVar[str] = "stable"
     deprecated: ClassVar[bool] = False
-    doc: ClassVar[str] = (
-        "Converts images between colour spaces, channel-last layout."
-    )
+    doc: ClassVar[str] = _DOC_1
     inputs: ClassVar[tuple[ParamInfo, ...]] = (
         ParamInfo("image", "T"),
     )
@@ -58,20 +65,10 @@ class ColorConvert_2(OpSchemaInfo):
     since_version: ClassVar[int] = 2
     status: ClassVar[str] = "stable"
     deprecated: ClassVar[bool] = False
-    doc: ClassVar[str] = (
-        "Converts images between colour spaces, channel-last layout; 16-bit "
-        "images are accepted."
-    )
-    inputs: ClassVar[tuple[ParamInfo, ...]] = (
-        ParamInfo("image", "T"),
-    )
-    outputs: ClassVar[tuple[ParamInfo, ...]] = (
-        ParamInfo("converted", "T"),
-    )
-    attributes: ClassVar[tuple[AttrInfo, ...]] = (
-        AttrInfo("from_space", "string", required=True, doc="`RGB`, `BGR`, `HSV` or `YUV`."),
-        AttrInfo("to_space", "string", required=True, doc="Target colour space, same choices."),
-    )
+    doc: ClassVar[str] = _DOC_2
+    inputs: ClassVar[tuple[ParamInfo, ...]] = ColorConvert_1.inputs
+    outputs: ClassVar[tuple[ParamInfo, ...]] = ColorConvert_1.outputs
+    attributes: ClassVar[tuple[AttrInfo, ...]] = ColorConvert_1.attributes
     type_constraints: ClassVar[tuple[TypeConstraintInfo, ...]] = (
         TypeConstraintInfo("T", ("tensor(uint8)", "tensor(uint16)", "tensor(float)")),
     )

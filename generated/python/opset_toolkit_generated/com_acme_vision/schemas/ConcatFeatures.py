@@ -12,6 +12,11 @@ __all__ = [
     "ConcatFeatures_1",
 ]
 
+_DOC_1 = (
+    "Joins feature maps of one type along `axis`; all other dimensions must "
+    "agree."
+)
+
 
 class ConcatFeatures_1(OpSchemaInfo):
     """com.acme.vision.ConcatFeatures, since_version 1.
@@ -24,10 +29,7 @@ class ConcatFeatures_1(OpSchemaInfo):
     since_version: ClassVar[int] = 1
     status: ClassVar[str] = "stable"
     deprecated: ClassVar[bool] = False
-    doc: ClassVar[str] = (
-        "Joins feature maps of one type along `axis`; all other dimensions must "
-        "agree."
-    )
+    doc: ClassVar[str] = _DOC_1
     inputs: ClassVar[tuple[ParamInfo, ...]] = (
         ParamInfo("features", "T", option="variadic", min_arity=2, doc="Two or more feature maps."),
     )

@@ -12,6 +12,10 @@ __all__ = [
     "DecodeImage_1",
 ]
 
+_DOC_1 = (
+    "Decodes a JPEG or PNG byte stream into an `(H, W, C)` image."
+)
+
 
 class DecodeImage_1(OpSchemaInfo):
     """com.acme.vision.DecodeImage, since_version 1.
@@ -24,9 +28,7 @@ class DecodeImage_1(OpSchemaInfo):
     since_version: ClassVar[int] = 1
     status: ClassVar[str] = "stable"
     deprecated: ClassVar[bool] = False
-    doc: ClassVar[str] = (
-        "Decodes a JPEG or PNG byte stream into an `(H, W, C)` image."
-    )
+    doc: ClassVar[str] = _DOC_1
     inputs: ClassVar[tuple[ParamInfo, ...]] = (
         ParamInfo("encoded", "tensor(uint8)", doc="The file contents as a 1-D byte tensor."),
     )

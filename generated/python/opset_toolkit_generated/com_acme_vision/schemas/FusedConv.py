@@ -13,13 +13,28 @@ __all__ = [
     "FusedConv_2",
 ]
 
+_DOC_1 = (
+    "A 2-D convolution followed by an optional bias add, computed in one "
+    "kernel.\n"
+    "\n"
+    "The output has shape `(N, M, H_out, W_out)` where `M` is the number of "
+    "filters in `W`.\n"
+)
+
+_DOC_2 = (
+    "A 2-D convolution followed by an optional bias add and an activation, "
+    "computed in one kernel.\n"
+    "\n"
+    "`activation` picks the function applied to every output element; `none` "
+    "keeps the\n"
+    "plain convolution of version 1.\n"
+)
+
 
 class FusedConv_1(OpSchemaInfo):
     """com.acme.vision.FusedConv, since_version 1.
 
     A 2-D convolution followed by an optional bias add, computed in one kernel.
-
-    The output has shape `(N, M, H_out, W_out)` where `M` is the number of filters in `W`.
     """
 
     domain: ClassVar[str] = "com.acme.vision"
@@ -27,13 +42,7 @@ class FusedConv_1(OpSchemaInfo):
     since_version: ClassVar[int] = 1
     status: ClassVar[str] = "stable"
     deprecated: ClassVar[bool] = False
-    doc: ClassVar[str] = (
-        "A 2-D convolution followed by an optional bias add, computed in one "
-        "kernel.\n"
-        "\n"
-        "The output has shape `(N, M, H_out, W_out)` where `M` is the number of "
-        "filters in `W`.\n"
-    )
+    doc: ClassVar[str] = _DOC_1
     inputs: ClassVar[tuple[ParamInfo, ...]] = (
         ParamInfo(
             "X",
@@ -91,9 +100,6 @@ class FusedConv_2(OpSchemaInfo):
 
     A 2-D convolution followed by an optional bias add and an activation, computed in one
     kernel.
-
-    `activation` picks the function applied to every output element; `none` keeps the
-    plain convolution of version 1.
     """
 
     domain: ClassVar[str] = "com.acme.vision"
@@ -101,38 +107,9 @@ class FusedConv_2(OpSchemaInfo):
     since_version: ClassVar[int] = 2
     status: ClassVar[str] = "stable"
     deprecated: ClassVar[bool] = False
-    doc: ClassVar[str] = (
-        "A 2-D convolution followed by an optional bias add and an activation, "
-        "computed in one kernel.\n"
-        "\n"
-        "`activation` picks the function applied to every output element; `none` "
-        "keeps the\n"
-        "plain convolution of version 1.\n"
-    )
-    inputs: ClassVar[tuple[ParamInfo, ...]] = (
-        ParamInfo(
-            "X",
-            "T",
-            differentiability="differentiable",
-            doc="Input batch, shape (N, C, H, W).",
-        ),
-        ParamInfo(
-            "W",
-            "T",
-            differentiability="differentiable",
-            doc="Filters, shape (M, C / group, kH, kW).",
-        ),
-        ParamInfo(
-            "B",
-            "T",
-            option="optional",
-            differentiability="differentiable",
-            doc="Bias, shape (M). Zero when omitted.",
-        ),
-    )
-    outputs: ClassVar[tuple[ParamInfo, ...]] = (
-        ParamInfo("Y", "T", differentiability="differentiable", doc="Convolved batch."),
-    )
+    doc: ClassVar[str] = _DOC_2
+    inputs: ClassVar[tuple[ParamInfo, ...]] = FusedConv_1.inputs
+    outputs: ClassVar[tuple[ParamInfo, ...]] = FusedConv_1.outputs
     attributes: ClassVar[tuple[AttrInfo, ...]] = (
         AttrInfo("strides", "ints", default=(1, 1), doc="Step along each spatial axis."),
         AttrInfo(

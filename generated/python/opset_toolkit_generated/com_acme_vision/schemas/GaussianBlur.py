@@ -12,6 +12,10 @@ __all__ = [
     "GaussianBlur_2",
 ]
 
+_DOC_1 = (
+    "Blurs each channel with a Gaussian kernel of standard deviation `sigma`."
+)
+
 
 class GaussianBlur_2(OpSchemaInfo):
     """com.acme.vision.GaussianBlur, since_version 2.
@@ -24,9 +28,7 @@ class GaussianBlur_2(OpSchemaInfo):
     since_version: ClassVar[int] = 2
     status: ClassVar[str] = "stable"
     deprecated: ClassVar[bool] = False
-    doc: ClassVar[str] = (
-        "Blurs each channel with a Gaussian kernel of standard deviation `sigma`."
-    )
+    doc: ClassVar[str] = _DOC_1
     inputs: ClassVar[tuple[ParamInfo, ...]] = (
         ParamInfo("X", "T"),
     )

@@ -13,6 +13,16 @@ __all__ = [
     "LegacyResize_2",
 ]
 
+_DOC_1 = (
+    "Resizes the two spatial axes of an NCHW batch by fixed factors."
+)
+
+_DOC_2 = (
+    "Deprecated: use `Resize` of the default domain, which covers every mode "
+    "this\n"
+    "operator had. Semantics are unchanged from version 1.\n"
+)
+
 
 class LegacyResize_1(OpSchemaInfo):
     """com.acme.vision.LegacyResize, since_version 1.
@@ -25,9 +35,7 @@ class LegacyResize_1(OpSchemaInfo):
     since_version: ClassVar[int] = 1
     status: ClassVar[str] = "stable"
     deprecated: ClassVar[bool] = False
-    doc: ClassVar[str] = (
-        "Resizes the two spatial axes of an NCHW batch by fixed factors."
-    )
+    doc: ClassVar[str] = _DOC_1
     inputs: ClassVar[tuple[ParamInfo, ...]] = (
         ParamInfo("X", "T"),
     )
@@ -59,8 +67,8 @@ class LegacyResize_1(OpSchemaInfo):
 class LegacyResize_2(OpSchemaInfo):
     """com.acme.vision.LegacyResize, since_version 2 (DEPRECATED).
 
-    Deprecated: use `Resize` of the default domain, which covers every mode this
-    operator had. Semantics are unchanged from version 1.
+    Deprecated: use `Resize` of the default domain, which covers every mode this operator had.
+    Semantics are unchanged from version 1.
     """
 
     domain: ClassVar[str] = "com.acme.vision"
@@ -68,33 +76,11 @@ class LegacyResize_2(OpSchemaInfo):
     since_version: ClassVar[int] = 2
     status: ClassVar[str] = "stable"
     deprecated: ClassVar[bool] = True
-    doc: ClassVar[str] = (
-        "Deprecated: use `Resize` of the default domain, which covers every mode "
-        "this\n"
-        "operator had. Semantics are unchanged from version 1.\n"
-    )
-    inputs: ClassVar[tuple[ParamInfo, ...]] = (
-        ParamInfo("X", "T"),
-    )
-    outputs: ClassVar[tuple[ParamInfo, ...]] = (
-        ParamInfo("Y", "T"),
-    )
-    attributes: ClassVar[tuple[AttrInfo, ...]] = (
-        AttrInfo("scales", "floats", required=True, doc="Factors for (H, W)."),
-        AttrInfo("mode", "string", default="nearest", doc="`nearest` or `bilinear`."),
-    )
-    type_constraints: ClassVar[tuple[TypeConstraintInfo, ...]] = (
-        TypeConstraintInfo(
-            "T",
-            (
-                "tensor(uint8)",
-                "tensor(uint16)",
-                "tensor(float16)",
-                "tensor(float)",
-                "tensor(double)",
-            ),
-        ),
-    )
+    doc: ClassVar[str] = _DOC_2
+    inputs: ClassVar[tuple[ParamInfo, ...]] = LegacyResize_1.inputs
+    outputs: ClassVar[tuple[ParamInfo, ...]] = LegacyResize_1.outputs
+    attributes: ClassVar[tuple[AttrInfo, ...]] = LegacyResize_1.attributes
+    type_constraints: ClassVar[tuple[TypeConstraintInfo, ...]] = LegacyResize_1.type_constraints
     min_input: ClassVar[int] = 1
     max_input: ClassVar[int] = 1
     min_output: ClassVar[int] = 1

@@ -13,13 +13,20 @@ __all__ = [
     "NonMaxSuppressionLite_2",
 ]
 
+_DOC_1 = (
+    "Greedy non-maximum suppression for a single class. Boxes are visited by "
+    "decreasing\n"
+    "score; a box is dropped when its intersection-over-union with a kept "
+    "box exceeds\n"
+    "`iou_threshold`.\n"
+)
+
 
 class NonMaxSuppressionLite_1(OpSchemaInfo):
     """com.acme.vision.NonMaxSuppressionLite, since_version 1.
 
-    Greedy non-maximum suppression for a single class. Boxes are visited by decreasing
-    score; a box is dropped when its intersection-over-union with a kept box exceeds
-    `iou_threshold`.
+    Greedy non-maximum suppression for a single class. Boxes are visited by decreasing score; a
+    box is dropped when its intersection-over-union with a kept box exceeds `iou_threshold`.
     """
 
     domain: ClassVar[str] = "com.acme.vision"
@@ -27,13 +34,7 @@ class NonMaxSuppressionLite_1(OpSchemaInfo):
     since_version: ClassVar[int] = 1
     status: ClassVar[str] = "stable"
     deprecated: ClassVar[bool] = False
-    doc: ClassVar[str] = (
-        "Greedy non-maximum suppression for a single class. Boxes are visited by "
-        "decreasing\n"
-        "score; a box is dropped when its intersection-over-union with a kept "
-        "box exceeds\n"
-        "`iou_threshold`.\n"
-    )
+    doc: ClassVar[str] = _DOC_1
     inputs: ClassVar[tuple[ParamInfo, ...]] = (
         ParamInfo("boxes", "T", doc="Boxes, shape (N, 4), as (y1, x1, y2, x2)."),
         ParamInfo("scores", "T", doc="Scores, shape (N)."),
@@ -74,9 +75,8 @@ class NonMaxSuppressionLite_1(OpSchemaInfo):
 class NonMaxSuppressionLite_2(OpSchemaInfo):
     """com.acme.vision.NonMaxSuppressionLite, since_version 2.
 
-    Greedy non-maximum suppression for a single class. Boxes are visited by decreasing
-    score; a box is dropped when its intersection-over-union with a kept box exceeds
-    `iou_threshold`.
+    Greedy non-maximum suppression for a single class. Boxes are visited by decreasing score; a
+    box is dropped when its intersection-over-union with a kept box exceeds `iou_threshold`.
     """
 
     domain: ClassVar[str] = "com.acme.vision"
@@ -84,26 +84,9 @@ class NonMaxSuppressionLite_2(OpSchemaInfo):
     since_version: ClassVar[int] = 2
     status: ClassVar[str] = "stable"
     deprecated: ClassVar[bool] = False
-    doc: ClassVar[str] = (
-        "Greedy non-maximum suppression for a single class. Boxes are visited by "
-        "decreasing\n"
-        "score; a box is dropped when its intersection-over-union with a kept "
-        "box exceeds\n"
-        "`iou_threshold`.\n"
-    )
-    inputs: ClassVar[tuple[ParamInfo, ...]] = (
-        ParamInfo("boxes", "T", doc="Boxes, shape (N, 4), as (y1, x1, y2, x2)."),
-        ParamInfo("scores", "T", doc="Scores, shape (N)."),
-        ParamInfo(
-            "max_output",
-            "tensor(int64)",
-            option="optional",
-            doc="Scalar upper bound on kept boxes; all when omitted.",
-        ),
-    )
-    outputs: ClassVar[tuple[ParamInfo, ...]] = (
-        ParamInfo("selected", "I", doc="Indices of the kept boxes in visiting order."),
-    )
+    doc: ClassVar[str] = _DOC_1
+    inputs: ClassVar[tuple[ParamInfo, ...]] = NonMaxSuppressionLite_1.inputs
+    outputs: ClassVar[tuple[ParamInfo, ...]] = NonMaxSuppressionLite_1.outputs
     attributes: ClassVar[tuple[AttrInfo, ...]] = (
         AttrInfo(
             "iou_threshold",
@@ -124,10 +107,7 @@ class NonMaxSuppressionLite_2(OpSchemaInfo):
             doc="1: boxes are (x_center, y_center, width, height).",
         ),
     )
-    type_constraints: ClassVar[tuple[TypeConstraintInfo, ...]] = (
-        TypeConstraintInfo("T", ("tensor(float)", "tensor(float16)")),
-        TypeConstraintInfo("I", ("tensor(int32)", "tensor(int64)"), doc="Index tensors."),
-    )
+    type_constraints: ClassVar[tuple[TypeConstraintInfo, ...]] = NonMaxSuppressionLite_1.type_constraints
     min_input: ClassVar[int] = 2
     max_input: ClassVar[int] = 3
     min_output: ClassVar[int] = 1

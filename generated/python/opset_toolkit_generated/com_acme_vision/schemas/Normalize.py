@@ -13,6 +13,20 @@ __all__ = [
     "Normalize_3",
 ]
 
+_DOC_1 = (
+    "Per-channel normalisation `Y = (X - mean[c]) / std[c]` over an NCHW "
+    "batch."
+)
+
+_DOC_2 = (
+    "Per-channel normalisation `Y = (X - mean[c]) / std[c]` over an NCHW "
+    "batch.\n"
+    "\n"
+    "The statistics are inputs, so that they can be computed by the graph or "
+    "stored as\n"
+    "initializers.\n"
+)
+
 
 class Normalize_1(OpSchemaInfo):
     """com.acme.vision.Normalize, since_version 1.
@@ -25,10 +39,7 @@ class Normalize_1(OpSchemaInfo):
     since_version: ClassVar[int] = 1
     status: ClassVar[str] = "stable"
     deprecated: ClassVar[bool] = False
-    doc: ClassVar[str] = (
-        "Per-channel normalisation `Y = (X - mean[c]) / std[c]` over an NCHW "
-        "batch."
-    )
+    doc: ClassVar[str] = _DOC_1
     inputs: ClassVar[tuple[ParamInfo, ...]] = (
         ParamInfo("X", "T", doc="Input batch, shape (N, C, H, W)."),
     )
@@ -57,9 +68,6 @@ class Normalize_3(OpSchemaInfo):
     """com.acme.vision.Normalize, since_version 3.
 
     Per-channel normalisation `Y = (X - mean[c]) / std[c]` over an NCHW batch.
-
-    The statistics are inputs, so that they can be computed by the graph or stored as
-    initializers.
     """
 
     domain: ClassVar[str] = "com.acme.vision"
@@ -67,22 +75,13 @@ class Normalize_3(OpSchemaInfo):
     since_version: ClassVar[int] = 3
     status: ClassVar[str] = "stable"
     deprecated: ClassVar[bool] = False
-    doc: ClassVar[str] = (
-        "Per-channel normalisation `Y = (X - mean[c]) / std[c]` over an NCHW "
-        "batch.\n"
-        "\n"
-        "The statistics are inputs, so that they can be computed by the graph or "
-        "stored as\n"
-        "initializers.\n"
-    )
+    doc: ClassVar[str] = _DOC_2
     inputs: ClassVar[tuple[ParamInfo, ...]] = (
         ParamInfo("X", "T", doc="Input batch, shape (N, C, H, W)."),
         ParamInfo("mean", "T", doc="Per-channel means, shape (C)."),
         ParamInfo("std", "T", doc="Per-channel standard deviations, shape (C)."),
     )
-    outputs: ClassVar[tuple[ParamInfo, ...]] = (
-        ParamInfo("Y", "T", doc="Normalised batch with the shape of `X`."),
-    )
+    outputs: ClassVar[tuple[ParamInfo, ...]] = Normalize_1.outputs
     attributes: ClassVar[tuple[AttrInfo, ...]] = ()
     type_constraints: ClassVar[tuple[TypeConstraintInfo, ...]] = (
         TypeConstraintInfo(

@@ -12,12 +12,18 @@ __all__ = [
     "RoIAlignRotated_3",
 ]
 
+_DOC_1 = (
+    "RoI pooling for rotated boxes. Experimental: the signature may still "
+    "change without a\n"
+    "new opset version.\n"
+)
+
 
 class RoIAlignRotated_3(OpSchemaInfo):
     """com.acme.vision.RoIAlignRotated, since_version 3 (EXPERIMENTAL).
 
-    RoI pooling for rotated boxes. Experimental: the signature may still change without a
-    new opset version.
+    RoI pooling for rotated boxes. Experimental: the signature may still change without a new
+    opset version.
     """
 
     domain: ClassVar[str] = "com.acme.vision"
@@ -25,11 +31,7 @@ class RoIAlignRotated_3(OpSchemaInfo):
     since_version: ClassVar[int] = 3
     status: ClassVar[str] = "experimental"
     deprecated: ClassVar[bool] = False
-    doc: ClassVar[str] = (
-        "RoI pooling for rotated boxes. Experimental: the signature may still "
-        "change without a\n"
-        "new opset version.\n"
-    )
+    doc: ClassVar[str] = _DOC_1
     inputs: ClassVar[tuple[ParamInfo, ...]] = (
         ParamInfo("X", "T", doc="Feature map, shape (N, C, H, W)."),
         ParamInfo(

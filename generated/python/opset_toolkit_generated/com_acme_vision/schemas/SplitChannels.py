@@ -12,6 +12,10 @@ __all__ = [
     "SplitChannels_1",
 ]
 
+_DOC_1 = (
+    "Splits an NCHW batch into one tensor per channel group."
+)
+
 
 class SplitChannels_1(OpSchemaInfo):
     """com.acme.vision.SplitChannels, since_version 1.
@@ -24,9 +28,7 @@ class SplitChannels_1(OpSchemaInfo):
     since_version: ClassVar[int] = 1
     status: ClassVar[str] = "stable"
     deprecated: ClassVar[bool] = False
-    doc: ClassVar[str] = (
-        "Splits an NCHW batch into one tensor per channel group."
-    )
+    doc: ClassVar[str] = _DOC_1
     inputs: ClassVar[tuple[ParamInfo, ...]] = (
         ParamInfo("X", "T"),
         ParamInfo(

@@ -15,6 +15,14 @@ __all__ = [
     "A_3",
 ]
 
+_DOC_1 = (
+    "Returns its input unchanged."
+)
+
+_DOC_2 = (
+    "Returns its input multiplied by `scale`."
+)
+
 
 class A_1(OpSchemaInfo):
     """org.example.abc.A, since_version 1.
@@ -27,9 +35,7 @@ class A_1(OpSchemaInfo):
     since_version: ClassVar[int] = 1
     status: ClassVar[str] = "stable"
     deprecated: ClassVar[bool] = False
-    doc: ClassVar[str] = (
-        "Returns its input unchanged."
-    )
+    doc: ClassVar[str] = _DOC_1
     inputs: ClassVar[tuple[ParamInfo, ...]] = (
         ParamInfo("X", "T", doc="Any numeric tensor."),
     )
@@ -61,25 +67,13 @@ class A_3(OpSchemaInfo):
     since_version: ClassVar[int] = 3
     status: ClassVar[str] = "stable"
     deprecated: ClassVar[bool] = False
-    doc: ClassVar[str] = (
-        "Returns its input multiplied by `scale`."
-    )
-    inputs: ClassVar[tuple[ParamInfo, ...]] = (
-        ParamInfo("X", "T", doc="Any numeric tensor."),
-    )
-    outputs: ClassVar[tuple[ParamInfo, ...]] = (
-        ParamInfo("Y", "T", doc="The same tensor."),
-    )
+    doc: ClassVar[str] = _DOC_2
+    inputs: ClassVar[tuple[ParamInfo, ...]] = A_1.inputs
+    outputs: ClassVar[tuple[ParamInfo, ...]] = A_1.outputs
     attributes: ClassVar[tuple[AttrInfo, ...]] = (
         AttrInfo("scale", "float", default=1.0, doc="Factor applied to every element."),
     )
-    type_constraints: ClassVar[tuple[TypeConstraintInfo, ...]] = (
-        TypeConstraintInfo(
-            "T",
-            ("tensor(float)", "tensor(double)", "tensor(int32)", "tensor(int64)"),
-            doc="Numeric tensors.",
-        ),
-    )
+    type_constraints: ClassVar[tuple[TypeConstraintInfo, ...]] = A_1.type_constraints
     min_input: ClassVar[int] = 1
     max_input: ClassVar[int] = 1
     min_output: ClassVar[int] = 1

@@ -12,6 +12,10 @@ __all__ = [
     "B_2",
 ]
 
+_DOC_1 = (
+    "Adds two tensors of the same type element by element."
+)
+
 
 class B_2(OpSchemaInfo):
     """org.example.abc.B, since_version 2.
@@ -24,9 +28,7 @@ class B_2(OpSchemaInfo):
     since_version: ClassVar[int] = 2
     status: ClassVar[str] = "stable"
     deprecated: ClassVar[bool] = False
-    doc: ClassVar[str] = (
-        "Adds two tensors of the same type element by element."
-    )
+    doc: ClassVar[str] = _DOC_1
     inputs: ClassVar[tuple[ParamInfo, ...]] = (
         ParamInfo("X", "T"),
         ParamInfo("Z", "T"),

@@ -13,6 +13,15 @@ __all__ = [
     "C_4",
 ]
 
+_DOC_1 = (
+    "Sums any number of tensors of one type."
+)
+
+_DOC_2 = (
+    "Sums any number of tensors of one type; integer tensors are accepted "
+    "too."
+)
+
 
 class C_3(OpSchemaInfo):
     """org.example.abc.C, since_version 3.
@@ -25,9 +34,7 @@ class C_3(OpSchemaInfo):
     since_version: ClassVar[int] = 3
     status: ClassVar[str] = "stable"
     deprecated: ClassVar[bool] = False
-    doc: ClassVar[str] = (
-        "Sums any number of tensors of one type."
-    )
+    doc: ClassVar[str] = _DOC_1
     inputs: ClassVar[tuple[ParamInfo, ...]] = (
         ParamInfo("inputs", "T", option="variadic"),
     )
@@ -55,16 +62,9 @@ class C_4(OpSchemaInfo):
     since_version: ClassVar[int] = 4
     status: ClassVar[str] = "stable"
     deprecated: ClassVar[bool] = False
-    doc: ClassVar[str] = (
-        "Sums any number of tensors of one type; integer tensors are accepted "
-        "too."
-    )
-    inputs: ClassVar[tuple[ParamInfo, ...]] = (
-        ParamInfo("inputs", "T", option="variadic"),
-    )
-    outputs: ClassVar[tuple[ParamInfo, ...]] = (
-        ParamInfo("sum", "T"),
-    )
+    doc: ClassVar[str] = _DOC_2
+    inputs: ClassVar[tuple[ParamInfo, ...]] = C_3.inputs
+    outputs: ClassVar[tuple[ParamInfo, ...]] = C_3.outputs
     attributes: ClassVar[tuple[AttrInfo, ...]] = ()
     type_constraints: ClassVar[tuple[TypeConstraintInfo, ...]] = (
         TypeConstraintInfo(
