@@ -11,12 +11,12 @@ from __future__ import annotations
 import argparse
 import difflib
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from toolkit.checks.python_names import GENERATOR_FAILED
-from toolkit.generate import GenerateContext, available_kinds, get_generator
+from toolkit.generate import GenerateContext, available_kinds, freshness, get_generator
 from toolkit.generate.context import GenerationFailure
 from toolkit.load.writer import Change, commit, plan
 from toolkit.model.diagnostics import Diagnostic
@@ -48,7 +48,7 @@ class GeneratorError(Exception):
 @dataclass(frozen=True)
 class GenerateResult:
     kinds: tuple[str, ...]
-    files: dict[str, bytes]  # everything the generators produced, relative to the output root
+    files: Mapping[str, bytes]  # everything the generators produced, relative to the output root
     changes: tuple[Change, ...]  # what differs on disk (applied unless check=True)
     written: bool
     diagnostics: tuple[Diagnostic, ...] = ()  # warnings from loading the specs (errors raise)
@@ -141,19 +141,30 @@ def generate_tree(
     selected = tuple(sorted(set(kinds))) if kinds is not None else available_kinds()
     for kind in selected:
         get_generator(kind)  # unknown kinds fail before any work
+    label = source if source is not None else source_label(spec_paths)
+    root = Path(out)
+    digest = None
+    if registry is None and cache:
+        # Outputs already written from these very inputs: nothing to load, render or write.
+        digest = freshness.inputs_digest(spec_paths, selected, label, cli_parser is not None)
+        recorded = freshness.recorded_outputs(root, selected, digest)
+        if recorded is not None:
+            current, warnings = recorded
+            return GenerateResult(selected, current, (), written=not check, diagnostics=warnings)
     if registry is None:
         registry = load_registry(list(spec_paths), cache=cache)
     context = GenerateContext(
-        source=source if source is not None else source_label(spec_paths),
+        source=label,
         spec_paths=tuple(os.fspath(p) for p in spec_paths),
         cli_parser=cli_parser,
     )
     files = run_generators(registry, context, selected)
-    root = Path(out)
     # plan() first finishes a commit that a kill interrupted (its content was already decided).
     changes = plan_outputs(root, files, selected)
     if not check:
         commit(root, changes)
+    if digest is not None and (not check or not changes):
+        freshness.record(root, selected, digest, files, registry.diagnostics)
     return GenerateResult(
         kinds=selected,
         files=files,

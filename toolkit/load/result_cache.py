@@ -18,7 +18,7 @@ from typing import Any
 from toolkit.load import cache
 from toolkit.load.result import LoadResult
 from toolkit.model.codec import schema_set_document, specset_from_schema_documents
-from toolkit.model.diagnostics import Diagnostic, Severity
+from toolkit.model.diagnostics import diagnostic_from_json, diagnostic_to_json
 from toolkit.model.spec import Location, OperatorSpec, Release, SpecSet
 
 MAGIC = b"OPSETTOOLKIT-LOADRESULT\n"
@@ -61,7 +61,7 @@ def encode(result: LoadResult, key: str) -> bytes:
         "files": result.files,
         "documents": [len(d) for d in documents],
         "releases": [_release_json(r) for r in result.specs.releases],
-        "diagnostics": [_diagnostic_json(d) for d in result.diagnostics],
+        "diagnostics": [diagnostic_to_json(d) for d in result.diagnostics],
     }
     head = json.dumps(header, ensure_ascii=False, separators=(",", ":")).encode()
     return b"".join([MAGIC, _LENGTH.pack(len(head)), head, *documents])
@@ -92,7 +92,7 @@ def decode(data: bytes, key: str) -> LoadResult:
         operators=loaded.operators,
         releases=tuple(_release(r) for r in _list(header["releases"])),
     )
-    diagnostics = [_diagnostic(d) for d in _list(header["diagnostics"])]
+    diagnostics = [diagnostic_from_json(d) for d in _list(header["diagnostics"])]
     return LoadResult(specs, diagnostics, _int(header["files"]))
 
 
@@ -132,15 +132,6 @@ def _release(value: object) -> Release:
         location=_location(value["location"]),
         doc=_str(value["doc"]),
     )
-
-
-def _diagnostic_json(diag: Diagnostic) -> list[object]:
-    return [diag.rule, diag.message, _location_json(diag.location), diag.hint, diag.severity.value]
-
-
-def _diagnostic(value: object) -> Diagnostic:
-    rule, message, location, hint, severity = _list(value)
-    return Diagnostic(_str(rule), _str(message), _location(location), _str(hint), Severity(_str(severity)))
 
 
 def _list(value: object) -> list[Any]:

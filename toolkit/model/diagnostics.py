@@ -94,3 +94,25 @@ def sort_key(diag: Diagnostic) -> tuple[str, int, int, str, str]:
 
 class UsageError(Exception):
     """A problem with how the tool was called or with the file system (exit code 2)."""
+
+
+def diagnostic_to_json(diag: Diagnostic) -> list[object]:
+    """A diagnostic as plain JSON data (the caches store diagnostics this way)."""
+    location = diag.location
+    return [diag.rule, diag.message, [location.file, location.line, location.column], diag.hint, diag.severity.value]
+
+
+def diagnostic_from_json(value: object) -> Diagnostic:
+    """Inverse of `diagnostic_to_json`; TypeError/ValueError on anything else."""
+    if not isinstance(value, list) or len(value) != 5:
+        raise TypeError("expected a diagnostic")
+    rule, message, location, hint, severity = value
+    if not isinstance(location, list) or len(location) != 3:
+        raise TypeError("expected a location")
+    file, line, column = location
+    texts = (rule, message, hint, severity, file)
+    if not all(isinstance(t, str) for t in texts) or not all(
+        isinstance(n, int) and not isinstance(n, bool) for n in (line, column)
+    ):
+        raise TypeError("expected a diagnostic")
+    return Diagnostic(rule, message, Location(file, line, column), hint, Severity(severity))

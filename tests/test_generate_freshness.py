@@ -1,0 +1,119 @@
+"""A rerun of `opset generate` whose inputs and outputs are unchanged skips loading and rendering
+(toolkit/generate/freshness.py), and any change to either falls back to the full run."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from toolkit.cli import main
+from toolkit.generate import freshness, pipeline
+from toolkit.generate.pipeline import generate_tree
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("OPSET_TOOLKIT_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("OPSET_TOOLKIT_NO_CACHE", raising=False)
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(REPO / "opsets", tmp_path / "opsets")
+    return tmp_path
+
+
+def _no_load(*_args: object, **_kwargs: object) -> None:
+    raise AssertionError("the specs were loaded although the outputs are current")
+
+
+def _age(root: Path) -> None:
+    """Date every output back, out of the racy window in which content is always compared."""
+    past = os.stat(root).st_mtime_ns - 10 * freshness.RACY_NS
+    for path in root.rglob("*"):
+        if path.is_file():
+            os.utime(path, ns=(past, past))
+
+
+def _rerecord(tree: Path) -> None:
+    """Run once, age the outputs, and record again so that the record holds the aged stats."""
+    generate_tree(["opsets"], "gen")
+    _age(tree / "gen")
+    freshness_entry = list((tree / "cache").glob("generate-*.entry"))
+    for entry in freshness_entry:
+        entry.unlink()
+    generate_tree(["opsets"], "gen")
+
+
+def test_current_outputs_skip_the_load_and_give_the_same_files(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    full = generate_tree(["opsets"], "gen")
+    expected = dict(full.files)
+    monkeypatch.setattr(pipeline, "load_registry", _no_load)
+    again = generate_tree(["opsets"], "gen")
+    assert not again.changes and again.written
+    assert dict(again.files) == expected  # read back from disk, byte for byte
+    check = generate_tree(["opsets"], "gen", check=True)
+    assert not check.changes and len(check.files) == len(expected)
+
+
+def test_aged_outputs_are_trusted_by_stat_and_an_edit_is_still_seen(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _rerecord(tree)
+    with monkeypatch.context() as patched:
+        patched.setattr(pipeline, "load_registry", _no_load)
+        generate_tree(["opsets"], "gen", check=True)  # current: trusted without reading
+    victim = next((tree / "gen" / "python").rglob("opset1.py"))
+    victim.write_bytes(victim.read_bytes().replace(b"Builders", b"builders"))  # same size, new mtime
+    result = generate_tree(["opsets"], "gen", check=True)
+    assert [c.path for c in result.changes] == [victim.relative_to(tree / "gen").as_posix()]
+
+
+@pytest.mark.parametrize("edit", ["spec", "extra-output", "removed-output", "toolkit", "kinds"])
+def test_any_change_falls_back_to_the_full_run(tree: Path, monkeypatch: pytest.MonkeyPatch, edit: str) -> None:
+    generate_tree(["opsets"], "gen")
+    loads: list[object] = []
+    real = pipeline.load_registry
+
+    def counting(*args: object, **kwargs: object) -> object:
+        loads.append(args)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pipeline, "load_registry", counting)
+    kinds = None
+    if edit == "spec":
+        spec = next((tree / "opsets").rglob("A.yaml"))
+        spec.write_text(spec.read_text() + "\n# a comment changes the bytes, not the outputs\n")
+    elif edit == "extra-output":
+        (tree / "gen" / "docs" / "stray.md").write_text("not generated\n")
+    elif edit == "removed-output":
+        next((tree / "gen" / "proto").rglob("*.pb")).unlink()
+    elif edit == "toolkit":
+        monkeypatch.setattr(freshness, "toolkit_stamp", lambda: "another toolkit")
+    elif edit == "kinds":
+        kinds = ["docs", "proto"]
+    result = generate_tree(["opsets"], "gen", kinds=kinds, check=True)
+    assert loads, f"{edit}: the full run did not happen"
+    if edit in ("extra-output", "removed-output"):
+        assert result.changes  # and the full run reports the difference
+
+
+def test_cli_rerun_and_check_report_current_outputs(
+    tree: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["generate", "--specs", "opsets", "--out", "gen"]) == 0
+    first = capsys.readouterr().out
+    monkeypatch.setattr(pipeline, "load_registry", _no_load)
+    assert main(["generate", "--specs", "opsets", "--out", "gen", "--check"]) == 0
+    count = first.split(" files ")[0].rsplit(" ", 1)[1]
+    assert f"up to date ({count} files" in capsys.readouterr().out
+
+
+def test_no_cache_always_runs_in_full(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    generate_tree(["opsets"], "gen")
+    monkeypatch.setenv("OPSET_TOOLKIT_NO_CACHE", "1")
+    monkeypatch.setattr(pipeline, "load_registry", _no_load)
+    with pytest.raises(AssertionError, match="were loaded"):
+        generate_tree(["opsets"], "gen", check=True)
