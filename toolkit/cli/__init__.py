@@ -35,15 +35,26 @@ def build_parser() -> argparse.ArgumentParser:
         diff_command,
         generate_command,
         model_commands,
+        precommit_command,
         rules_command,
         spec_commands,
     )
 
-    for module in (spec_commands, diff_command, rules_command, generate_command, authoring_commands, model_commands):
+    for module in (
+        spec_commands,
+        diff_command,
+        rules_command,
+        generate_command,
+        authoring_commands,
+        model_commands,
+        precommit_command,
+    ):
         module.register(subparsers)
     # `opset generate` renders the CLI reference page from this parser; handing the factory down
     # keeps the command modules from importing this package (no import cycle).
     parser.set_defaults(build_parser=build_parser)
+    # `opset pre-commit` runs the real commands in turn, each with main's error handling.
+    parser.set_defaults(run_opset=main)
     return parser
 
 

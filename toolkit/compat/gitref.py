@@ -297,3 +297,45 @@ def _write_blobs(entries: dict[str, str], root: Path, top: Path) -> None:
         target = root / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(content)
+
+
+# --------------------------------------------------------------------------- spec roots, hook base
+
+
+def spec_roots(cwd: Path | None = None) -> list[str]:
+    """The spec folders of the work tree: the parent of every folder holding a `domain.yaml`
+    (tracked, or new and not ignored), relative to `cwd`; a folder inside another is left out
+    (loading the outer one reads it). What `opset pre-commit` checks without `--specs`."""
+    here = Path(cwd or Path.cwd()).resolve()
+    top = _toplevel(here)
+    proc = _git(
+        ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", ":(top,glob)**/domain.yaml"],
+        here,
+    )
+    if proc.returncode != 0:
+        raise UsageError(f"git ls-files failed: {proc.stderr.decode().strip()}")
+    roots: set[Path] = set()
+    for name in proc.stdout.decode().split("\0"):
+        domain_file = (here / name).resolve() if name else None
+        if domain_file is None or not domain_file.is_file():
+            continue  # deleted in the work tree
+        folder = domain_file.parent
+        roots.add(folder.parent if folder != top else folder)
+    kept = [r for r in sorted(roots) if not any(o != r and o in r.parents for o in roots)]
+    return [os.path.relpath(r, here) for r in kept]
+
+
+def hook_base(from_ref: str, to_ref: str, cwd: Path | None = None) -> str:
+    """The old tree of a pre-commit run over a range (PRE_COMMIT_FROM_REF / _TO_REF): the merge
+    base of the two, as pre-commit's own `git diff FROM...TO` takes it; FROM itself when git
+    knows no merge base."""
+    here = Path(cwd or Path.cwd()).resolve()
+    top = _toplevel(here)
+    proc = _git(["merge-base", "--end-of-options", from_ref, to_ref], top)
+    return proc.stdout.decode().strip() if proc.returncode == 0 else from_ref
+
+
+def has_head(cwd: Path | None = None) -> bool:
+    """Whether the repository has a commit yet (a fresh `git init` has none)."""
+    here = Path(cwd or Path.cwd()).resolve()
+    return _git(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], here).returncode == 0
