@@ -15,6 +15,7 @@ onnx = pytest.importorskip("onnx")
 from onnx import defs, helper  # noqa: E402
 
 from toolkit.model.spec import MAX_ARITY, Attribute, FormalParameter, OpSchema  # noqa: E402
+from toolkit.model.types import canonical_type  # noqa: E402
 from toolkit.registry.core import Registry  # noqa: E402
 
 OPTION = {"Single": "single", "Optional": "optional", "Variadic": "variadic"}
@@ -106,7 +107,9 @@ def schema_problems(ours: OpSchema, theirs: Any) -> list[str]:
     else:
         for param, constraint in ours.constraint_map.items():
             theirs_tc = their_constraints[param]
-            if list(constraint.allowed) != list(theirs_tc.allowed_type_strs):
+            # onnx spells a tensor inside a container either way (`map(int64, float)`); compared
+            # canonically, as onnx itself compares types (DataTypeUtils::ToType)
+            if list(constraint.allowed) != [canonical_type(t) for t in theirs_tc.allowed_type_strs]:
                 problems.append(f"type_constraints.{param}.allowed")
             if constraint.doc != theirs_tc.description:
                 problems.append(f"type_constraints.{param}.doc")

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from toolkit.generate.docs import render_docs
+from toolkit.model.types import canonical_type
 
 pytest.importorskip("onnx")
 
@@ -102,7 +103,9 @@ def parse_onnx_body(body: str) -> dict[str, Any]:
             out[name] = [(n, tags or "", t) for n, tags, t in ONNX_PARAM.findall(text)]
             out[name + " arity"] = arity.strip().replace("&#8734;", "∞")
         else:
-            out[name] = [(n, split_types(t)) for n, _tags, t in ONNX_PARAM.findall(text)]
+            # gen_doc prints onnx's schema spelling (`map(int64, float)`); ours is canonical
+            # (`map(int64, tensor(float))`, toolkit.model.types): one type, compared canonically
+            out[name] = [(n, [canonical_type(x) for x in split_types(t)]) for n, _tags, t in ONNX_PARAM.findall(text)]
     return out
 
 

@@ -1,11 +1,19 @@
 """The ONNX type-string grammar.
 
-    type   := tensor(<elem>) | sparse_tensor(<elem>) | seq(type) | optional(type)
-            | map(<key>, <value>)
+    type   := tensor(<elem>) | sparse_tensor(<elem>) | seq(inner) | optional(inner)
+            | map(<key>, inner)
     key    := an integer element type or string
-    value  := type | <elem>          (the ML domain uses scalar map values: map(int64, float))
+    inner  := type | <elem>
 
-Canonical spelling is onnx's: no spaces except `map(K, V)`.
+In onnx's type language a bare element type inside `seq(...)`, `optional(...)` or `map(...)`
+denotes a tensor of it (the ML domain writes `seq(map(int64, float))`; a model's TypeProto says
+`seq(map(int64, tensor(float)))`): both are ONE type, and its canonical spelling is the explicit
+one, `tensor(<elem>)`, which is also what a TypeProto spells. Every comparison of types
+(check-model, the gate, docs, the builders) goes through `canonical_type`, so the two spellings
+never differ anywhere.
+
+Canonical spelling: no spaces except `map(K, V)`, and every element type inside a container
+written `tensor(<elem>)`.
 """
 
 from __future__ import annotations
@@ -136,7 +144,7 @@ class _Parser:
             return f"{kind}({elem})"
         if kind in ("seq", "optional"):
             self.punct("(")
-            inner = self.parse_type()
+            inner = self.inner_type()
             self.punct(")")
             return f"{kind}({inner})"
         if kind == "map":
@@ -145,12 +153,13 @@ class _Parser:
             if key not in MAP_KEY_TYPES:
                 raise self.fail(f"'{key}' cannot be a map key (integers or string only)")
             self.punct(",")
-            value = self.map_value()
+            value = self.inner_type()
             self.punct(")")
             return f"map({key}, {value})"
         raise self.fail(f"unknown type kind '{kind}' (tensor, sparse_tensor, seq, optional, map)")
 
-    def map_value(self) -> str:
+    def inner_type(self) -> str:
+        """A type nested in a container; a bare element type there is a tensor of it."""
         self.skip_spaces()
         start = self.pos
         name = self.word()
@@ -160,4 +169,4 @@ class _Parser:
             return self.parse_type()
         if name not in ELEMENT_TYPE_SET:
             raise self.fail(f"unknown element type '{name}'")
-        return name
+        return f"tensor({name})"
