@@ -35,6 +35,21 @@ def shipped_registry():  # type: ignore[no-untyped-def]
     return load_registry([OPSETS], cache=False)
 
 
+@pytest.fixture(scope="session")
+def node_models():  # type: ignore[no-untyped-def]
+    """onnx's node test models, [(name, ModelProto)] (the `data/node` folder is not installed:
+    onnx's test cases build them in-process; shared by every test that needs them)."""
+    pytest.importorskip("onnx")
+    import warnings
+
+    from onnx.backend.test.case import node
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cases = node.collect_testcases(None)
+    return [(f"node/{case.name}", case.model) for case in cases]
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "report: the test prints figures worth showing in the summary")
     import rule_recorder

@@ -237,7 +237,9 @@ class _Converter:
         probe = onnx.ModelProto()
         probe.graph.node.append(alone)
         probe.opset_import.add(domain=proto.domain, version=version)
-        errors = check_model(probe, self.registry, unchecked_attributes=self.unchecked_attributes).errors
+        errors = check_model(
+            probe, self.registry, unchecked_attributes=self.unchecked_attributes, graph_level=False
+        ).errors
         if errors:
             problems = "; ".join(f"{f.message} [{f.rule}]" for f in errors)
             raise ConversionError(

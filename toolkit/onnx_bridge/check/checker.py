@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolkit.model.resolution import removed_by
 from toolkit.model.spec import FormalParameter, OpSchema, ParamOption, canonical_domain, display_domain
-from toolkit.onnx_bridge.check import fastpath
+from toolkit.onnx_bridge.check import fastpath, graph_checks
 from toolkit.onnx_bridge.check.findings import CheckResult, ModelFinding
 from toolkit.onnx_bridge.check.model_io import load_model
 from toolkit.onnx_bridge.check.rules import MODEL_RULES
@@ -111,6 +111,10 @@ class _Walk:
         domain = canonical_domain(node.domain)
         function = self.functions.get((node.domain, node.op_type))
         if function is not None:
+            if domain not in scope.imports:
+                self.add("MODEL-DOMAIN-NOT-IMPORTED", path,
+                         f"{node.op_type} calls a model-local function of domain '{display_domain(domain)}', "
+                         f"which is not in opset_import", operator=f"{display_domain(domain)}.{node.op_type}")
             self.function_call(node, function, path)
         elif domain not in scope.imports:
             self.add("MODEL-DOMAIN-NOT-IMPORTED", path,
@@ -288,8 +292,12 @@ def check_model(
     name: str = "model.onnx",
     unchecked_attributes: Container[str] = frozenset(),
     fast: bool = True,
+    graph_level: bool = True,
 ) -> CheckResult:
     """Every finding for `model` against `registry`, in graph order.
+
+    `graph_level=False` checks the nodes alone (no SSA, order, definition or model-header
+    checks): convert uses it to check one rewritten node outside its graph.
 
     `unchecked_attributes`: ids of schemas that accept undeclared attributes
     (`catalog.onnx_unchecked_attributes()` for the onnx catalog). `fast=False` checks every node
@@ -305,12 +313,21 @@ def check_model(
             walk.add("MODEL-OPSET-UNKNOWN", main,
                      f"the model imports {display_domain(domain)} opset {version}; the newest defined is "
                      f"{registry.domain(domain).max_version}")
+    if graph_level:
+        if not model.ir_version:
+            walk.add("MODEL-IR-VERSION-MISSING", main, "the model does not set ir_version")
+        if not model.opset_import:
+            walk.add("MODEL-DOMAIN-NOT-IMPORTED", main, "the model's opset_import is empty: it imports no opset")
+        graph_checks.check_graph(model.graph, main, walk.add, main=True)
+        graph_checks.check_functions_unique(model.functions, main, walk.add)
     walk.graph(model.graph, _Scope(main, imports, declared_types(model.graph)))
     for function in sorted(model.functions, key=lambda f: (f.domain, f.name, f.overload)):
         types: dict[str, str | None] = {}
         for info in getattr(function, "value_info", ()):
             types[info.name] = type_string(info.type) if info.HasField("type") else None
         scope = _Scope(function_path(function), function_imports(function, imports), types, True)
+        if graph_level:
+            graph_checks.check_function(function, scope.path, walk.add, imports)
         walk.graph(function, scope)
     return CheckResult(name, tuple(walk.findings), walk.nodes)
 

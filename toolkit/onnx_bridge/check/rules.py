@@ -222,4 +222,151 @@ no kernel for another.
 **Why:** a call binds its inputs, outputs and attributes to the function's declared ones;
 anything beyond them has nothing to bind to.""",
     ),
+    register(
+        "MODEL-IR-VERSION-MISSING", FAMILY, "error",
+        "The model does not set ir_version.",
+        name="IR version not set",
+        hint="set ir_version to the IR version the model was written for",
+        doc="""\
+**Why:** a runtime reads the model by its IR version; without one it cannot tell which
+fields and rules apply (onnx.checker refuses such a model).
+
+**Before:** a ModelProto with `ir_version: 0`. **After:** `ir_version: 8` (or the version the
+imported opsets need).""",
+    ),
+    register(
+        "MODEL-NAME-EMPTY", FAMILY, "error",
+        "A graph input, graph output, value_info entry or initializer has an empty name.",
+        name="empty value name",
+        doc="""\
+**Why:** values are connected by name; an empty name means "absent" for an optional node input
+or output, so a declared value with no name can never be used.
+
+**Before:** an initializer with `name: ""`. **After:** `name: "weight"`.""",
+    ),
+    register(
+        "MODEL-NAME-DUPLICATE", FAMILY, "error",
+        "Two graph inputs, two initializers, two function inputs or two model-local functions "
+        "share a name.",
+        name="name declared twice",
+        doc="""\
+**Why:** a name declares one value (or one function); with two declarations which one a node
+reads is not defined.
+
+**Before:** graph inputs `x, x`. **After:** `x, x2` (and the nodes reading the second use `x2`).
+
+An initializer that is also a graph input is fine: it is that input's default value.""",
+    ),
+    register(
+        "MODEL-IO-TYPE-INCOMPLETE", FAMILY, "error",
+        "An input or output of the main graph has no type, or a tensor input no element type.",
+        name="model input/output type incomplete",
+        hint="declare the type (a tensor's element type included)",
+        doc="""\
+**Why:** the main graph's inputs and outputs are the model's interface; runtimes and onnx.checker
+need their type, and nothing can be inferred from an input whose element type is unknown.
+
+**Before:** `input { name: "x" type { tensor_type { } } }`.
+
+**After:** `input { name: "x" type { tensor_type { elem_type: 1 shape { dim { dim_param: "N" } } } } }`.""",
+    ),
+    register(
+        "MODEL-IO-SHAPE-MISSING", FAMILY, "warning",
+        "A tensor input or output of the main graph declares no shape.",
+        name="model input/output without shape",
+        hint="declare the shape; an unknown dimension is a dim without value or a dim_param",
+        doc="""\
+**Why:** onnx.checker refuses a model whose main-graph tensor inputs or outputs have no shape
+(dimensions may be unknown, but the shape must be there); onnxruntime loads such a model, so
+this is a warning: the model is valid for the runtime but not for the checker.
+
+**Before:** `output { name: "y" type { tensor_type { elem_type: 1 } } }`.
+
+**After:** `output { name: "y" type { tensor_type { elem_type: 1 shape { dim { dim_param: "N" } } } } }`.""",
+    ),
+    register(
+        "MODEL-VALUE-REDEFINED", FAMILY, "error",
+        "A node output reuses a name already defined: by an earlier node, a graph input or "
+        "initializer, or an enclosing graph (values are assigned once, SSA).",
+        name="value defined twice",
+        doc="""\
+**Why:** ONNX graphs are in static single assignment form: each value has exactly one
+definition, so every reader knows which value it gets. A subgraph may read an enclosing
+graph's values but not define one of their names again.
+
+**Before:** `Relu(x) -> y`, then `Sigmoid(x) -> y`.
+
+**After:** `Relu(x) -> y`, `Sigmoid(x) -> y2` (and readers of the second use `y2`).""",
+    ),
+    register(
+        "MODEL-NODE-ORDER", FAMILY, "error",
+        "A node reads a value that a later node of the same graph produces: the nodes are not in "
+        "topological order.",
+        name="nodes out of order",
+        hint="sort the nodes so every value is produced before it is read",
+        doc="""\
+**Why:** a graph's node list is a topological order (IR.md): runtimes and tools process nodes in
+list order and expect every input to exist when a node is reached.
+
+**Before:** `[Relu(t) -> y, Abs(x) -> t]`. **After:** `[Abs(x) -> t, Relu(t) -> y]`.""",
+    ),
+    register(
+        "MODEL-VALUE-UNDEFINED", FAMILY, "error",
+        "A node reads a value that nothing defines: no graph input or initializer, no node, no "
+        "enclosing graph (before the node holding the subgraph).",
+        name="value undefined",
+        hint="feed it from a graph input, an initializer or a node, or fix the name",
+        doc="""\
+**Why:** a node's input must be a value defined before it: in its graph, or for a subgraph in an
+enclosing graph before the node that holds the subgraph. A model-local function sees only its
+own inputs.
+
+**Before:** `Add(x, bias) -> y` with no `bias` anywhere.
+
+**After:** an initializer (or graph input) named `bias`.""",
+    ),
+    register(
+        "MODEL-OUTPUT-UNDEFINED", FAMILY, "error",
+        "A graph or function output names a value the graph does not define.",
+        name="output undefined",
+        doc="""\
+**Why:** an output hands a value of the graph to its caller; the value must be produced by a node
+of the graph or be one of its inputs or initializers (a subgraph output cannot just name an
+enclosing graph's value).
+
+**Before:** graph outputs `[y]`, nodes `[Relu(x) -> t]`. **After:** `[Relu(x) -> y]`.""",
+    ),
+    register(
+        "MODEL-FUNCTION-IMPORT-MISSING", FAMILY, "error",
+        "A node of a model-local function uses a domain that only the model imports, not the "
+        "function's own opset_import.",
+        name="function body domain not imported by the function",
+        hint="add the domain, at the model's version, to the function's opset_import",
+        doc="""\
+**Why:** a function is resolved with its own opset_import; onnx.checker refuses a body node whose
+domain the function does not import, even when the model does (check-model still checks the
+node at the model's version).
+
+**Before:** function `local.F` with `opset_import: []` and a `Relu` node; the model imports
+`ai.onnx` 18.
+
+**After:** the function's `opset_import` lists `ai.onnx` 18.""",
+    ),
+    register(
+        "MODEL-TYPE-INFERRED-MISMATCH", FAMILY, "error",
+        "The element type a node's output must have (inferred from its inputs, attributes and the "
+        "operator's spec) differs from the type declared for that value.",
+        name="declared type contradicts inference",
+        hint="fix the declaration or the node (e.g. Cast's `to`) so both agree",
+        doc="""\
+**Why:** runtimes infer value types from the operators; a declared type (value_info or graph
+output) that contradicts the inferred one makes the model fail to load. check-model infers
+element types through the graph from type-parameter bindings and from the spec's `type_from`
+(Cast `to`, CastLike's second input, ...).
+
+**Before:** a float16-converted model with `Cast(x, to=FLOAT) -> y` and `y` declared
+`tensor(float16)`.
+
+**After:** `Cast(x, to=FLOAT16) -> y`.""",
+    ),
 )
