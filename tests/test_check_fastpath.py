@@ -21,8 +21,9 @@ from hypothesis import strategies as st  # noqa: E402
 from onnx import helper  # noqa: E402
 
 from toolkit.onnx_bridge.catalog import merge_registries  # noqa: E402
-from toolkit.onnx_bridge.check import check_model, declared_types, graph_checks, type_string  # noqa: E402
+from toolkit.onnx_bridge.check import check_model, declared_types, graph_checks, inference, type_string  # noqa: E402
 from toolkit.onnx_bridge.check.fastpath import DIRTY, FAST, clean, plan  # noqa: E402
+from toolkit.onnx_bridge.check.inference import infer_types  # noqa: E402
 from toolkit.onnx_bridge.check.schema_facts import FACTS, facts_of  # noqa: E402
 from toolkit.onnx_bridge.graph import (  # noqa: E402
     function_imports,
@@ -57,7 +58,8 @@ def fast_verdicts(model: Any, registry: Registry, unchecked: Container[str]) -> 
                 visit(sub, f"{here}/{suffix}", imports, inner)
 
     imports = opset_imports(model.opset_import)
-    visit(model.graph, graph_path(model), imports, declared_types(model.graph))
+    # the types check_model checks against: declared ones, inferred ones where none is declared
+    visit(model.graph, graph_path(model), imports, {**infer_types(model, registry), **declared_types(model.graph)})
     for function in model.functions:
         visit(function, function_path(function), function_imports(function, imports), None)
     return out
@@ -69,7 +71,7 @@ def assert_fast_path_agrees(model: Any, registry: Registry, unchecked: Container
     assert fast.findings == plain.findings, name
     assert fast.nodes == plain.nodes, name
     # the node checks' findings (graph-level ones are located at nodes too but not the fast path's)
-    reported = {f.path for f in plain.findings if f.rule not in graph_checks.RULES}
+    reported = {f.path for f in plain.findings if f.rule not in graph_checks.RULES | inference.RULES}
     for path, verdicts in fast_verdicts(model, registry, unchecked).items():
         if DIRTY not in verdicts:
             assert path not in reported, (name, path, [f for f in plain.findings if f.path == path])

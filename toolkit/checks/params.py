@@ -7,12 +7,12 @@ defaults, and are registered there.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from toolkit.checks.base import each_version, located
 from toolkit.model.diagnostics import Diagnostic
 from toolkit.model.rules import register, rule
-from toolkit.model.spec import DomainSpec, FormalParameter, SpecSet
+from toolkit.model.spec import Attribute, AttrType, DomainSpec, FormalParameter, SpecSet, TypeSource
 
 PARAMS = "Parameters and attributes"
 
@@ -106,3 +106,62 @@ parameter taking one argument has nothing to compare.
 
 **After:** `{name: X, type: T, option: optional}`""",
 )
+
+
+# Attribute types a `type_from` source without `type` reads a type from (int: a data type number).
+_TYPE_READABLE = frozenset({AttrType.INT, AttrType.TENSOR, AttrType.SPARSE_TENSOR, AttrType.TYPE_PROTO})
+
+
+@rule(
+    "PARAM-TYPE-FROM",
+    "spec",
+    "error",
+    "A `type_from` source names an attribute or input the version does not have, reads a type "
+    "from an attribute that cannot hold one, mixes `attribute` and `input`, or sits on an input.",
+    category=PARAMS,
+    hint="name an attribute (int, tensor, sparse_tensor or type_proto) or an input of this version",
+    doc="""\
+**Why:** `type_from` tells tools (check-model's type inference) where an output's type comes from
+when its type parameter is not bound by an input: an attribute's value (Cast's `to`), an input's
+type (CastLike's `target_type`), or a fixed type. A reference to nothing, or to an attribute
+whose value is not a type (a float), cannot give a type.
+
+**Before:** `outputs: [{name: Y, type: T2, type_from: [{attribute: too}]}]` (the attribute is `to`)
+
+**After:** `outputs: [{name: Y, type: T2, type_from: [{attribute: to}]}]`""",
+)
+def type_from(specs: SpecSet, domains: dict[str, DomainSpec]) -> Iterator[Diagnostic]:
+    """PARAM-TYPE-FROM for every bad `type_from` source."""
+    for schema in each_version(specs):
+        for param in schema.inputs:
+            for source in param.type_from:
+                yield located("PARAM-TYPE-FROM", f"input '{param.name}' has type_from (outputs only)", source,
+                              "remove type_from from the input")
+        inputs = {p.name for p in schema.inputs}
+        attributes = schema.attribute_map
+        for param in schema.outputs:
+            for source in param.type_from:
+                yield from _type_source(param, source, inputs, attributes)
+
+
+def _type_source(
+    param: FormalParameter, source: TypeSource, inputs: set[str], attributes: Mapping[str, Attribute]
+) -> Iterator[Diagnostic]:
+    where = f"type_from of output '{param.name}'"
+    if source.attribute and source.input:
+        yield located("PARAM-TYPE-FROM", f"{where} names both attribute '{source.attribute}' and input "
+                      f"'{source.input}'", source, "one source per entry: split it into two entries")
+    if source.input and source.input not in inputs:
+        yield located("PARAM-TYPE-FROM", f"{where} names input '{source.input}', which this version does not have",
+                      source, f"inputs: {', '.join(sorted(inputs)) or 'none'}")
+    if source.attribute:
+        attr = attributes.get(source.attribute)
+        if attr is None:
+            yield located("PARAM-TYPE-FROM",
+                          f"{where} names attribute '{source.attribute}', which this version does not have",
+                          source, f"attributes: {', '.join(sorted(attributes)) or 'none'}")
+        elif not source.type and attr.type not in _TYPE_READABLE:
+            yield located("PARAM-TYPE-FROM",
+                          f"{where} reads a type from attribute '{source.attribute}' of type {attr.type.value}",
+                          source, "give the type the attribute implies with `type:`, or name an int "
+                          "(data type), tensor, sparse_tensor or type_proto attribute")

@@ -8,16 +8,16 @@ file placement) as located diagnostics. `build_adapter` is shared with the adapt
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from toolkit.load.adapter_build import build_adapter
 from toolkit.load.build_values import attribute_default, whole_numbers
 from toolkit.load.yamlsrc import MarkedDict, MarkedList, Source
 from toolkit.model.diagnostics import Diagnostic
 from toolkit.model.spec import (
     Adapter,
-    AdapterStep,
     Attribute,
     AttrType,
     AttrValue,
@@ -32,6 +32,7 @@ from toolkit.model.spec import (
     Release,
     Status,
     TypeConstraint,
+    TypeSource,
     canonical_domain,
     display_domain,
 )
@@ -312,8 +313,21 @@ class Builder:
                     differentiability=Differentiability(item.get("differentiability", "unknown")),
                     location=source.loc(*at, index),
                     **_doc_at(source, item, (*at, index)),
+                    type_from=self.type_from(source, (*at, index, "type_from"), item.get("type_from") or []),
                 )
             )
+        return tuple(out)
+
+    def type_from(
+        self, source: Source, at: tuple[str | int, ...], items: Iterable[Mapping[str, Any]]
+    ) -> tuple[TypeSource, ...]:
+        """An output's `type_from` sources; references are checked by the spec check PARAM-TYPE-FROM."""
+        out = []
+        for index, item in enumerate(items):
+            concrete = item.get("type", "")
+            if concrete:
+                concrete = self.type_string(concrete, source.loc(*at, index, "type")) or concrete
+            out.append(TypeSource(item.get("attribute", ""), item.get("input", ""), concrete, source.loc(*at, index)))
         return tuple(out)
 
     def variadic_only(self, source: Source, at: tuple[str | int, ...], item: MarkedDict, kind: str) -> None:
@@ -475,41 +489,12 @@ class Builder:
         return tuple(sorted((canonical_domain(key), opsets[key]) for key in seen.values()))
 
 
-def build_adapter(item: Mapping[str, Any], loc: Callable[..., Location]) -> Adapter:
-    """A schema-valid `{upgrade, downgrade}` mapping as an Adapter (step arguments frozen);
-    `loc(*path)` locates a path below the mapping. Shared with the adapter overlay reader."""
-
-    def steps(key: str) -> tuple[AdapterStep, ...]:
-        return tuple(
-            AdapterStep(
-                kind=step["kind"],
-                args=tuple(sorted((k, _freeze(v)) for k, v in step.items() if k != "kind")),
-                location=loc(key, index),
-            )
-            for index, step in enumerate(item.get(key, []))
-        )
-
-    return Adapter(
-        upgrade=steps("upgrade"),
-        downgrade=steps("downgrade") if "downgrade" in item else None,
-        location=loc(),
-    )
-
-
 def _doc_at(source: Source, item: Mapping[str, Any], at: tuple[str | int, ...]) -> dict[str, Any]:
     """The doc_location / doc_literal fields of the object built from `item` (found at `at`)."""
     if "doc" not in item:
         return {}
     location, literal = source.text_loc(*at, "doc")
     return {"doc_location": location, "doc_literal": literal}
-
-
-def _freeze(value: Any) -> object:
-    if isinstance(value, list):
-        return tuple(_freeze(v) for v in value)
-    if isinstance(value, dict):
-        return tuple(sorted((k, _freeze(v)) for k, v in value.items()))
-    return value
 
 
 def _unique(items: Iterable[str]) -> tuple[str, ...]:

@@ -34,6 +34,7 @@ from toolkit.model.spec import (
     SpecSet,
     Status,
     TypeConstraint,
+    TypeSource,
     canonical_domain,
     display_domain,
 )
@@ -112,6 +113,10 @@ def _encode_param(message: FormalParameterProto, param: FormalParameter) -> None
     if param.location != NOWHERE:
         _set_location(message.location, param.location)
     _encode_doc_at(message, param)
+    for source in param.type_from:
+        entry = message.type_from.add(attribute=source.attribute, input=source.input, type=source.type)
+        if source.location != NOWHERE:
+            _set_location(entry.location, source.location)
 
 
 def _list_kind(attr: Attribute, items: tuple[object, ...]) -> str:
@@ -331,6 +336,9 @@ def _decode_param(message: FormalParameterProto) -> FormalParameter:
         location=_location(message),
         doc_location=_location(message, "doc_location"),
         doc_literal=message.doc_literal,
+        type_from=tuple(
+            TypeSource(s.attribute, s.input, s.type, _location(s)) for s in message.type_from
+        ),
     )
 
 

@@ -123,6 +123,26 @@ AttrValue = float | int | str | tuple[float, ...] | tuple[int, ...] | tuple[str,
 
 
 @dataclass(frozen=True, slots=True)
+class TypeSource:
+    """One entry of an output's `type_from`: where the output's type comes from when the type
+    parameters cannot say (Cast's `to`, CastLike's `target_type`, RandomNormal's `dtype` with
+    float as default). Entries are tried in order; the first that applies to a node gives the type.
+
+    - `attribute` alone: applies when the node sets the attribute; the type is read from its
+      value (an int: a TensorProto data type, tensor(<it>); a tensor or sparse tensor: its
+      element type; a type_proto: that type);
+    - `attribute` with `type`: applies when the node sets the attribute; the type is `type`;
+    - `input`: applies when the node gives the input; the type is that input's type;
+    - `type` alone: always applies (the default when nothing before applied).
+    """
+
+    attribute: str = ""
+    input: str = ""
+    type: str = ""  # canonical type string
+    location: Location = field(default=NOWHERE, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
 class FormalParameter:
     """An input or output of an operator version."""
 
@@ -136,6 +156,7 @@ class FormalParameter:
     location: Location = field(default=NOWHERE, compare=False)
     doc_location: Location = field(default=NOWHERE, compare=False)  # where the doc's text starts
     doc_literal: bool = field(default=False, compare=False)  # doc line N is source line doc_location.line + N
+    type_from: tuple[TypeSource, ...] = ()  # outputs only: where the type comes from (see TypeSource)
 
     @property
     def is_optional(self) -> bool:

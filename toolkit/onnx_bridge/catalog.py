@@ -21,7 +21,7 @@ from toolkit.model.diagnostics import UsageError
 from toolkit.model.spec import DomainSpec, OperatorSpec, SpecSet
 from toolkit.registry.core import Registry, load_registry
 
-CATALOG_FORMAT = 2
+CATALOG_FORMAT = 4  # 4: outputs carry type_from
 UNCHECKED_FILE = "unchecked_attributes.txt"
 ONNX_DOMAINS = ("", "ai.onnx.ml", "ai.onnx.preview", "ai.onnx.preview.training")
 

@@ -18,6 +18,7 @@ from toolkit.load.schema_files import SCHEMA_DIR
 from toolkit.load.writer import write_tree
 from toolkit.model.diagnostics import UsageError
 from toolkit.model.spec import display_domain
+from toolkit.onnx_bridge.type_facts import add_type_sources
 
 SCHEMA_HEADER = "# yaml-language-server: $schema={rel}{kind}.schema.json\n"
 
@@ -154,6 +155,7 @@ def _version(schema: Any) -> dict[str, Any]:
         entry["inputs"] = [_param(p) for p in schema.inputs]
     if schema.outputs:
         entry["outputs"] = [_param(p) for p in schema.outputs]
+        add_type_sources(entry["outputs"], schema.domain, schema.name, schema.attributes, [p.name for p in schema.inputs])
     if schema.attributes:
         entry["attributes"] = {name: _attribute(attr) for name, attr in sorted(schema.attributes.items())}
     if schema.type_constraints:

@@ -14,7 +14,7 @@ from pathlib import Path
 from toolkit.adapters import (
     inverse_steps,
 )
-from toolkit.load.build import build_adapter
+from toolkit.load.adapter_build import build_adapter
 from toolkit.load.discovery import display_path
 from toolkit.load.schema import validate_document
 from toolkit.load.yamlsrc import MarkedDict, YamlProblem, location_of, read_yaml

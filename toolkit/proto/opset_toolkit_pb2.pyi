@@ -83,7 +83,7 @@ class OpsetVersionProto(_message.Message):
     def __init__(self, version: _Optional[int] = ..., ir_version: _Optional[int] = ..., doc: _Optional[str] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_literal: _Optional[bool] = ...) -> None: ...
 
 class FormalParameterProto(_message.Message):
-    __slots__ = ("name", "type_str", "doc", "option", "homogeneous", "min_arity", "differentiability", "location", "doc_location", "doc_literal")
+    __slots__ = ("name", "type_str", "doc", "option", "homogeneous", "min_arity", "differentiability", "location", "doc_location", "doc_literal", "type_from")
     class Option(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
         __slots__ = ()
         OPTION_SINGLE: _ClassVar[FormalParameterProto.Option]
@@ -110,6 +110,7 @@ class FormalParameterProto(_message.Message):
     LOCATION_FIELD_NUMBER: _ClassVar[int]
     DOC_LOCATION_FIELD_NUMBER: _ClassVar[int]
     DOC_LITERAL_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FROM_FIELD_NUMBER: _ClassVar[int]
     name: str
     type_str: str
     doc: str
@@ -120,7 +121,20 @@ class FormalParameterProto(_message.Message):
     location: SourceLocation
     doc_location: SourceLocation
     doc_literal: bool
-    def __init__(self, name: _Optional[str] = ..., type_str: _Optional[str] = ..., doc: _Optional[str] = ..., option: _Optional[_Union[FormalParameterProto.Option, str]] = ..., homogeneous: _Optional[bool] = ..., min_arity: _Optional[int] = ..., differentiability: _Optional[_Union[FormalParameterProto.Differentiability, str]] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_literal: _Optional[bool] = ...) -> None: ...
+    type_from: _containers.RepeatedCompositeFieldContainer[TypeSourceProto]
+    def __init__(self, name: _Optional[str] = ..., type_str: _Optional[str] = ..., doc: _Optional[str] = ..., option: _Optional[_Union[FormalParameterProto.Option, str]] = ..., homogeneous: _Optional[bool] = ..., min_arity: _Optional[int] = ..., differentiability: _Optional[_Union[FormalParameterProto.Differentiability, str]] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_literal: _Optional[bool] = ..., type_from: _Optional[_Iterable[_Union[TypeSourceProto, _Mapping]]] = ...) -> None: ...
+
+class TypeSourceProto(_message.Message):
+    __slots__ = ("attribute", "input", "type", "location")
+    ATTRIBUTE_FIELD_NUMBER: _ClassVar[int]
+    INPUT_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    LOCATION_FIELD_NUMBER: _ClassVar[int]
+    attribute: str
+    input: str
+    type: str
+    location: SourceLocation
+    def __init__(self, attribute: _Optional[str] = ..., input: _Optional[str] = ..., type: _Optional[str] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ...) -> None: ...
 
 class FloatList(_message.Message):
     __slots__ = ("values",)

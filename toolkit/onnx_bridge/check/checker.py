@@ -23,6 +23,7 @@ from toolkit.model.resolution import removed_by
 from toolkit.model.spec import FormalParameter, OpSchema, ParamOption, canonical_domain, display_domain
 from toolkit.onnx_bridge.check import fastpath, graph_checks
 from toolkit.onnx_bridge.check.findings import CheckResult, ModelFinding
+from toolkit.onnx_bridge.check.inference import Inference
 from toolkit.onnx_bridge.check.model_io import load_model
 from toolkit.onnx_bridge.check.rules import MODEL_RULES
 from toolkit.onnx_bridge.check.schema_facts import FACTS, SchemaFacts, facts_of
@@ -320,12 +321,17 @@ def check_model(
             walk.add("MODEL-DOMAIN-NOT-IMPORTED", main, "the model's opset_import is empty: it imports no opset")
         graph_checks.check_graph(model.graph, main, walk.add, main=True)
         graph_checks.check_functions_unique(model.functions, main, walk.add)
-    walk.graph(model.graph, _Scope(main, imports, declared_types(model.graph)))
+    types = declared_types(model.graph)
+    if graph_level:  # inferred types stand in for the ones not declared
+        inference = Inference(registry, functions, walk.add)
+        inference.graph(model.graph, main, imports)
+        types = {**inference.inferred, **types}
+    walk.graph(model.graph, _Scope(main, imports, types))
     for function in sorted(model.functions, key=lambda f: (f.domain, f.name, f.overload)):
-        types: dict[str, str | None] = {}
+        local: dict[str, str | None] = {}
         for info in getattr(function, "value_info", ()):
-            types[info.name] = type_string(info.type) if info.HasField("type") else None
-        scope = _Scope(function_path(function), function_imports(function, imports), types, True)
+            local[info.name] = type_string(info.type) if info.HasField("type") else None
+        scope = _Scope(function_path(function), function_imports(function, imports), local, True)
         if graph_level:
             graph_checks.check_function(function, scope.path, walk.add, imports)
         walk.graph(function, scope)

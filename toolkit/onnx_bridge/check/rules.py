@@ -352,4 +352,21 @@ node at the model's version).
 
 **After:** the function's `opset_import` lists `ai.onnx` 18.""",
     ),
+    register(
+        "MODEL-TYPE-INFERRED-MISMATCH", FAMILY, "error",
+        "The element type a node's output must have (inferred from its inputs, attributes and the "
+        "operator's spec) differs from the type declared for that value.",
+        name="declared type contradicts inference",
+        hint="fix the declaration or the node (e.g. Cast's `to`) so both agree",
+        doc="""\
+**Why:** runtimes infer value types from the operators; a declared type (value_info or graph
+output) that contradicts the inferred one makes the model fail to load. check-model infers
+element types through the graph from type-parameter bindings and from the spec's `type_from`
+(Cast `to`, CastLike's second input, ...).
+
+**Before:** a float16-converted model with `Cast(x, to=FLOAT) -> y` and `y` declared
+`tensor(float16)`.
+
+**After:** `Cast(x, to=FLOAT16) -> y`.""",
+    ),
 )
