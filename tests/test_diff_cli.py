@@ -152,7 +152,7 @@ def test_github_annotations(capsys: pytest.CaptureFixture[str], trees: tuple[Pat
     error = next(line for line in lines if line.startswith("::error "))
     assert error.startswith("::error file=new/org.example.abc/C.yaml,line=")
     assert ",col=" in error and ",title=ATTR-ADDED::org.example.abc.C%3A4" not in error
-    assert "title=ATTR-ADDED::org.example.abc.C:4: attribute `axis` added" in error
+    assert "title=ATTR-ADDED [BC=no FC=yes]::org.example.abc.C:4: attribute `axis` added" in error
     assert "%0Ahint: " in error and "\n" not in error
     assert any(line.startswith("::notice ") and "title=DOC-CHANGED" in line for line in lines)
 
@@ -162,11 +162,13 @@ def test_junit_output(capsys: pytest.CaptureFixture[str], trees: tuple[Path, Pat
     root = ET.fromstring(out)
     suite = root.find("testsuite")
     assert suite is not None and suite.get("failures") == "1"
-    cases = {c.get("name", "").split()[0]: c for c in suite.iter("testcase")}
-    failure = cases["ATTR-ADDED"].find("failure")
+    cases = {c.get("classname", ""): c for c in suite.iter("testcase")}
+    added = cases["opset.diff.ATTR-ADDED"]
+    failure = added.find("failure")
     assert failure is not None and "org.example.abc.C:4" in (failure.text or "")
-    assert cases["DOC-CHANGED"].find("failure") is None
-    assert "DOC-CHANGED" in (cases["DOC-CHANGED"].findtext("system-out") or "")
+    assert added.get("file") == "new/org.example.abc/C.yaml" and int(added.get("line", "0")) > 1
+    info = cases["opset.diff.DOC-CHANGED"]  # below --fail-on: a passing case, still located
+    assert info.find("failure") is None and info.get("file") == "new/org.example.abc/B.yaml"
 
 
 def test_output_file(capsys: pytest.CaptureFixture[str], trees: tuple[Path, Path], tmp_path: Path) -> None:

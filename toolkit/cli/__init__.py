@@ -78,6 +78,8 @@ def _caches_off(off: bool) -> Iterator[None]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args: argparse.Namespace | None = None
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
@@ -89,9 +91,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(diag.format(), file=sys.stderr)
         errors = len(exc.errors)
         print(f"{errors} error(s), {len(exc.diagnostics) - errors} warning(s)", file=sys.stderr)
+        _report_failure(argv, args, exc, EXIT_FINDINGS)
         return EXIT_FINDINGS
     except UsageError as exc:
         print(f"opset: error: {exc}", file=sys.stderr)
+        _report_failure(argv, args, exc, EXIT_USAGE)
         return EXIT_USAGE
     except BrokenPipeError:
         return EXIT_OK
@@ -100,8 +104,64 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except OSError as exc:
         print(f"opset: error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
+        _report_failure(argv, args, UsageError(f"{exc.filename or ''}: {exc.strerror or exc}"), EXIT_USAGE)
         return EXIT_USAGE
     except Exception as exc:  # last line of defence: a message, never a traceback
         print(f"opset: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         print("  hint: please report this with the command you ran", file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def _report_failure(
+    argv: list[str], args: argparse.Namespace | None, exc: SpecError | UsageError, code: int
+) -> None:
+    """A command asked for a machine format (`--format github|sarif|junit|json`) gets its load or
+    usage error in that format too, on stdout or in `--output`, so it reaches the pull request;
+    the text above went to stderr as always."""
+    command, fmt, target = _report_options(argv, args)
+    if fmt in (None, "text"):
+        return
+    from toolkit.reporting.errors import render_load_errors, render_usage_error
+
+    if isinstance(exc, SpecError):
+        text = render_load_errors(command, "the specs", exc.diagnostics, fmt, code)
+    else:
+        text = render_usage_error(command, str(exc), fmt, code)
+    try:
+        if target:
+            from toolkit.reporting.common import write_report
+
+            write_report(target, text)
+            return
+    except (UsageError, OSError) as err:
+        print(f"opset: error: cannot write the report: {err}", file=sys.stderr)
+    sys.stdout.write(text)
+
+
+_REPORTING = {"validate", "generate", "diff", "check-model", "compat", "convert"}
+
+
+def _report_options(argv: list[str], args: argparse.Namespace | None) -> tuple[str, str | None, str | None]:
+    """(command, format, report file) from the parsed arguments, else read off `argv` (the
+    arguments did not parse: the usage error itself must reach the report)."""
+    if args is not None:
+        command = str(getattr(args, "command", "") or "opset")
+        if command not in _REPORTING:
+            return command, None, None
+        return command, getattr(args, "format", None), getattr(args, "report_file", None)
+    command = next((a for a in argv if not a.startswith("-")), "")
+    if command not in _REPORTING:
+        return command or "opset", None, None
+    output_flags = ("--report",) if command == "convert" else ("--output", "-o")
+    fmt = target = None
+    for i, arg in enumerate(argv):
+        name, eq, value = arg.partition("=")
+        if not eq:
+            value = argv[i + 1] if i + 1 < len(argv) else ""
+        if name == "--format":
+            fmt = value
+        elif name in output_flags and value:
+            target = value
+    if fmt not in ("json", "github", "sarif", "junit"):
+        fmt = None
+    return command, fmt, target

@@ -91,3 +91,37 @@ def split_operator_ref(text: str) -> tuple[str, str, int | None]:
     if not op:
         raise UsageError(f"'{text}' does not name an operator (write DOMAIN.OP, e.g. com.acme.FusedConv)")
     return domain, op, since
+
+
+# --------------------------------------------------------------------------- report output
+
+REPORT_FORMATS = ("text", "json", "github", "sarif", "junit")
+
+
+def add_report_arguments(
+    parser: argparse.ArgumentParser, *, output_flags: tuple[str, ...] = ("--output", "-o")
+) -> None:
+    """`--format text|json|github|sarif|junit` and `--output FILE` (dest `report_file`). Load and
+    usage errors are written in the same format (toolkit.cli.main); exit codes do not change."""
+    parser.add_argument(
+        "--format", choices=REPORT_FORMATS, default="text",
+        help="report format (default: text); github = workflow-command annotations, sarif = SARIF "
+        "2.1.0 for code scanning, junit = JUnit XML (one test case per finding)",
+    )
+    parser.add_argument(
+        *output_flags, dest="report_file", metavar="FILE",
+        help="write the report to FILE instead of stdout (atomically; the directory must exist)",
+    )
+
+
+def emit_report(args: argparse.Namespace, text: str) -> None:
+    """The report to `--output` (atomically) or stdout."""
+    import sys
+
+    target = getattr(args, "report_file", None)
+    if target:
+        from toolkit.reporting.common import write_report
+
+        write_report(target, text)
+    else:
+        sys.stdout.write(text)

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from toolkit.cli.common import add_specs_argument, specs_from_args
-from toolkit.model.diagnostics import Severity, SpecError, UsageError
-from toolkit.reporting.common import GATE_FORMATS
+from toolkit.cli.common import add_report_arguments, add_specs_argument, emit_report, specs_from_args
+from toolkit.model.diagnostics import Diagnostic, Severity, SpecError, UsageError
 
 if TYPE_CHECKING:
     from toolkit.compat.config import GateConfig
@@ -28,7 +27,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     diff.add_argument("--against", required=True, metavar="REF", help="old tree: a directory or a git ref")
     add_specs_argument(diff)
-    diff.add_argument("--format", choices=GATE_FORMATS, default="text", help="output format (default: text)")
+    add_report_arguments(diff)
     diff.add_argument(
         "--fail-on",
         choices=[s.value for s in Severity],
@@ -37,7 +36,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     diff.add_argument("--config", metavar="FILE", help="config file (default: opset.toml or pyproject.toml)")
     diff.add_argument("--profile", metavar="NAME", help="profile (default: the config's, else onnx-strict)")
-    diff.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
     diff.set_defaults(handler=run_diff)
 
 
@@ -49,39 +47,38 @@ def run_diff(args: argparse.Namespace) -> int:
     from toolkit.compat.gate import run_gate
     from toolkit.compat.gitref import load_git_tree, looks_like_git_ref
     from toolkit.registry.core import Registry, load_registry
-    from toolkit.reporting.common import write_report
     from toolkit.reporting.gate import render
 
     _require_against(args.against)
     config = _config(args.config, args.profile)
     paths = specs_from_args(args)
     cache = not args.no_cache
-    new = _load("the new tree", lambda: load_registry(paths, cache=cache))
+    new = _load(args, "the new tree", lambda: load_registry(paths, cache=cache))
     if new is None:
         return EXIT_USAGE
+    commit = ""
     if looks_like_git_ref(args.against):
         tree = load_git_tree(args.against, paths, cache=cache)
         if tree.result.errors:
-            _print_diagnostics(f"the old tree ({args.against})", SpecError(tree.result.diagnostics))
+            _report_load_errors(
+                args, f"the old tree ({args.against})", tree.result.diagnostics, ref=args.against, commit=tree.commit
+            )
             return EXIT_USAGE
         old: Registry | None = Registry(tree.result.specs, tree.result.diagnostics)
         label = tree.label
+        commit = tree.commit
         if tree.note:
             print(tree.note, file=sys.stderr)
     else:
-        old = _load(f"the old tree ({args.against})", lambda: load_registry([args.against], cache=cache))
+        old = _load(args, f"the old tree ({args.against})", lambda: load_registry([args.against], cache=cache))
         label = args.against
     if old is None:
         return EXIT_USAGE
     result = run_gate(old, new, config, old_label=label)
     fail_on = Severity(args.fail_on)
-    text = render(result, args.format, fail_on)
-    if args.output:
-        write_report(args.output, text)
-        if args.format != "text":
-            print(render(result, "text", fail_on), end="", file=sys.stderr)
-    else:
-        sys.stdout.write(text)
+    emit_report(args, render(result, args.format, fail_on, old_commit=commit))
+    if args.report_file and args.format != "text":
+        print(render(result, "text", fail_on), end="", file=sys.stderr)
     return result.exit_code(fail_on)
 
 
@@ -104,15 +101,20 @@ def _config(path: str | None, profile: str | None) -> GateConfig:
     return load_gate_config(Path(path) if path else find_config(), profile)
 
 
-def _load(what: str, load: Callable[[], Registry]) -> Registry | None:
+def _load(args: argparse.Namespace, what: str, load: Callable[[], Registry]) -> Registry | None:
     try:
         return load()
     except SpecError as exc:
-        _print_diagnostics(what, exc)
+        _report_load_errors(args, what, exc.diagnostics)
         return None
 
 
-def _print_diagnostics(what: str, exc: SpecError) -> None:
-    for diag in exc.diagnostics:
-        print(diag.format(), file=sys.stderr)
-    print(f"opset diff: {what} has {len(exc.errors)} spec error(s); fix them first", file=sys.stderr)
+def _report_load_errors(
+    args: argparse.Namespace, what: str, diagnostics: Sequence[Diagnostic], *, ref: str = "", commit: str = ""
+) -> None:
+    """The errors on stderr, and in the requested format where the report goes (exit 2)."""
+    from toolkit.reporting.errors import load_errors_text, render_load_errors
+
+    print(load_errors_text(what, diagnostics, "diff"), end="", file=sys.stderr)
+    if args.format != "text":
+        emit_report(args, render_load_errors("diff", what, diagnostics, args.format, EXIT_USAGE, ref=ref, commit=commit))

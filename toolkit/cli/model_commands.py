@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from toolkit.cli.common import add_specs_argument, model_registry_from_args
+from toolkit.cli.common import add_report_arguments, add_specs_argument, emit_report, model_registry_from_args
 from toolkit.model.diagnostics import UsageError
 
 
@@ -20,7 +20,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     check.add_argument("models", nargs="+", metavar="MODEL.onnx")
     add_specs_argument(check, vendor=True)
-    check.add_argument("--format", choices=("text", "json", "github", "sarif"), default="text")
+    add_report_arguments(check)
     check.add_argument("--fail-on", choices=("error", "warning"), default="error",
                        help="lowest severity that makes the exit code 1 (default: error)")
     check.set_defaults(handler=_check_model)
@@ -43,7 +43,7 @@ def _check_model(args: argparse.Namespace) -> int:
     registry = model_registry_from_args(args)
     unchecked = onnx_unchecked_attributes()
     results = [check_model_file(model, registry, unchecked_attributes=unchecked) for model in models]
-    sys.stdout.write(render(results, args.format))
+    emit_report(args, render(results, args.format, Severity(args.fail_on)))
     return exit_code(results, Severity(args.fail_on))
 
 
@@ -93,7 +93,7 @@ def _register_compat(subparsers: argparse._SubParsersAction) -> None:  # type: i
     )
     compat.add_argument("model", metavar="MODEL.onnx")
     compat.add_argument("--runtime", required=True, metavar="RUNTIME")
-    compat.add_argument("--format", choices=("text", "json", "github", "sarif"), default="text")
+    add_report_arguments(compat)
     add_specs_argument(compat, vendor=True)
     compat.set_defaults(handler=_compat)
 
@@ -108,7 +108,7 @@ def _compat(args: argparse.Namespace) -> int:
     model = load_model(args.model)
     registry = model_registry_from_args(args)
     report = analyse(model, registry, load_runtime(args.runtime, registry), name=args.model)
-    sys.stdout.write(render(report, args.format))
+    emit_report(args, render(report, args.format))
     return 0 if report.compatible else 1
 
 

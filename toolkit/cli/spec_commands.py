@@ -7,7 +7,14 @@ import json
 import sys
 from typing import Any
 
-from toolkit.cli.common import add_specs_argument, registry_from_args, spec_paths, split_operator_ref
+from toolkit.cli.common import (
+    add_report_arguments,
+    add_specs_argument,
+    emit_report,
+    registry_from_args,
+    spec_paths,
+    split_operator_ref,
+)
 from toolkit.model.diagnostics import Severity, UsageError
 from toolkit.model.spec import display_domain
 
@@ -17,7 +24,7 @@ def register(subparsers: Any) -> None:
         "validate", help="check spec files; report every problem with file:line:col"
     )
     validate.add_argument("paths", nargs="*", help="spec folders or files (default: ./opsets)")
-    validate.add_argument("--format", choices=("text", "json"), default="text")
+    add_report_arguments(validate)
     validate.add_argument("--warnings-as-errors", action="store_true", help="exit 1 on warnings too")
     validate.add_argument("--rules", action="store_true", help="list the spec-check rules and exit")
     validate.set_defaults(handler=run_validate)
@@ -60,22 +67,37 @@ def run_validate(args: argparse.Namespace) -> int:
     errors = len(result.errors)
     warnings = sum(1 for d in result.diagnostics if d.severity is Severity.WARNING)
     versions = sum(len(op.versions) for op in result.specs.operators)
+    summary = (
+        f"{result.files} files, {len(result.specs.domains)} domains, {len(result.specs.operators)} operators, "
+        f"{versions} operator versions: {errors} error(s), {warnings} warning(s)"
+    )
+    failed = errors > 0 or (args.warnings_as_errors and warnings > 0)
     if args.format == "json":
+        from toolkit.reporting.paths import discover
+
+        repo = discover()
         payload = {
             "files": result.files,
             "operators": len(result.specs.operators),
             "versions": versions,
-            "diagnostics": [diagnostic_dict(d) for d in result.diagnostics],
+            "diagnostics": [diagnostic_dict(d, repo.repo_path(d.location.file)) for d in result.diagnostics],
         }
-        print(json.dumps(payload, indent=2))
-    else:
+        emit_report(args, json.dumps(payload, indent=2) + "\n")
+    elif args.format == "text":
         for diag in result.diagnostics:
             print(diag.format(), file=sys.stderr)
-        print(
-            f"{result.files} files, {len(result.specs.domains)} domains, {len(result.specs.operators)} operators, "
-            f"{versions} operator versions: {errors} error(s), {warnings} warning(s)"
-        )
-    failed = errors > 0 or (args.warnings_as_errors and warnings > 0)
+        emit_report(args, summary + "\n")
+    else:
+        from toolkit.reporting.report import Report, diagnostic_item, render
+
+        strict = bool(args.warnings_as_errors)
+        items = [
+            diagnostic_item(d, failing=d.severity is Severity.ERROR or (strict and d.severity is Severity.WARNING))
+            for d in result.diagnostics
+        ]
+        emit_report(args, render(Report("validate", items, 1 if failed else 0, summary=summary), args.format))
+        if args.report_file:
+            print(summary, file=sys.stderr)
     return 1 if failed else 0
 
 

@@ -76,9 +76,10 @@ def gh_prop(text: str) -> str:
 def github_annotation(
     severity: Severity, *, file: str, title: str, message: str, line: int = 0, column: int = 0
 ) -> str:
-    """One `::error file=...,line=...,col=...,title=...::message` line; line 0 = the whole file."""
-    props = [f"file={gh_prop(file)}"]
-    if line > 0:
+    """One `::error file=...,line=...,col=...,title=...::message` line; line 0 = the whole file,
+    no file = an annotation of the run (a usage error)."""
+    props = [f"file={gh_prop(file)}"] if file else []
+    if file and line > 0:
         props += [f"line={line}", f"col={max(column, 1)}"]
     props.append(f"title={gh_prop(title)}")
     return f"::{_GITHUB_COMMANDS[severity]} {','.join(props)}::{gh_data(message)}"

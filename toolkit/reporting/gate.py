@@ -1,41 +1,70 @@
 """Reporters for gate results: text, json, github, sarif, junit. Deterministic output only.
 
-- text: `file:line:col: severity[RULE-ID]: operator: message`, the old location, a hint.
+- text: `file:line:col: severity[RULE-ID]: operator: message`, then what the change breaks
+  (`breaks: BC=yes FC=no`), the old location and a hint.
 - json: documented by `schemas/findings.schema.json` (format version 1).
-- github: workflow commands (`::error file=...,line=...,col=...,title=RULE::message`).
-- sarif: SARIF 2.1.0 with the rule catalog as `tool.driver.rules` (help text, help URI),
-  results with locations, the old location as a related location, and partialFingerprints.
-- junit: one test case per active rule; findings at or above the threshold are failures.
-
-The pieces shared with the model tools' reporters (envelope, escaping, levels, SARIF skeleton)
-live in `toolkit.reporting.common`.
+- github, sarif, junit: the shared writers of `toolkit.reporting.report` (repository paths,
+  a region on every result, the old location as a related location that names the old tree);
+  github titles carry the flags (`title=ATTR-ADDED [BC=yes FC=no]`).
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 from toolkit.compat.engine import Finding
 from toolkit.compat.gate import GateResult
 from toolkit.compat.rules import all_rules
 from toolkit.model.diagnostics import Severity
-from toolkit.model.rules import DOCS_URL, Rule
+from toolkit.model.rules import Rule
 from toolkit.model.spec import Location
 from toolkit.reporting import common as shared
+from toolkit.reporting.paths import RepoPaths, discover
+from toolkit.reporting.report import Item, Place, Report
+from toolkit.reporting.report import render as render_machine
 
 FINGERPRINT_KEY = "opsetFinding/v1"
 FORMATS = shared.GATE_FORMATS
 
 
-def render(result: GateResult, fmt: str, fail_on: Severity) -> str:
-    renderers: dict[str, Callable[[GateResult, Severity], str]] = {
-        "text": render_text,
-        "json": render_json,
-        "github": render_github,
-        "sarif": render_sarif,
-        "junit": render_junit,
-    }
-    return renderers[fmt](result, fail_on)
+def render(
+    result: GateResult, fmt: str, fail_on: Severity, *, old_commit: str = "", paths: RepoPaths | None = None
+) -> str:
+    """`old_commit`: the old tree was read from git (`result.old_label` is the ref) at this commit."""
+    if fmt == "text":
+        return render_text(result, fail_on)
+    if fmt == "json":
+        return render_json(result, fail_on, paths)
+    return render_machine(gate_report(result, fail_on, old_commit=old_commit, paths=paths), fmt)
+
+
+def flags(f: Finding) -> str:
+    """What the change breaks, both ways: `BC=yes FC=no`."""
+    return f"BC={'yes' if f.bc else 'no'} FC={'yes' if f.fc else 'no'}"
+
+
+def gate_report(
+    result: GateResult, fail_on: Severity, *, old_commit: str = "", paths: RepoPaths | None = None
+) -> Report:
+    ref = result.old_label if old_commit else ""
+    items = []
+    for f in result.findings:
+        loc = f.location
+        related: tuple[tuple[Place, str], ...] = ()
+        if f.old_location is not None:
+            old = f.old_location
+            what = f"before ({result.old_label})"
+            related = ((Place(old.file, old.line, old.column, ref=ref), what),)
+        items.append(Item(
+            f.rule, f.severity, f.message, Place(loc.file, loc.line, loc.column), hint=f.hint,
+            subject=f.operator, flags=flags(f), related=related, fingerprint=f.fingerprint,
+            properties={"operator": f.operator, "subject": f.subject, "bc": f.bc, "fc": f.fc},
+            failing=f.severity.rank >= fail_on.rank,
+        ))
+    old_tree = f"the old tree: git ref {result.old_label} at commit {old_commit}" if old_commit else ""
+    return Report(
+        "diff", items, result.exit_code(fail_on), summary=summary_line(result, fail_on), rules=all_rules(),
+        properties={"against": result.old_label, "profile": result.profile, "fail_on": fail_on.value},
+        old_tree=old_tree, paths=paths,
+    )
 
 
 def summary_line(result: GateResult, fail_on: Severity) -> str:
@@ -54,6 +83,7 @@ def render_text(result: GateResult, fail_on: Severity) -> str:
     lines = []
     for f in result.findings:
         lines.append(f"{f.location}: {f.severity.value}[{f.rule}]: {f.operator}: {f.message}")
+        lines.append(f"  breaks: {flags(f)}")
         if f.old_location is not None:
             lines.append(f"  was: {f.old_location} ({result.old_label})")
         if f.hint:
@@ -65,13 +95,14 @@ def render_text(result: GateResult, fail_on: Severity) -> str:
 # --------------------------------------------------------------------------- json
 
 
-def _loc_json(loc: Location | None) -> dict[str, object] | None:
+def _loc_json(loc: Location | None, paths: RepoPaths) -> dict[str, object] | None:
     if loc is None:
         return None
-    return {"file": loc.file, "line": loc.line, "column": loc.column}
+    return {"file": loc.file, "path": paths.repo_path(loc.file), "line": loc.line, "column": loc.column}
 
 
-def finding_json(f: Finding) -> dict[str, object]:
+def finding_json(f: Finding, paths: RepoPaths | None = None) -> dict[str, object]:
+    paths = paths or discover()
     out: dict[str, object] = {
         "rule": f.rule,
         "severity": f.severity.value,
@@ -79,8 +110,8 @@ def finding_json(f: Finding) -> dict[str, object]:
         "subject": f.subject,
         "message": f.message,
         "hint": f.hint,
-        "location": _loc_json(f.location),
-        "old_location": _loc_json(f.old_location),
+        "location": _loc_json(f.location, paths),
+        "old_location": _loc_json(f.old_location, paths),
         "fingerprint": f.fingerprint,
         "bc": f.bc,
         "fc": f.fc,
@@ -90,43 +121,21 @@ def finding_json(f: Finding) -> dict[str, object]:
     return out
 
 
-def render_json(result: GateResult, fail_on: Severity) -> str:
+def render_json(result: GateResult, fail_on: Severity, paths: RepoPaths | None = None) -> str:
+    paths = paths or discover()
     doc = shared.json_envelope(
         against=result.old_label,
         profile=result.profile,
         fail_on=fail_on.value,
         exit_code=result.exit_code(fail_on),
         summary=result.counts(),
-        findings=[finding_json(f) for f in result.findings],
-        allowed=[finding_json(f) for f in result.allowed],
+        findings=[finding_json(f, paths) for f in result.findings],
+        allowed=[finding_json(f, paths) for f in result.allowed],
     )
     return shared.dump_json(doc)
 
 
-# --------------------------------------------------------------------------- github
-
-
-def render_github(result: GateResult, fail_on: Severity) -> str:
-    lines = []
-    for f in result.findings:
-        body = f"{f.operator}: {f.message}"
-        if f.old_location is not None:
-            body += f"\nwas: {f.old_location} ({result.old_label})"
-        if f.hint:
-            body += f"\nhint: {f.hint}"
-        loc = f.location
-        lines.append(shared.github_annotation(
-            f.severity, file=loc.file, line=loc.line, column=loc.column, title=f.rule, message=body
-        ))
-    lines.append(summary_line(result, fail_on))
-    return "\n".join(lines) + "\n"
-
-
 # --------------------------------------------------------------------------- sarif
-
-
-def _physical(loc: Location) -> dict[str, object]:
-    return shared.sarif_physical(loc.file, loc.line, loc.column)
 
 
 def sarif_rule(rule: Rule) -> dict[str, object]:
@@ -143,81 +152,5 @@ def sarif_rule(rule: Rule) -> dict[str, object]:
     )
 
 
-def render_sarif(result: GateResult, fail_on: Severity) -> str:
-    rules = all_rules()
-    index = {r.id: i for i, r in enumerate(rules)}
-    results = []
-    for f in result.findings:
-        message = f"{f.operator}: {f.message}" + (f" (hint: {f.hint})" if f.hint else "")
-        entry = shared.sarif_result(
-            f.rule, index[f.rule], f.severity, message, [_physical(f.location)], {FINGERPRINT_KEY: f.fingerprint}
-        )
-        entry["properties"] = {"operator": f.operator, "subject": f.subject, "bc": f.bc, "fc": f.fc}
-        if f.old_location is not None:
-            related = _physical(f.old_location)
-            related["id"] = 1
-            related["message"] = {"text": f"before ({result.old_label})"}
-            entry["relatedLocations"] = [related]
-        results.append(entry)
-    return shared.sarif_log([sarif_rule(r) for r in rules], results, information_uri=DOCS_URL)
-
-
 def _plain(markdown: str) -> str:
     return markdown.replace("**", "")
-
-
-# --------------------------------------------------------------------------- junit
-
-
-def render_junit(result: GateResult, fail_on: Severity) -> str:
-    by_rule: dict[str, list[Finding]] = {}
-    for f in result.findings:
-        by_rule.setdefault(f.rule, []).append(f)
-    cases = []
-    failures = 0
-    for rule in result.rules:
-        found = by_rule.get(rule.id, [])
-        failing = [f for f in found if f.severity.rank >= fail_on.rank]
-        body = ""
-        if failing:
-            failures += 1
-            text = "\n".join(_finding_line(f) for f in failing)
-            body += (
-                f"<failure message={_xml_attr(f'{len(failing)} finding(s)')} type={_xml_attr(rule.id)}>"
-                f"{_xml_text(text)}</failure>"
-            )
-        quiet = [f for f in found if f not in failing]
-        if quiet:
-            body += f"<system-out>{_xml_text(chr(10).join(_finding_line(f) for f in quiet))}</system-out>"
-        name = _xml_attr(f"{rule.id} {rule.name}")
-        cases.append(f'    <testcase classname="opset.diff" name={name}>{body}</testcase>')
-    head = (
-        f"  <testsuite name={_xml_attr('opset diff against ' + result.old_label)} tests=\"{len(result.rules)}\" "
-        f'failures="{failures}" errors="0" skipped="0">'
-    )
-    return (
-        '<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n'
-        + head
-        + "\n"
-        + "\n".join(cases)
-        + ("\n" if cases else "")
-        + "  </testsuite>\n</testsuites>\n"
-    )
-
-
-def _finding_line(f: Finding) -> str:
-    line = f"{f.location}: {f.severity.value}[{f.rule}]: {f.operator}: {f.message}"
-    return line + (f" (hint: {f.hint})" if f.hint else "")
-
-
-# xml.sax.saxutils would do, but importing it pulls in urllib/http/email (~25 ms per command).
-_XML_TEXT = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
-_XML_ATTR = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\n": "&#10;", "\r": "&#13;", "\t": "&#9;"})
-
-
-def _xml_text(text: str) -> str:
-    return text.translate(_XML_TEXT)
-
-
-def _xml_attr(text: str) -> str:
-    return '"' + text.translate(_XML_ATTR) + '"'

@@ -10,17 +10,11 @@ import os
 from collections.abc import Iterable
 
 from toolkit.model.diagnostics import Severity, UsageError
-from toolkit.model.rules import CATALOG, DOCS_URL, Rule
+from toolkit.model.rules import CATALOG, Rule
 from toolkit.onnx_bridge.check import MODEL_RULES, CheckResult, ModelFinding
-from toolkit.reporting.common import (
-    dump_json,
-    github_annotation,
-    json_envelope,
-    sarif_graph_location,
-    sarif_log,
-    sarif_result,
-    sarif_rule,
-)
+from toolkit.reporting.common import dump_json, json_envelope
+from toolkit.reporting.report import MACHINE_FORMATS, Item, Place, Report
+from toolkit.reporting.report import render as render_machine
 
 
 def render_rules_section() -> str:
@@ -55,7 +49,7 @@ def render_rules_section() -> str:
     return "\n".join(lines) + "\n"
 
 
-FORMATS = ("text", "json", "github", "sarif")
+FORMATS = ("text", "json", "github", "sarif", "junit")
 JSON_KIND = "check-model"  # documented by schemas/check_model_findings.schema.json
 
 
@@ -66,27 +60,36 @@ def fingerprint(model: str, finding: ModelFinding) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def render(results: Iterable[CheckResult], fmt: str) -> str:
+def render(results: Iterable[CheckResult], fmt: str, fail_on: Severity = Severity.ERROR) -> str:
     items = list(results)
     if fmt == "text":
         return _render_text(items)
     if fmt == "json":
         return _render_json(items)
-    if fmt == "github":
-        return render_github([(r.model, r.findings) for r in items])
-    if fmt == "sarif":
-        return render_sarif([(r.model, r.findings) for r in items], MODEL_RULES)
+    if fmt in MACHINE_FORMATS:
+        code = 1 if any(f.severity.rank >= fail_on.rank for r in items for f in r.findings) else 0
+        located = [(r.model, r.findings) for r in items]
+        report = model_report("check-model", located, MODEL_RULES, code, fail_on, summary=_summary(items))
+        return render_machine(report, fmt)
     raise UsageError(f"unknown format '{fmt}' ({', '.join(FORMATS)})")
+
+
+def _model_summary(result: CheckResult) -> str:
+    return (
+        f"{result.model}: {result.nodes} node(s) checked, {result.count(Severity.ERROR)} error(s), "
+        f"{result.count(Severity.WARNING)} warning(s)"
+    )
+
+
+def _summary(results: list[CheckResult]) -> str:
+    return "\n".join(_model_summary(r) for r in results)
 
 
 def _render_text(results: list[CheckResult]) -> str:
     lines: list[str] = []
     for result in results:
         lines.extend(f.format(result.model) for f in result.findings)
-        lines.append(
-            f"{result.model}: {result.nodes} node(s) checked, {result.count(Severity.ERROR)} error(s), "
-            f"{result.count(Severity.WARNING)} warning(s)"
-        )
+        lines.append(_model_summary(result))
     return "\n".join(lines) + "\n"
 
 
@@ -118,36 +121,18 @@ def _render_json(results: list[CheckResult]) -> str:
 ModelFindings = Iterable[tuple[str, Iterable[ModelFinding]]]  # (model file, its findings)
 
 
-def render_github(results: ModelFindings) -> str:
-    lines = []
-    for model, findings in results:
-        for f in findings:
-            message = f"{f.path}: {f.message}" + (f"\n  hint: {f.hint}" if f.hint else "")
-            lines.append(github_annotation(f.severity, file=model, title=f.rule, message=message))
-    return "\n".join(lines) + ("\n" if lines else "")
-
-
-def render_sarif(results: ModelFindings, rules: Iterable[Rule]) -> str:
-    catalog = list(rules)
-    rule_index = {rule.id: index for index, rule in enumerate(catalog)}
-    descriptors = [
-        sarif_rule(
-            rule.id,
-            name=rule.name,
-            summary=rule.name,
-            full=rule.summary,
-            help_text=rule.summary + (f" Fix: {rule.hint}." if rule.hint else ""),
-            help_uri=rule.help_uri,
-            severity=rule.severity,
+def model_report(
+    command: str, results: ModelFindings, rules: Iterable[Rule], exit_code: int, fail_on: Severity, summary: str = ""
+) -> Report:
+    """Model findings as a report: each is located at its model file (a SARIF region at line 1:
+    the model is binary) with the graph path inside it as a logical location."""
+    items = [
+        Item(
+            f.rule, f.severity, f.message, Place(model, logical=f.path), hint=f.hint,
+            fingerprint=fingerprint(model, f), properties={"operator": f.operator} if f.operator else {},
+            failing=f.severity.rank >= fail_on.rank,
         )
-        for rule in catalog
+        for model, findings in results
+        for f in findings
     ]
-    out = []
-    for model, findings in results:
-        for f in findings:
-            message = f.message + (f" (hint: {f.hint})" if f.hint else "")
-            out.append(sarif_result(
-                f.rule, rule_index[f.rule], f.severity, message,
-                [sarif_graph_location(model, f.path)], {"opsetModelFinding/v1": fingerprint(model, f)},
-            ))
-    return sarif_log(descriptors, out, information_uri=DOCS_URL)
+    return Report(command, items, exit_code, summary=summary, rules=list(rules))

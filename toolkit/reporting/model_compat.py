@@ -7,9 +7,11 @@ from toolkit.model.diagnostics import Severity
 from toolkit.onnx_bridge.check import ModelFinding
 from toolkit.onnx_bridge.compat_model import COMPAT_RULES, CompatFinding, CompatReport
 from toolkit.reporting.common import dump_json, json_envelope
-from toolkit.reporting.model_check import render_github, render_sarif
+from toolkit.reporting.model_check import model_report
+from toolkit.reporting.report import MACHINE_FORMATS
+from toolkit.reporting.report import render as render_machine
 
-FORMATS = ("text", "json", "github", "sarif")
+FORMATS = ("text", "json", "github", "sarif", "junit")
 JSON_KIND = "compat"
 
 
@@ -24,12 +26,14 @@ def render(report: CompatReport, fmt: str) -> str:
             kind=JSON_KIND, model=report.model, runtime=report.runtime, nodes=report.nodes,
             compatible=report.compatible, findings=findings,
         ))
-    if fmt in ("github", "sarif"):
-        located = [(report.model, [_model_finding(f) for f in report.findings])]
-        return render_github(located) if fmt == "github" else render_sarif(located, COMPAT_RULES)
-    lines = [f"{report.model}:{f.path}: error[{f.rule}]: {f.message}" for f in report.findings]
     verdict = "can run" if report.compatible else f"cannot run ({len(report.findings)} finding(s))"
-    lines.append(f"{report.model}: {report.nodes} node(s); {verdict} on runtime {report.runtime}")
+    summary = f"{report.model}: {report.nodes} node(s); {verdict} on runtime {report.runtime}"
+    if fmt in MACHINE_FORMATS:
+        located = [(report.model, [_model_finding(f) for f in report.findings])]
+        code = 0 if report.compatible else 1
+        return render_machine(model_report("compat", located, COMPAT_RULES, code, Severity.ERROR, summary), fmt)
+    lines = [f"{report.model}:{f.path}: error[{f.rule}]: {f.message}" for f in report.findings]
+    lines.append(summary)
     return "\n".join(lines) + "\n"
 
 

@@ -63,8 +63,9 @@ def schema_dict(schema: OpSchema, *, docs: bool = True) -> dict[str, Any]:
     return out
 
 
-def diagnostic_dict(diag: Diagnostic) -> dict[str, Any]:
-    return {
+def diagnostic_dict(diag: Diagnostic, repo_path: str | None = None) -> dict[str, Any]:
+    """`repo_path`: the file's path from the repository root, when the caller knows it."""
+    out = {
         "rule": diag.rule,
         "severity": diag.severity.value,
         "message": diag.message,
@@ -73,6 +74,9 @@ def diagnostic_dict(diag: Diagnostic) -> dict[str, Any]:
         "line": diag.location.line,
         "column": diag.location.column,
     }
+    if repo_path is not None:
+        out["path"] = repo_path
+    return out
 
 
 def schema_text(schema: OpSchema) -> str:
