@@ -93,10 +93,13 @@ def multitool_validate(files: list[Path], out: Path) -> list[dict[str, Any]]:
     for result in run.get("results", []):
         rule = rules.get(result["ruleId"], {})
         template = rule.get("messageStrings", {}).get(result["message"].get("id", ""), {}).get("text", "")
-        args = result["message"].get("arguments", [])
-        text = result["message"].get("text") or re.sub(r"\{(\d+)\}", lambda m: args[int(m.group(1))], template)
+        text = result["message"].get("text") or _format(template, result["message"].get("arguments", []))
         found.append({"ruleId": result["ruleId"], "level": result.get("level", "warning"), "message": text})
     return found
+
+
+def _format(template: str, arguments: list[str]) -> str:
+    return re.sub(r"\{(\d+)\}", lambda m: arguments[int(m.group(1))], template)
 
 
 def junit_xsd() -> Path:

@@ -18,12 +18,12 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+import ci_consumers as consumers
 import jsonschema
 import junitparser
 import pytest
 import xmlschema
 
-import ci_consumers as consumers
 from toolkit.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
