@@ -88,7 +88,8 @@ def run_validate(args: argparse.Namespace) -> int:
             print(diag.format(), file=sys.stderr)
         emit_report(args, summary + "\n")
     else:
-        from toolkit.reporting.report import Report, diagnostic_item, render
+        from toolkit.reporting.formats import render
+        from toolkit.reporting.report import Report, diagnostic_item
 
         strict = bool(args.warnings_as_errors)
         items = [

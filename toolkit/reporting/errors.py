@@ -14,8 +14,9 @@ from dataclasses import replace
 
 from toolkit.model.diagnostics import Diagnostic, Severity
 from toolkit.reporting import common
+from toolkit.reporting.formats import render
 from toolkit.reporting.paths import discover
-from toolkit.reporting.report import Report, diagnostics_report, render
+from toolkit.reporting.report import Report, diagnostics_report
 from toolkit.reporting.schema_text import diagnostic_dict
 
 JSON_KIND = "error"

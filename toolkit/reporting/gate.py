@@ -17,9 +17,9 @@ from toolkit.model.diagnostics import Severity
 from toolkit.model.rules import Rule
 from toolkit.model.spec import Location
 from toolkit.reporting import common as shared
+from toolkit.reporting.formats import render as render_machine
 from toolkit.reporting.paths import RepoPaths, discover
 from toolkit.reporting.report import Item, Place, Report
-from toolkit.reporting.report import render as render_machine
 
 FINGERPRINT_KEY = "opsetFinding/v1"
 FORMATS = shared.GATE_FORMATS

@@ -13,8 +13,8 @@ from toolkit.model.diagnostics import Severity, UsageError
 from toolkit.model.rules import CATALOG, Rule
 from toolkit.onnx_bridge.check import MODEL_RULES, CheckResult, ModelFinding
 from toolkit.reporting.common import dump_json, json_envelope
+from toolkit.reporting.formats import render as render_machine
 from toolkit.reporting.report import MACHINE_FORMATS, Item, Place, Report
-from toolkit.reporting.report import render as render_machine
 
 
 def render_rules_section() -> str:

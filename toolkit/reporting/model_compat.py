@@ -7,9 +7,9 @@ from toolkit.model.diagnostics import Severity
 from toolkit.onnx_bridge.check import ModelFinding
 from toolkit.onnx_bridge.compat_model import COMPAT_RULES, CompatFinding, CompatReport
 from toolkit.reporting.common import dump_json, json_envelope
+from toolkit.reporting.formats import render as render_machine
 from toolkit.reporting.model_check import model_report
 from toolkit.reporting.report import MACHINE_FORMATS
-from toolkit.reporting.report import render as render_machine
 
 FORMATS = ("text", "json", "github", "sarif", "junit")
 JSON_KIND = "compat"

@@ -118,20 +118,6 @@ class Report:
         return self.exit_code >= 2
 
 
-def render(report: Report, fmt: str) -> str:
-    if fmt == "github":
-        return render_github(report)
-    if fmt == "sarif":
-        from toolkit.reporting.sarif import render_sarif
-
-        return render_sarif(report)
-    if fmt == "junit":
-        from toolkit.reporting.junit import render_junit
-
-        return render_junit(report)
-    raise ValueError(f"not a machine format: {fmt}")
-
-
 def render_github(report: Report) -> str:
     paths = report.repo()
     lines = []
