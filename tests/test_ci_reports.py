@@ -217,3 +217,29 @@ def _consumers_accept(tmp: Path, root: Path, runs: list[dict[str, tuple[int, str
         plain.validate(ET.tostring(tree, encoding="unicode"))
     problems = consumers.multitool_validate(sarif_files, tmp / "validation.sarif")
     assert [p for p in problems if p["level"] in ("error", "warning")] == []
+
+
+def test_generate_check_reports_stale_files(capsys: pytest.CaptureFixture[str], monorepo: Path) -> None:
+    out = monorepo / "ml" / "generated"
+    assert _run(capsys, "generate", "--specs", "../opsets", "--out", str(out), "--only", "docs", "-q")[0] == 0
+    page = next(out.rglob("A.md"))
+    lines = page.read_text(encoding="utf-8").splitlines()
+    lines[2] = lines[2] + " (edited by hand)"
+    page.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    repo_path = page.relative_to(monorepo).as_posix()
+    argv = ("generate", "--specs", "../opsets", "--out", "../generated", "--only", "docs", "--check")
+    code, text, _ = _run(capsys, *argv)
+    assert code == 1 and "(edited by hand)" in text  # text: the unified diff, as before
+    code, github, _ = _run(capsys, *argv, "--format", "github")
+    assert code == 1
+    (annotation,) = consumers.parse_workflow_commands(github)
+    assert (annotation["file"], annotation["line"], annotation["title"]) == (repo_path, "3", "GEN-STALE")
+    code, sarif, _ = _run(capsys, *argv, "--format", "sarif")
+    (result,) = json.loads(sarif)["runs"][0]["results"]
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == repo_path
+    assert result["locations"][0]["physicalLocation"]["region"]["startLine"] == 3
+    assert consumers.github_upload_problems(json.loads(sarif), monorepo) == []
+    report = monorepo / "gen.xml"
+    assert _run(capsys, *argv, "--format", "junit", "--output", str(report))[0] == 1
+    (case,) = [c for suite in junitparser.JUnitXml.fromfile(str(report)) for c in suite]
+    assert case._elem.get("file") == repo_path and case._elem.get("line") == "3" and not case.is_passed

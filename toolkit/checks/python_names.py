@@ -75,3 +75,24 @@ com.acme.vision.Blur:1: ValueError: Value out of range` at `Blur.yaml:5:5`
 
 **After:** the value fixed in `Blur.yaml` (or the check added), `opset generate` writes the outputs""",
 )
+
+# Emitted by `opset generate --check` (toolkit.cli.generate_command) for each stale output file.
+GENERATED_STALE = "GEN-STALE"
+register(
+    GENERATED_STALE,
+    "load",
+    "error",
+    "A generated file differs from what the specs generate now (`opset generate --check`).",
+    category="Generated documents",
+    hint="run `opset generate` and commit the result",
+    doc="""\
+**Why:** `generated/` is checked in, so a spec change must come with its regenerated outputs;
+otherwise the classes, docs and protobuf documents that users read disagree with the specs.
+`opset generate --check` writes nothing and reports each stale file at its first differing line
+(line 1 for a file that is new, would be removed, or is binary).
+
+**Before:** `Blur.yaml` gains an attribute, `generated/` is not regenerated:
+`generated/docs/com.acme.vision/Blur.md:12:1: error[GEN-STALE]`.
+
+**After:** `opset generate` rewrites the stale files; commit them with the spec change.""",
+)

@@ -152,7 +152,7 @@ def _report_options(argv: list[str], args: argparse.Namespace | None) -> tuple[s
     command = next((a for a in argv if not a.startswith("-")), "")
     if command not in _REPORTING:
         return command or "opset", None, None
-    output_flags = ("--report",) if command == "convert" else ("--output", "-o")
+    output_flags = {"convert": ("--report",), "generate": ("--output",)}.get(command, ("--output", "-o"))
     fmt = target = None
     for i, arg in enumerate(argv):
         name, eq, value = arg.partition("=")

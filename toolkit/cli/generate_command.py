@@ -7,7 +7,7 @@ import sys
 from dataclasses import replace
 from typing import Any
 
-from toolkit.cli.common import add_specs_argument, spec_paths
+from toolkit.cli.common import add_report_arguments, add_specs_argument, emit_report, spec_paths
 from toolkit.model.diagnostics import UsageError
 
 DEFAULT_OUT = "generated"
@@ -33,6 +33,7 @@ def register(subparsers: Any) -> None:
         "--check", action="store_true", help="write nothing; print a diff of stale files and exit 1 if any"
     )
     parser.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
+    add_report_arguments(parser, output_flags=("--output",))
     parser.set_defaults(handler=run_generate)
 
 
@@ -64,6 +65,11 @@ def run_generate(args: argparse.Namespace) -> int:
         if exc.diagnostic is not None:
             hint = f"nothing was written; {args.out}/ is unchanged"
             print(replace(exc.diagnostic, hint=hint).format(), file=sys.stderr)
+            if args.format != "text":
+                from toolkit.reporting.errors import render_load_errors
+
+                diagnostic = replace(exc.diagnostic, hint=hint)
+                emit_report(args, render_load_errors("generate", "a generator", [diagnostic], args.format, 1))
         else:
             print(f"opset: error: {exc}", file=sys.stderr)
             print(f"  hint: nothing was written; {args.out}/ is unchanged", file=sys.stderr)
@@ -72,6 +78,9 @@ def run_generate(args: argparse.Namespace) -> int:
         for diagnostic in result.diagnostics:
             print(diagnostic.format(), file=sys.stderr)
     out = args.out.rstrip("/") or "."
+    if args.check and args.format != "text":
+        emit_report(args, _check_report(result.changes, out, args.format))
+        return 1 if result.changes else 0
     if args.check:
         if result.changes:
             sys.stdout.write(diff_text(result.changes, out))
@@ -92,3 +101,35 @@ def run_generate(args: argparse.Namespace) -> int:
             f"{added} added, {changed} changed, {removed} removed"
         )
     return 0
+
+
+def _check_report(changes: Any, out: str, fmt: str) -> str:
+    """`generate --check` in a report format: each stale file is a GEN-STALE finding at its
+    first differing line."""
+    from toolkit.checks.python_names import GENERATED_STALE
+    from toolkit.model.diagnostics import Diagnostic
+    from toolkit.model.spec import Location
+    from toolkit.reporting.errors import render_findings
+
+    diagnostics = []
+    for change in changes:
+        what = "is missing" if change.old is None else "should be removed" if change.new is None else "is stale"
+        path = f"{out}/{change.path}"
+        diagnostics.append(Diagnostic(
+            GENERATED_STALE, f"{path} {what}", Location(path, _first_difference(change.old, change.new), 1),
+            "run `opset generate` and commit the result",
+        ))
+    summary = f"{len(diagnostics)} generated file(s) in {out}/ are stale; run `opset generate`" if diagnostics else (
+        f"{out}/ is up to date"
+    )
+    return render_findings("generate", diagnostics, fmt, summary=summary)
+
+
+def _first_difference(old: bytes | None, new: bytes | None) -> int:
+    if old is None or new is None:
+        return 1
+    old_lines, new_lines = old.split(b"\n"), new.split(b"\n")
+    for number, (a, b) in enumerate(zip(old_lines, new_lines), start=1):
+        if a != b:
+            return number
+    return min(len(old_lines), len(new_lines)) + (0 if len(old_lines) == len(new_lines) else 1)

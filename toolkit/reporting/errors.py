@@ -64,3 +64,16 @@ def render_usage_error(command: str, message: str, fmt: str, exit_code: int = 2)
 
 def _errors(diags: list[Diagnostic]) -> int:
     return sum(1 for d in diags if d.severity is Severity.ERROR)
+
+
+def render_findings(command: str, diagnostics: Iterable[Diagnostic], fmt: str, *, summary: str) -> str:
+    """Located diagnostics that are the command's findings (exit 1), in json or a machine format."""
+    diags = list(diagnostics)
+    code = 1 if any(d.severity is Severity.ERROR for d in diags) else 0
+    if fmt == "json":
+        paths = discover()
+        return common.dump_json(common.json_envelope(
+            kind="findings", command=command, exit_code=code, message=summary,
+            diagnostics=[diagnostic_dict(d, paths.repo_path(d.location.file)) for d in diags],
+        ))
+    return render(diagnostics_report(command, diags, code, summary=summary, error=False), fmt)
