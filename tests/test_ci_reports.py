@@ -243,3 +243,37 @@ def test_generate_check_reports_stale_files(capsys: pytest.CaptureFixture[str], 
     assert _run(capsys, *argv, "--format", "junit", "--output", str(report))[0] == 1
     (case,) = [c for suite in junitparser.JUnitXml.fromfile(str(report)) for c in suite]
     assert case._elem.get("file") == repo_path and case._elem.get("line") == "3" and not case.is_passed
+
+
+def test_convert_failure_is_a_located_finding(capsys: pytest.CaptureFixture[str], monorepo: Path) -> None:
+    onnx = pytest.importorskip("onnx")
+    from onnx import helper
+
+    def f32(name: str, shape: list[int]) -> Any:
+        return helper.make_tensor_value_info(name, onnx.TensorProto.FLOAT, shape)
+
+    models = monorepo / "ml" / "models"
+    models.mkdir()
+    split = helper.make_graph([helper.make_node("Split", ["x"], ["a", "b"], name="s", axis=1, split=[1, 2])],
+                              "g", [f32("x", [1, 3])], [f32("a", [1, 1]), f32("b", [1, 2])])
+    onnx.save(helper.make_model(split, opset_imports=[helper.make_opsetid("", 11)]), models / "split.onnx")
+    argv = ("convert", "../models/split.onnx", "--to", "ai.onnx=13", "-o", "../models/out.onnx")
+    reports = {fmt: _run(capsys, *argv, "--format", fmt) for fmt in FORMATS}
+    assert {code for code, _, _ in reports.values()} == {1}
+    assert not (models / "out.onnx").exists()
+    (annotation,) = consumers.parse_workflow_commands(reports["github"][1])
+    assert annotation["file"] == "ml/models/split.onnx" and annotation["title"] == "CONVERT-FAILED"
+    assert "Split" in annotation["message"]
+    log = json.loads(reports["sarif"][1])
+    (result,) = log["runs"][0]["results"]
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "ml/models/split.onnx"
+    assert result["locations"][0]["logicalLocations"][0]["fullyQualifiedName"].startswith("g/")
+    assert consumers.github_upload_problems(log, monorepo) == []
+    assert json.loads(reports["json"][1])["findings"][0]["rule"] == "CONVERT-FAILED"
+    (case,) = [c for suite in junitparser.JUnitXml.fromstring(reports["junit"][1]) for c in suite]
+    assert case._elem.get("file") == "ml/models/split.onnx" and not case.is_passed
+    # a conversion that works: exit 0, an empty report on stdout, the steps on stderr
+    code, out, err = _run(capsys, "convert", "../models/split.onnx", "--to", "ai.onnx=12", "-o", "../models/out.onnx",
+                          "--format", "sarif", "--report", str(monorepo / "convert.sarif"))
+    assert code == 0 and out == "" and "wrote ../models/out.onnx" in err
+    assert json.loads((monorepo / "convert.sarif").read_text())["runs"][0]["results"] == []

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from toolkit.cli.common import add_report_arguments, add_specs_argument, emit_report, model_registry_from_args
-from toolkit.model.diagnostics import UsageError
+from toolkit.model.diagnostics import Severity, UsageError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -31,7 +31,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def _check_model(args: argparse.Namespace) -> int:
-    from toolkit.model.diagnostics import Severity
     from toolkit.onnx_bridge.catalog import onnx_unchecked_attributes
     from toolkit.onnx_bridge.check import check_model_file, exit_code
     from toolkit.reporting.model_check import render
@@ -60,6 +59,8 @@ def _register_convert(subparsers: argparse._SubParsersAction) -> None:  # type: 
                          help="target opset version of a domain (repeatable), e.g. ai.onnx=13")
     convert.add_argument("-o", "--output", required=True, metavar="OUT.onnx")
     add_specs_argument(convert, vendor=True)
+    # `-o/--output` is the converted model here, so the report file is `--report`.
+    add_report_arguments(convert, output_flags=("--report",))
     convert.set_defaults(handler=_convert)
 
 
@@ -70,17 +71,53 @@ def _convert(args: argparse.Namespace) -> int:
     if not Path(args.model).is_file():
         raise UsageError(f"{args.model}: no such model file")
     registry = model_registry_from_args(args, adapters=True)
+    machine = args.format != "text"
+    log = sys.stderr if machine else sys.stdout  # a machine report owns stdout
     try:
         result = convert_file(args.model, args.output, registry, targets)
     except ConversionError as exc:
         print(f"opset: error: {exc}", file=sys.stderr)
+        if machine:
+            emit_report(args, _convert_report(args, str(exc)))
         return 1
     for line in result.steps:
-        print(line)
+        print(line, file=log)
     for note in result.notes:
-        print(f"note: {note}")
-    print(f"wrote {args.output} ({result.converted} node move(s))")
+        print(f"note: {note}", file=log)
+    summary = f"wrote {args.output} ({result.converted} node move(s))"
+    print(summary, file=log)
+    if machine:
+        emit_report(args, _convert_report(args, "", summary))
     return 0
+
+
+def _convert_report(args: argparse.Namespace, error: str, summary: str = "") -> str:
+    """The conversion as a report: nothing to report, or one CONVERT-FAILED finding located at
+    the model file with the node's graph path (the error message starts with it)."""
+    import re
+
+    from toolkit.onnx_bridge.check import ModelFinding
+    from toolkit.onnx_bridge.convert import CONVERT_FAILED
+    from toolkit.reporting.formats import render
+    from toolkit.reporting.model_check import model_report
+
+    findings = []
+    if error:
+        match = re.match(r"([^\s:]+/\d+): (.*)", error, re.S)
+        path, message = (match.group(1), match.group(2)) if match else ("", error)
+        findings.append(ModelFinding(CONVERT_FAILED.id, message, path, hint=CONVERT_FAILED.hint))
+    report = model_report(
+        "convert", [(args.model, findings)], [CONVERT_FAILED], 1 if error else 0, Severity.ERROR,
+        summary=summary or f"opset convert: {args.model} was not converted; nothing was written",
+    )
+    if args.format == "json":
+        from toolkit.reporting.common import dump_json, json_envelope
+
+        items = [{"rule": f.rule, "path": f.path, "message": f.message, "hint": f.hint} for f in findings]
+        return dump_json(json_envelope(
+            kind="convert", model=args.model, output=args.output, converted=not error, findings=items
+        ))
+    return render(report, args.format)
 
 
 def _register_compat(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

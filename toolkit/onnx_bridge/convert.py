@@ -26,6 +26,7 @@ from toolkit.adapters import (
 )
 from toolkit.load.writer import write_file
 from toolkit.model.diagnostics import UsageError
+from toolkit.model.rules import register
 from toolkit.model.spec import (
     OpSchema,
     canonical_domain,
@@ -41,6 +42,27 @@ if TYPE_CHECKING:
 
 class ConversionError(Exception):
     """A node cannot be moved to the requested opset; the message names operator and version."""
+
+
+# Reported by `opset convert` (toolkit.cli.model_commands) when a ConversionError stops it.
+CONVERT_FAILED = register(
+    "CONVERT-FAILED", "compat", "error",
+    "A node cannot be moved to the requested opset version; nothing was written.",
+    name="node cannot be converted",
+    hint="convert to an opset the operator exists in, or add the missing adapter to the newer version",
+    anchor="convert",
+    doc="""\
+**Why:** `opset convert` moves every node one opset version at a time with the adapters of the
+specs; a node whose operator does not exist at the next version (removed, or not yet added), a
+version without an adapter, or an adapter that leaves the node invalid stops the conversion,
+and the output model is not written. The finding names the node's graph path, the operator
+versions and the opset step.
+
+**Before:** `opset convert m.onnx --to ai.onnx=13` on a model whose `Split` passes `split` as an
+attribute, with no adapter for Split-13.
+
+**After:** the adapter declared on the newer version (or a target opset the node can reach).""",
+)
 
 
 @dataclass

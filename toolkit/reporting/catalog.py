@@ -33,6 +33,7 @@ def load_catalog() -> RuleCatalog:
     import toolkit.compat.rules
     import toolkit.onnx_bridge.check.rules
     import toolkit.onnx_bridge.compat_model
+    import toolkit.onnx_bridge.convert
     import toolkit.onnx_bridge.model_diff
     import toolkit.onnx_bridge.overlay  # noqa: F401
 

@@ -39,3 +39,4 @@ def render(report: CompatReport, fmt: str) -> str:
 
 def _model_finding(finding: CompatFinding) -> ModelFinding:
     return ModelFinding(finding.rule, finding.message, finding.path, Severity.ERROR, operator=finding.operator)
+
