@@ -50,6 +50,21 @@ def node_models():  # type: ignore[no-untyped-def]
     return [(f"node/{case.name}", case.model) for case in cases]
 
 
+@pytest.fixture(scope="session")
+def producer_corpus(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """The real producers' models of tests/producer_corpus.py, built once per session.
+    OPSET_TEST_CORPUS_DIR names a folder to keep them in between runs (reused while the
+    producer versions are the same)."""
+    for package in ("onnxruntime", "skl2onnx", "sklearn", "onnxconverter_common", "sympy"):
+        pytest.importorskip(package)
+    import os
+
+    from producer_corpus import build_corpus
+
+    kept = os.environ.get("OPSET_TEST_CORPUS_DIR")
+    return build_corpus(Path(kept) if kept else tmp_path_factory.mktemp("producer-corpus"))
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "report: the test prints figures worth showing in the summary")
     import rule_recorder
