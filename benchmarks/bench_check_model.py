@@ -5,12 +5,14 @@ The model is a chain of elementwise and shape operators (Add, Mul, Relu, Sigmoid
 with an initializer shape, Transpose, Concat, Identity inside If branches every 500 nodes), with
 value_info declared for every value so that the type-binding check runs on every node.
 
-Prints median seconds of: our check (in-process, registry already loaded), onnx.checker
-(structural) and onnx.checker full_check=True (plus shape inference), the ratios, the same for
+Prints median seconds of: our check (in-process, registry already loaded; against the onnx
+catalog and against onnxruntime's catalog, `--runtime onnxruntime`), onnx.checker (structural)
+and onnx.checker full_check=True (plus shape inference), interleaved, the ratios, the same for
 the ~150 small models of onnx's backend test data (per-model costs), and the whole
-`opset check-model` command in a fresh interpreter (catalog cached) next to a fresh interpreter
-loading and checking the model with onnx.checker, then where a fresh process spends its time
-(interpreter start, imports, registry load, model parse, checks, report).
+`opset check-model` command in a fresh interpreter (catalogs cached; with and without
+`--runtime onnxruntime`) next to a fresh interpreter loading and checking the model with
+onnx.checker (with and without full_check), interleaved, then where a fresh process spends its
+time (interpreter start, imports, registry load, model parse, checks, report).
 
 Run: python benchmarks/bench_check_model.py [NODES]
 """
@@ -182,8 +184,13 @@ def main() -> None:
     assert not result.findings, result.findings[:3]
     onnx.checker.check_model(model, full_check=True)
 
-    ours, theirs, theirs_full = interleaved_medians([
+    from toolkit.onnx_bridge.runtimes import runtime_catalog
+
+    ort_registry = runtime_catalog("onnxruntime").registry  # imported into the cache on first use
+    assert not check_model(model, ort_registry, unchecked_attributes=unchecked).findings
+    ours, ours_ort, theirs, theirs_full = interleaved_medians([
         lambda: check_model(model, registry, unchecked_attributes=unchecked),
+        lambda: check_model(model, ort_registry, unchecked_attributes=unchecked),
         lambda: onnx.checker.check_model(model),
         lambda: onnx.checker.check_model(model, full_check=True),
     ])
@@ -211,12 +218,18 @@ def main() -> None:
             return subprocess.run(command, check=True, capture_output=True, env=env)
 
         cmd = [sys.executable, "-m", "toolkit", "check-model", str(path), "--specs", str(repo / "opsets")]
+        ort_cmd = [sys.executable, "-m", "toolkit", "check-model", str(path), "--runtime", "onnxruntime"]
         onnx_cmd = [sys.executable, "-c", "import sys, onnx; onnx.checker.check_model(onnx.load(sys.argv[1]))",
                     str(path)]
-        run(cmd)  # warm the caches (registry pickles, byte code)
-        run(onnx_cmd)
-        cli = median_seconds(lambda: run(cmd), repeat=5)
-        onnx_cli = median_seconds(lambda: run(onnx_cmd), repeat=5)
+        onnx_full_cmd = [sys.executable, "-c",
+                         "import sys, onnx; onnx.checker.check_model(onnx.load(sys.argv[1]), full_check=True)",
+                         str(path)]
+        commands = [cmd, ort_cmd, onnx_cmd, onnx_full_cmd]
+        for command in commands:
+            run(command)  # warm the caches (registry cache entries, byte code)
+        cli, ort_cli, onnx_cli, onnx_full_cli = interleaved_medians(
+            [lambda c=command: run(c) for command in commands], repeat=5
+        )
         bare = median_seconds(lambda: run([sys.executable, "-c", "pass"]), repeat=5)
         phases = fresh_phases(path, repo / "opsets", env)
 
@@ -225,6 +238,7 @@ def main() -> None:
     print(f"registry (onnx catalog, cached) load:        {load * 1000:8.1f} ms")
     print(f"opset check-model (in-process):              {ours * 1000:8.1f} ms  "
           f"({ours / result.nodes * 1e6:.2f} us/node)")
+    print(f"  same, --runtime onnxruntime (847 schemas):  {ours_ort * 1000:8.1f} ms")
     print(f"onnx.checker.check_model:                    {theirs * 1000:8.1f} ms  (ratio ours/onnx {ours / theirs:.2f})")
     print(f"onnx.checker.check_model(full_check=True):   {theirs_full * 1000:8.1f} ms  "
           f"(ratio ours/onnx {ours / theirs_full:.2f})")
@@ -232,7 +246,9 @@ def main() -> None:
           f"ours {ours_many * 1000:.1f} ms, onnx.checker {theirs_many * 1000:.1f} ms "
           f"(ratio {ours_many / theirs_many:.2f})")
     print(f"`opset check-model` command, fresh process:  {cli * 1000:8.1f} ms  "
-          f"(onnx.load + onnx.checker.check_model, fresh process: {onnx_cli * 1000:.1f} ms)")
+          f"(onnx.load + onnx.checker.check_model, fresh process: {onnx_cli * 1000:.1f} ms; "
+          f"with full_check=True: {onnx_full_cli * 1000:.1f} ms)")
+    print(f"  same with --runtime onnxruntime:            {ort_cli * 1000:8.1f} ms")
     print("where a fresh `opset check-model` spends its time:")
     print(f"  {'interpreter start (python -c pass)':46s} {bare * 1000:8.1f} ms")
     for label, seconds in phases:

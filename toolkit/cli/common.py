@@ -71,12 +71,20 @@ def registry_from_args(args: argparse.Namespace) -> Registry:
     return load_registry(specs_from_args(args), cache=not args.no_cache)
 
 
-def model_registry_from_args(args: argparse.Namespace, *, adapters: bool = False) -> Registry:
-    """The onnx catalog plus the vendor specs of `--specs` (see `add_specs_argument(vendor=True)`)."""
+def model_registry_from_args(
+    args: argparse.Namespace, *, adapters: bool = False, runtime: str | None = None
+) -> Registry:
+    """The onnx catalog, or the catalog of `runtime` (see toolkit/onnx_bridge/runtimes.py),
+    plus the vendor specs of `--specs` (see `add_specs_argument(vendor=True)`)."""
     from toolkit.onnx_bridge.catalog import model_registry
 
     paths = specs_from_args(args, required=False)
-    return model_registry(paths, adapters=adapters, use_cache=not args.no_cache)
+    base = None
+    if runtime is not None:
+        from toolkit.onnx_bridge.runtimes import runtime_catalog
+
+        base = runtime_catalog(runtime, use_cache=not args.no_cache).registry
+    return model_registry(paths, base=base, adapters=adapters, use_cache=not args.no_cache)
 
 
 def split_operator_ref(text: str) -> tuple[str, str, int | None]:

@@ -13,12 +13,17 @@ from toolkit.model.diagnostics import Severity, UsageError
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     check = subparsers.add_parser(
         "check-model",
-        help="check an ONNX model against the onnx catalog and vendor specs",
+        help="check an ONNX model against the onnx catalog (or a runtime's) and vendor specs",
         description="Check every node of an ONNX model (subgraphs and functions included) against "
-        "the operator schemas: the default and ai.onnx.ml domains from the installed onnx, vendor "
-        "domains from --specs. Exit 0 clean, 1 errors found, 2 usage problem.",
+        "the operator schemas: the default and ai.onnx.ml domains from the installed onnx (or the "
+        "whole operator table of --runtime), vendor domains from --specs. Exit 0 clean, 1 errors "
+        "found, 2 usage problem.",
     )
     check.add_argument("models", nargs="+", metavar="MODEL.onnx")
+    check.add_argument("--runtime", metavar="RUNTIME",
+                       help="check against a runtime's operator table instead of the ONNX standard: "
+                       "'onnxruntime' (the installed one) or a catalog folder (e.g. written by "
+                       "`opset import-onnx --source onnxruntime`)")
     add_specs_argument(check, vendor=True)
     add_report_arguments(check)
     check.add_argument("--fail-on", choices=("error", "warning"), default="error",
@@ -39,7 +44,7 @@ def _check_model(args: argparse.Namespace) -> int:
     for model in models:
         if not model.is_file():
             raise UsageError(f"{model}: no such model file")
-    registry = model_registry_from_args(args)
+    registry = model_registry_from_args(args, runtime=args.runtime)
     unchecked = onnx_unchecked_attributes()
     results = [check_model_file(model, registry, unchecked_attributes=unchecked) for model in models]
     emit_report(args, render(results, args.format, Severity(args.fail_on)))
@@ -125,8 +130,9 @@ def _register_compat(subparsers: argparse._SubParsersAction) -> None:  # type: i
         "compat",
         help="can a model run on a runtime with a known operator table?",
         description="List every node whose (domain, op, since_version) the runtime lacks, and the oldest "
-        "opset that would satisfy it. RUNTIME: a folder of generated opset_<N>.pb documents or a YAML "
-        "manifest. Exit 0 compatible, 1 not, 2 usage.",
+        "opset that would satisfy it. RUNTIME: 'onnxruntime' (the installed one's catalog), a catalog "
+        "folder (spec tree), a folder of generated opset_<N>.pb documents or a YAML manifest. "
+        "Exit 0 compatible, 1 not, 2 usage.",
     )
     compat.add_argument("model", metavar="MODEL.onnx")
     compat.add_argument("--runtime", required=True, metavar="RUNTIME")
@@ -138,13 +144,16 @@ def _register_compat(subparsers: argparse._SubParsersAction) -> None:  # type: i
 def _compat(args: argparse.Namespace) -> int:
     from toolkit.onnx_bridge.check.model_io import load_model
     from toolkit.onnx_bridge.compat_model import analyse, load_runtime
+    from toolkit.onnx_bridge.runtimes import KNOWN_RUNTIMES
     from toolkit.reporting.model_compat import render
 
-    if not Path(args.runtime).exists():
-        raise UsageError(f"--runtime {args.runtime}: no such file or folder")
+    if args.runtime not in KNOWN_RUNTIMES and not Path(args.runtime).exists():
+        raise UsageError(f"--runtime {args.runtime}: not a known runtime ({', '.join(KNOWN_RUNTIMES)}) and no such "
+                         "file or folder")
     model = load_model(args.model)
     registry = model_registry_from_args(args)
-    report = analyse(model, registry, load_runtime(args.runtime, registry), name=args.model)
+    runtime = load_runtime(args.runtime, registry, use_cache=not args.no_cache)
+    report = analyse(model, registry, runtime, name=args.model)
     emit_report(args, render(report, args.format))
     return 0 if report.compatible else 1
 

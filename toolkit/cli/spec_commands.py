@@ -43,10 +43,16 @@ def register(subparsers: Any) -> None:
     add_specs_argument(inventory)
     inventory.set_defaults(handler=run_inventory)
 
-    imp = subparsers.add_parser("import-onnx", help="write the installed onnx catalog as DSL files")
+    imp = subparsers.add_parser(
+        "import-onnx", help="write the installed onnx catalog as DSL files",
+        description="Write the operator catalog of the installed onnx package, or with --source "
+        "onnxruntime the installed onnxruntime's whole operator table (its standard domains with "
+        "its own additions, and its vendor domains: a runtime catalog for `--runtime DIR`).",
+    )
     imp.add_argument("--out", required=True, help="folder to write (created; existing files replaced)")
     imp.add_argument("--domain", action="append", default=[], help="only this domain (repeatable)")
-    imp.add_argument("--source", choices=("onnx", "onnxruntime"), default="onnx")
+    imp.add_argument("--source", choices=("onnx", "onnxruntime"), default="onnx",
+                     help="the package whose catalog to write (default: onnx)")
     imp.set_defaults(handler=run_import)
 
 

@@ -9,11 +9,10 @@ vendor specs given with `--specs` are added on top (a vendor tree may even repla
 from __future__ import annotations
 
 import atexit
-import functools
 import os
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from toolkit.load import cache
@@ -40,21 +39,34 @@ def catalog_dir(cache_root: str | os.PathLike[str] | None = None) -> Path:
     """Folder holding the imported catalog of the installed onnx; imported on first use.
     With caching off (`--no-cache`, OPSET_TOOLKIT_NO_CACHE) and no `cache_root`, the catalog is
     imported into a temporary folder that lives as long as this process."""
+
+    def fill(folder: Path) -> None:
+        from toolkit.onnx_bridge.importer import import_catalog
+
+        import_catalog(folder)
+        unchecked = "".join(f"{i}\n" for i in probe_unchecked_attributes())
+        (folder / UNCHECKED_FILE).write_text(unchecked, "utf-8")
+
+    return imported_dir("onnx-catalog", onnx_version(), fill, cache_root)
+
+
+def imported_dir(
+    kind: str, version: str, fill: Callable[[Path], None], cache_root: str | os.PathLike[str] | None = None
+) -> Path:
+    """The cache folder `<kind>-<version>-f<format>`, filled by `fill` on first use. The onnx
+    catalog and the runtime catalogs (toolkit/onnx_bridge/runtimes.py) share this machinery."""
     if cache_root is None and not cache.enabled():
-        return _private_catalog()
+        return _private_dir(kind, version, fill)
     root = Path(cache_root) if cache_root is not None else cache.cache_dir()
-    target = root / f"onnx-catalog-{onnx_version()}-f{CATALOG_FORMAT}"
+    target = root / f"{kind}-{version}-f{CATALOG_FORMAT}"
     if (target / ".complete").exists():
         return target
-    from toolkit.onnx_bridge.importer import import_catalog
-
     root.mkdir(parents=True, exist_ok=True)
     # Import into a sibling temp folder and rename: concurrent runs never see half a catalog.
     tmp = Path(tempfile.mkdtemp(prefix=target.name + ".", dir=root))
     try:
-        import_catalog(tmp)
-        (tmp / UNCHECKED_FILE).write_text("".join(f"{i}\n" for i in probe_unchecked_attributes()), "utf-8")
-        (tmp / ".complete").write_text(onnx_version() + "\n", encoding="utf-8")
+        fill(tmp)
+        (tmp / ".complete").write_text(version + "\n", encoding="utf-8")
         try:
             os.replace(tmp, target)
         except OSError:
@@ -66,11 +78,16 @@ def catalog_dir(cache_root: str | os.PathLike[str] | None = None) -> Path:
     return target
 
 
-@functools.cache
-def _private_catalog() -> Path:
-    root = Path(tempfile.mkdtemp(prefix="opset-catalog-"))
-    atexit.register(shutil.rmtree, root, ignore_errors=True)
-    return catalog_dir(root)
+_PRIVATE: dict[tuple[str, str], Path] = {}
+
+
+def _private_dir(kind: str, version: str, fill: Callable[[Path], None]) -> Path:
+    """One temporary import per kind and version for this process (caching is off)."""
+    if (kind, version) not in _PRIVATE:
+        root = Path(tempfile.mkdtemp(prefix=f"opset-{kind}-"))
+        atexit.register(shutil.rmtree, root, ignore_errors=True)
+        _PRIVATE[kind, version] = imported_dir(kind, version, fill, root)
+    return _PRIVATE[kind, version]
 
 
 def probe_unchecked_attributes() -> list[str]:

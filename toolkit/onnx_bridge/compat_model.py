@@ -48,19 +48,36 @@ class RuntimeTable:
     name: str
     operators: dict[str, set[tuple[str, int]]] = field(default_factory=dict)  # domain -> {(op, since)}
     opsets: dict[str, set[int]] = field(default_factory=dict)  # domain -> accepted opset versions
+    # A runtime given as a catalog: its own registry resolves what the standard does not
+    # (vendor domains, the runtime's additions to the standard domains).
+    registry: Registry | None = None
 
     def supports(self, domain: str, op: str, since: int) -> bool:
         return (op, since) in self.operators.get(domain, set())
 
 
-def load_runtime(path: str | os.PathLike[str], registry: Registry) -> RuntimeTable:
-    """A runtime table from a folder of `opset_<N>.pb` documents or a YAML manifest."""
+def load_runtime(path: str | os.PathLike[str], registry: Registry, *, use_cache: bool = True) -> RuntimeTable:
+    """A runtime table from a runtime catalog (`onnxruntime`, or a spec tree folder), a folder of
+    `opset_<N>.pb` documents or a YAML manifest."""
+    from toolkit.onnx_bridge.runtimes import KNOWN_RUNTIMES, runtime_catalog
+
     source = Path(path)
+    if str(path) in KNOWN_RUNTIMES or (source.is_dir() and not any(source.rglob("opset_*.pb"))):
+        catalog = runtime_catalog(str(path), use_cache=use_cache)
+        return _from_catalog(catalog.name, catalog.registry)
     if source.is_dir():
         return _from_documents(source)
     if source.is_file() and source.suffix in (".yaml", ".yml"):
         return _from_manifest(source, registry)
     raise UsageError(f"--runtime {path}: expected a folder of opset_<N>.pb documents or a .yaml manifest")
+
+
+def _from_catalog(name: str, catalog: Registry) -> RuntimeTable:
+    table = RuntimeTable(name, registry=catalog)
+    for domain in catalog.domains():
+        table.opsets[domain] = set(catalog.domain(domain).versions)
+        table.operators[domain] = {(s.name, s.since_version) for op in catalog.operators(domain) for s in op.versions}
+    return table
 
 
 def _from_documents(folder: Path) -> RuntimeTable:
@@ -194,6 +211,10 @@ def _node(
     ref = f"{display_domain(domain)}.{node.op_type}"
     version = imports.get(domain)
     schema = registry.find_schema(node.op_type, version, domain) if version is not None else None
+    if schema is None and version is not None and runtime.registry is not None:
+        own = runtime.registry.find_schema(node.op_type, version, domain) if runtime.registry.has_domain(domain) else None
+        if own is not None:
+            return  # only the runtime defines it (a vendor op, or its own addition): supported
     if schema is None:
         report.findings.append(CompatFinding(
             "COMPAT-UNRESOLVED", path, f"{ref} does not resolve at the imported opset (run `opset check-model`)",

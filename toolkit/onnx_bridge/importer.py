@@ -2,6 +2,11 @@
 
 Runs at run time against whatever package is installed, into a folder the caller chooses:
 the imported doc text belongs to ONNX and is never committed to this repository.
+
+`source="onnxruntime"` writes onnxruntime's whole operator table, every schema
+`get_all_operator_schema()` returns: the standard domains as onnxruntime has them (its own
+additions such as LayerNormalization-1 included) and its vendor domains (com.microsoft,
+com.microsoft.nchwc, com.ms.internal.nhwc, ...), read through `ort_schemas`.
 """
 
 from __future__ import annotations
@@ -84,15 +89,19 @@ def _collect(source: str) -> tuple[list[Any], dict[str, tuple[int, int]], Any]:
 
         return list(onnx.defs.get_all_schemas_with_history()), ranges, ir_for  # type: ignore[return-value]
     if source == "onnxruntime":
-        try:
-            from onnxruntime.capi import onnxruntime_pybind11_state as ort_state  # type: ignore[import-not-found, import-untyped, unused-ignore]
-        except ImportError:
-            raise UsageError("onnxruntime is not installed: pip install onnxruntime") from None
-        getter = getattr(ort_state, "get_all_operator_schema", None)
-        if getter is None:
-            raise UsageError("this onnxruntime build does not expose its operator schemas")
-        vendor = [s for s in getter() if s.domain not in ("", "ai.onnx", "ai.onnx.ml")]
-        return vendor, {}, lambda domain, version: 7
+        from toolkit.onnx_bridge.ort_schemas import ort_schemas
+
+        schemas = ort_schemas()  # every domain onnxruntime registers, its default-domain additions too
+
+        def ort_ir_for(domain: str, version: int) -> int:
+            if domain in ("", "ai.onnx.ml"):
+                import onnx.helper
+
+                opset = onnx.helper.make_opsetid(domain, version)
+                return int(onnx.helper.find_min_ir_version_for([opset], ignore_unknown=True))
+            return 7
+
+        return schemas, {}, ort_ir_for
     raise UsageError(f"unknown source '{source}' (onnx, onnxruntime)")
 
 
