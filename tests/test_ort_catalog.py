@@ -17,6 +17,7 @@ import numpy as np  # noqa: E402
 from onnx import helper  # noqa: E402
 
 from toolkit.model.spec import MAX_ARITY, AttrType, OpSchema, ParamOption, Status  # noqa: E402
+from toolkit.model.types import canonical_type  # noqa: E402
 from toolkit.registry.core import Registry, load_registry  # noqa: E402
 
 _OPTION = {"Single": ParamOption.SINGLE, "Optional": ParamOption.OPTIONAL, "Variadic": ParamOption.VARIADIC}
@@ -113,7 +114,12 @@ def _differences(ours: OpSchema, theirs: Any) -> list[str]:
     same(
         "type constraints",
         [(c.param, c.allowed, c.doc) for c in ours.type_constraints],
-        [(t.type_param_str, tuple(t.allowed_type_strs), t.description or "") for t in theirs.type_constraints],
+        # onnx's type language: a bare element type inside map()/seq() is a tensor, so
+        # onnxruntime's `seq(map(int64, float))` is our canonical `seq(map(int64, tensor(float)))`
+        [
+            (t.type_param_str, tuple(canonical_type(a) for a in t.allowed_type_strs), t.description or "")
+            for t in theirs.type_constraints
+        ],
     )
     return out
 
