@@ -7,7 +7,8 @@ of theirs is committed here), and the documented rules we check reports against.
   validate against with jsonschema.
 - JUnit: the Jenkins xunit-plugin `junit-10.xsd` (MIT) as pytest's source distribution ships
   it (`testing/example_scripts/junit-10.xsd`, the schema pytest validates its own JUnit XML
-  against), downloaded with pip.
+  against), downloaded with pip; and the strict Ant JUnit schema's requirements, checked by
+  `ant_junit_problems` (that XSD is in no maintained package).
 - GitHub workflow commands: a parser written from GitHub's documented format and escaping
   (`::name key=value,key=value::data`; data escapes `%`, CR, LF; property values also `:` `,`).
 
@@ -94,7 +95,12 @@ def multitool_validate(files: list[Path], out: Path) -> list[dict[str, Any]]:
         rule = rules.get(result["ruleId"], {})
         template = rule.get("messageStrings", {}).get(result["message"].get("id", ""), {}).get("text", "")
         text = result["message"].get("text") or _format(template, result["message"].get("arguments", []))
-        found.append({"ruleId": result["ruleId"], "level": result.get("level", "warning"), "message": text})
+        locations = result.get("locations") or [{}]
+        uri = locations[0].get("physicalLocation", {}).get("artifactLocation", {}).get("uri", "")
+        found.append({
+            "ruleId": result["ruleId"], "level": result.get("level", "warning"), "message": text,
+            "file": uri.rsplit("/", 1)[-1],
+        })
     return found
 
 
@@ -133,6 +139,57 @@ def junit_xsd_with_location(strict: Path) -> str:
     assert anchor in text, "the junit-10.xsd layout changed; update the test"
     extra = '<xs:attribute name="file" type="xs:string"/><xs:attribute name="line" type="xs:positiveInteger"/>'
     return text.replace(anchor, extra + anchor, 1)
+
+
+def ant_junit_problems(xml: str, extra_case_attributes: frozenset[str] = frozenset({"file", "line"})) -> list[str]:
+    """The strict Ant JUnit schema's requirements (the Apache Ant JUnit XML schema published by
+    Windy Road, Apache-2.0; no maintained package ships it, so its rules are checked here rather
+    than its text copied): `testsuites` without attributes holding `testsuite`s with the required
+    name, package, id, timestamp (no zone), hostname, tests, failures, errors, time; children in
+    the order properties, testcase*, system-out, system-err; each testcase with name, classname
+    and time and at most one of skipped/error/failure, whose `type` is required."""
+    import xml.etree.ElementTree as ET
+
+    problems: list[str] = []
+    root = ET.fromstring(xml)
+    if root.tag != "testsuites" or root.attrib:
+        problems.append(f"root: <{root.tag}> with {sorted(root.attrib)} (want <testsuites> without attributes)")
+    suite_required = {"name", "package", "id", "timestamp", "hostname", "tests", "failures", "errors", "time"}
+    for n, suite in enumerate(root):
+        where = f"testsuite[{n}]"
+        if suite.tag != "testsuite":
+            problems.append(f"{where}: <{suite.tag}>")
+            continue
+        attrs = set(suite.attrib)
+        if suite_required - attrs or attrs - suite_required - {"skipped"}:
+            problems.append(f"{where}: attributes {sorted(attrs)}")
+        if not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}", suite.get("timestamp", "")):
+            problems.append(f"{where}: timestamp {suite.get('timestamp')!r}")
+        for key in ("tests", "failures", "errors", "id"):
+            if not re.fullmatch(r"-?[0-9]+", suite.get(key, "")):
+                problems.append(f"{where}: {key} {suite.get(key)!r} is not an int")
+        if not re.fullmatch(r"[0-9]+(\.[0-9]+)?", suite.get("time", "")):
+            problems.append(f"{where}: time {suite.get('time')!r} is not a decimal")
+        tags = [child.tag for child in suite]
+        if tags[:1] != ["properties"] or tags[-2:] != ["system-out", "system-err"] or set(tags[1:-2]) - {"testcase"}:
+            problems.append(f"{where}: children {tags}")
+        for prop in suite.iterfind("properties/property"):
+            if not prop.get("name") or "value" not in prop.attrib:
+                problems.append(f"{where}: property {prop.attrib}")
+        for i, case in enumerate(suite.iterfind("testcase")):
+            here = f"{where}.testcase[{i}]"
+            attrs = set(case.attrib) - extra_case_attributes
+            if attrs != {"name", "classname", "time"}:
+                problems.append(f"{here}: attributes {sorted(case.attrib)}")
+            children = list(case)
+            if len(children) > 1 or any(c.tag not in ("skipped", "error", "failure") for c in children):
+                problems.append(f"{here}: children {[c.tag for c in children]}")
+            for child in children:
+                if child.tag != "skipped" and "type" not in child.attrib:
+                    problems.append(f"{here}: <{child.tag}> without type")
+                if set(child.attrib) - {"type", "message"}:
+                    problems.append(f"{here}: <{child.tag}> attributes {sorted(child.attrib)}")
+    return problems
 
 
 # --------------------------------------------------------------------------- GitHub workflow commands

@@ -209,14 +209,24 @@ def _consumers_accept(tmp: Path, root: Path, runs: list[dict[str, tuple[int, str
         sarif_files.append(path)
         xml = reports["junit"][1]
         located.validate(xml)
+        assert consumers.ant_junit_problems(xml) == []
+        assert consumers.ant_junit_problems(xml.replace(" timestamp=", " stamp=", 1))  # the check can fail
         # Without the two location attributes, the document is valid against the unmodified schema.
         tree = ET.fromstring(xml)
         for case in tree.iter("testcase"):
             case.attrib.pop("file", None)
             case.attrib.pop("line", None)
         plain.validate(ET.tostring(tree, encoding="unicode"))
-    problems = consumers.multitool_validate(sarif_files, tmp / "validation.sarif")
-    assert [p for p in problems if p["level"] in ("error", "warning")] == []
+    # A copy with the faults of issue 14 (no region, an unencoded URI) shows the validator bites.
+    broken = json.loads(sarif_files[0].read_text())
+    physical = broken["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
+    del physical["region"]
+    physical["artifactLocation"]["uri"] = "sp,ec:s%/x.yaml"
+    (tmp / "broken.sarif").write_text(json.dumps(broken))
+    problems = consumers.multitool_validate([*sarif_files, tmp / "broken.sarif"], tmp / "validation.sarif")
+    serious = [p for p in problems if p["level"] in ("error", "warning")]
+    assert {p["file"] for p in serious} == {"broken.sarif"}, serious
+    assert {"SARIF1002", "SARIF2017"} <= {p["ruleId"] for p in serious}
 
 
 def test_generate_check_reports_stale_files(capsys: pytest.CaptureFixture[str], monorepo: Path) -> None:
