@@ -186,6 +186,7 @@ def test_check_model_findings_are_located_at_the_model(capsys: pytest.CaptureFix
     assert result["locations"][0]["logicalLocations"][0]["fullyQualifiedName"] == "g/r/0"
     (annotation,) = consumers.parse_workflow_commands(reports["github"][1])
     assert annotation["file"] == "ml/models/bad model,v1.onnx" and annotation["title"] == "MODEL-ATTR-UNKNOWN"
+    assert json.loads(reports["json"][1])["models"][0]["path"] == "ml/models/bad model,v1.onnx"
     (case,) = [c for suite in junitparser.JUnitXml.fromstring(reports["junit"][1]) for c in suite]
     assert case._elem.get("file") == "ml/models/bad model,v1.onnx" and not case.is_passed
     _consumers_accept(tmp_path, monorepo, [reports])

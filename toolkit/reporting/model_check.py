@@ -14,6 +14,7 @@ from toolkit.model.rules import CATALOG, Rule
 from toolkit.onnx_bridge.check import MODEL_RULES, CheckResult, ModelFinding
 from toolkit.reporting.common import dump_json, json_envelope
 from toolkit.reporting.formats import render as render_machine
+from toolkit.reporting.paths import discover
 from toolkit.reporting.report import MACHINE_FORMATS, Item, Place, Report
 
 
@@ -95,9 +96,11 @@ def _render_text(results: list[CheckResult]) -> str:
 
 
 def _render_json(results: list[CheckResult]) -> str:
+    paths = discover()
     models = [
         {
             "model": r.model,
+            "path": paths.repo_path(r.model),
             "nodes": r.nodes,
             "errors": r.count(Severity.ERROR),
             "warnings": r.count(Severity.WARNING),
