@@ -25,7 +25,6 @@
 from __future__ import annotations
 
 import os
-import socket
 import time
 
 from toolkit.reporting.report import Item, Report
@@ -52,6 +51,8 @@ def _timestamp() -> str:
 
 
 def _hostname() -> str:
+    import socket  # only when a JUnit report is written
+
     try:
         return socket.gethostname() or "localhost"
     except OSError:
