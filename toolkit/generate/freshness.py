@@ -22,17 +22,17 @@ import json
 import os
 import sys
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from toolkit.load import cache
 from toolkit.load.discovery import discover
 from toolkit.load.files import MAX_FILE_BYTES, read_regular_file
-from toolkit.load.writer import JOURNAL, TMP_SUFFIX
+from toolkit.load.writer import JOURNAL, TMP_SUFFIX, FilesOnDisk
 from toolkit.model.diagnostics import Diagnostic, diagnostic_from_json, diagnostic_to_json
 from toolkit.registry.core import toolkit_stamp
 
-__all__ = ["RecordedFiles", "inputs_digest", "record", "recorded_outputs"]
+__all__ = ["file_digest", "inputs_digest", "record", "recorded_outputs"]
 
 FORMAT = "generate-record-2"
 # A file whose mtime is this close to (or after) the moment it was recorded may have been
@@ -93,29 +93,9 @@ def _walk(out: Path, kinds: Sequence[str]) -> dict[str, os.stat_result] | None:
     return found
 
 
-class RecordedFiles(Mapping[str, bytes]):
-    """The output files of a run found current: paths known, contents read on first access."""
-
-    def __init__(self, out: Path, paths: Sequence[str]) -> None:
-        self._out = out
-        self._paths = sorted(paths)
-        self._known = frozenset(paths)
-
-    def __getitem__(self, path: str) -> bytes:
-        if path not in self._known:
-            raise KeyError(path)
-        return (self._out / path).read_bytes()
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._paths)
-
-    def __len__(self) -> int:
-        return len(self._paths)
-
-
 def recorded_outputs(
     out: Path, kinds: Sequence[str], digest: str
-) -> tuple[RecordedFiles, tuple[Diagnostic, ...]] | None:
+) -> tuple[FilesOnDisk, tuple[Diagnostic, ...]] | None:
     """(the output files, the load's warnings) when `out` holds exactly what the recorded run for
     inputs `digest` left there, else None."""
     if not cache.enabled():
@@ -146,23 +126,33 @@ def recorded_outputs(
                 return None
             if _file_digest(content) != sha:
                 return None
-    return RecordedFiles(out, list(found)), diagnostics
+    return FilesOnDisk(out, list(found)), diagnostics
+
+
+def file_digest(data: bytes) -> str:
+    """The digest of an output file's content, as `record` expects them."""
+    return _file_digest(data)
 
 
 def record(
-    out: Path, kinds: Sequence[str], digest: str, files: Mapping[str, bytes], diagnostics: Sequence[Diagnostic]
+    out: Path,
+    kinds: Sequence[str],
+    digest: str,
+    file_digests: Mapping[str, str],
+    diagnostics: Sequence[Diagnostic],
 ) -> None:
-    """Remember that `out` holds `files` for inputs `digest` (call right after it does)."""
+    """Remember that `out` holds the files of `file_digests` ({path: `file_digest`}) for inputs
+    `digest` (call right after it does)."""
     if not cache.enabled():
         return
     recorded_ns = time.time_ns()
     outputs: dict[str, list[object]] = {}
-    for path, content in sorted(files.items()):
+    for path, sha in sorted(file_digests.items()):
         try:
             stat = os.stat(out / path, follow_symlinks=False)
         except OSError:
             return
-        outputs[path] = [stat.st_size, stat.st_mtime_ns, _file_digest(content)]
+        outputs[path] = [stat.st_size, stat.st_mtime_ns, sha]
     data = {
         "format": FORMAT,
         "inputs": digest,

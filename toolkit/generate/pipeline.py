@@ -1,9 +1,12 @@
-"""`opset generate`: load -> check -> every generator in memory -> one atomic writer.
+"""`opset generate`: load -> check -> the generators, one kind at a time -> one atomic writer.
 
-Nothing touches the output folder until every generator has returned, so a generator that raises
-leaves the previous outputs byte-identical. Writing goes through `toolkit.load.writer` (changed files
-only, journaled all-or-nothing commit); each kind owns the `<kind>/` subfolder of the output, and
-stale files there are pruned. `--check` plans the same changes and reports them instead.
+Each kind's files are compared with the disk as they come and the changed ones staged beside their
+targets under temporary names (`toolkit.load.writer.Staging`), so only one kind's output is in
+memory at once; no target changes until every generator has returned and the journaled commit
+renames them all, so a generator that raises leaves the previous outputs byte-identical (its
+staged files are removed). Each kind owns the `<kind>/` subfolder of the output, and stale files
+there are pruned. `--check` compares the same way and reports instead of writing. A rerun whose
+inputs and outputs are unchanged is answered from a record (`freshness`) without loading.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from pathlib import Path
 from toolkit.checks.python_names import GENERATOR_FAILED
 from toolkit.generate import GenerateContext, available_kinds, freshness, get_generator
 from toolkit.generate.context import GenerationFailure
-from toolkit.load.writer import Change, commit, plan
+from toolkit.load.writer import Change, FilesOnDisk, Staging, existing_files, plan, recover
 from toolkit.model.diagnostics import Diagnostic
 from toolkit.model.spec import Location
 from toolkit.registry.core import Registry, load_registry
@@ -158,13 +161,9 @@ def generate_tree(
         spec_paths=tuple(os.fspath(p) for p in spec_paths),
         cli_parser=cli_parser,
     )
-    files = run_generators(registry, context, selected)
-    # plan() first finishes a commit that a kill interrupted (its content was already decided).
-    changes = plan_outputs(root, files, selected)
-    if not check:
-        commit(root, changes)
+    files, changes, digests = _stream(root, registry, context, selected, check=check, digests=digest is not None)
     if digest is not None and (not check or not changes):
-        freshness.record(root, selected, digest, files, registry.diagnostics)
+        freshness.record(root, selected, digest, digests, registry.diagnostics)
     return GenerateResult(
         kinds=selected,
         files=files,
@@ -172,6 +171,63 @@ def generate_tree(
         written=not check,
         diagnostics=registry.diagnostics,
     )
+
+
+def _stream(
+    root: Path,
+    registry: Registry,
+    context: GenerateContext,
+    kinds: Sequence[str],
+    *,
+    check: bool,
+    digests: bool,
+) -> tuple[FilesOnDisk, list[Change], dict[str, str]]:
+    """Run the generators one kind at a time and compare (check) or stage (write) each file as it
+    comes, so only one kind's output is in memory at once; then commit all-or-nothing.
+
+    With check=True each change carries the old and new bytes (for the diff); after a write only
+    whether the file was added, changed or removed (`b""` stands for contents not kept)."""
+    recover(root)  # first finish a commit that a kill interrupted (its content was decided)
+    staging = None if check else Staging(root)
+    produced: list[str] = []
+    changes: list[Change] = []
+    overlay: dict[str, bytes] = {}
+    file_digests: dict[str, str] = {}
+    try:
+        for kind in kinds:
+            outputs = run_generators(registry, context, [kind])
+            for rel, data in outputs.items():
+                produced.append(rel)
+                if digests:
+                    file_digests[rel] = freshness.file_digest(data)
+                old = _read_existing(root / rel)
+                if old == data:
+                    continue
+                if staging is None:
+                    changes.append(Change(rel, old, data))
+                    overlay[rel] = data
+                else:
+                    staging.stage(rel, data)
+                    changes.append(Change(rel, None if old is None else b"", b""))
+            del outputs
+        stale = sorted(existing_files(root, kinds) - set(produced))
+        for rel in stale:
+            changes.append(Change(rel, (root / rel).read_bytes() if staging is None else b"", None))
+    except BaseException:
+        if staging is not None:
+            staging.abandon()
+        raise
+    if staging is not None:
+        staging.sweep(kinds)
+        staging.finish(stale)
+    return FilesOnDisk(root, produced, overlay), changes, file_digests
+
+
+def _read_existing(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
 
 
 def _is_text(data: bytes | None) -> bool:

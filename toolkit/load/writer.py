@@ -2,9 +2,11 @@
 
 Generators return `{relative path: bytes}` and never touch the disk. Writing happens in
 two phases: every changed file is first written next to its target under a temporary
-name, then a journal lists the renames, then the renames happen, then the journal goes.
-A failure before the journal leaves the tree as it was; a kill after it is rolled forward
-by the next run. Unchanged files are not touched (their mtimes stay).
+name (`Staging`, one file at a time as the generators produce them), then a journal lists
+the renames, then the renames happen, then the journal goes. A failure before the journal
+leaves the tree as it was (the temporary files are removed; those of a killed run are swept
+by the next one); a kill after it is rolled forward by the next run. Unchanged files are
+not touched (their mtimes stay).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import contextlib
 import json
 import os
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,6 +50,12 @@ def plan(root: Path, files: Mapping[str, bytes], prune_dirs: Iterable[str] = ())
     return changes
 
 
+def existing_files(root: Path, prune_dirs: Iterable[str]) -> set[str]:
+    """The files under root/<dir> for each of `prune_dirs` (relative paths; a commit's own
+    temporary files and journal excluded)."""
+    return _existing(root, prune_dirs)
+
+
 def _existing(root: Path, prune_dirs: Iterable[str]) -> set[str]:
     found: set[str] = set()
     for sub in prune_dirs:
@@ -66,31 +74,70 @@ def commit(root: Path, changes: list[Change]) -> None:
     """Apply `changes` under `root` all-or-nothing (see the module doc)."""
     if not changes:
         return
-    staged: list[tuple[str, str]] = []
+    staging = Staging(root)
     try:
         for change in changes:
-            if change.new is None:
-                continue
-            target = root / change.path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            tmp = target.with_name(target.name + TMP_SUFFIX)
-            with open(tmp, "wb") as handle:
-                handle.write(change.new)
-                if DURABLE:
-                    handle.flush()
-                    os.fsync(handle.fileno())
-            staged.append((str(tmp), str(target)))
+            if change.new is not None:
+                staging.stage(change.path, change.new)
     except BaseException:
-        for staged_tmp, _ in staged:
-            _unlink(Path(staged_tmp))
+        staging.abandon()
         raise
-    removals = [str(root / c.path) for c in changes if c.new is None]
-    journal = root / JOURNAL
-    root.mkdir(parents=True, exist_ok=True)
-    journal_tmp = journal.with_name(JOURNAL + TMP_SUFFIX)
-    journal_tmp.write_text(json.dumps({"renames": staged, "removals": removals}), encoding="utf-8")
-    os.replace(journal_tmp, journal)
-    _roll_forward(journal)
+    staging.finish([c.path for c in changes if c.new is None])
+
+
+class Staging:
+    """The first phase of a commit, one file at a time: each changed file is written beside its
+    target under a temporary name as soon as it is known, so a large generation is never held in
+    memory. `finish` writes the journal and rolls forward (the second phase); `abandon` removes
+    what was staged, leaving the tree as it was."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._staged: list[tuple[str, str]] = []
+        self._folders: set[Path] = set()  # made already: one mkdir per folder, not per file
+
+    def stage(self, rel: str, data: bytes) -> None:
+        target = self.root / rel
+        folder = target.parent
+        if folder not in self._folders:
+            folder.mkdir(parents=True, exist_ok=True)
+            self._folders.add(folder)
+        tmp = target.with_name(target.name + TMP_SUFFIX)
+        self._staged.append((str(tmp), str(target)))  # before writing: abandon() removes a partial one
+        with open(tmp, "wb") as handle:
+            handle.write(data)
+            if DURABLE:
+                handle.flush()
+                os.fsync(handle.fileno())
+
+    def sweep(self, prune_dirs: Iterable[str]) -> None:
+        """Remove temporary files under root/<dir> that this staging did not write: leftovers of a
+        run killed while staging (no journal yet, so they were never part of the tree)."""
+        ours = {tmp for tmp, _ in self._staged}
+        for sub in prune_dirs:
+            for dirpath, _dirs, names in os.walk(self.root / sub):
+                for name in names:
+                    path = os.path.join(dirpath, name)
+                    if name.endswith(TMP_SUFFIX) and path not in ours:
+                        _unlink(Path(path))
+
+    def abandon(self) -> None:
+        for staged_tmp, _ in self._staged:
+            _unlink(Path(staged_tmp))
+        self._staged.clear()
+
+    def finish(self, removals: Iterable[str]) -> None:
+        """Journal the staged renames and the removals (relative paths), then apply them."""
+        gone = [str(self.root / rel) for rel in removals]
+        if not self._staged and not gone:
+            return
+        journal = self.root / JOURNAL
+        self.root.mkdir(parents=True, exist_ok=True)
+        journal_tmp = journal.with_name(JOURNAL + TMP_SUFFIX)
+        journal_tmp.write_text(json.dumps({"renames": self._staged, "removals": gone}), encoding="utf-8")
+        os.replace(journal_tmp, journal)
+        _roll_forward(journal)
+        self._staged = []
 
 
 def recover(root: Path) -> None:
@@ -144,3 +191,26 @@ def write_file(path: Path, data: bytes) -> None:
     except BaseException:
         _unlink(Path(tmp))
         raise
+
+
+class FilesOnDisk(Mapping[str, bytes]):
+    """Files under `root` by relative path, read when asked for (`overlay` holds the contents of
+    those that differ from the disk, e.g. what a `--check` run would have written)."""
+
+    def __init__(self, root: Path, paths: Sequence[str], overlay: Mapping[str, bytes] | None = None) -> None:
+        self._root = root
+        self._paths = sorted(paths)
+        self._known = frozenset(self._paths)
+        self._overlay = dict(overlay or {})
+
+    def __getitem__(self, path: str) -> bytes:
+        if path not in self._known:
+            raise KeyError(path)
+        found = self._overlay.get(path)
+        return found if found is not None else (self._root / path).read_bytes()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
