@@ -12,6 +12,8 @@ import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from toolkit.generate.python.wrap_fast import wrap_simple
+
 __all__ = [
     "LINE",
     "Arg",
@@ -222,6 +224,9 @@ def _wrap(line: str, width: int) -> list[str]:
     if len(indent) > width // 2:
         indent = ""
     hanging = indent + "    " if indent else ""  # continuation of an indented item
+    simple = wrap_simple(line, width, hanging)
+    if simple is not None:
+        return simple
     return textwrap.wrap(
         line,
         width=width,
