@@ -21,9 +21,15 @@ def _textwrap(text: str, width: int, indent: str) -> list[str]:
     )
 
 
-@settings(max_examples=3000, deadline=None)
-@given(st.lists(PIECES, max_size=60).map("".join), st.integers(1, 40), st.sampled_from(["", "  ", "      "]))
-def test_fast_path_equals_textwrap(text: str, width: int, indent: str) -> None:
+@settings(max_examples=5000, deadline=None)
+@given(
+    st.lists(PIECES, max_size=60).map("".join).map(lambda t: t.lstrip(" ")),
+    st.integers(1, 40),
+    st.sampled_from(["", "  ", "      "]),
+    st.sampled_from(["", " ", "    ", "        "]),
+)
+def test_fast_path_equals_textwrap(text: str, width: int, indent: str, lead: str) -> None:
+    text = lead + text
     fast = wrap_simple(text, width, indent)
     if fast is not None:
         assert fast == _textwrap(text, width, indent)
@@ -34,6 +40,11 @@ def test_fast_path_equals_textwrap(text: str, width: int, indent: str) -> None:
 def test_plain_words_take_the_fast_path(words: list[str], width: int) -> None:
     text = " ".join(words)
     assert wrap_simple(text, width) == _textwrap(text, width, "")
+    item = "    " + text  # an indented item of a docstring section
+    fast = wrap_simple(item, width + 4, "        ")
+    if max(map(len, words)) <= width - 4:  # every word fits a continuation line
+        assert fast is not None
+    assert fast in (None, _textwrap(item, width + 4, "        "))
 
 
 def test_docstrings_of_the_onnx_catalog_are_unchanged(onnx_registry, monkeypatch) -> None:  # type: ignore[no-untyped-def]
