@@ -3,7 +3,10 @@ writer.py `Staging`), and the result still reports exactly what the in-memory pl
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+
+import pytest
 
 from toolkit.generate import GenerateContext
 from toolkit.generate.pipeline import generate_tree, plan_outputs, run_generators
@@ -50,3 +53,50 @@ def test_temporaries_of_a_killed_run_are_swept(tmp_path: Path, shipped_registry:
     assert not _generate(out, shipped_registry).changes
     assert not litter.exists()
     assert not list(out.rglob("*" + writer.TMP_SUFFIX))
+
+
+def _damage(out: Path) -> None:
+    (out / "proto/org.example.abc/opset_1.textproto").write_text("changed")
+    (out / "docs/index.md").unlink()
+    (out / "python" / "stray.py").write_text("x = 1\n")
+
+
+def test_two_processes_give_the_result_of_one(
+    tmp_path: Path, shipped_registry: Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """parallel_kinds (python here, the other kinds in a forked child) == the plain sequential run."""
+    results = {}
+    for jobs in ("1", "2"):
+        monkeypatch.setenv("OPSET_TOOLKIT_JOBS", jobs)
+        monkeypatch.setattr(os, "cpu_count", lambda: 2)
+        out = tmp_path / f"gen{jobs}"
+        _generate(out, shipped_registry)
+        _damage(out)
+        checked = _generate(out, shipped_registry, check=True)
+        written = _generate(out, shipped_registry)
+        results[jobs] = (checked.changes, dict(checked.files), [(c.path, c.old is None, c.new is None) for c in written.changes])
+        assert not list(out.rglob("*" + writer.TMP_SUFFIX))
+    assert results["1"] == results["2"]
+
+
+def test_a_failure_in_the_second_process_leaves_the_outputs_untouched(
+    tmp_path: Path, shipped_registry: Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toolkit.generate import docs as docs_generator
+    from toolkit.generate.pipeline import GeneratorError
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.delenv("OPSET_TOOLKIT_JOBS", raising=False)
+    out = tmp_path / "gen"
+    _generate(out, shipped_registry)
+    (out / "proto/org.example.abc/opset_1.textproto").write_text("changed")  # a write would fix it
+    before = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+
+    def broken(*_args: object, **_kwargs: object) -> dict[str, str]:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(docs_generator, "render_docs", broken)
+    with pytest.raises(GeneratorError, match="generator 'docs' failed"):
+        _generate(out, shipped_registry)
+    after = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    assert after == before

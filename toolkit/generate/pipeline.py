@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolkit.checks.python_names import GENERATOR_FAILED
-from toolkit.generate import GenerateContext, available_kinds, freshness, get_generator
+from toolkit.generate import GenerateContext, available_kinds, freshness, get_generator, parallel_kinds
 from toolkit.generate.context import GenerationFailure
 from toolkit.load.writer import Change, FilesOnDisk, Staging, existing_files, plan, recover
 from toolkit.model.diagnostics import Diagnostic
@@ -182,11 +182,9 @@ def _stream(
     check: bool,
     digests: bool,
 ) -> tuple[FilesOnDisk, list[Change], dict[str, str]]:
-    """Run the generators one kind at a time and compare (check) or stage (write) each file as it
-    comes, so only one kind's output is in memory at once; then commit all-or-nothing.
-
-    With check=True each change carries the old and new bytes (for the diff); after a write only
-    whether the file was added, changed or removed (`b""` stands for contents not kept)."""
+    """Run the generators kind by kind, comparing (check) or staging (write) each file as it comes
+    (`streaming`, two kinds at once on two cores: `parallel_kinds`), then commit all-or-nothing:
+    the staged files are renamed in and the stale ones removed under one journal."""
     recover(root)  # first finish a commit that a kill interrupted (its content was decided)
     staging = None if check else Staging(root)
     produced: list[str] = []
@@ -194,40 +192,27 @@ def _stream(
     overlay: dict[str, bytes] = {}
     file_digests: dict[str, str] = {}
     try:
-        for kind in kinds:
-            outputs = run_generators(registry, context, [kind])
-            for rel, data in outputs.items():
-                produced.append(rel)
-                if digests:
-                    file_digests[rel] = freshness.file_digest(data)
-                old = _read_existing(root / rel)
-                if old == data:
-                    continue
-                if staging is None:
-                    changes.append(Change(rel, old, data))
-                    overlay[rel] = data
-                else:
-                    staging.stage(rel, data)
-                    changes.append(Change(rel, None if old is None else b"", b""))
-            del outputs
+        outputs = parallel_kinds.stream_kinds(root, registry, context, kinds, check=check, digests=digests)
+        for kind in kinds:  # merged in kind order: the same result however the kinds were run
+            output = outputs[kind]
+            produced += output.produced
+            changes += output.changes
+            overlay.update(output.overlay)
+            file_digests.update(output.digests)
+            if staging is not None:
+                staging.adopt(output.staged)
         stale = sorted(existing_files(root, kinds) - set(produced))
         for rel in stale:
             changes.append(Change(rel, (root / rel).read_bytes() if staging is None else b"", None))
     except BaseException:
         if staging is not None:
             staging.abandon()
+            staging.sweep(kinds)  # also what a second process staged before this one failed
         raise
     if staging is not None:
         staging.sweep(kinds)
         staging.finish(stale)
     return FilesOnDisk(root, produced, overlay), changes, file_digests
-
-
-def _read_existing(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except (FileNotFoundError, NotADirectoryError):
-        return None
 
 
 def _is_text(data: bytes | None) -> bool:

@@ -55,9 +55,17 @@ def run_split(work: Callable[[Sequence[T]], R], items: Sequence[T], workers: int
     """`work` over `items` split in two halves (alternate items), one in a forked child; the
     results in order [this process's half, the child's half]. Without fork, or when the child
     fails, the whole list is worked here and a single result is returned."""
-    if workers < 2 or len(items) < 2 or not hasattr(os, "fork"):
+    if workers < 2 or len(items) < 2:
         return [work(items)]
-    mine, theirs = items[0::2], items[1::2]
+    return run_pair(work, items[0::2], items[1::2])
+
+
+def run_pair(work: Callable[[Sequence[T]], R], mine: Sequence[T], theirs: Sequence[T]) -> list[R]:
+    """`work(mine)` here and `work(theirs)` in a forked child, at once: [mine's, theirs'] results.
+    Without fork, or when the child fails, `work(mine + theirs)` runs here and is the only result."""
+    items = [*mine, *theirs]
+    if not hasattr(os, "fork"):
+        return [work(items)]
     try:
         read_end, write_end = os.pipe()
         pid = os.fork()

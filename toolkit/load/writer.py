@@ -110,6 +110,16 @@ class Staging:
                 handle.flush()
                 os.fsync(handle.fileno())
 
+    @property
+    def staged(self) -> list[tuple[str, str]]:
+        """(temporary, target) of every file staged so far."""
+        return list(self._staged)
+
+    def adopt(self, staged: Iterable[tuple[str, str]]) -> None:
+        """Take over files another process staged under this root (committed or abandoned with
+        this staging's own)."""
+        self._staged.extend(staged)
+
     def sweep(self, prune_dirs: Iterable[str]) -> None:
         """Remove temporary files under root/<dir> that this staging did not write: leftovers of a
         run killed while staging (no journal yet, so they were never part of the tree)."""

@@ -27,7 +27,7 @@ def wrap_simple(text: str, width: int, subsequent_indent: str = "") -> list[str]
     if room < 1 or not body or any(c in text for c in _OTHER_WHITESPACE):
         return None
     words = body.split(" ")
-    if "" in words or not text.isascii() and any(not w.strip() for w in words):
+    if "" in words or (not text.isascii() and any(not w.strip() for w in words)):
         return None
     if len(text) <= width:
         return [text]
