@@ -10,6 +10,7 @@ from pathlib import Path
 
 from toolkit.generate import freshness
 from toolkit.generate.context import GenerateContext
+from toolkit.generate.running import run_generators
 from toolkit.load.writer import Change, Staging
 from toolkit.registry.core import Registry
 
@@ -41,8 +42,6 @@ def stream_kind(
     With check=True each change carries the old and new bytes (for the diff); after a write only
     whether the file was added or changed (`b""` stands for contents not kept). Raises what
     `run_generators` raises, after removing what it staged."""
-    from toolkit.generate.pipeline import run_generators  # the pipeline imports this module
-
     out = KindOutput()
     staging = None if check else Staging(root)
     try:
