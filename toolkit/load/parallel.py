@@ -57,13 +57,16 @@ def run_split(work: Callable[[Sequence[T]], R], items: Sequence[T], workers: int
     fails, the whole list is worked here and a single result is returned."""
     if workers < 2 or len(items) < 2:
         return [work(items)]
-    return run_pair(work, items[0::2], items[1::2])
+    return run_pair(work, items[0::2], items[1::2], whole=items)
 
 
-def run_pair(work: Callable[[Sequence[T]], R], mine: Sequence[T], theirs: Sequence[T]) -> list[R]:
+def run_pair(
+    work: Callable[[Sequence[T]], R], mine: Sequence[T], theirs: Sequence[T], *, whole: Sequence[T] | None = None
+) -> list[R]:
     """`work(mine)` here and `work(theirs)` in a forked child, at once: [mine's, theirs'] results.
-    Without fork, or when the child fails, `work(mine + theirs)` runs here and is the only result."""
-    items = [*mine, *theirs]
+    Without fork, or when the child fails, `work(whole)` (default: mine then theirs) runs here and
+    is the only result."""
+    items = list(whole) if whole is not None else [*mine, *theirs]
     if not hasattr(os, "fork"):
         return [work(items)]
     try:
