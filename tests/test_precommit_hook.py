@@ -120,3 +120,23 @@ def test_the_range_comes_from_pre_commit(monorepo: tuple[Path, dict[str, str]]) 
     assert ranged.returncode == 1, text
     assert text.count("error[TYPE-ADDED]") == 1 and f"{SPECS}/C.yaml:" in text
     assert _git(root, env, "remote") == ""
+
+
+def test_spec_roots_are_found_by_their_domain_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from toolkit.cli import main
+    from toolkit.compat.gitref import spec_roots
+
+    env = _env(tmp_path)
+    root = tmp_path / "repo"
+    for folder in ("ml/opsets/a", "ml/opsets/b", "tools/vendor/x", "build/out/c"):
+        (root / folder).mkdir(parents=True)
+        (root / folder / "domain.yaml").write_text("domain: x\n")
+    (root / ".gitignore").write_text("build/\n")
+    _git(root, env, "init", "-q")
+    assert spec_roots(root) == ["ml/opsets", "tools/vendor"]  # ignored build/ is not a spec tree
+    assert spec_roots(root / "ml") == ["opsets", "../tools/vendor"]  # relative to where it runs
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    _git(empty, env, "init", "-q")
+    monkeypatch.chdir(empty)
+    assert main(["pre-commit"]) == 0
