@@ -28,7 +28,8 @@ _ATTR = {t.proto_number: t for t in AttrType}
 @pytest.fixture(scope="module")
 def ort_catalog(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("ort-catalog")
-    proc = _opset("import-onnx", "--source", "onnxruntime", "--out", str(out))
+    command = [sys.executable, "-m", "toolkit", "import-onnx", "--source", "onnxruntime", "--out", str(out)]
+    proc = subprocess.run(command, capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
     assert "wrote " in proc.stdout and "com.microsoft:" in proc.stdout
     return out
@@ -40,20 +41,32 @@ def ort_registry(ort_catalog: Path) -> Registry:
 
 
 def _opset(*args: str, hide_onnxruntime: bool = False) -> subprocess.CompletedProcess[str]:
-    if hide_onnxruntime:  # as if onnxruntime were not installed: no module, no metadata
-        code = (
-            "import sys, importlib.metadata as m\n"
-            "real = m.version\n"
-            "def version(name):\n"
-            "    if name == 'onnxruntime': raise m.PackageNotFoundError(name)\n"
-            "    return real(name)\n"
-            "m.version = version\nsys.modules['onnxruntime'] = None\n"
-            "from toolkit.cli import main\nraise SystemExit(main(sys.argv[1:]))\n"
-        )
-        command = [sys.executable, "-c", code, *args]
-    else:
-        command = [sys.executable, "-m", "toolkit", *args]
-    return subprocess.run(command, capture_output=True, text=True, check=False)
+    """Run the `opset` command line in this process (the fixture above runs it in a fresh one).
+    `hide_onnxruntime`: as if onnxruntime were not installed (no module, no metadata)."""
+    import contextlib
+    import importlib.metadata
+    import io
+
+    from toolkit.cli import main
+    from toolkit.onnx_bridge import runtimes
+
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        if hide_onnxruntime:
+            real = importlib.metadata.version
+
+            def version(name: str) -> str:
+                if name == "onnxruntime":
+                    raise importlib.metadata.PackageNotFoundError(name)
+                return real(name)
+
+            patch.setattr(importlib.metadata, "version", version)
+            for module in ("onnxruntime", "onnxruntime.capi", "onnxruntime.capi.onnxruntime_pybind11_state"):
+                patch.setitem(sys.modules, module, None)
+            patch.setattr(runtimes, "_MEMO", {})  # nothing loaded before counts
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(list(args))
+    return subprocess.CompletedProcess(list(args), code, out.getvalue(), err.getvalue())
 
 
 def _default(raw: bytes) -> Any:
