@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.load.adapter_build import build_adapter
+from toolkit.load.build_functions import function_fields
 from toolkit.load.build_values import attribute_default, whole_numbers
 from toolkit.load.yamlsrc import MarkedDict, MarkedList, Source
 from toolkit.model.diagnostics import Diagnostic
@@ -290,6 +291,7 @@ class Builder:
             adapter=adapter,
             suppress=tuple(entry.get("suppress", ())),
             location=source.loc(*at),
+            **function_fields(source, at, entry),
         )
 
     def params(

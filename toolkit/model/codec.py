@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 
+from toolkit.model.codec_functions import decode_function_fields, encode_function_fields
 from toolkit.model.spec import (
     NOWHERE,
     Adapter,
@@ -266,6 +267,7 @@ def _encode_schema(message: OpSchemaProto, schema: OpSchema) -> None:
     if schema.location != NOWHERE:
         _set_location(message.location, schema.location)
     _encode_doc_at(message, schema)
+    encode_function_fields(message, schema)
 
 
 def _encode_opset(message: OpsetVersionProto, opset: OpsetVersion) -> None:
@@ -427,6 +429,7 @@ def _decode_schema(domain: str, name: str, message: OpSchemaProto) -> OpSchema:
         location=_location(message),
         doc_location=_location(message, "doc_location"),
         doc_literal=message.doc_literal,
+        **decode_function_fields(message),
     )
 
 

@@ -214,6 +214,28 @@ class Adapter:
     location: Location = field(default=NOWHERE, compare=False)
 
 
+# -- function bodies (issue #16) -------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionBody:
+    """An operator version's body in ONNX's textual syntax: the nodes onnx.parser reads between a
+    function's braces, one per line, with the opsets they are written against. The formal inputs,
+    outputs and attributes are the version's own. `toolkit.model.onnx_text` parses the text."""
+
+    text: str
+    opset_imports: tuple[tuple[str, int], ...]  # (canonical domain, version), in declaration order
+    location: Location = field(default=NOWHERE, compare=False)
+    text_location: Location = field(default=NOWHERE, compare=False)  # where the text starts
+    text_literal: bool = field(default=False, compare=False)  # text line N is source line text_location.line + N
+
+    def opset(self, domain: str) -> int | None:
+        for name, version in self.opset_imports:
+            if name == domain:
+                return version
+        return None
+
+
 @dataclass(frozen=True, slots=True)
 class OpSchema:
     """One fully resolved operator version: inheritance applied, type sets expanded."""
@@ -234,6 +256,8 @@ class OpSchema:
     location: Location = field(default=NOWHERE, compare=False)
     doc_location: Location = field(default=NOWHERE, compare=False)  # where the doc's text starts
     doc_literal: bool = field(default=False, compare=False)  # doc line N is source line doc_location.line + N
+    function: FunctionBody | None = None  # a body of other operators, if the version has one
+    context_dependent_function: bool = False  # onnx builds a body per node (nothing static to carry)
 
     @property
     def id(self) -> str:

@@ -22,6 +22,7 @@ import yaml
 from toolkit.load.schema_files import SCHEMA_DIR
 from toolkit.load.writer import write_tree
 from toolkit.model.diagnostics import UsageError
+from toolkit.onnx_bridge.import_functions import function_entry
 from toolkit.model.spec import display_domain
 from toolkit.onnx_bridge.type_facts import add_type_sources
 
@@ -172,6 +173,7 @@ def _version(schema: Any) -> dict[str, Any]:
     suppress = _historical_quirks(schema)
     if suppress:
         entry["suppress"] = suppress
+    entry.update(function_entry(schema))
     return entry
 
 

@@ -29,6 +29,20 @@ from toolkit.proto.opset_toolkit_pb2 import (
     TypeSetProto,
 )
 
+# Function bodies (issue #16): FunctionProto and the messages it holds, wire-compatible with onnx's.
+from toolkit.proto.opset_toolkit_pb2 import (  # noqa: E402
+    AttributeProto as OnnxAttributeProto,
+    FunctionBodyProto,
+    FunctionProto,
+    GraphProto,
+    NodeProto,
+    OperatorSetIdProto,
+    TensorProto,
+    TensorShapeProto,
+    TypeProto,
+    ValueInfoProto,
+)
+
 __all__ = [
     "AdapterProto",
     "AdapterStepListProto",
@@ -48,4 +62,14 @@ __all__ = [
     "StringList",
     "TypeConstraintProto",
     "TypeSetProto",
+    "FunctionBodyProto",
+    "FunctionProto",
+    "GraphProto",
+    "NodeProto",
+    "OnnxAttributeProto",
+    "OperatorSetIdProto",
+    "TensorProto",
+    "TensorShapeProto",
+    "TypeProto",
+    "ValueInfoProto",
 ]

@@ -27,7 +27,7 @@ class OperatorProto(_message.Message):
     def __init__(self, op_type: _Optional[str] = ..., since_version: _Optional[int] = ..., status: _Optional[_Union[OperatorStatus, str]] = ..., doc_string: _Optional[str] = ...) -> None: ...
 
 class OperatorSetProto(_message.Message):
-    __slots__ = ("magic", "ir_version", "ir_version_prerelease", "ir_build_metadata", "domain", "opset_version", "doc_string", "operator")
+    __slots__ = ("magic", "ir_version", "ir_version_prerelease", "ir_build_metadata", "domain", "opset_version", "doc_string", "operator", "functions")
     MAGIC_FIELD_NUMBER: _ClassVar[int]
     IR_VERSION_FIELD_NUMBER: _ClassVar[int]
     IR_VERSION_PRERELEASE_FIELD_NUMBER: _ClassVar[int]
@@ -36,6 +36,7 @@ class OperatorSetProto(_message.Message):
     OPSET_VERSION_FIELD_NUMBER: _ClassVar[int]
     DOC_STRING_FIELD_NUMBER: _ClassVar[int]
     OPERATOR_FIELD_NUMBER: _ClassVar[int]
+    FUNCTIONS_FIELD_NUMBER: _ClassVar[int]
     magic: str
     ir_version: int
     ir_version_prerelease: str
@@ -44,7 +45,224 @@ class OperatorSetProto(_message.Message):
     opset_version: int
     doc_string: str
     operator: _containers.RepeatedCompositeFieldContainer[OperatorProto]
-    def __init__(self, magic: _Optional[str] = ..., ir_version: _Optional[int] = ..., ir_version_prerelease: _Optional[str] = ..., ir_build_metadata: _Optional[str] = ..., domain: _Optional[str] = ..., opset_version: _Optional[int] = ..., doc_string: _Optional[str] = ..., operator: _Optional[_Iterable[_Union[OperatorProto, _Mapping]]] = ...) -> None: ...
+    functions: _containers.RepeatedCompositeFieldContainer[FunctionProto]
+    def __init__(self, magic: _Optional[str] = ..., ir_version: _Optional[int] = ..., ir_version_prerelease: _Optional[str] = ..., ir_build_metadata: _Optional[str] = ..., domain: _Optional[str] = ..., opset_version: _Optional[int] = ..., doc_string: _Optional[str] = ..., operator: _Optional[_Iterable[_Union[OperatorProto, _Mapping]]] = ..., functions: _Optional[_Iterable[_Union[FunctionProto, _Mapping]]] = ...) -> None: ...
+
+class OperatorSetIdProto(_message.Message):
+    __slots__ = ("domain", "version")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    version: int
+    def __init__(self, domain: _Optional[str] = ..., version: _Optional[int] = ...) -> None: ...
+
+class TensorShapeProto(_message.Message):
+    __slots__ = ("dim",)
+    class Dimension(_message.Message):
+        __slots__ = ("dim_value", "dim_param")
+        DIM_VALUE_FIELD_NUMBER: _ClassVar[int]
+        DIM_PARAM_FIELD_NUMBER: _ClassVar[int]
+        dim_value: int
+        dim_param: str
+        def __init__(self, dim_value: _Optional[int] = ..., dim_param: _Optional[str] = ...) -> None: ...
+    DIM_FIELD_NUMBER: _ClassVar[int]
+    dim: _containers.RepeatedCompositeFieldContainer[TensorShapeProto.Dimension]
+    def __init__(self, dim: _Optional[_Iterable[_Union[TensorShapeProto.Dimension, _Mapping]]] = ...) -> None: ...
+
+class TypeProto(_message.Message):
+    __slots__ = ("tensor_type", "sequence_type", "optional_type")
+    class Tensor(_message.Message):
+        __slots__ = ("elem_type", "shape")
+        ELEM_TYPE_FIELD_NUMBER: _ClassVar[int]
+        SHAPE_FIELD_NUMBER: _ClassVar[int]
+        elem_type: int
+        shape: TensorShapeProto
+        def __init__(self, elem_type: _Optional[int] = ..., shape: _Optional[_Union[TensorShapeProto, _Mapping]] = ...) -> None: ...
+    class Sequence(_message.Message):
+        __slots__ = ("elem_type",)
+        ELEM_TYPE_FIELD_NUMBER: _ClassVar[int]
+        elem_type: TypeProto
+        def __init__(self, elem_type: _Optional[_Union[TypeProto, _Mapping]] = ...) -> None: ...
+    class Optional(_message.Message):
+        __slots__ = ("elem_type",)
+        ELEM_TYPE_FIELD_NUMBER: _ClassVar[int]
+        elem_type: TypeProto
+        def __init__(self, elem_type: _Optional[_Union[TypeProto, _Mapping]] = ...) -> None: ...
+    TENSOR_TYPE_FIELD_NUMBER: _ClassVar[int]
+    SEQUENCE_TYPE_FIELD_NUMBER: _ClassVar[int]
+    OPTIONAL_TYPE_FIELD_NUMBER: _ClassVar[int]
+    tensor_type: TypeProto.Tensor
+    sequence_type: TypeProto.Sequence
+    optional_type: TypeProto.Optional
+    def __init__(self, tensor_type: _Optional[_Union[TypeProto.Tensor, _Mapping]] = ..., sequence_type: _Optional[_Union[TypeProto.Sequence, _Mapping]] = ..., optional_type: _Optional[_Union[TypeProto.Optional, _Mapping]] = ...) -> None: ...
+
+class ValueInfoProto(_message.Message):
+    __slots__ = ("name", "type", "doc_string")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    DOC_STRING_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    type: TypeProto
+    doc_string: str
+    def __init__(self, name: _Optional[str] = ..., type: _Optional[_Union[TypeProto, _Mapping]] = ..., doc_string: _Optional[str] = ...) -> None: ...
+
+class TensorProto(_message.Message):
+    __slots__ = ("dims", "data_type", "float_data", "int32_data", "string_data", "int64_data", "name", "doc_string", "raw_data", "double_data", "uint64_data")
+    DIMS_FIELD_NUMBER: _ClassVar[int]
+    DATA_TYPE_FIELD_NUMBER: _ClassVar[int]
+    FLOAT_DATA_FIELD_NUMBER: _ClassVar[int]
+    INT32_DATA_FIELD_NUMBER: _ClassVar[int]
+    STRING_DATA_FIELD_NUMBER: _ClassVar[int]
+    INT64_DATA_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    DOC_STRING_FIELD_NUMBER: _ClassVar[int]
+    RAW_DATA_FIELD_NUMBER: _ClassVar[int]
+    DOUBLE_DATA_FIELD_NUMBER: _ClassVar[int]
+    UINT64_DATA_FIELD_NUMBER: _ClassVar[int]
+    dims: _containers.RepeatedScalarFieldContainer[int]
+    data_type: int
+    float_data: _containers.RepeatedScalarFieldContainer[float]
+    int32_data: _containers.RepeatedScalarFieldContainer[int]
+    string_data: _containers.RepeatedScalarFieldContainer[bytes]
+    int64_data: _containers.RepeatedScalarFieldContainer[int]
+    name: str
+    doc_string: str
+    raw_data: bytes
+    double_data: _containers.RepeatedScalarFieldContainer[float]
+    uint64_data: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, dims: _Optional[_Iterable[int]] = ..., data_type: _Optional[int] = ..., float_data: _Optional[_Iterable[float]] = ..., int32_data: _Optional[_Iterable[int]] = ..., string_data: _Optional[_Iterable[bytes]] = ..., int64_data: _Optional[_Iterable[int]] = ..., name: _Optional[str] = ..., doc_string: _Optional[str] = ..., raw_data: _Optional[bytes] = ..., double_data: _Optional[_Iterable[float]] = ..., uint64_data: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class AttributeProto(_message.Message):
+    __slots__ = ("name", "ref_attr_name", "doc_string", "type", "f", "i", "s", "t", "g", "tp", "floats", "ints", "strings", "tensors", "graphs", "type_protos")
+    class AttributeType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        UNDEFINED: _ClassVar[AttributeProto.AttributeType]
+        FLOAT: _ClassVar[AttributeProto.AttributeType]
+        INT: _ClassVar[AttributeProto.AttributeType]
+        STRING: _ClassVar[AttributeProto.AttributeType]
+        TENSOR: _ClassVar[AttributeProto.AttributeType]
+        GRAPH: _ClassVar[AttributeProto.AttributeType]
+        SPARSE_TENSOR: _ClassVar[AttributeProto.AttributeType]
+        TYPE_PROTO: _ClassVar[AttributeProto.AttributeType]
+        FLOATS: _ClassVar[AttributeProto.AttributeType]
+        INTS: _ClassVar[AttributeProto.AttributeType]
+        STRINGS: _ClassVar[AttributeProto.AttributeType]
+        TENSORS: _ClassVar[AttributeProto.AttributeType]
+        GRAPHS: _ClassVar[AttributeProto.AttributeType]
+        SPARSE_TENSORS: _ClassVar[AttributeProto.AttributeType]
+        TYPE_PROTOS: _ClassVar[AttributeProto.AttributeType]
+    UNDEFINED: AttributeProto.AttributeType
+    FLOAT: AttributeProto.AttributeType
+    INT: AttributeProto.AttributeType
+    STRING: AttributeProto.AttributeType
+    TENSOR: AttributeProto.AttributeType
+    GRAPH: AttributeProto.AttributeType
+    SPARSE_TENSOR: AttributeProto.AttributeType
+    TYPE_PROTO: AttributeProto.AttributeType
+    FLOATS: AttributeProto.AttributeType
+    INTS: AttributeProto.AttributeType
+    STRINGS: AttributeProto.AttributeType
+    TENSORS: AttributeProto.AttributeType
+    GRAPHS: AttributeProto.AttributeType
+    SPARSE_TENSORS: AttributeProto.AttributeType
+    TYPE_PROTOS: AttributeProto.AttributeType
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    REF_ATTR_NAME_FIELD_NUMBER: _ClassVar[int]
+    DOC_STRING_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    F_FIELD_NUMBER: _ClassVar[int]
+    I_FIELD_NUMBER: _ClassVar[int]
+    S_FIELD_NUMBER: _ClassVar[int]
+    T_FIELD_NUMBER: _ClassVar[int]
+    G_FIELD_NUMBER: _ClassVar[int]
+    TP_FIELD_NUMBER: _ClassVar[int]
+    FLOATS_FIELD_NUMBER: _ClassVar[int]
+    INTS_FIELD_NUMBER: _ClassVar[int]
+    STRINGS_FIELD_NUMBER: _ClassVar[int]
+    TENSORS_FIELD_NUMBER: _ClassVar[int]
+    GRAPHS_FIELD_NUMBER: _ClassVar[int]
+    TYPE_PROTOS_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    ref_attr_name: str
+    doc_string: str
+    type: AttributeProto.AttributeType
+    f: float
+    i: int
+    s: bytes
+    t: TensorProto
+    g: GraphProto
+    tp: TypeProto
+    floats: _containers.RepeatedScalarFieldContainer[float]
+    ints: _containers.RepeatedScalarFieldContainer[int]
+    strings: _containers.RepeatedScalarFieldContainer[bytes]
+    tensors: _containers.RepeatedCompositeFieldContainer[TensorProto]
+    graphs: _containers.RepeatedCompositeFieldContainer[GraphProto]
+    type_protos: _containers.RepeatedCompositeFieldContainer[TypeProto]
+    def __init__(self, name: _Optional[str] = ..., ref_attr_name: _Optional[str] = ..., doc_string: _Optional[str] = ..., type: _Optional[_Union[AttributeProto.AttributeType, str]] = ..., f: _Optional[float] = ..., i: _Optional[int] = ..., s: _Optional[bytes] = ..., t: _Optional[_Union[TensorProto, _Mapping]] = ..., g: _Optional[_Union[GraphProto, _Mapping]] = ..., tp: _Optional[_Union[TypeProto, _Mapping]] = ..., floats: _Optional[_Iterable[float]] = ..., ints: _Optional[_Iterable[int]] = ..., strings: _Optional[_Iterable[bytes]] = ..., tensors: _Optional[_Iterable[_Union[TensorProto, _Mapping]]] = ..., graphs: _Optional[_Iterable[_Union[GraphProto, _Mapping]]] = ..., type_protos: _Optional[_Iterable[_Union[TypeProto, _Mapping]]] = ...) -> None: ...
+
+class NodeProto(_message.Message):
+    __slots__ = ("input", "output", "name", "op_type", "domain", "overload", "attribute", "doc_string")
+    INPUT_FIELD_NUMBER: _ClassVar[int]
+    OUTPUT_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    OP_TYPE_FIELD_NUMBER: _ClassVar[int]
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    OVERLOAD_FIELD_NUMBER: _ClassVar[int]
+    ATTRIBUTE_FIELD_NUMBER: _ClassVar[int]
+    DOC_STRING_FIELD_NUMBER: _ClassVar[int]
+    input: _containers.RepeatedScalarFieldContainer[str]
+    output: _containers.RepeatedScalarFieldContainer[str]
+    name: str
+    op_type: str
+    domain: str
+    overload: str
+    attribute: _containers.RepeatedCompositeFieldContainer[AttributeProto]
+    doc_string: str
+    def __init__(self, input: _Optional[_Iterable[str]] = ..., output: _Optional[_Iterable[str]] = ..., name: _Optional[str] = ..., op_type: _Optional[str] = ..., domain: _Optional[str] = ..., overload: _Optional[str] = ..., attribute: _Optional[_Iterable[_Union[AttributeProto, _Mapping]]] = ..., doc_string: _Optional[str] = ...) -> None: ...
+
+class GraphProto(_message.Message):
+    __slots__ = ("node", "name", "initializer", "doc_string", "input", "output", "value_info")
+    NODE_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    INITIALIZER_FIELD_NUMBER: _ClassVar[int]
+    DOC_STRING_FIELD_NUMBER: _ClassVar[int]
+    INPUT_FIELD_NUMBER: _ClassVar[int]
+    OUTPUT_FIELD_NUMBER: _ClassVar[int]
+    VALUE_INFO_FIELD_NUMBER: _ClassVar[int]
+    node: _containers.RepeatedCompositeFieldContainer[NodeProto]
+    name: str
+    initializer: _containers.RepeatedCompositeFieldContainer[TensorProto]
+    doc_string: str
+    input: _containers.RepeatedCompositeFieldContainer[ValueInfoProto]
+    output: _containers.RepeatedCompositeFieldContainer[ValueInfoProto]
+    value_info: _containers.RepeatedCompositeFieldContainer[ValueInfoProto]
+    def __init__(self, node: _Optional[_Iterable[_Union[NodeProto, _Mapping]]] = ..., name: _Optional[str] = ..., initializer: _Optional[_Iterable[_Union[TensorProto, _Mapping]]] = ..., doc_string: _Optional[str] = ..., input: _Optional[_Iterable[_Union[ValueInfoProto, _Mapping]]] = ..., output: _Optional[_Iterable[_Union[ValueInfoProto, _Mapping]]] = ..., value_info: _Optional[_Iterable[_Union[ValueInfoProto, _Mapping]]] = ...) -> None: ...
+
+class FunctionProto(_message.Message):
+    __slots__ = ("name", "input", "output", "attribute", "attribute_proto", "node", "doc_string", "opset_import", "domain", "overload", "value_info")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    INPUT_FIELD_NUMBER: _ClassVar[int]
+    OUTPUT_FIELD_NUMBER: _ClassVar[int]
+    ATTRIBUTE_FIELD_NUMBER: _ClassVar[int]
+    ATTRIBUTE_PROTO_FIELD_NUMBER: _ClassVar[int]
+    NODE_FIELD_NUMBER: _ClassVar[int]
+    DOC_STRING_FIELD_NUMBER: _ClassVar[int]
+    OPSET_IMPORT_FIELD_NUMBER: _ClassVar[int]
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    OVERLOAD_FIELD_NUMBER: _ClassVar[int]
+    VALUE_INFO_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    input: _containers.RepeatedScalarFieldContainer[str]
+    output: _containers.RepeatedScalarFieldContainer[str]
+    attribute: _containers.RepeatedScalarFieldContainer[str]
+    attribute_proto: _containers.RepeatedCompositeFieldContainer[AttributeProto]
+    node: _containers.RepeatedCompositeFieldContainer[NodeProto]
+    doc_string: str
+    opset_import: _containers.RepeatedCompositeFieldContainer[OperatorSetIdProto]
+    domain: str
+    overload: str
+    value_info: _containers.RepeatedCompositeFieldContainer[ValueInfoProto]
+    def __init__(self, name: _Optional[str] = ..., input: _Optional[_Iterable[str]] = ..., output: _Optional[_Iterable[str]] = ..., attribute: _Optional[_Iterable[str]] = ..., attribute_proto: _Optional[_Iterable[_Union[AttributeProto, _Mapping]]] = ..., node: _Optional[_Iterable[_Union[NodeProto, _Mapping]]] = ..., doc_string: _Optional[str] = ..., opset_import: _Optional[_Iterable[_Union[OperatorSetIdProto, _Mapping]]] = ..., domain: _Optional[str] = ..., overload: _Optional[str] = ..., value_info: _Optional[_Iterable[_Union[ValueInfoProto, _Mapping]]] = ...) -> None: ...
 
 class SourceLocation(_message.Message):
     __slots__ = ("file", "line", "column")
@@ -236,7 +454,7 @@ class AdapterProto(_message.Message):
     def __init__(self, upgrade: _Optional[_Iterable[_Union[AdapterStepProto, _Mapping]]] = ..., downgrade: _Optional[_Union[AdapterStepListProto, _Mapping]] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ...) -> None: ...
 
 class OpSchemaProto(_message.Message):
-    __slots__ = ("since_version", "status", "deprecated", "doc", "based_on", "inputs", "outputs", "attributes", "type_constraints", "adapter", "location", "suppress", "doc_location", "doc_literal")
+    __slots__ = ("since_version", "status", "deprecated", "doc", "based_on", "inputs", "outputs", "attributes", "type_constraints", "adapter", "location", "suppress", "doc_location", "doc_literal", "function", "context_dependent_function")
     SINCE_VERSION_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     DEPRECATED_FIELD_NUMBER: _ClassVar[int]
@@ -251,6 +469,8 @@ class OpSchemaProto(_message.Message):
     SUPPRESS_FIELD_NUMBER: _ClassVar[int]
     DOC_LOCATION_FIELD_NUMBER: _ClassVar[int]
     DOC_LITERAL_FIELD_NUMBER: _ClassVar[int]
+    FUNCTION_FIELD_NUMBER: _ClassVar[int]
+    CONTEXT_DEPENDENT_FUNCTION_FIELD_NUMBER: _ClassVar[int]
     since_version: int
     status: OperatorStatus
     deprecated: bool
@@ -265,7 +485,23 @@ class OpSchemaProto(_message.Message):
     suppress: _containers.RepeatedScalarFieldContainer[str]
     doc_location: SourceLocation
     doc_literal: bool
-    def __init__(self, since_version: _Optional[int] = ..., status: _Optional[_Union[OperatorStatus, str]] = ..., deprecated: _Optional[bool] = ..., doc: _Optional[str] = ..., based_on: _Optional[int] = ..., inputs: _Optional[_Iterable[_Union[FormalParameterProto, _Mapping]]] = ..., outputs: _Optional[_Iterable[_Union[FormalParameterProto, _Mapping]]] = ..., attributes: _Optional[_Iterable[_Union[AttributeSchemaProto, _Mapping]]] = ..., type_constraints: _Optional[_Iterable[_Union[TypeConstraintProto, _Mapping]]] = ..., adapter: _Optional[_Union[AdapterProto, _Mapping]] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ..., suppress: _Optional[_Iterable[str]] = ..., doc_location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_literal: _Optional[bool] = ...) -> None: ...
+    function: FunctionBodyProto
+    context_dependent_function: bool
+    def __init__(self, since_version: _Optional[int] = ..., status: _Optional[_Union[OperatorStatus, str]] = ..., deprecated: _Optional[bool] = ..., doc: _Optional[str] = ..., based_on: _Optional[int] = ..., inputs: _Optional[_Iterable[_Union[FormalParameterProto, _Mapping]]] = ..., outputs: _Optional[_Iterable[_Union[FormalParameterProto, _Mapping]]] = ..., attributes: _Optional[_Iterable[_Union[AttributeSchemaProto, _Mapping]]] = ..., type_constraints: _Optional[_Iterable[_Union[TypeConstraintProto, _Mapping]]] = ..., adapter: _Optional[_Union[AdapterProto, _Mapping]] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ..., suppress: _Optional[_Iterable[str]] = ..., doc_location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_literal: _Optional[bool] = ..., function: _Optional[_Union[FunctionBodyProto, _Mapping]] = ..., context_dependent_function: _Optional[bool] = ...) -> None: ...
+
+class FunctionBodyProto(_message.Message):
+    __slots__ = ("text", "opset_imports", "location", "text_location", "text_literal")
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    OPSET_IMPORTS_FIELD_NUMBER: _ClassVar[int]
+    LOCATION_FIELD_NUMBER: _ClassVar[int]
+    TEXT_LOCATION_FIELD_NUMBER: _ClassVar[int]
+    TEXT_LITERAL_FIELD_NUMBER: _ClassVar[int]
+    text: str
+    opset_imports: _containers.RepeatedCompositeFieldContainer[OperatorSetIdProto]
+    location: SourceLocation
+    text_location: SourceLocation
+    text_literal: bool
+    def __init__(self, text: _Optional[str] = ..., opset_imports: _Optional[_Iterable[_Union[OperatorSetIdProto, _Mapping]]] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ..., text_location: _Optional[_Union[SourceLocation, _Mapping]] = ..., text_literal: _Optional[bool] = ...) -> None: ...
 
 class OperatorSchemaProto(_message.Message):
     __slots__ = ("name", "removed_in", "replaced_by", "versions", "location")
