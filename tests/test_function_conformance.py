@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 onnx = pytest.importorskip("onnx")
-import onnx.defs  # noqa: E402
+import onnx.defs  # noqa: E402, F811
 import onnx.helper  # noqa: E402
 import onnx.numpy_helper  # noqa: E402
 import onnx.parser  # noqa: E402

@@ -40,10 +40,6 @@ def test_descriptors_agree_with_onnx(message: str) -> None:
     ours: Descriptor = getattr(proto, message).DESCRIPTOR
     our_fields = _field_facts(ours)
     for field in theirs.fields:
-        if field.name == "functions":  # onnx.FunctionProto: reserved in our schema
-            assert field.number == 9
-            assert field.name not in our_fields
-            continue
         assert field.name in our_fields, f"{message}.{field.name} missing"
         number, ftype, repeated = our_fields.pop(field.name)
         assert (number, ftype, repeated) == (field.number, field.type, field.is_repeated), field.name
@@ -65,15 +61,48 @@ def test_operator_status_enum_agrees_with_onnx() -> None:
     assert [(v.name, v.number) for v in ours.values] == [(v.name, v.number) for v in theirs.values]
 
 
-def test_field_nine_is_reserved() -> None:
-    from google.protobuf import descriptor_pb2
+# Part 1b: FunctionProto and what it holds. Ours model a subset of onnx's fields: every field we
+# have is onnx's field of that name, number, type and label; onnx's others stay unknown to us.
+_PART_1B = {
+    "FunctionProto": onnx_ml.FunctionProto,
+    "NodeProto": onnx_ml.NodeProto,
+    "OnnxAttributeProto": onnx_ml.AttributeProto,
+    "TensorProto": onnx_ml.TensorProto,
+    "GraphProto": onnx_ml.GraphProto,
+    "ValueInfoProto": onnx_ml.ValueInfoProto,
+    "TypeProto": onnx_ml.TypeProto,
+    "TensorShapeProto": onnx_ml.TensorShapeProto,
+    "OperatorSetIdProto": onnx_ml.OperatorSetIdProto,
+}
 
-    file_proto = descriptor_pb2.FileDescriptorProto()
-    proto.OperatorSetProto.DESCRIPTOR.file.CopyToProto(file_proto)
-    (message,) = [m for m in file_proto.message_type if m.name == "OperatorSetProto"]
-    assert [(r.start, r.end) for r in message.reserved_range] == [(9, 10)]
-    assert list(message.reserved_name) == ["functions"]
-    assert file_proto.package != "onnx"
+
+def _subset_of(ours: Descriptor, theirs: Descriptor) -> None:
+    for mine in ours.fields:
+        field = theirs.fields_by_name.get(mine.name)
+        assert field is not None, f"{ours.full_name}.{mine.name} is not an onnx field"
+        assert (mine.number, mine.type, mine.is_repeated) == (field.number, field.type, field.is_repeated), mine.name
+        assert mine.has_presence == field.has_presence, mine.name
+        if mine.type == FieldDescriptor.TYPE_ENUM:
+            assert [(v.name, v.number) for v in mine.enum_type.values] == [
+                (v.name, v.number) for v in field.enum_type.values
+            ]
+        if mine.type == FieldDescriptor.TYPE_MESSAGE:
+            assert mine.message_type.name == field.message_type.name
+            if mine.message_type.containing_type is not None:  # nested: Dimension, Tensor, ...
+                _subset_of(mine.message_type, field.message_type)
+        if field.GetOptions().packed or mine.GetOptions().packed:
+            assert mine.GetOptions().packed == field.GetOptions().packed, mine.name
+
+
+@pytest.mark.parametrize("message", sorted(_PART_1B))
+def test_function_messages_are_onnx_subsets(message: str) -> None:
+    _subset_of(getattr(proto, message).DESCRIPTOR, _PART_1B[message].DESCRIPTOR)
+
+
+def test_functions_is_field_nine() -> None:
+    field = proto.OperatorSetProto.DESCRIPTOR.fields_by_name["functions"]
+    assert field.number == 9 and field.message_type.name == "FunctionProto"
+    assert proto.OperatorSetProto.DESCRIPTOR.file.package != "onnx"
 
 
 def _ours() -> proto.OperatorSetProto:
@@ -126,9 +155,13 @@ def test_onnx_bytes_parse_with_ours() -> None:
         _assert_same(mine, other, _OP_FIELDS)
 
 
-def test_onnx_functions_field_is_skipped_not_fatal() -> None:
+def test_onnx_functions_field_reads_with_ours() -> None:
     theirs = onnx_operators.OperatorSetProto(magic="ONNXOPSET", opset_version=1)
-    theirs.functions.add(name="F", domain="d")
+    function = theirs.functions.add(name="F", domain="d")
+    function.node.add(op_type="Relu", input=["x"], output=["y"])
+    function.node[0].attribute.add(name="alpha", ref_attr_name="a", type=onnx_ml.AttributeProto.FLOAT)
     ours = proto.OperatorSetProto()
     ours.ParseFromString(theirs.SerializeToString())
     assert ours.magic == "ONNXOPSET" and ours.opset_version == 1
+    assert ours.functions[0].node[0].attribute[0].ref_attr_name == "a"
+    assert ours.SerializeToString(deterministic=True) == theirs.SerializeToString(deterministic=True)

@@ -25,7 +25,7 @@ EMITTERS = sorted((REPO / "toolkit" / "load").rglob("*.py")) + sorted(
     (REPO / "toolkit" / "checks").rglob("*.py")
 )
 RULE_ID = re.compile(
-    r'"((?:YAML|FILE|SCHEMA|NAME|TYPE|PARAM|ATTR|VERSION|OPSET|BASED|DOMAIN|REMOVED|DOC|ADAPTER|RELEASE|PB)-[A-Z0-9-]+)"'
+    r'"((?:YAML|FILE|SCHEMA|NAME|TYPE|PARAM|ATTR|VERSION|OPSET|BASED|DOMAIN|REMOVED|DOC|ADAPTER|RELEASE|PB|FUNCTION)-[A-Z0-9-]+)"'
 )
 
 

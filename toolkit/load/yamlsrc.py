@@ -250,7 +250,7 @@ _COMPOSER_BOUNDED = _libyaml_bounded()
 _LINE_BREAK = re.compile("\r\n|[\n\r\x85\u2028\u2029]")
 _BLOCK_STYLES = ("|", ">")
 # The values whose text positions are kept: the doc checks point at places inside docs.
-_TEXT_KEYS = frozenset({"doc"})
+_TEXT_KEYS = frozenset({"doc", "body"})  # body: a function body (#16)
 
 
 class _Builder:

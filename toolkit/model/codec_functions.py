@@ -13,7 +13,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toolkit.model.onnx_text import GraphLiteral, TensorLiteral, TextAttribute, TextNode, ValueDecl, parse_nodes
+from toolkit.model.onnx_text import (
+    GraphLiteral,
+    TensorLiteral,
+    TextAttribute,
+    TextNode,
+    ValueDecl,
+    parse_nodes,
+)
 from toolkit.model.spec import NOWHERE, AttrType, FunctionBody, Location, OpSchema
 from toolkit.model.types import ELEMENT_TYPE_NUMBERS
 from toolkit.proto import (

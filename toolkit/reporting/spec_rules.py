@@ -24,6 +24,7 @@ SECTIONS = (
     "Types",
     "Parameters and attributes",
     "Versions",
+    "Function bodies",
     "Docs",
     "Version adapters",
     "Release tables",
