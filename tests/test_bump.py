@@ -63,8 +63,9 @@ def test_bump_adds_lines_only(tree: Path, capsys: pytest.CaptureFixture[str]) ->
     assert any("TODO(opset bump): list the steps" in line for line in added)
     assert after["com.acme.vision/FusedConv.yaml"].startswith(before["com.acme.vision/FusedConv.yaml"])
     assert "bumped com.acme.vision.FusedConv to version 4 (based_on: 2)" in out
-    assert "FusedConv.yaml:39: write what changes in version 4" in out
-    assert "FusedConv.yaml:46: fill in the empty adapter stub" in out
+    end = before["com.acme.vision/FusedConv.yaml"].count("\n")  # the new version starts below
+    assert f"FusedConv.yaml:{end + 1}: write what changes in version 4" in out
+    assert f"FusedConv.yaml:{end + 8}: fill in the empty adapter stub" in out
 
     registry = load_registry([tree], cache=False)
     domain = registry.domain("com.acme.vision")
@@ -265,7 +266,8 @@ def test_compatible_stub_with_a_new_required_attribute_is_rejected(
     captured = capsys.readouterr()
     out = captured.out + captured.err
     assert "error[ADAPTER-NOT-COMPATIBLE]" in out and "attribute `alpha` added" in out
-    assert "FusedConv.yaml:48:" in out, out  # at the `compatible` step
+    step = text.splitlines().index("    adapter: {upgrade: [{kind: compatible}]}") + 1
+    assert f"FusedConv.yaml:{step}:" in out, out  # at the `compatible` step
 
 
 def test_same_edit_in_place_fails_the_gate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

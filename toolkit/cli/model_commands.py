@@ -60,8 +60,11 @@ def _register_convert(subparsers: argparse._SubParsersAction) -> None:  # type: 
         "Exit 0 converted, 1 a node cannot be moved (the message names operator and version), 2 usage.",
     )
     convert.add_argument("model", metavar="MODEL.onnx")
-    convert.add_argument("--to", action="append", required=True, metavar="DOMAIN=N",
+    convert.add_argument("--to", action="append", default=[], metavar="DOMAIN=N",
                          help="target opset version of a domain (repeatable), e.g. ai.onnx=13")
+    convert.add_argument("--inline-missing", metavar="RUNTIME",
+                         help="then replace each node RUNTIME lacks by its operator's function body "
+                         "(RUNTIME as for `opset compat --runtime`)")
     convert.add_argument("-o", "--output", required=True, metavar="OUT.onnx")
     add_specs_argument(convert, vendor=True)
     # `-o/--output` is the converted model here, so the report file is `--report`.
@@ -72,14 +75,23 @@ def _register_convert(subparsers: argparse._SubParsersAction) -> None:  # type: 
 def _convert(args: argparse.Namespace) -> int:
     from toolkit.onnx_bridge.convert import ConversionError, convert_file, parse_targets
 
+    if not args.to and not args.inline_missing:
+        raise UsageError("give --to DOMAIN=N and/or --inline-missing RUNTIME")
     targets = parse_targets(args.to)
     if not Path(args.model).is_file():
         raise UsageError(f"{args.model}: no such model file")
+    if args.inline_missing and not Path(args.inline_missing).exists():
+        raise UsageError(f"--inline-missing {args.inline_missing}: no such file or folder")
     registry = model_registry_from_args(args, adapters=True)
     machine = args.format != "text"
     log = sys.stderr if machine else sys.stdout  # a machine report owns stdout
+    runtime = None
+    if args.inline_missing:
+        from toolkit.onnx_bridge.compat_model import load_runtime
+
+        runtime = load_runtime(args.inline_missing, registry)
     try:
-        result = convert_file(args.model, args.output, registry, targets)
+        result = convert_file(args.model, args.output, registry, targets, inline_for=runtime)
     except ConversionError as exc:
         print(f"opset: error: {exc}", file=sys.stderr)
         if machine:

@@ -48,6 +48,7 @@ from google.protobuf import text_format
 from toolkit.generate.context import rendering
 from toolkit.generate.proto_fragments import FragmentCache, assemble
 from toolkit.model.codec import schema_set_document
+from toolkit.model.codec_functions import encode_function
 from toolkit.model.resolution import inventory as inventory_at
 from toolkit.model.spec import (
     DomainSpec,
@@ -135,7 +136,23 @@ def operator_set_document(
     if operators:
         for schema in sorted(inventory.values(), key=lambda s: s.name):
             document.operator.append(operator_proto(schema))
+    for schema in sorted(inventory.values(), key=lambda s: s.name):
+        if schema.function is not None:  # FunctionProto named after the operator (#16)
+            document.functions.add().ParseFromString(_function_bytes(schema))
     return document
+
+
+_FUNCTIONS: dict[tuple[object, ...], bytes] = {}  # a version's body recurs in every later opset
+
+
+def _function_bytes(schema: OpSchema) -> bytes:
+    assert schema.function is not None
+    key = (schema.domain, schema.name, schema.since_version, schema.function, schema.inputs, schema.outputs,
+           schema.attributes)
+    found = _FUNCTIONS.get(key)
+    if found is None:
+        found = _FUNCTIONS[key] = encode_function(schema).SerializeToString(deterministic=True)
+    return found
 
 
 def operator_proto(schema: OpSchema) -> OperatorProto:

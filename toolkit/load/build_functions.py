@@ -24,7 +24,7 @@ def function_fields(source: Source, at: tuple[str | int, ...], entry: MarkedDict
     fields["function"] = FunctionBody(
         text=block["body"],
         opset_imports=tuple((canonical_domain(str(d)), int(v)) for d, v in block["opset_imports"].items()),
-        location=source.loc(*at, "function"),
+        location=source.loc(*at, "function", key=True),
         text_location=text_location,
         text_literal=literal,
     )

@@ -19,7 +19,7 @@ text. `onnx.parser` is the conformance reference (tests/test_function_conformanc
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from toolkit.model.spec import AttrType
 from toolkit.model.types import ELEMENT_TYPE_NUMBERS
@@ -75,7 +75,7 @@ class TextAttribute:
     type: AttrType | None  # the written or inferred type; None for an untyped `@ref`
     value: AttrLiteral | None  # None for a reference
     ref: str | None  # `@name`: the calling node's attribute
-    pos: Pos
+    pos: Pos = field(compare=False)  # bodies that differ in layout only are equal
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +85,7 @@ class TextNode:
     domain: str
     inputs: tuple[str, ...]
     attributes: tuple[TextAttribute, ...]
-    pos: Pos
+    pos: Pos = field(compare=False)
     overload: str = ""
 
     def attribute(self, name: str) -> TextAttribute | None:

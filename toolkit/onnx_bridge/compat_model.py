@@ -38,6 +38,7 @@ from toolkit.model.resolution import in_effect
 from toolkit.model.rules import Rule, register
 from toolkit.model.spec import canonical_domain, display_domain
 from toolkit.onnx_bridge.graph import graph_path, model_graphs, opset_imports, walk
+from toolkit.onnx_bridge.inline_plan import body_plan
 from toolkit.registry.core import Registry
 
 MANIFEST_SCHEMA = "runtime_manifest"  # schemas/runtime_manifest.schema.json
@@ -164,6 +165,7 @@ class CompatFinding:
     operator: str = ""  # domain.Op:since in use
     oldest_opset: int | None = None  # oldest opset containing the operator version in use
     convert_to: int | None = None  # newest opset the runtime accepts whose version of the op it has
+    severity: str = "error"  # COMPAT-OP-INLINABLE is a warning: the model runs after inlining
 
 
 @dataclass
@@ -176,6 +178,11 @@ class CompatReport:
     @property
     def compatible(self) -> bool:
         return not self.findings
+
+    @property
+    def runnable_after_inlining(self) -> bool:
+        """Every finding is an operator the runtime can run through its function body."""
+        return bool(self.findings) and all(f.rule == "COMPAT-OP-INLINABLE" for f in self.findings)
 
 
 def analyse(model: Any, registry: Registry, runtime: RuntimeTable, *, name: str = "model.onnx") -> CompatReport:
@@ -223,6 +230,18 @@ def _node(
         return
     if runtime.supports(domain, node.op_type, schema.since_version):
         return
+    inlining = ""
+    if schema.function is not None:  # issue #16: can the runtime run its body instead?
+        plan = body_plan(schema, registry, runtime.supports, imports)
+        if plan.runnable:
+            report.findings.append(CompatFinding(
+                "COMPAT-OP-INLINABLE", path,
+                f"{schema.id} is not supported by runtime {runtime.name}, but every operator of its function "
+                f"body is: runnable after inlining (`opset convert --inline-missing`)",
+                schema.id, severity="warning",
+            ))
+            return
+        inlining = f"; its function body cannot run there either: {plan.reason}"
     last = _in_effect_until(registry, domain, node.op_type, schema.since_version)
     detail = (
         f"the oldest opset that has it is {display_domain(domain)} {schema.since_version} "
@@ -240,7 +259,7 @@ def _node(
         detail += f"; runtime {runtime.name} has no version of {ref} at all"
     report.findings.append(CompatFinding(
         "COMPAT-OP-MISSING", path,
-        f"{schema.id} (in effect at opset {version}) is not supported by runtime {runtime.name}; {detail}",
+        f"{schema.id} (in effect at opset {version}) is not supported by runtime {runtime.name}; {detail}{inlining}",
         schema.id, schema.since_version, usable[-1] if usable else None,
     ))
 
@@ -293,6 +312,25 @@ opsets 1..12 (Relu-6).
 
 **After:** `opset convert --to ai.onnx=12` (the finding names the target), where Relu resolves
 to Relu-6.""",
+    ),
+    register(
+        "COMPAT-OP-INLINABLE", "compat", "warning",
+        "The runtime lacks the operator version a node resolves to, but can run every operator of "
+        "the version's function body: the model runs after inlining.",
+        name="operator runnable after inlining",
+        hint="inline it: `opset convert MODEL -o OUT --inline-missing RUNTIME`",
+        anchor="compat",
+        doc="""\
+**Why:** an operator version defined by a function (`function:` in its spec, or a static
+`function_body` in onnx) can be replaced by its body's nodes; when the runtime has every
+operator version the body uses (at the opsets the body imports, which must agree with the
+model's), the model runs after inlining, with no kernel for the operator itself.
+
+**Before:** a model using `com.acme.vision.FusedConv` (version 2) on onnxruntime, which has
+no `com.acme.vision` kernels.
+
+**After:** `opset convert model.onnx -o inlined.onnx --inline-missing RUNTIME --specs opsets`
+replaces each FusedConv node with Conv and the activation nodes of its body.""",
     ),
     register(
         "COMPAT-OPSET-MISSING", "compat", "error",

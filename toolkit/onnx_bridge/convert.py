@@ -33,6 +33,7 @@ from toolkit.model.spec import (
     display_domain,
 )
 from toolkit.onnx_bridge.check import check_model, declared_types, load_model
+from toolkit.onnx_bridge.compat_model import RuntimeTable
 from toolkit.onnx_bridge.graph import function_path, graph_path, node_path, read_names, subgraphs, value_names
 from toolkit.onnx_bridge.overlay import CATALOG_DOMAINS
 from toolkit.registry.core import Registry
@@ -358,14 +359,31 @@ def _rebuild(original: Any, node: Any, schema: OpSchema) -> Any:
 
 
 def convert_file(
-    source: str | os.PathLike[str], out: str | os.PathLike[str], registry: Registry, targets: Mapping[str, int]
+    source: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    registry: Registry,
+    targets: Mapping[str, int],
+    *,
+    inline_for: RuntimeTable | None = None,
 ) -> ConversionResult:
+    """Convert to `targets`, then (with `inline_for`) inline what that runtime lacks (#16)."""
     unchecked: Container[str] = frozenset()
     if any(canonical_domain(d) in CATALOG_DOMAINS for d in targets):
         from toolkit.onnx_bridge.catalog import onnx_unchecked_attributes
 
         unchecked = onnx_unchecked_attributes()
     result = convert_model(load_model(source), registry, targets, unchecked_attributes=unchecked)
+    if inline_for is not None:
+        from toolkit.onnx_bridge.inline import InlineError, inline_missing
+
+        try:
+            inlined = inline_missing(result.model, registry, inline_for)
+        except InlineError as exc:
+            raise ConversionError(str(exc)) from None
+        result.model = inlined.model
+        counts = {op: inlined.inlined.count(op) for op in sorted(set(inlined.inlined))}
+        detail = ", ".join(f"{op} x{n}" for op, n in counts.items()) or "nothing to inline"
+        result.steps.append(f"inlined {len(inlined.inlined)} node(s) for runtime {inline_for.name}: {detail}")
     data = result.model.SerializeToString()
     target = Path(out)
     try:

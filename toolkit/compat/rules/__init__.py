@@ -9,6 +9,7 @@
 | `inventory`   | OPSET-* (released opsets' contents)                                |
 | `lifecycle`   | DEPRECATED-/REMOVED-WITHOUT-REPLACEMENT                            |
 | `docs`        | DOC-CHANGED                                                        |
+| `functions`   | FUNCTION-BODY-CHANGED (a released version's function body)         |
 | `allowlist`   | ALLOWLIST-* (emitted by the gate from the configuration)           |
 
 Every rule is a `toolkit.model.rules.Rule` of family "gate" in the one `CATALOG`; importing
@@ -24,6 +25,7 @@ from toolkit.compat.rules import (  # noqa: F401  (imported to register their ru
     adapters,
     allowlist,
     docs,
+    functions,
     inventory,
     lifecycle,
     signature,

@@ -23,6 +23,7 @@ from toolkit.model.resolution import removed_by
 from toolkit.model.spec import FormalParameter, OpSchema, ParamOption, canonical_domain, display_domain
 from toolkit.onnx_bridge.check import fastpath, graph_checks
 from toolkit.onnx_bridge.check.findings import CheckResult, ModelFinding
+from toolkit.onnx_bridge.check.functions import function_body_findings
 from toolkit.onnx_bridge.check.inference import Inference
 from toolkit.onnx_bridge.check.model_io import load_model
 from toolkit.onnx_bridge.check.rules import MODEL_RULES
@@ -335,6 +336,8 @@ def check_model(
         if graph_level:
             graph_checks.check_function(function, scope.path, walk.add, imports)
         walk.graph(function, scope)
+    for rule, path, message, hint, operator in function_body_findings(model, registry, imports):
+        walk.add(rule, path, message, hint, operator)
     return CheckResult(name, tuple(walk.findings), walk.nodes)
 
 

@@ -369,4 +369,20 @@ element types through the graph from type-parameter bindings and from the spec's
 
 **After:** `Cast(x, to=FLOAT16) -> y`.""",
     ),
+    register(
+        "MODEL-FUNCTION-BODY", FAMILY, "error",
+        "A function body does not hold together: a model-local function reads a value before it is "
+        "produced, refers to an attribute it does not declare or never produces an output, or the "
+        "function body of a vendor operator the model uses fails the FUNCTION-* checks.",
+        name="function body broken",
+        hint="fix the body: every value produced once before use, every `@attribute` declared",
+        doc="""\
+**Why:** a runtime without a kernel for the operator runs its body instead (inlining); a body
+that reads an undefined value or attribute cannot be inlined. The message starts with the
+FUNCTION-* rule that failed (see the spec rules).
+
+**Before:** a function `F (X) => (Y)` with nodes `T = Relu (X)`, `Y = Neg (U)`.
+
+**After:** `Y = Neg (T)`.""",
+    ),
 )
