@@ -38,6 +38,7 @@ class Problem:
     message: str
     pos: Pos | None  # in the body text; None: the body as a whole
     hint: str
+    value_flow: bool = False  # about values read, assigned or produced (check-model's graph checks see these)
 
 
 def signature_of(schema: OpSchema) -> Signature:
@@ -70,7 +71,9 @@ def check_body(
     for name, allowed in signature.outputs:
         if name not in scope or name in dict(signature.inputs):
             if name not in scope:
-                checker.add("FUNCTION-REF", f"formal output '{name}' is never produced", None, f"add a node with output '{name}'")
+                checker.add(
+                    "FUNCTION-REF", f"formal output '{name}' is never produced", None, f"add a node with output '{name}'", True
+                )
             continue
         if allowed is not None and scope[name] is not None and not (scope[name] & allowed):  # type: ignore[operator]
             checker.add(
@@ -100,8 +103,8 @@ class _Checker:
         self.known_domain = known_domain
         self.problems: list[Problem] = []
 
-    def add(self, rule: str, message: str, pos: Pos | None, hint: str) -> None:
-        self.problems.append(Problem(rule, message, pos, hint))
+    def add(self, rule: str, message: str, pos: Pos | None, hint: str, value_flow: bool = False) -> None:
+        self.problems.append(Problem(rule, message, pos, hint, value_flow))
 
     def nodes(self, nodes: tuple[TextNode, ...], scope: dict[str, Types]) -> None:
         for node in nodes:
@@ -115,6 +118,7 @@ class _Checker:
                     f"'{node.op_type}' input {index} '{name}' is not a formal input nor produced by an earlier node",
                     node.pos,
                     "use a formal input or the output of a node above this one",
+                    True,
                 )
         schema = self.callee(node)
         outputs: list[Types] = [None] * len(node.outputs)
@@ -136,6 +140,7 @@ class _Checker:
                     f"value '{name}' is produced twice (a formal input or an earlier node's output)",
                     node.pos,
                     "give the output a new name: every value is assigned once",
+                    True,
                 )
             scope[name] = types
 

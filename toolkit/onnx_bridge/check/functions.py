@@ -22,7 +22,8 @@ from toolkit.onnx_bridge.graph import function_imports, function_path
 from toolkit.registry.core import Registry
 
 Finding = tuple[str, str, str, str, str]  # rule, path, message, hint, operator
-_BODY_ONLY = frozenset({"FUNCTION-REF", "FUNCTION-TYPE"})  # the walk reports the others as MODEL-*
+_BODY_ONLY = frozenset({"FUNCTION-REF", "FUNCTION-TYPE"})  # the walk reports the others as MODEL-*,
+# and the graph checks the value flow (MODEL-VALUE-UNDEFINED/-REDEFINED, MODEL-OUTPUT-UNDEFINED)
 _TYPES = {t.proto_number: t for t in AttrType}
 
 
@@ -48,9 +49,11 @@ def function_body_findings(model: Any, registry: Registry, imports: Mapping[str,
         problems = check_body(signature, nodes, function_imports(function, imports), resolve, registry.has_domain)
         path = function_path(function)
         for problem in problems:
-            if problem.rule in _BODY_ONLY:
-                where = f"{path}/{nodes[problem.pos.line - 1].op_type}/{problem.pos.line - 1}" if problem.pos else path
-                yield ("MODEL-FUNCTION-BODY", where, f"{problem.rule}: {problem.message}", problem.hint, signature.name)
+            if problem.rule in _BODY_ONLY and not problem.value_flow:
+                # located at the function, not a node: a body-level finding (the fast path's
+                # per-node verdicts stay about the node checks)
+                at = f" (node {problem.pos.line - 1})" if problem.pos else ""
+                yield ("MODEL-FUNCTION-BODY", path, f"{problem.rule}{at}: {problem.message}", problem.hint, signature.name)
     domains = {n: registry.domain(n) for n in registry.domains()}
     for domain, version in sorted(imports.items()):
         if domain in ONNX_DOMAINS or not registry.has_domain(domain):

@@ -371,18 +371,18 @@ element types through the graph from type-parameter bindings and from the spec's
     ),
     register(
         "MODEL-FUNCTION-BODY", FAMILY, "error",
-        "A function body does not hold together: a model-local function reads a value before it is "
-        "produced, refers to an attribute it does not declare or never produces an output, or the "
-        "function body of a vendor operator the model uses fails the FUNCTION-* checks.",
+        "A function body does not hold together: a model-local function refers to an attribute it "
+        "does not declare or its types cannot agree, or the function body of a vendor operator the "
+        "model uses fails the FUNCTION-* checks.",
         name="function body broken",
-        hint="fix the body: every value produced once before use, every `@attribute` declared",
+        hint="fix the body: every `@attribute` declared, types that agree",
         doc="""\
 **Why:** a runtime without a kernel for the operator runs its body instead (inlining); a body
-that reads an undefined value or attribute cannot be inlined. The message starts with the
+that reads an attribute nobody declared cannot be inlined. The message starts with the
 FUNCTION-* rule that failed (see the spec rules).
 
-**Before:** a function `F (X) => (Y)` with nodes `T = Relu (X)`, `Y = Neg (U)`.
+**Before:** a function `F <alpha> (X) => (Y)` with nodes `A = Constant <value_float: float = @beta> ()`, `Y = Mul (X, A)`.
 
-**After:** `Y = Neg (T)`.""",
+**After:** `A = Constant <value_float: float = @alpha> ()`.""",
     ),
 )
