@@ -23,8 +23,8 @@ from toolkit.load.schema_files import SCHEMA_DIR
 from toolkit.load.writer import write_tree
 from toolkit.model.diagnostics import UsageError
 from toolkit.model.spec import display_domain
-from toolkit.onnx_bridge.type_facts import add_type_sources
 from toolkit.onnx_bridge.import_functions import function_entry
+from toolkit.onnx_bridge.type_facts import add_type_sources
 
 SCHEMA_HEADER = "# yaml-language-server: $schema={rel}{kind}.schema.json\n"
 
