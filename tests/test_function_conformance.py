@@ -132,3 +132,53 @@ def test_syntax_errors_are_located_like_onnx_rejects_them(body: str, where: tupl
     text = f'<domain: "d", opset_import: ["" : 18]>\nF (x, c) => (y)\n{{\n{body}\n}}'
     with pytest.raises(Exception):  # noqa: B017 - onnx raises its own ParseError type
         onnx.parser.parse_function(text)
+
+
+# -- random bodies: our parser and onnx.parser build the same nodes ---------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_NAMES = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,6}", fullmatch=True)
+_INTS = st.integers(-(2**40), 2**40)
+_FLOATS = st.floats(-1e6, 1e6, allow_nan=False, width=32).map(lambda f: repr(float(f)))
+_STRINGS = st.text("abc xyz_-", max_size=6).map(lambda s: '"' + s + '"')
+
+
+def _attribute_text(draw: Any, name: str) -> str:
+    kind = draw(st.sampled_from(["int", "float", "string", "ints", "floats", "strings", "ref", "tensor"]))
+    if kind == "int":
+        return f"{name} = {draw(_INTS)}"
+    if kind == "float":
+        return f"{name}: float = {draw(_FLOATS)}"
+    if kind == "string":
+        return f"{name} = {draw(_STRINGS)}"
+    if kind == "ints":
+        return f"{name}: ints = [{', '.join(str(v) for v in draw(st.lists(_INTS, max_size=4)))}]"
+    if kind == "floats":
+        return f"{name}: floats = [{', '.join(draw(st.lists(_FLOATS, max_size=4)))}]"
+    if kind == "strings":
+        return f"{name}: strings = [{', '.join(draw(st.lists(_STRINGS, max_size=3)))}]"
+    if kind == "ref":
+        return f"{name}: {draw(st.sampled_from(['int', 'float', 'ints']))} = @{draw(_NAMES)}"
+    values = draw(st.lists(st.integers(-100, 100), min_size=1, max_size=4))
+    return f"{name} = int64[{len(values)}] {{{', '.join(map(str, values))}}}"
+
+
+@st.composite
+def _bodies(draw: Any) -> str:
+    lines = []
+    for _ in range(draw(st.integers(1, 4))):
+        outputs = draw(st.lists(_NAMES, min_size=1, max_size=2, unique=True))
+        inputs = draw(st.lists(st.one_of(_NAMES, st.just('""')), max_size=3))
+        names = draw(st.lists(_NAMES, max_size=3, unique=True))
+        attrs = ", ".join(_attribute_text(draw, n) for n in names)
+        op = draw(st.sampled_from(["Relu", "Foo", "com.x.Bar"]))
+        lines.append(f"{', '.join(outputs)} = {op}{' <' + attrs + '>' if attrs else ''} ({', '.join(inputs)})")
+    return "\n".join(lines)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_bodies())
+def test_random_bodies_parse_like_onnx_parser(body: str) -> None:
+    test_parser_agrees_with_onnx_parser(body)

@@ -79,6 +79,9 @@ NOTES: dict[str, str] = {
     "ADAPTER-RECOMMENDED": "Old models cannot be converted to the new version (BC). FC is the breaking "
     "change's own finding.",
     "STATUS-CHANGED": "A stable version turned experimental may change under models of either side.",
+    "FUNCTION-BODY-CHANGED": "The body is what the operator computes wherever it is inlined: old nodes "
+    "compute something else under the new body (BC), new nodes under the old body on old runtimes and "
+    "converters (FC), with the same signature on both sides.",
     "VERSION-MODIFIED": "The changes it reports (differentiability, deprecation flag) do not change "
     "which nodes are valid or what they mean; still a released version edited in place.",
     "VERSION-NOT-NEW-OPSET": "Models importing the already released opset resolve the operator to the "
