@@ -80,8 +80,12 @@ def _convert(args: argparse.Namespace) -> int:
     targets = parse_targets(args.to)
     if not Path(args.model).is_file():
         raise UsageError(f"{args.model}: no such model file")
-    if args.inline_missing and not Path(args.inline_missing).exists():
-        raise UsageError(f"--inline-missing {args.inline_missing}: no such file or folder")
+    if args.inline_missing:
+        from toolkit.onnx_bridge.runtimes import KNOWN_RUNTIMES
+
+        if args.inline_missing not in KNOWN_RUNTIMES and not Path(args.inline_missing).exists():
+            raise UsageError(f"--inline-missing {args.inline_missing}: not a known runtime "
+                             f"({', '.join(KNOWN_RUNTIMES)}) and no such file or folder")
     registry = model_registry_from_args(args, adapters=True)
     machine = args.format != "text"
     log = sys.stderr if machine else sys.stdout  # a machine report owns stdout
@@ -89,7 +93,7 @@ def _convert(args: argparse.Namespace) -> int:
     if args.inline_missing:
         from toolkit.onnx_bridge.compat_model import load_runtime
 
-        runtime = load_runtime(args.inline_missing, registry)
+        runtime = load_runtime(args.inline_missing, registry, use_cache=not args.no_cache)
     try:
         result = convert_file(args.model, args.output, registry, targets, inline_for=runtime)
     except ConversionError as exc:
