@@ -6,14 +6,15 @@ Fused activations, Gaussian blur, bfloat16 support in convolutions; LegacyResize
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import ClassVar
-
-from .._runtime import (
-    TensorValue,
-    schema_loader,
-)
+from .._runtime import TensorValue, schema_loader
 from .opset1 import Opset1
+
+# Names used only in annotations (strings under `from __future__ import annotations`) are imported
+# for type checkers only: importing an opset module stays cheap.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import ClassVar
 
 __all__ = ["IR_VERSION", "Opset2"]
 
