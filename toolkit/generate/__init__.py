@@ -43,7 +43,7 @@ __all__ = [
 def _proto(registry: Registry, context: GenerateContext) -> dict[str, bytes]:
     from toolkit.generate.proto_docs import render_registry
 
-    return render_registry(registry, source=context.source)
+    return render_registry(registry, source=context.source, memo=context.memo)
 
 
 def _python(registry: Registry, context: GenerateContext) -> dict[str, bytes]:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from toolkit.model.spec import Location
 
 if TYPE_CHECKING:
+    from toolkit.generate.memo import RenderMemo
     from toolkit.registry.core import Registry
 
 __all__ = ["GenerateContext", "GenerationFailure", "Generator", "rendering"]
@@ -62,6 +63,9 @@ class GenerateContext:
     # The `opset` command's parser factory, for the CLI reference page (docs kind). The CLI layer
     # passes `toolkit.cli.build_parser`; generators never import the CLI.
     cli_parser: Callable[[], argparse.ArgumentParser] | None = None
+    # Incremental generation (`toolkit.generate.memo`): kinds that render domain by domain reuse
+    # a domain's recorded files when its inputs are unchanged. None: render everything.
+    memo: RenderMemo | None = field(default=None, compare=False)
 
     def option(self, key: str, default: str = "") -> str:
         return dict(self.options).get(key, default)

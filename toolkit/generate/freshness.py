@@ -134,12 +134,29 @@ def file_digest(data: bytes) -> str:
     return _file_digest(data)
 
 
+def previous_units(out: Path, kinds: Sequence[str]) -> dict[str, dict[str, object]]:
+    """The incremental units (`toolkit.generate.memo`) the last recorded run of `out` left, whatever
+    its inputs were ({} when there is no readable record)."""
+    if not cache.enabled():
+        return {}
+    raw = cache.read_entry(_entry(out, kinds))
+    if raw is None:
+        return {}
+    try:
+        data = json.loads(raw)
+        units = data.get("units", {}) if data.get("format") == FORMAT else {}
+    except (ValueError, AttributeError):
+        return {}
+    return {k: v for k, v in units.items() if isinstance(k, str) and isinstance(v, dict)} if isinstance(units, dict) else {}
+
+
 def record(
     out: Path,
     kinds: Sequence[str],
     digest: str,
     file_digests: Mapping[str, str],
     diagnostics: Sequence[Diagnostic],
+    units: Mapping[str, object] | None = None,
 ) -> None:
     """Remember that `out` holds the files of `file_digests` ({path: `file_digest`}) for inputs
     `digest` (call right after it does)."""
@@ -159,5 +176,6 @@ def record(
         "recorded_ns": recorded_ns,
         "outputs": outputs,
         "diagnostics": [diagnostic_to_json(d) for d in diagnostics],
+        "units": dict(units or {}),
     }
     cache.write_entry(_entry(out, kinds), json.dumps(data, sort_keys=True).encode())

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolkit.generate import GenerateContext, available_kinds, freshness, get_generator, parallel_kinds
+from toolkit.generate.memo import RenderMemo
 from toolkit.generate.running import GeneratorError, run_generators
 from toolkit.load.writer import Change, FilesOnDisk, Staging, existing_files, plan, recover
 from toolkit.model.diagnostics import Diagnostic
@@ -91,14 +92,18 @@ def generate_tree(
             return GenerateResult(selected, current, (), written=not check, diagnostics=warnings)
     if registry is None:
         registry = load_registry(list(spec_paths), cache=cache)
+    # With the cache on, kinds that render domain by domain reuse what is recorded for a domain
+    # whose spec files did not change (content-addressed; `memo`).
+    memo = RenderMemo(root, label, freshness.previous_units(root, selected)) if digest is not None else None
     context = GenerateContext(
         source=label,
         spec_paths=tuple(os.fspath(p) for p in spec_paths),
         cli_parser=cli_parser,
+        memo=memo,
     )
-    files, changes, digests = _stream(root, registry, context, selected, check=check, digests=digest is not None)
+    files, changes, digests, units = _stream(root, registry, context, selected, check=check, digests=digest is not None)
     if digest is not None and (not check or not changes):
-        freshness.record(root, selected, digest, digests, registry.diagnostics)
+        freshness.record(root, selected, digest, digests, registry.diagnostics, units)
     return GenerateResult(
         kinds=selected,
         files=files,
@@ -116,7 +121,7 @@ def _stream(
     *,
     check: bool,
     digests: bool,
-) -> tuple[FilesOnDisk, list[Change], dict[str, str]]:
+) -> tuple[FilesOnDisk, list[Change], dict[str, str], dict[str, dict[str, object]]]:
     """Run the generators kind by kind, comparing (check) or staging (write) each file as it comes
     (`streaming`, two kinds at once on two cores: `parallel_kinds`), then commit all-or-nothing:
     the staged files are renamed in and the stale ones removed under one journal."""
@@ -126,6 +131,7 @@ def _stream(
     changes: list[Change] = []
     overlay: dict[str, bytes] = {}
     file_digests: dict[str, str] = {}
+    units: dict[str, dict[str, object]] = {}
     try:
         outputs = parallel_kinds.stream_kinds(root, registry, context, kinds, check=check, digests=digests)
         for kind in kinds:  # merged in kind order: the same result however the kinds were run
@@ -134,6 +140,7 @@ def _stream(
             changes += output.changes
             overlay.update(output.overlay)
             file_digests.update(output.digests)
+            units.update(output.units)
             if staging is not None:
                 staging.adopt(output.staged)
         stale = sorted(existing_files(root, kinds) - set(produced))
@@ -147,7 +154,7 @@ def _stream(
     if staging is not None:
         staging.sweep(kinds)
         staging.finish(stale)
-    return FilesOnDisk(root, produced, overlay), changes, file_digests
+    return FilesOnDisk(root, produced, overlay), changes, file_digests, units
 
 
 def _is_text(data: bytes | None) -> bool:

@@ -41,7 +41,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from google.protobuf import text_format
 
@@ -56,12 +56,16 @@ from toolkit.model.spec import (
     OpSchema,
     canonical_domain,
     display_domain,
+    spec_files,
 )
 from toolkit.proto import (
     OperatorProto,
     OperatorSetProto,
     OperatorStatus,
 )
+
+if TYPE_CHECKING:
+    from toolkit.generate.memo import RenderMemo
 
 __all__ = [
     "DEPRECATED_MARKER",
@@ -248,14 +252,21 @@ class RegistryLike(Protocol):
     def inventory(self, domain: str, opset_version: int) -> dict[str, OpSchema]: ...
 
 
-def render_registry(registry: RegistryLike, source: str | None = None) -> dict[str, bytes]:
-    """`render_domain` for every domain of a registry, inventories resolved by the registry."""
+def render_registry(
+    registry: RegistryLike, source: str | None = None, memo: RenderMemo | None = None
+) -> dict[str, bytes]:
+    """`render_domain` for every domain of a registry, inventories resolved by the registry (each
+    domain's documents reused from `memo` when its inputs are unchanged)."""
     out: dict[str, bytes] = {}
     for name in sorted(registry.domains()):
         domain = registry.domain(name)
+        operators = registry.operators(name)
 
-        def resolved(version: int, _name: str = name) -> Mapping[str, OpSchema]:
-            return registry.inventory(_name, version)
+        def build(_name: str = name, _domain: DomainSpec = domain, _ops: Sequence[OperatorSpec] = operators) -> dict[str, bytes]:
+            def resolved(version: int) -> Mapping[str, OpSchema]:
+                return registry.inventory(_name, version)
 
-        out.update(render_domain(domain, registry.operators(name), inventory=resolved, source=source))
+            return render_domain(_domain, _ops, inventory=resolved, source=source)
+
+        out.update(build() if memo is None else memo.render("proto", name, spec_files(domain, operators), build))
     return dict(sorted(out.items()))

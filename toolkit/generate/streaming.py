@@ -26,6 +26,7 @@ class KindOutput:
     overlay: dict[str, bytes] = field(default_factory=dict)  # check mode: the bytes that differ
     digests: dict[str, str] = field(default_factory=dict)  # path -> freshness.file_digest
     staged: list[tuple[str, str]] = field(default_factory=list)  # (temporary, target) written
+    units: dict[str, dict[str, object]] = field(default_factory=dict)  # its incremental units (memo)
 
 
 def stream_kind(
@@ -65,6 +66,8 @@ def stream_kind(
         raise
     if staging is not None:
         out.staged = staging.staged
+    if context.memo is not None:
+        out.units = context.memo.of_kind(kind)
     return out
 
 

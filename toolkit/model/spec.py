@@ -13,7 +13,7 @@ can point at the line of a finding.
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 DEFAULT_DOMAIN = ""
@@ -411,3 +411,10 @@ class SpecSet:
     domains: tuple[DomainSpec, ...] = ()
     operators: tuple[OperatorSpec, ...] = ()
     releases: tuple[Release, ...] = ()
+
+
+def spec_files(domain: DomainSpec, operators: Iterable[OperatorSpec]) -> list[str]:
+    """The spec files a domain is built from: its domain file and its operators' files (sorted;
+    locations without a file left out)."""
+    files = {domain.location.file, *(op.location.file for op in operators)}
+    return sorted(f for f in files if f and f != NOWHERE.file)

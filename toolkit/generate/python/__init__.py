@@ -50,4 +50,4 @@ __all__ = ["PACKAGE", "PythonGenerationError", "domain_package", "generate", "re
 
 def generate(registry: Registry, context: GenerateContext) -> dict[str, bytes]:
     """The `python` generator kind."""
-    return render_registry(registry, context.source)
+    return render_registry(registry, context.source, context.memo)

@@ -35,9 +35,10 @@ from toolkit.generate.python.source import (
     str_chunks,
     str_literal,
 )
-from toolkit.model.spec import DomainSpec, OperatorSpec, OpSchema, display_domain
+from toolkit.model.spec import DomainSpec, OperatorSpec, OpSchema, display_domain, spec_files
 
 if TYPE_CHECKING:
+    from toolkit.generate.memo import RenderMemo
     from toolkit.registry.core import Registry
 
 __all__ = ["HEADER", "RUNTIME_SOURCE", "render_domain", "render_registry", "runtime_module"]
@@ -222,8 +223,9 @@ def render_domain(
     return files
 
 
-def render_registry(registry: Registry, spec: str) -> dict[str, bytes]:
-    """Every file of the `python/` kind for a registry."""
+def render_registry(registry: Registry, spec: str, memo: RenderMemo | None = None) -> dict[str, bytes]:
+    """Every file of the `python/` kind for a registry (each domain's package reused from `memo`
+    when its inputs are unchanged)."""
     header = HEADER.format(spec=spec)
     packages: dict[str, str] = {}
     files: dict[str, bytes] = {}
@@ -237,8 +239,16 @@ def render_registry(registry: Registry, spec: str) -> dict[str, bytes]:
                     f"package '{pkg}'"
                 )
             packages[pkg] = name
-            inventory = {v: registry.inventory(name, v) for v in domain.versions}
-            files.update(render_domain(domain, registry.operators(name), inventory, spec))
+            operators = registry.operators(name)
+
+            def build(domain: DomainSpec = domain, operators: Sequence[OperatorSpec] = operators) -> dict[str, bytes]:
+                inventory = {v: registry.inventory(domain.name, v) for v in domain.versions}
+                return render_domain(domain, operators, inventory, spec)
+
+            if memo is None:
+                files.update(build())
+            else:
+                files.update(memo.render("python", name, spec_files(domain, operators), build))
     releases = []
     for release in registry.releases:
         with rendering(f"release {release.name!r} of the release table", release.location):
