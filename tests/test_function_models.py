@@ -151,3 +151,15 @@ def test_check_model_checks_the_vendor_bodies_against_the_catalog(tmp_path: Path
     for finding in broken:
         assert finding.message.startswith("FUNCTION-TYPE: com.acme.vision.FusedConv:2 function body: 'Equal'")
         assert "FusedConv.yaml:" in finding.path
+
+
+def test_attach_functions_adds_bodies_and_refuses_conflicting_imports(shipped_registry: Any) -> None:
+    from toolkit.onnx_bridge.local_functions import FunctionImportConflict, attach_functions
+
+    model = fused_conv_model(ai_onnx=None)
+    assert attach_functions(model, shipped_registry) == ["com.acme.vision.FusedConv:2"]
+    assert [(f.domain, f.name) for f in model.functions] == [("com.acme.vision", "FusedConv")]
+    assert ("", 19) in {(o.domain, o.version) for o in model.opset_import}
+    assert attach_functions(model, shipped_registry) == []  # already there
+    with pytest.raises(FunctionImportConflict, match=r"imports ai\.onnx 19, the model 17"):
+        attach_functions(fused_conv_model(ai_onnx=17), shipped_registry)
