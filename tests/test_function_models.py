@@ -163,3 +163,16 @@ def test_attach_functions_adds_bodies_and_refuses_conflicting_imports(shipped_re
     assert attach_functions(model, shipped_registry) == []  # already there
     with pytest.raises(FunctionImportConflict, match=r"imports ai\.onnx 19, the model 17"):
         attach_functions(fused_conv_model(ai_onnx=17), shipped_registry)
+
+
+def test_every_shipped_body_is_clean_against_the_whole_catalog(registry: Any, shipped_registry: Any) -> None:
+    from toolkit.checks.functions import check_version_body
+
+    domains = {name: registry.domain(name) for name in registry.domains()}
+    bodies = [s for op in shipped_registry.specs.operators for s in op.versions if s.function is not None]
+    assert len(bodies) == 4  # FusedConv-1/-2, Normalize-1/-3
+    for schema in bodies:
+        found = list(check_version_body(
+            schema, schema.function, lambda d, n, v: registry.find_schema(n, v, d), registry.has_domain, domains
+        ))
+        assert found == [], schema.id
