@@ -100,6 +100,32 @@ def test_downgrade_refuses_to_drop_a_meaningful_attribute(shipped_registry) -> N
     assert up.node.attributes == {"group": 1}
 
 
+def test_require_attribute_and_remove_input(shipped_registry) -> None:  # type: ignore[no-untyped-def]
+    v1, v2 = shipped_registry.versions("FusedConv", VISION)[:2]
+    ctx = AdapterContext(v2, v1, "downgrade")
+    only = [step("require_attribute", attribute="activation", values=("none", "relu"))]
+    for attrs in ({"activation": "relu"}, {}):  # absent: the default of v2, 'none'
+        node = Node("FusedConv", ["X", "W"], ["Y"], attrs, VISION)
+        assert apply_steps(only, node, ctx).node.attributes == attrs
+    with pytest.raises(AdapterError, match=r"attribute 'activation' is 'tanh'; .*FusedConv:1 computes the same only"):
+        apply_steps(only, Node("FusedConv", ["X", "W"], ["Y"], {"activation": "tanh"}, VISION), ctx)
+    least = [step("require_attribute", attribute="group", min=1)]
+    assert apply_steps(least, Node("FusedConv", ["X", "W"], ["Y"], {"group": 3}, VISION), ctx)
+    with pytest.raises(AdapterError, match=r"attribute 'group' is 0; .* accepts only values >= 1"):
+        apply_steps(least, Node("FusedConv", ["X", "W"], ["Y"], {"group": 0}, VISION), ctx)
+    drop = [step("remove_input", index=1)]
+    assert apply_steps(drop, Node("FusedConv", ["X", ""], ["Y"], {}, VISION), ctx).node.inputs == ["X"]
+    with pytest.raises(AdapterError, match=r"input 1 \('W'\) is given; .*FusedConv:1 has no such input"):
+        apply_steps(drop, Node("FusedConv", ["X", "W"], ["Y"], {}, VISION), ctx)
+    # A type restriction refuses a value whose type is unknown when types are looked up; one
+    # known value of the type parameter tells the type of the others (one binding per node).
+    banned = [step("type_restriction", param="T", types=("tensor(bfloat16)",))]
+    node = Node("FusedConv", ["X", "W"], ["Y"], {}, VISION)
+    with pytest.raises(AdapterError, match=r"input 'X' has no known type"):
+        apply_steps(banned, node, AdapterContext(v2, v1, "downgrade", value_types={"Z": "tensor(float)"}))
+    assert apply_steps(banned, node, AdapterContext(v2, v1, "downgrade", value_types={"W": "tensor(float)"}))
+
+
 def test_derived_inverse_of_set_if_absent_keeps_only_its_value(tmp_path: Path) -> None:
     """The upgrade writes `precision: 16` (what version 1 did); only 16 may be dropped going back."""
     text = OP.replace("{steps}", "        - {kind: set_attribute_if_absent, attribute: precision, value: 16}")
@@ -283,6 +309,11 @@ def test_shipped_specs_have_no_adapter_findings(shipped_registry) -> None:  # ty
         ('        - {kind: python, callable: "my_pkg.class:f"}', "ADAPTER-CALLABLE"),
         ("        - {kind: compatible, attribute: factor}", "ADAPTER-ARGS ADAPTER-NOT-COMPATIBLE"),
         ("        - {kind: remove_attribute, attribute: mode, value: 3}", "ADAPTER-VALUE-TYPE"),
+        ("        - {kind: require_attribute, attribute: mode}", "ADAPTER-ARGS"),
+        ("        - {kind: require_attribute, attribute: nope, min: 0}", "ADAPTER-UNKNOWN-ATTRIBUTE"),
+        ("        - {kind: require_attribute, attribute: mode, values: [3]}", "ADAPTER-VALUE-TYPE"),
+        ("        - {kind: remove_input, index: 7}", "ADAPTER-UNKNOWN-INPUT"),
+        ("        - {kind: remove_input}", "ADAPTER-ARGS"),
     ],
 )
 def test_bad_steps_are_located(tmp_path: Path, steps: str, expected: str) -> None:

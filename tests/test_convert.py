@@ -192,7 +192,7 @@ def test_downgrade_refuses_to_drop_a_non_default_attribute(registry: Registry, t
     with pytest.raises(ConversionError) as info:
         convert_model(model, registry, {ACME: 1})
     message = str(info.value)
-    assert message.startswith("g/conv/0: downgrade com.acme.vision.FusedConv:2 -> com.acme.vision.FusedConv:1")
+    assert message.startswith(f"g/conv/0: {ACME} 2 -> 1: downgrade com.acme.vision.FusedConv:2 -> com.acme.vision.FusedConv:1")
     assert "attribute 'activation' is 'relu'" in message
     source, out = tmp_path / "m.onnx", tmp_path / "out.onnx"
     onnx.save(model, source)
@@ -256,7 +256,7 @@ versions:
     with pytest.raises(ConversionError) as info:
         convert_model(model, gain, {"com.example.gain": 2})
     message = str(info.value)
-    assert message.startswith("g/amp/0: the adapter of com.example.gain.Gain:2 produced a node that is not a valid")
+    assert message.startswith("g/amp/0: com.example.gain 1 -> 2: the adapter of com.example.gain.Gain:2 produced a node that is not a valid")
     assert "requires attribute 'alpha' (float) [MODEL-ATTR-REQUIRED]" in message
 
 

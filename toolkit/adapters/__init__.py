@@ -21,7 +21,12 @@ Step kinds (arguments in parentheses; "source" is the version the node has befor
 - `input_to_attribute(input and/or index, attribute)`: a constant input becomes an attribute;
   the caller provides constant values and may drop the now unused value.
 - `type_restriction(param, types)`: the target no longer accepts these types for the type
-  parameter; a node using one cannot be moved (checked when value types are known).
+  parameter; a node using one cannot be moved. Checked when value types are given: a value
+  whose type is then unknown is refused too.
+- `require_attribute(attribute, values?, min?)`: refuse (AdapterError) unless the attribute, or
+  its source default, is one of `values` and every element is at least `min`.
+- `remove_input(input and/or index)`: the source's optional input has no counterpart in the
+  target; refuse a node that gives it.
 - `python(callable)`: `package.module:function(node, context) -> Node | AdapterResult`.
 
 API for the version converter (no onnx needed; helpers at the end convert NodeProto):

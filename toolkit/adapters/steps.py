@@ -164,16 +164,54 @@ def _type_restriction(step: AdapterStep, result: AdapterResult, ctx: AdapterCont
         ("input", ctx.source.inputs, result.node.inputs),
         ("output", ctx.source.outputs, result.node.outputs),
     )
+    # A type parameter binds to one type per node, so one known value of it tells the type of
+    # all (outputs included); a heterogeneous variadic binds each value on its own.
+    bound: list[tuple[str, str, str | None, bool]] = []
     for kind, formals, actuals in sides:
         for index, value_name in enumerate(actuals):
             formal = _formal_at(formals, index)
-            if formal is None or formal.type_str != param:
+            if formal is None or formal.type_str != param or not value_name:
                 continue
-            found = ctx.value_type(value_name)
-            if found in banned:
-                raise AdapterError(
-                    f"{kind} '{value_name}' has type {found}, which {ctx.target.id} does not accept"
-                )
+            bound.append((kind, value_name, ctx.value_type(value_name), formal.homogeneous))
+    for kind, value_name, found, _ in bound:
+        if found in banned:
+            raise AdapterError(f"{kind} '{value_name}' has type {found}, which {ctx.target.id} does not accept")
+    known = any(found is not None and homogeneous for _, _, found, homogeneous in bound)
+    for kind, value_name, found, homogeneous in bound:
+        if found is None and not (known and homogeneous):
+            raise AdapterError(
+                f"{kind} '{value_name}' has no known type, so it cannot be checked that {ctx.target.id} "
+                f"accepts it (it does not accept {', '.join(sorted(banned))} for '{param}')"
+            )
+
+
+def _require_attribute(step: AdapterStep, result: AdapterResult, ctx: AdapterContext) -> None:
+    """Refuse unless the attribute (or its source default) is one of `values` / at least `min`:
+    the values for which the target version computes what the source does."""
+    name = str(step.arg("attribute"))
+    declared = ctx.source.attribute(name)
+    present = name in result.node.attributes
+    value = result.node.attributes[name] if present else (None if declared is None else _thaw(declared.default))
+    if value is None:
+        return  # absent without a default: nothing the target could read differently
+    allowed, least = step.arg("values"), step.arg("min")
+    what = f"{value!r}" if present else f"absent, so {value!r} (the default of {ctx.source.id})"
+    if allowed is not None and not any(same_value(value, v) for v in _as_list(allowed)):
+        choices = ", ".join(repr(_thaw(v)) for v in _as_list(allowed))
+        raise AdapterError(f"attribute '{name}' is {what}; {ctx.target.id} computes the same only for {choices}")
+    if isinstance(least, int) and any(isinstance(v, (int, float)) and v < least for v in _flatten(value)):
+        raise AdapterError(f"attribute '{name}' is {what}; {ctx.target.id} accepts only values >= {least}")
+
+
+def _remove_input(step: AdapterStep, result: AdapterResult, ctx: AdapterContext) -> None:
+    """The source's optional input has no counterpart in the target: only a node that omits it moves."""
+    position = input_position(ctx.source, step)
+    node = result.node
+    if position < len(node.inputs) and node.inputs[position]:
+        raise AdapterError(
+            f"input {position} ('{node.inputs[position]}') is given; {ctx.target.id} has no such input"
+        )
+    del node.inputs[position:position + 1]
 
 
 def _formal_at(formals: tuple[FormalParameter, ...], index: int) -> FormalParameter | None:
@@ -214,6 +252,8 @@ _HANDLERS: dict[str, Callable[[AdapterStep, AdapterResult, AdapterContext], None
     "attribute_to_input": _attribute_to_input,
     "input_to_attribute": _input_to_attribute,
     "type_restriction": _type_restriction,
+    "require_attribute": _require_attribute,
+    "remove_input": _remove_input,
     "python": _python,
 }
 

@@ -233,6 +233,25 @@ def _type_restriction(step: AdapterStep, source: OpSchema, target: OpSchema) -> 
             )
 
 
+def _require_attribute(step: AdapterStep, source: OpSchema, target: OpSchema) -> Iterator[Diagnostic]:
+    yield from _attribute_on(source, step, "attribute", "the attribute checked")
+    attr = source.attribute(str(step.arg("attribute")))
+    values = step.arg("values")
+    if attr is not None and isinstance(values, tuple):
+        for value in values:
+            if not _value_fits(value, attr.type):
+                yield _diag(
+                    "ADAPTER-VALUE-TYPE",
+                    f"require_attribute: {value!r} is not a value of {attr.type.value} attribute '{attr.name}'",
+                    step,
+                    f"give {attr.type.value} values",
+                )
+
+
+def _remove_input(step: AdapterStep, source: OpSchema, target: OpSchema) -> Iterator[Diagnostic]:
+    yield from _input_on(source, step, "the input removed")
+
+
 def _python(step: AdapterStep, source: OpSchema, target: OpSchema) -> Iterator[Diagnostic]:
     problem = callable_problem(step.arg("callable"))
     if problem:
@@ -246,6 +265,8 @@ _STEP_CHECKS = {
     "attribute_to_input": _attribute_to_input,
     "input_to_attribute": _input_to_attribute,
     "type_restriction": _type_restriction,
+    "require_attribute": _require_attribute,
+    "remove_input": _remove_input,
     "python": _python,
 }
 

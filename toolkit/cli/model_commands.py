@@ -57,7 +57,8 @@ def _register_convert(subparsers: argparse._SubParsersAction) -> None:  # type: 
         help="convert a model to other opset versions with the declarative adapters",
         description="Move every node of the named domains one opset version at a time, up or down, "
         "using the adapters of the specs (the default domain's come with the toolkit). "
-        "Exit 0 converted, 1 a node cannot be moved (the message names operator and version), 2 usage.",
+        "Every node that cannot move is reported (node, opset step, operator, why) and nothing is written. "
+        "Exit 0 converted, 1 a node cannot be moved, 2 usage.",
     )
     convert.add_argument("model", metavar="MODEL.onnx")
     convert.add_argument("--to", action="append", default=[], metavar="DOMAIN=N",
@@ -74,6 +75,7 @@ def _register_convert(subparsers: argparse._SubParsersAction) -> None:  # type: 
 
 def _convert(args: argparse.Namespace) -> int:
     from toolkit.onnx_bridge.convert import ConversionError, convert_file, parse_targets
+    from toolkit.reporting.model_convert import render
 
     if not args.to and not args.inline_missing:
         raise UsageError("give --to DOMAIN=N and/or --inline-missing RUNTIME")
@@ -88,7 +90,6 @@ def _convert(args: argparse.Namespace) -> int:
                              f"({', '.join(KNOWN_RUNTIMES)}) and no such file or folder")
     registry = model_registry_from_args(args, adapters=True)
     machine = args.format != "text"
-    log = sys.stderr if machine else sys.stdout  # a machine report owns stdout
     runtime = None
     if args.inline_missing:
         from toolkit.onnx_bridge.compat_model import load_runtime
@@ -97,48 +98,18 @@ def _convert(args: argparse.Namespace) -> int:
     try:
         result = convert_file(args.model, args.output, registry, targets, inline_for=runtime)
     except ConversionError as exc:
-        print(f"opset: error: {exc}", file=sys.stderr)
+        # The blockers as a compiler's error list on stderr, and in the machine format as well.
+        sys.stderr.write(render(args.model, args.output, None, exc.blockers, "text"))
         if machine:
-            emit_report(args, _convert_report(args, str(exc)))
+            emit_report(args, render(args.model, args.output, None, exc.blockers, args.format))
         return 1
-    for line in result.steps:
-        print(line, file=log)
-    for note in result.notes:
-        print(f"note: {note}", file=log)
-    summary = f"wrote {args.output} ({result.converted} node move(s))"
-    print(summary, file=log)
-    if machine:
-        emit_report(args, _convert_report(args, "", summary))
+    text = render(args.model, args.output, result, (), "text")
+    if machine:  # a machine report owns stdout: the steps go to stderr
+        sys.stderr.write(text)
+        emit_report(args, render(args.model, args.output, result, (), args.format))
+    else:
+        sys.stdout.write(text)
     return 0
-
-
-def _convert_report(args: argparse.Namespace, error: str, summary: str = "") -> str:
-    """The conversion as a report: nothing to report, or one CONVERT-FAILED finding located at
-    the model file with the node's graph path (the error message starts with it)."""
-    import re
-
-    from toolkit.onnx_bridge.check import ModelFinding
-    from toolkit.onnx_bridge.convert import CONVERT_FAILED
-    from toolkit.reporting.formats import render
-    from toolkit.reporting.model_check import model_report
-
-    findings = []
-    if error:
-        match = re.match(r"([^\s:]+/\d+): (.*)", error, re.S)
-        path, message = (match.group(1), match.group(2)) if match else ("", error)
-        findings.append(ModelFinding(CONVERT_FAILED.id, message, path, hint=CONVERT_FAILED.hint))
-    report = model_report(
-        "convert", [(args.model, findings)], [CONVERT_FAILED], 1 if error else 0, Severity.ERROR,
-        summary=summary or f"opset convert: {args.model} was not converted; nothing was written",
-    )
-    if args.format == "json":
-        from toolkit.reporting.common import dump_json, json_envelope
-
-        items = [{"rule": f.rule, "path": f.path, "message": f.message, "hint": f.hint} for f in findings]
-        return dump_json(json_envelope(
-            kind="convert", model=args.model, output=args.output, converted=not error, findings=items
-        ))
-    return render(report, args.format)
 
 
 def _register_compat(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -21,6 +21,8 @@ STEP_KINDS: Mapping[str, tuple[tuple[tuple[str, ...], ...], frozenset[str]]] = {
     "attribute_to_input": ((("attribute",), ("input", "index")), frozenset({"attribute", "input", "index"})),
     "input_to_attribute": ((("input", "index"), ("attribute",)), frozenset({"attribute", "input", "index"})),
     "type_restriction": ((("param",), ("types",)), frozenset({"param", "types"})),
+    "require_attribute": ((("attribute",), ("values", "min")), frozenset({"attribute", "values", "min"})),
+    "remove_input": ((("input", "index"),), frozenset({"input", "index"})),
     "python": ((("callable",),), frozenset({"callable"})),
 }
 COMMON_ARGS = frozenset({"doc"})

@@ -37,6 +37,7 @@ FAMILIES: dict[str, str] = {
     "compat": "guide/model-tools/",
     "runtime": "guide/model-tools/",
     "mdiff": "guide/model-tools/",
+    "convert": "guide/model-tools/",
 }
 
 F = TypeVar("F", bound=Callable[..., Any])

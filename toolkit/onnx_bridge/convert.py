@@ -26,45 +26,29 @@ from toolkit.adapters import (
 )
 from toolkit.load.writer import write_file
 from toolkit.model.diagnostics import UsageError
-from toolkit.model.rules import register
 from toolkit.model.spec import (
     OpSchema,
     canonical_domain,
     display_domain,
 )
-from toolkit.onnx_bridge.check import check_model, declared_types, load_model
+from toolkit.onnx_bridge.check import ModelFinding, check_model, declared_types, load_model
 from toolkit.onnx_bridge.compat_model import RuntimeTable
-from toolkit.onnx_bridge.graph import function_path, graph_path, node_path, read_names, subgraphs, value_names
+from toolkit.onnx_bridge.convert_rules import Blocker, ConversionError
+from toolkit.onnx_bridge.convert_types import value_types
+from toolkit.onnx_bridge.graph import (
+    function_path,
+    graph_path,
+    node_path,
+    output_names,
+    read_names,
+    subgraphs,
+    value_names,
+)
 from toolkit.onnx_bridge.overlay import CATALOG_DOMAINS
 from toolkit.registry.core import Registry
 
 if TYPE_CHECKING:
     import onnx
-
-class ConversionError(Exception):
-    """A node cannot be moved to the requested opset; the message names operator and version."""
-
-
-# Reported by `opset convert` (toolkit.cli.model_commands) when a ConversionError stops it.
-CONVERT_FAILED = register(
-    "CONVERT-FAILED", "compat", "error",
-    "A node cannot be moved to the requested opset version; nothing was written.",
-    name="node cannot be converted",
-    hint="convert to an opset the operator exists in, or add the missing adapter to the newer version",
-    anchor="convert",
-    doc="""\
-**Why:** `opset convert` moves every node one opset version at a time with the adapters of the
-specs; a node whose operator does not exist at the next version (removed, or not yet added), a
-version without an adapter, or an adapter that leaves the node invalid stops the conversion,
-and the output model is not written. The finding names the node's graph path, the operator
-versions and the opset step.
-
-**Before:** `opset convert m.onnx --to ai.onnx=13` on a model whose `Split` passes `split` as an
-attribute, with no adapter for Split-13.
-
-**After:** the adapter declared on the newer version (or a target opset the node can reach).""",
-)
-
 
 @dataclass
 class ConversionResult:
@@ -129,7 +113,24 @@ def convert_model(
     converter = _Converter(registry, result, unchecked_attributes)
     for domain, target in sorted(targets.items()):
         converter.domain(canonical_domain(domain), target)
+    if converter.blockers:
+        raise ConversionError.of(converter.blockers)
+    _raise_ir_version(result, registry)
     return result
+
+
+def _raise_ir_version(result: ConversionResult, registry: Registry) -> None:
+    """Raise `ir_version` to the least one the converted opset imports need (release table);
+    never lower it (a model may use newer IR features, and every runtime reads older IRs)."""
+    from toolkit.registry.releases import ONNX_DOMAIN_ALIASES, min_ir_version_for
+
+    if not registry.releases:
+        return
+    opsets = [(o.domain, int(o.version)) for o in result.model.opset_import]
+    needed = min_ir_version_for(registry.releases, opsets, ignore_unknown=True, aliases=ONNX_DOMAIN_ALIASES)
+    if needed > result.model.ir_version:
+        result.notes.append(f"ir_version raised from {result.model.ir_version} to {needed} for the target opsets")
+        result.model.ir_version = needed
 
 
 class _Converter:
@@ -142,23 +143,38 @@ class _Converter:
         self.model = result.model
         self.taken = set(value_names(self.model))
         self.functions = {(f.domain, f.name) for f in self.model.functions}
+        self.blockers: list[Blocker] = []
+        self.step = ""
+
+    def block(self, rule: str, path: str, operator: str, message: str) -> tuple[list[Any], list[str]]:
+        """Record that a node cannot move at this step; it stays as it is so that the walk goes on
+        and every other blocker is found too (nothing is written when there is one)."""
+        self.blockers.append(Blocker(self.step, ModelFinding(rule, f"{self.step}: {message}", path,
+                                                             operator=operator)))
+        return [], []
 
     def domain(self, domain: str, target: int) -> None:
         label = display_domain(domain)
         entry = next((o for o in self.model.opset_import if canonical_domain(o.domain) == domain), None)
         if entry is None:
-            raise ConversionError(f"the model does not import domain '{label}'")
+            self.blockers.append(Blocker(f"{label} -> {target}", ModelFinding(
+                "CONVERT-DOMAIN-NOT-IMPORTED", f"the model does not import domain '{label}'",
+                graph_path(self.model), operator=label)))
+            return
         while entry.version != target:
             current = int(entry.version)
             step = 1 if target > current else -1
+            self.step = f"{label} {current} -> {current + step}"
             before = self.result.converted
+            main_types, function_types = value_types(self.model)
             self.graph(self.model.graph, domain, current, current + step, graph_path(self.model),
-                       ChainMap(), ChainMap())
+                       ChainMap(), ChainMap(main_types))
             for function in self.model.functions:
                 own = next((o for o in function.opset_import if canonical_domain(o.domain) == domain), None)
                 if own is None or own.version == current:
+                    local = function_types.get((function.domain, function.name), {})
                     self.graph(function, domain, current, current + step, function_path(function), ChainMap(),
-                               ChainMap())
+                               ChainMap(local))
                     if own is not None:
                         own.version = current + step
             entry.version = current + step
@@ -188,7 +204,7 @@ class _Converter:
                 out.append(node)
                 continue
             new_nodes, gone = self.node(node, domain, current, nxt, here, scope_consts, scope_types)
-            out.extend(new_nodes)
+            out.extend(new_nodes or [node])
             dropped.extend(gone)
         del graph.node[:]
         graph.node.extend(out)
@@ -203,12 +219,13 @@ class _Converter:
         here = self.registry.find_schema(node.op_type, current, domain)
         there = self.registry.find_schema(node.op_type, nxt, domain)
         if here is None:
-            raise ConversionError(f"{path}: {ref} does not exist in opset {current}, which the model imports")
+            return self.block("CONVERT-NO-OPERATOR", path, ref,
+                              f"{ref} does not exist in opset {current}, which the model imports")
         if there is None:
             spec = self.registry.operator(node.op_type, domain)
             why = f"was removed in opset {spec.removed_in}" if spec.removed_in else "does not exist yet"
             hint = f" (replaced by {spec.replaced_by})" if spec.replaced_by else ""
-            raise ConversionError(f"{path}: {ref} {why}; it cannot move to opset {nxt}{hint}")
+            return self.block("CONVERT-NO-OPERATOR", path, ref, f"{ref} {why}; it cannot move to opset {nxt}{hint}")
         if here.since_version == there.since_version:
             return [node], []
         context = {
@@ -225,25 +242,33 @@ class _Converter:
             newer = there if nxt > current else here
             direction = "upgrade" if nxt > current else "downgrade"
             empty = " (its `upgrade` list is empty)" if newer.adapter is not None else ""
-            raise ConversionError(
-                f"{path}: no adapter to {direction} {here.id} -> {there.id} (opset {current} -> {nxt}): "
-                f"{newer.id} declares none{empty}"
-            ) from None
+            return self.block(
+                "CONVERT-NO-ADAPTER", path, newer.id,
+                f"no adapter to {direction} {here.id} -> {there.id} (opset {current} -> {nxt}): "
+                f"{newer.id} declares none{empty}",
+            )
         except AdapterError as exc:
-            raise ConversionError(f"{path}: {exc}") from None
+            return self.block("CONVERT-REFUSED", path, (there if nxt > current else here).id, str(exc))
+        try:
+            built = [self.constant(constant, moved.node, types) for constant in moved.constants]
+        except AdapterError as exc:
+            return self.block("CONVERT-REFUSED", path, (there if nxt > current else here).id, str(exc))
+        rebuilt = _rebuild(node, moved.node, there)
+        problems = self.validate(rebuilt, version=nxt)
+        if problems:
+            owner = there if nxt > current else here
+            return self.block(
+                "CONVERT-INVALID-NODE", path, owner.id,
+                f"the adapter of {owner.id} produced a node that is not a valid {there.id} node: {problems}",
+            )
+        self.taken.update(constant.name for constant in moved.constants)
         self.result.converted += 1
         self.result.notes.extend(f"{path}: {note}" for note in moved.notes)
-        built: list[Any] = []
-        for constant in moved.constants:
-            built.append(self.constant(constant, moved.node, types, path))
-            self.taken.add(constant.name)
-        rebuilt = _rebuild(node, moved.node, there)
-        self.validate(rebuilt, there, there if nxt > current else here, nxt, path)
         built.append(rebuilt)
         return built, list(moved.dropped_inputs)
 
-    def validate(self, proto: Any, schema: OpSchema, owner: OpSchema, version: int, path: str) -> None:
-        """ConversionError when the moved node is not a valid node of `schema` (arity, attributes).
+    def validate(self, proto: Any, *, version: int) -> str:
+        """Why the moved node is not a valid node of its new schema (arity, attributes), or "".
 
         check-model's node checks run on a one-node model; its subgraphs are left out (they were
         converted and are checked on their own), so only this node's own findings count.
@@ -263,14 +288,9 @@ class _Converter:
         errors = check_model(
             probe, self.registry, unchecked_attributes=self.unchecked_attributes, graph_level=False
         ).errors
-        if errors:
-            problems = "; ".join(f"{f.message} [{f.rule}]" for f in errors)
-            raise ConversionError(
-                f"{path}: the adapter of {owner.id} produced a node that is not a valid {schema.id} node: "
-                f"{problems}"
-            )
+        return "; ".join(f"{f.message} [{f.rule}]" for f in errors)
 
-    def constant(self, constant: Any, node: Any, types: Mapping[str, str | None], path: str) -> Any:
+    def constant(self, constant: Any, node: Any, types: Mapping[str, str | None]) -> Any:
         from onnx import helper
 
         from toolkit.adapters import constant_tensor, element_type_number
@@ -280,8 +300,8 @@ class _Converter:
             like = node.inputs[constant.like_input] if constant.like_input < len(node.inputs) else ""
             known = types.get(like)
             if not known or not known.startswith("tensor("):
-                raise ConversionError(
-                    f"{path}: the new constant '{constant.name}' takes the element type of input "
+                raise AdapterError(
+                    f"the new constant '{constant.name}' takes the element type of input "
                     f"'{like}', whose type the model does not declare"
                 )
             elem = element_type_number(known[len("tensor(") : -1])
@@ -289,9 +309,7 @@ class _Converter:
 
     def drop_unused(self, graph: Any, names: list[str]) -> None:
         """Remove constants that an input-to-attribute move left without readers."""
-        used = set(read_names(self.model)) | {o.name for o in getattr(graph, "output", ())}
-        if not hasattr(graph, "initializer"):
-            used |= set(graph.output)
+        used = set(read_names(self.model)) | set(output_names(graph))
         for name in names:
             if name in used:
                 continue
@@ -379,7 +397,8 @@ def convert_file(
         try:
             inlined = inline_missing(result.model, registry, inline_for)
         except InlineError as exc:
-            raise ConversionError(str(exc)) from None
+            finding = ModelFinding("CONVERT-INLINE-FAILED", str(exc), graph_path(result.model))
+            raise ConversionError.of([Blocker(f"inline for {inline_for.name}", finding)]) from None
         result.model = inlined.model
         counts = {op: inlined.inlined.count(op) for op in sorted(set(inlined.inlined))}
         detail = ", ".join(f"{op} x{n}" for op, n in counts.items()) or "nothing to inline"

@@ -102,6 +102,11 @@ def value_names(model: Any) -> Iterator[str]:
             yield from node.output
 
 
+def output_names(graph: Any) -> list[str]:
+    """The output names of a GraphProto (ValueInfoProtos) or a FunctionProto (plain strings)."""
+    return [o if isinstance(o, str) else o.name for o in graph.output]
+
+
 def read_names(model: Any) -> Iterator[str]:
     """Every node input name of the model (subgraphs and functions included)."""
     for g in (model.graph, *model.functions):

@@ -22,6 +22,7 @@ _FAMILY_TITLES = {
     "compat": "Runtime compatibility (`opset compat`)",
     "runtime": "Runtime manifests (`opset compat`)",
     "mdiff": "Model interface changes (`opset model-diff`)",
+    "convert": "Opset conversion (`opset convert`)",
 }
 
 
@@ -33,7 +34,7 @@ def load_catalog() -> RuleCatalog:
     import toolkit.compat.rules
     import toolkit.onnx_bridge.check.rules
     import toolkit.onnx_bridge.compat_model
-    import toolkit.onnx_bridge.convert
+    import toolkit.onnx_bridge.convert_rules
     import toolkit.onnx_bridge.model_diff
     import toolkit.onnx_bridge.overlay  # noqa: F401
 

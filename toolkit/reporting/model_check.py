@@ -36,13 +36,13 @@ def render_rules_section() -> str:
             lines += ["", rule.doc]
     # Importing the emitting modules registers their rules (not needed to report model findings).
     import toolkit.onnx_bridge.compat_model
-    import toolkit.onnx_bridge.convert
+    import toolkit.onnx_bridge.convert_rules
     import toolkit.onnx_bridge.model_diff  # noqa: F401
 
-    others = [rule for family in ("compat", "runtime", "mdiff") for rule in CATALOG.family(family)]
+    others = [rule for family in ("compat", "runtime", "mdiff", "convert") for rule in CATALOG.family(family)]
     lines += [
         "",
-        "#### Rules of compat and model-diff",
+        "#### Rules of compat, model-diff and convert",
         "",
         "| Id | Severity | Meaning |",
         "| --- | --- | --- |",
