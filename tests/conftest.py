@@ -36,18 +36,10 @@ def shipped_registry():  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture(scope="session")
-def node_models():  # type: ignore[no-untyped-def]
+def node_models(onnx_node_cases):  # type: ignore[no-untyped-def]
     """onnx's node test models, [(name, ModelProto)] (the `data/node` folder is not installed:
     onnx's test cases build them in-process; shared by every test that needs them)."""
-    pytest.importorskip("onnx")
-    import warnings
-
-    from onnx.backend.test.case import node
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        cases = node.collect_testcases(None)
-    return [(f"node/{case.name}", case.model) for case in cases]
+    return [(f"node/{case.name}", case.model) for case in onnx_node_cases]
 
 
 @pytest.fixture(scope="session")
@@ -90,3 +82,17 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
             terminalreporter.write_line(f"    {line}")
         if len(lines) > 40:
             terminalreporter.write_line(f"    ... ({len(lines) - 40} more lines)")
+
+
+@pytest.fixture(scope="session")
+def onnx_node_cases():  # type: ignore[no-untyped-def]
+    """onnx's node test cases (onnx.backend.test.case.node: model, inputs, expected outputs,
+    tolerances), built in-process once per session: the `data/node` folder is not installed."""
+    import warnings
+
+    pytest.importorskip("onnx")
+    from onnx.backend.test.case import node
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return list(node.collect_testcases(None))

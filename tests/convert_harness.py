@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import onnx
 
 ORT_MAX_OPSET = 26  # onnxruntime 1.31 loads ai.onnx up to opset 26
 MIN_OPSET = 7
@@ -168,10 +167,12 @@ class Tally:
 
     counts: Counter[tuple[str, str, str]] = field(default_factory=Counter)
     failures: list[tuple[str, str, int, str, str, str]] = field(default_factory=list)
+    outcomes: dict[tuple[str, int, str], str] = field(default_factory=dict)  # (case, target, tool)
 
     def add(self, tool: str, case: Case, target: int, outcome: str, detail: str) -> None:
         direction = "upgrade" if target > case.opset else "downgrade"
         self.counts[(tool, direction, outcome)] += 1
+        self.outcomes[(case.name, target, tool)] = outcome
         if outcome in ("wrong", "invalid", "crash"):
             self.failures.append((tool, case.name, target, direction, outcome, detail))
 
@@ -205,12 +206,3 @@ def sweep(cases: Iterable[Case], tools: list[Tool], *, one_in: int = 1, far: boo
             for tool in tools:
                 tally.add(tool.name, case, target, *evaluate(case, target, tool))
     return tally
-
-
-def load_tensor(path: str) -> Any:
-    from onnx import numpy_helper
-
-    tensor = onnx.TensorProto()
-    with open(path, "rb") as handle:
-        tensor.ParseFromString(handle.read())
-    return numpy_helper.to_array(tensor)

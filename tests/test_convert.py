@@ -85,8 +85,10 @@ def test_overlay_covers_the_required_facts(registry: Registry) -> None:
     assert relu13.adapter is not None and [s.kind for s in relu13.adapter.upgrade] == ["compatible"]
     assert relu14.adapter is not None and relu14.adapter.downgrade is not None
     assert [s.kind for s in relu14.adapter.downgrade] == ["type_restriction"]
-    # Split-13 moved `split` to an input: a signature change nobody wrote an adapter for.
-    assert registry.get_schema("Split", 13).adapter is None
+    # GroupNormalization-21 changed what scale and bias mean (per channel instead of per group):
+    # no adapter can say how a node moves, so there is none.
+    assert registry.get_schema("GroupNormalization", 21).adapter is None
+    assert [s.kind for s in registry.get_schema("Split", 13).adapter.upgrade] == ["attribute_to_input"]
 
 
 @pytest.mark.parametrize("op", ["Squeeze", "Unsqueeze", "ReduceSum"])
@@ -147,13 +149,16 @@ def test_downgrade_refuses_a_type_the_old_version_lacks(registry: Registry) -> N
 
 
 def test_missing_adapter_names_operator_and_version(registry: Registry) -> None:
-    node = helper.make_node("Split", ["x"], ["a", "b"], axis=0, split=[1, 1], name="sp")
-    model = model_of([node], [f32("x", [2])], [f32("a", [1]), f32("b", [1])], 11)
+    node = helper.make_node("GroupNormalization", ["x", "s", "b"], ["y"], num_groups=1, name="gn")
+    model = model_of([node], [f32("x", [1, 2, 2]), f32("s", [1]), f32("b", [1])], [f32("y", [1, 2, 2])], 18)
     with pytest.raises(ConversionError) as info:
-        convert_model(model, registry, {"": 13})
+        convert_model(model, registry, {"": 21})
     message = str(info.value)
-    assert "ai.onnx.Split:11 -> ai.onnx.Split:13" in message and "opset 12 -> 13" in message
-    assert message.startswith("g/sp/0")
+    assert "ai.onnx.GroupNormalization:18 -> ai.onnx.GroupNormalization:21" in message
+    assert "opset 20 -> 21" in message
+    assert message.startswith("g/gn/0")
+    (blocker,) = info.value.blockers
+    assert blocker.finding.rule == "CONVERT-NO-ADAPTER" and blocker.step == "ai.onnx 20 -> 21"
 
 
 # -- vendor domain -----------------------------------------------------------------------------
@@ -317,11 +322,12 @@ def test_cli_convert(tmp_path: Path) -> None:
         usage = run("convert", str(source), "--to", target, "-o", str(out))
         assert usage.returncode == 2, (target, usage.stderr)
         assert message in usage.stderr and "Traceback" not in usage.stderr
-    split = model_of([helper.make_node("Split", ["x"], ["a", "b"], axis=1, split=[1, 2])],
-                     [f32("x", [1, 3])], [f32("a", [1, 1]), f32("b", [1, 2])], 11)
-    onnx.save(split, source)
-    failed = run("convert", str(source), "--to", "ai.onnx=13", "-o", str(out))
-    assert failed.returncode == 1 and "ai.onnx.Split:13" in failed.stderr and "Traceback" not in failed.stderr
+    group = model_of([helper.make_node("GroupNormalization", ["x", "s", "b"], ["y"], num_groups=1)],
+                     [f32("x", [1, 2, 2]), f32("s", [1]), f32("b", [1])], [f32("y", [1, 2, 2])], 18)
+    onnx.save(group, source)
+    failed = run("convert", str(source), "--to", "ai.onnx=21", "-o", str(out))
+    assert failed.returncode == 1 and "ai.onnx.GroupNormalization:21" in failed.stderr
+    assert "Traceback" not in failed.stderr
 
 
 def test_targets_are_checked_against_the_registry(registry: Registry) -> None:

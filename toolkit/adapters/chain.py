@@ -16,6 +16,7 @@ from toolkit.adapters.node import (
     ConstantLookup,
     MissingAdapter,
     Node,
+    ShapeLookup,
     TypeLookup,
 )
 from toolkit.adapters.steps import apply_steps
@@ -31,12 +32,13 @@ def apply_upgrade(
     constants: ConstantLookup | None = None,
     value_types: TypeLookup | None = None,
     taken: Collection[str] = (),
+    value_shapes: ShapeLookup | None = None,
 ) -> AdapterResult:
     """Turn `node` (a node of version `old`) into a node of `new` with `new.adapter.upgrade`."""
     adapter = _adapter_of(new)
     if not adapter.upgrade:
         raise MissingAdapter(f"{new.id} declares no adapter (its `upgrade` list is empty)")
-    ctx = AdapterContext(old, new, "upgrade", constants, value_types, taken)
+    ctx = AdapterContext(old, new, "upgrade", constants, value_types, taken, value_shapes)
     return apply_steps(adapter.upgrade, node, ctx)
 
 
@@ -48,13 +50,14 @@ def apply_downgrade(
     constants: ConstantLookup | None = None,
     value_types: TypeLookup | None = None,
     taken: Collection[str] = (),
+    value_shapes: ShapeLookup | None = None,
 ) -> AdapterResult:
     """Turn `node` (a node of version `new`) back into one of `old`: `downgrade` or the inverse."""
     adapter = _adapter_of(new)
     if adapter.downgrade is None and not adapter.upgrade:
         raise MissingAdapter(f"{new.id} declares no adapter (its `upgrade` list is empty)")
     steps = adapter.downgrade if adapter.downgrade is not None else inverse_steps(adapter.upgrade, new, old)
-    ctx = AdapterContext(new, old, "downgrade", constants, value_types, taken)
+    ctx = AdapterContext(new, old, "downgrade", constants, value_types, taken, value_shapes)
     return apply_steps(steps, node, ctx)
 
 
@@ -105,5 +108,7 @@ def _run_chain(
             total.constants + result.constants,
             total.dropped_inputs + result.dropped_inputs,
             total.notes + result.notes,
+            total.before + result.before,
+            result.after + total.after,
         )
     return total

@@ -70,10 +70,15 @@ class AdapterResult:
     constants: list[NewConstant] = field(default_factory=list)
     dropped_inputs: list[str] = field(default_factory=list)  # values the node no longer reads
     notes: list[str] = field(default_factory=list)
+    # A rewrite into a small subgraph: nodes (of the target opset) placed before / after the node.
+    before: list[Node] = field(default_factory=list)
+    after: list[Node] = field(default_factory=list)
 
 
 ConstantLookup = Mapping[str, Any] | Callable[[str], Any]
 TypeLookup = Mapping[str, str] | Callable[[str], "str | None"]
+Shape = tuple["int | None", ...]  # a dimension is None when it is not a known number
+ShapeLookup = Mapping[str, Shape] | Callable[[str], "Shape | None"]
 
 
 @dataclass(frozen=True)
@@ -86,6 +91,15 @@ class AdapterContext:
     constants: ConstantLookup | None = None
     value_types: TypeLookup | None = None
     taken: Collection[str] = ()
+    value_shapes: ShapeLookup | None = None
+
+    def value_shape(self, name: str) -> Shape | None:
+        """The value's shape when its rank is known (dimensions None when not numbers), or None."""
+        if self.value_shapes is None or not name:
+            return None
+        if isinstance(self.value_shapes, Mapping):
+            return self.value_shapes.get(name)
+        return self.value_shapes(name)
 
     def constant(self, name: str) -> Any:
         if self.constants is None or not name:

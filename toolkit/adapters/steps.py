@@ -238,6 +238,8 @@ def _python(step: AdapterStep, result: AdapterResult, ctx: AdapterContext) -> No
         result.constants.extend(out.constants)
         result.dropped_inputs.extend(out.dropped_inputs)
         result.notes.extend(out.notes)
+        result.before.extend(out.before)
+        result.after.extend(out.after)
     elif isinstance(out, Node):
         result.node = out
     else:

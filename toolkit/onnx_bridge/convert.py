@@ -144,11 +144,16 @@ class _Converter:
         self.taken = set(value_names(self.model))
         self.functions = {(f.domain, f.name) for f in self.model.functions}
         self.blockers: list[Blocker] = []
+        self.blocked: set[tuple[str, tuple[str, ...]]] = set()  # (graph path, outputs) of blocked nodes
+        self.current: tuple[str, tuple[str, ...]] = ("", ())
         self.step = ""
+        self.shapes: dict[str, tuple[int | None, ...]] = {}
 
     def block(self, rule: str, path: str, operator: str, message: str) -> tuple[list[Any], list[str]]:
         """Record that a node cannot move at this step; it stays as it is so that the walk goes on
-        and every other blocker is found too (nothing is written when there is one)."""
+        and every other node's blocker is found too (nothing is written when there is one). Later
+        steps leave the node alone: what they would say about an unmoved node is noise."""
+        self.blocked.add(self.current)
         self.blockers.append(Blocker(self.step, ModelFinding(rule, f"{self.step}: {message}", path,
                                                              operator=operator)))
         return [], []
@@ -166,13 +171,14 @@ class _Converter:
             step = 1 if target > current else -1
             self.step = f"{label} {current} -> {current + step}"
             before = self.result.converted
-            main_types, function_types = value_types(self.model)
+            main_types, function_types, self.shapes = value_types(self.model)
             self.graph(self.model.graph, domain, current, current + step, graph_path(self.model),
                        ChainMap(), ChainMap(main_types))
             for function in self.model.functions:
                 own = next((o for o in function.opset_import if canonical_domain(o.domain) == domain), None)
                 if own is None or own.version == current:
                     local = function_types.get((function.domain, function.name), {})
+                    self.shapes = {}  # function bodies: types per call site, no shapes
                     self.graph(function, domain, current, current + step, function_path(function), ChainMap(),
                                ChainMap(local))
                     if own is not None:
@@ -203,6 +209,11 @@ class _Converter:
             if canonical_domain(node.domain) != domain or (node.domain, node.op_type) in self.functions:
                 out.append(node)
                 continue
+            key = (path, tuple(node.output))
+            if key in self.blocked:
+                out.append(node)  # reported at the step that first blocked it; it stays unmoved
+                continue
+            self.current = key
             new_nodes, gone = self.node(node, domain, current, nxt, here, scope_consts, scope_types)
             out.extend(new_nodes or [node])
             dropped.extend(gone)
@@ -232,6 +243,7 @@ class _Converter:
             "constants": lambda name: _constant_value(constants.get(name)),
             "value_types": lambda name: types.get(name),
             "taken": self.taken,
+            "value_shapes": self.shapes.get,
         }
         try:
             if nxt > current:
@@ -253,8 +265,11 @@ class _Converter:
             built = [self.constant(constant, moved.node, types) for constant in moved.constants]
         except AdapterError as exc:
             return self.block("CONVERT-REFUSED", path, (there if nxt > current else here).id, str(exc))
-        rebuilt = _rebuild(node, moved.node, there)
-        problems = self.validate(rebuilt, version=nxt)
+        rebuilt = _rebuild(node, moved.node, there, self.registry.find_schema(moved.node.op_type, nxt, domain))
+        extra_before = [self.new_node(n, nxt) for n in moved.before]
+        extra_after = [self.new_node(n, nxt) for n in moved.after]
+        problems = "; ".join(p for p in (self.validate(n, version=nxt)
+                                         for n in (*extra_before, rebuilt, *extra_after)) if p)
         if problems:
             owner = there if nxt > current else here
             return self.block(
@@ -262,10 +277,17 @@ class _Converter:
                 f"the adapter of {owner.id} produced a node that is not a valid {there.id} node: {problems}",
             )
         self.taken.update(constant.name for constant in moved.constants)
+        for extra in (*moved.before, *moved.after):
+            self.taken.update((*extra.outputs, extra.name))
         self.result.converted += 1
         self.result.notes.extend(f"{path}: {note}" for note in moved.notes)
-        built.append(rebuilt)
-        return built, list(moved.dropped_inputs)
+        return [*built, *extra_before, rebuilt, *extra_after], list(moved.dropped_inputs)
+
+    def new_node(self, node: Any, version: int) -> Any:
+        """The NodeProto of a node an adapter added (a rewrite into a small subgraph)."""
+        from toolkit.adapters import node_to_onnx
+
+        return node_to_onnx(node, self.registry.find_schema(node.op_type, version, canonical_domain(node.domain)))
 
     def validate(self, proto: Any, *, version: int) -> str:
         """Why the moved node is not a valid node of its new schema (arity, attributes), or "".
@@ -352,10 +374,15 @@ def _constant_value(entry: Any) -> Any:
     return None if entry is None else entry.value()
 
 
-def _rebuild(original: Any, node: Any, schema: OpSchema) -> Any:
-    """A NodeProto for the moved node, keeping the original attribute protos that did not change."""
+def _rebuild(original: Any, node: Any, schema: OpSchema, replaced: OpSchema | None = None) -> Any:
+    """A NodeProto for the moved node, keeping the original attribute protos that did not change
+    (a node an adapter replaced by another operator is built anew with `replaced`, its schema)."""
     from onnx import helper
 
+    from toolkit.adapters import node_to_onnx
+
+    if node.op_type != original.op_type:
+        return node_to_onnx(node, replaced)
     proto = copy.deepcopy(original)
     del proto.input[:]
     proto.input.extend(node.inputs)

@@ -16,9 +16,16 @@ UNKNOWN = None
 FunctionKey = tuple[str, str]
 
 
-def value_types(model: Any) -> tuple[dict[str, str | None], dict[FunctionKey, dict[str, str | None]]]:
+Shapes = dict[str, tuple[int | None, ...]]
+
+
+def value_types(
+    model: Any,
+) -> tuple[dict[str, str | None], dict[FunctionKey, dict[str, str | None]], Shapes]:
     """(main graph and subgraphs, per model-local function (domain, name)): value name -> type
-    string (`tensor(float)`); None where a function's call sites disagree."""
+    string (`tensor(float)`), None where a function's call sites disagree; and the tensor
+    shapes of the main graph and subgraphs whose rank is known (None for a dimension that is
+    not a number)."""
     import onnx
 
     try:
@@ -33,7 +40,18 @@ def value_types(model: Any) -> tuple[dict[str, str | None], dict[FunctionKey, di
         body: dict[str, str | None] = {}
         functions[(function.domain, function.name)] = body
         _function_types(inferred, function, infos, body)
-    return types, functions
+    return types, functions, _shapes(inferred.graph, infos)
+
+
+def _shapes(graph: Any, infos: dict[str, Any]) -> Shapes:
+    out: Shapes = {init.name: tuple(int(d) for d in init.dims) for init in graph.initializer}
+    for name, info in infos.items():
+        kind = info.type.WhichOneof("value")
+        if kind != "tensor_type" or not info.type.tensor_type.HasField("shape"):
+            continue
+        dims = info.type.tensor_type.shape.dim
+        out.setdefault(name, tuple(int(d.dim_value) if d.HasField("dim_value") else None for d in dims))
+    return out
 
 
 def _collect(graph: Any, types: dict[str, str | None], infos: dict[str, Any]) -> None:

@@ -115,8 +115,8 @@ def type_changes(old: OpSchema, new: OpSchema) -> tuple[dict[str, tuple[str, ...
     before = old.constraint_map
     for constraint in new.type_constraints:
         previous = before.get(constraint.param)
-        if previous is None:
-            continue
+        if previous is None or _binding(old, constraint.param) != _binding(new, constraint.param):
+            continue  # absent, or the same name binds other inputs/outputs: not the same parameter
         plus = tuple(t for t in constraint.allowed if t not in previous.allowed)
         minus = tuple(t for t in previous.allowed if t not in constraint.allowed)
         if plus:
@@ -124,6 +124,16 @@ def type_changes(old: OpSchema, new: OpSchema) -> tuple[dict[str, tuple[str, ...
         if minus:
             removed[constraint.param] = minus
     return added, removed
+
+
+def _binding(schema: OpSchema, param: str) -> tuple[tuple[str, int], ...]:
+    """Which inputs and outputs a type parameter binds (by side and position)."""
+    return tuple(
+        (side, index)
+        for side, formals in (("in", schema.inputs), ("out", schema.outputs))
+        for index, formal in enumerate(formals)
+        if formal.type_str == param
+    )
 
 
 def only_types_changed(old: OpSchema, new: OpSchema) -> bool:
@@ -165,9 +175,10 @@ def adapter_for(old: OpSchema, new: OpSchema, declared: Adapter | None) -> Adapt
     downgrade = declared.downgrade
     if downgrade is None:
         downgrade = inverse_steps(declared.upgrade, new, old)
+    # The type checks come first: they are about the node as it is at the source version.
     return Adapter(
-        upgrade=declared.upgrade + _restrictions(removed, declared.location),
-        downgrade=downgrade + _restrictions(added, declared.location),
+        upgrade=_restrictions(removed, declared.location) + declared.upgrade,
+        downgrade=_restrictions(added, declared.location) + downgrade,
         location=declared.location,
     )
 

@@ -1,0 +1,242 @@
+"""The `python` adapters of the ai.onnx overlay (`toolkit/data/onnx_adapters/ai.onnx.yaml`):
+the steps no declarative step kind expresses. Each checks what its validity depends on and
+refuses (AdapterError) instead of guessing; a rewrite returns the small subgraph it needs in
+`AdapterResult.before` / `after` (nodes of the target opset)."""
+
+from __future__ import annotations
+
+from toolkit.adapters.node import AdapterContext, AdapterError, AdapterResult, NewConstant, Node
+from toolkit.model.spec import AttrType
+
+
+def split_18_num_outputs(node: Node, ctx: AdapterContext) -> Node:
+    """Split 13 -> 18: without a `split` input, Split 18 needs `num_outputs` (Split 13 split
+    equally into as many parts as outputs, which is what `num_outputs` says when it divides)."""
+    out = node.copy()
+    if len(out.inputs) < 2 or not out.inputs[1]:
+        out.attributes["num_outputs"] = len(out.outputs)
+    return out
+
+
+def inference_only(node: Node, ctx: AdapterContext) -> Node:
+    """BatchNormalization 9 -> 14: the same node in inference (only output Y); the training
+    outputs changed meaning (running vs. saved statistics), so a node using them is refused."""
+    used = [name for name in node.outputs[1:] if name]
+    if used:
+        raise AdapterError(
+            f"outputs {', '.join(used)} are training statistics, which {ctx.target.id} defines differently"
+        )
+    return node.copy()
+
+
+def same_type_as_input(node: Node, ctx: AdapterContext) -> Node:
+    """BatchNormalization 15 -> 14: scale, bias, mean and var must have the input's type."""
+    first = ctx.value_type(node.inputs[0]) if node.inputs else None
+    for name in node.inputs[1:]:
+        found = ctx.value_type(name)
+        if first is None or found is None:
+            raise AdapterError(
+                f"the types of '{node.inputs[0]}' and '{name}' are not both known; {ctx.target.id} needs them equal"
+            )
+        if found != first:
+            raise AdapterError(f"'{name}' is {found} and '{node.inputs[0]}' {first}; {ctx.target.id} needs one type")
+    return node.copy()
+
+
+def _fresh(ctx: AdapterContext, node: Node, suffix: str, used: set[str]) -> str:
+    base = f"{node.name or (node.outputs[0] if node.outputs else node.op_type)}_{suffix}"
+    name, counter = base, 1
+    while name in used or name in ctx.taken:
+        name = f"{base}_{counter}"
+        counter += 1
+    used.add(name)
+    return name
+
+
+def coerced_softmax_upgrade(node: Node, ctx: AdapterContext) -> AdapterResult:
+    """Softmax / LogSoftmax / Hardmax 11 -> 13: opset 11 flattens the input to 2-D at `axis`
+    (default 1) and normalises each row; opset 13 normalises along `axis` alone. Axis -1 means
+    the same in both; any other axis becomes Flatten(axis) -> op(axis=-1) -> Reshape(Shape(x))."""
+    out = node.copy()
+    axis = out.attributes.get("axis", 1)
+    if axis == -1:
+        out.attributes["axis"] = -1
+        return AdapterResult(out)
+    used: set[str] = set(node.inputs) | set(node.outputs)
+    shape, flat, row = (_fresh(ctx, node, s, used) for s in ("shape", "flat", "rows"))
+    source = out.inputs[0]
+    before = [
+        Node("Shape", [source], [shape], name=shape),
+        Node("Flatten", [source], [flat], {"axis": axis}, name=flat),
+    ]
+    result_name = out.outputs[0]
+    out.inputs = [flat]
+    out.outputs = [row]
+    out.attributes["axis"] = -1
+    after = [Node("Reshape", [row, shape], [result_name], name=f"{row}_reshape")]
+    return AdapterResult(out, before=before, after=after,
+                         notes=[f"{node.op_type} axis {axis}: rewritten as Flatten -> {node.op_type} -> Reshape"])
+
+
+def coerced_softmax_downgrade(node: Node, ctx: AdapterContext) -> AdapterResult:
+    """Softmax / LogSoftmax 13 -> 11 (through 12): along one axis. Axis -1 is the same in
+    opset 11 (written explicitly, its default there is 1); any other axis is computed from its
+    definition with opset 12 reductions (max-shifted exponentials), which need no rank."""
+    out = node.copy()
+    axis = out.attributes.get("axis", -1)
+    if axis == -1:
+        out.attributes["axis"] = -1
+        return AdapterResult(out)
+    if node.op_type == "Hardmax":
+        raise AdapterError(
+            f"axis {axis} means one axis in {ctx.source.id} but the flattened trailing axes in "
+            f"{ctx.target.id}; only axis -1 means the same"
+        )
+    used: set[str] = set(node.inputs) | set(node.outputs)
+    x, y = node.inputs[0], node.outputs[0]
+    peak, shifted, exp, total = (_fresh(ctx, node, s, used) for s in ("max", "shifted", "exp", "sum"))
+    nodes = [
+        Node("ReduceMax", [x], [peak], {"axes": [axis], "keepdims": 1}, name=peak),
+        Node("Sub", [x, peak], [shifted], name=shifted),
+        Node("Exp", [shifted], [exp], name=exp),
+        Node("ReduceSum", [exp], [total], {"axes": [axis], "keepdims": 1}, name=total),
+    ]
+    if node.op_type == "Softmax":
+        last = Node("Div", [exp, total], [y], name=node.name or f"{y}_div")
+    else:
+        log = _fresh(ctx, node, "logsum", used)
+        nodes.append(Node("Log", [total], [log], name=log))
+        last = Node("Sub", [shifted, log], [y], name=node.name or f"{y}_sub")
+    return AdapterResult(last, before=nodes,
+                         notes=[f"{node.op_type} axis {axis}: rewritten with ReduceMax/Exp/ReduceSum along the axis"])
+
+
+def _nonnegative_constant(node: Node, ctx: AdapterContext, position: int, what: str) -> Node:
+    """Refuse unless input `position` is omitted or a constant without negative values: the
+    older version gives negative values no meaning."""
+    if position >= len(node.inputs) or not node.inputs[position]:
+        return node.copy()
+    name = node.inputs[position]
+    value = ctx.constant(name)
+    if value is None:
+        raise AdapterError(
+            f"input {position} ('{name}') is not a constant, so it cannot be checked that its {what} are "
+            f"non-negative, which {ctx.target.id} needs"
+        )
+    if any(v < 0 for v in _flat(value)):
+        raise AdapterError(f"input {position} ('{name}') has negative {what}, which {ctx.target.id} does not accept")
+    return node.copy()
+
+
+def _flat(value: object) -> list[float]:
+    if hasattr(value, "tolist"):
+        value = value.tolist()
+    if isinstance(value, (list, tuple)):
+        return [item for part in value for item in _flat(part)]
+    return [value] if isinstance(value, (int, float)) else []
+
+
+def nonnegative_indices(node: Node, ctx: AdapterContext) -> Node:
+    """Gather / Scatter 11 -> older: negative indices (counted from the back) are new in 11."""
+    checked = _nonnegative_constant(node, ctx, 1, "indices")
+    axis = checked.attributes.get("axis", 0)
+    if isinstance(axis, int) and axis < 0:
+        raise AdapterError(f"attribute 'axis' is {axis}; {ctx.target.id} accepts only values >= 0")
+    return checked
+
+
+def nonnegative_onehot_indices(node: Node, ctx: AdapterContext) -> Node:
+    """OneHot 11 -> 9: negative indices are new in 11 (and so is a negative `axis`)."""
+    checked = _nonnegative_constant(node, ctx, 0, "indices")
+    axis = checked.attributes.get("axis", -1)
+    if isinstance(axis, int) and axis < -1:
+        raise AdapterError(f"attribute 'axis' is {axis}; {ctx.target.id} accepts only -1 or values >= 0")
+    return checked
+
+
+def nonnegative_slice_axes(node: Node, ctx: AdapterContext) -> Node:
+    """Slice 11 -> 10: negative axes are new in 11."""
+    return _nonnegative_constant(node, ctx, 3, "axes")
+
+
+def scalar_scale(node: Node, ctx: AdapterContext) -> Node:
+    """QuantizeLinear / DequantizeLinear 13 -> 10: opset 10 quantizes per tensor only, so the
+    scale (input 1) must be a constant with one value; `axis` then means nothing."""
+    name = node.inputs[1] if len(node.inputs) > 1 else ""
+    value = ctx.constant(name)
+    if value is None:
+        raise AdapterError(f"the scale '{name}' is not a constant, so it cannot be checked that it is one value "
+                           f"(per-tensor), the only kind {ctx.target.id} has")
+    if len(_flat(value)) != 1:
+        raise AdapterError(f"the scale '{name}' has {len(_flat(value))} values (per-axis); {ctx.target.id} "
+                           "quantizes per tensor only")
+    out = node.copy()
+    out.attributes.pop("axis", None)
+    return out
+
+
+def scale_like_input(node: Node, ctx: AdapterContext) -> Node:
+    """QuantizeLinear 13 -> 19 (x and y_scale share T1 from 19) and 23 -> 21 (y_scale gets its
+    own type parameter at 23): the scale must have the input's type."""
+    x, scale = node.inputs[0], node.inputs[1] if len(node.inputs) > 1 else ""
+    found_x, found_scale = ctx.value_type(x), ctx.value_type(scale)
+    if found_x is None or found_scale is None:
+        raise AdapterError(f"the types of '{x}' and '{scale}' are not both known; {ctx.target.id} needs them equal")
+    if found_x != found_scale:
+        raise AdapterError(f"'{scale}' is {found_scale} and '{x}' {found_x}; {ctx.target.id} needs one type")
+    return node.copy()
+
+
+def _empty_input(node: Node, ctx: AdapterContext, position: int, suffix: str) -> NewConstant | None:
+    if position < len(node.inputs) and node.inputs[position]:
+        return None
+    used = set(node.inputs) | set(node.outputs)
+    name = _fresh(ctx, node, suffix, used)
+    while len(node.inputs) <= position:
+        node.inputs.append("")
+    node.inputs[position] = name
+    return NewConstant(name, [], AttrType.FLOATS, "float")
+
+
+def resize_13_downgrade(node: Node, ctx: AdapterContext) -> AdapterResult:
+    """Resize 13 -> 11: `roi` and `scales` became optional at 13; Resize 11 needs both, and
+    reads an empty tensor as "not given", so an omitted one becomes an empty float constant."""
+    out = node.copy()
+    made = [c for c in (_empty_input(out, ctx, 1, "roi"), _empty_input(out, ctx, 2, "scales")) if c is not None]
+    return AdapterResult(out, constants=made)
+
+
+def gemm_c_given(node: Node, ctx: AdapterContext) -> AdapterResult:
+    """Gemm 11 -> 9: C became optional at 11 (absent means 0); Gemm 9 needs it, and a scalar 0
+    of the input's type broadcasts to the same result."""
+    out = node.copy()
+    if len(out.inputs) > 2 and out.inputs[2]:
+        return AdapterResult(out)
+    used = set(out.inputs) | set(out.outputs)
+    name = _fresh(ctx, node, "C", used)
+    while len(out.inputs) < 3:
+        out.inputs.append("")
+    out.inputs[2] = name
+    return AdapterResult(out, constants=[NewConstant(name, 0.0, AttrType.FLOAT, None, like_input=0)])
+
+
+def split_18_downgrade(node: Node, ctx: AdapterContext) -> Node:
+    """Split 18 -> 13: `num_outputs` splits unevenly when the axis does not divide; Split 13
+    (no `split` input) splits equally. Dropped only when the input's dimension is known and
+    divides by the number of outputs."""
+    out = node.copy()
+    parts = out.attributes.pop("num_outputs", None)
+    if parts is None:
+        return out
+    shape = ctx.value_shape(node.inputs[0])
+    axis = out.attributes.get("axis", 0)
+    size = None
+    if shape is not None and isinstance(axis, int) and -len(shape) <= axis < len(shape):
+        size = shape[axis]
+    if size is None:
+        raise AdapterError(f"num_outputs is {parts} and the size of '{node.inputs[0]}' along axis {axis} is not "
+                           f"known, so it cannot be checked that {ctx.target.id} splits it the same (equally)")
+    if parts != len(node.outputs) or size % parts:
+        raise AdapterError(f"num_outputs {parts} splits a dimension of {size} unevenly; {ctx.target.id} "
+                           "splits equally only")
+    return out
