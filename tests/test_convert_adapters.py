@@ -154,3 +154,21 @@ def test_quantization_steps(registry: Registry) -> None:
                  [info("x", shape=[2, 3, 4])], [info("y", TensorProto.UINT8)], 13, [per_axis, zeros])
     with pytest.raises(ConversionError, match="has 3 values \\(per-axis\\)"):
         convert(registry, axis, 10)
+
+
+@pytest.mark.parametrize("mode", ["nearest", "linear"])
+@pytest.mark.parametrize("scales", [[1, 1, 2, 2], [1, 1, 1.5, 2.5]])
+def test_upsample_and_resize_10_keep_their_coordinate_mapping(registry: Registry, mode: str, scales: list[float]) -> None:
+    x = RNG.random((1, 1, 3, 4), dtype=np.float32)
+    feeds = {"x": x, "s": np.array(scales, "float32")}
+    for op, first in (("Upsample", 9), ("Resize", 10)):
+        source = model([helper.make_node(op, ["x", "s"], ["y"], mode=mode)],
+                       [info("x", shape=[1, 1, 3, 4]), info("s", shape=[4])], [info("y")], first)
+        up = same_outputs(registry, source, 13, feeds)
+        assert ops(up) == ["Constant", "Resize"]
+        if op == "Resize":
+            assert ops(same_outputs(registry, up, 10, feeds)) == ["Resize"]
+    half = model([helper.make_node("Resize", ["x", "", "s"], ["y"], mode=mode)],
+                 [info("x", shape=[1, 1, 3, 4]), info("s", shape=[4])], [info("y")], 13)
+    with pytest.raises(ConversionError, match="attribute 'coordinate_transformation_mode' is 'half_pixel'"):
+        convert(registry, half, 10)

@@ -240,3 +240,65 @@ def split_18_downgrade(node: Node, ctx: AdapterContext) -> Node:
         raise AdapterError(f"num_outputs {parts} splits a dimension of {size} unevenly; {ctx.target.id} "
                            "splits equally only")
     return out
+
+
+def renamed_to(op_type: str) -> object:
+    """An adapter replacing a deprecated operator by its successor of the same meaning."""
+
+    def adapter(node: Node, ctx: AdapterContext) -> Node:
+        out = node.copy()
+        out.op_type = op_type
+        return out
+
+    return adapter
+
+
+# Scatter 11 and Upsample 10 are deprecated: runtimes reject them. ScatterElements 11 is Scatter
+# with negative indices allowed; Resize 10 is Upsample 9 (inputs X and scales, `mode`).
+scatter_to_scatter_elements = renamed_to("ScatterElements")
+upsample_to_resize = renamed_to("Resize")
+
+
+def resize_11_upgrade(node: Node, ctx: AdapterContext) -> AdapterResult:
+    """Resize 10 -> 11: Resize 10 maps output to input coordinates as `x / scale` ('asymmetric')
+    and takes the floor for 'nearest'; Resize 11 says so with attributes and reads scales third,
+    after an (empty) roi."""
+    out = node.copy()
+    scales = out.inputs[1] if len(out.inputs) > 1 else ""
+    used = set(out.inputs) | set(out.outputs)
+    roi = _fresh(ctx, node, "roi", used)
+    out.inputs = [out.inputs[0], roi, scales]
+    out.attributes["coordinate_transformation_mode"] = "asymmetric"
+    if out.attributes.get("mode", "nearest") == "nearest":
+        out.attributes["nearest_mode"] = "floor"
+    return AdapterResult(out, constants=[NewConstant(roi, [], AttrType.FLOATS, "float")])
+
+
+def resize_11_downgrade(node: Node, ctx: AdapterContext) -> AdapterResult:
+    """Resize 11 -> 10: only the 'asymmetric' mapping (with 'floor' for nearest), nearest or
+    linear, from scales (no sizes) and an empty roi, is what Resize 10 computes."""
+    attrs = node.attributes
+    mode = attrs.get("mode", "nearest")
+    wanted = {"coordinate_transformation_mode": "asymmetric", "cubic_coeff_a": -0.75, "exclude_outside": 0,
+              "extrapolation_value": 0.0}
+    if mode == "nearest":
+        wanted["nearest_mode"] = "floor"
+    if mode not in ("nearest", "linear"):
+        raise AdapterError(f"mode '{mode}' does not exist in {ctx.target.id}")
+    for name, value in wanted.items():
+        declared = ctx.source.attribute(name)
+        given = attrs.get(name, None if declared is None else declared.default)
+        if given != value and not (isinstance(value, float) and isinstance(given, (int, float)) and float(given) == value):
+            raise AdapterError(f"attribute '{name}' is {given!r}; {ctx.target.id} computes only what {value!r} means")
+    if len(node.inputs) > 3 and node.inputs[3]:
+        raise AdapterError(f"input 3 ('{node.inputs[3]}', sizes) is given; {ctx.target.id} takes scales only")
+    roi = node.inputs[1] if len(node.inputs) > 1 else ""
+    value = ctx.constant(roi) if roi else []
+    if value is None or _flat(value):
+        raise AdapterError(f"roi '{roi}' is not a constant empty tensor; {ctx.target.id} has no roi")
+    out = node.copy()
+    out.inputs = [node.inputs[0], node.inputs[2] if len(node.inputs) > 2 else ""]
+    for name in ("coordinate_transformation_mode", "cubic_coeff_a", "exclude_outside", "extrapolation_value",
+                 "nearest_mode"):
+        out.attributes.pop(name, None)
+    return AdapterResult(out, dropped_inputs=[roi] if roi else [])
