@@ -16,7 +16,8 @@ API (used by the check-model tests and by `opset convert`'s tests):
 (`onnx.checker.check_model(full_check=True)` accepts it), `domains` (the domains its nodes use)
 and `note` (why it does not run or check, when it does not).
 
-Models are tiny (a few dozen samples, a handful of features) and deterministic (fixed seeds).
+Models are tiny (a few dozen samples, a handful of features) and deterministic: fixed seeds, built
+in a fresh interpreter with a fixed hash seed, so the same producer versions write the same bytes.
 `build_corpus` writes `manifest.json` beside the models and reuses the folder when the manifest
 was written by the same producer versions, so a developer's second run costs nothing.
 """
@@ -24,6 +25,9 @@ was written by the same producer versions, so a developer's second run costs not
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -68,7 +72,12 @@ def producer_versions() -> dict[str, str]:
 
 
 def build_corpus(out_dir: str | Path, *, groups: tuple[str, ...] = ()) -> list[ProducedModel]:
-    """Build (or reuse) the corpus in `out_dir`; `groups` picks builder groups (default all)."""
+    """Build (or reuse) the corpus in `out_dir`; `groups` picks builder groups (default all).
+
+    The build runs in a fresh interpreter: skl2onnx numbers some names (KNN's Scan bodies) with a
+    process-wide counter, so the same build in a process that converted models before would
+    write other bytes; and with a fixed hash seed, since some producers iterate over sets of
+    strings (string class labels, vocabularies). Same producer versions, same bytes."""
     from producer_corpus_groups import BUILDERS
 
     out = Path(out_dir)
@@ -76,16 +85,34 @@ def build_corpus(out_dir: str | Path, *, groups: tuple[str, ...] = ()) -> list[P
     wanted = groups or tuple(BUILDERS)
     versions = producer_versions()
     cached = _read_manifest(out, versions, wanted)
-    if cached is not None:
-        return cached
+    if cached is None:
+        code = "import sys; sys.path.insert(0, sys.argv[1]); import producer_corpus as c; c.build_here(sys.argv[2], sys.argv[3:])"
+        here = Path(__file__).resolve().parent
+        env = {**os.environ, "PYTHONHASHSEED": "0"}  # producers iterate over sets of strings
+        proc = subprocess.run(
+            [sys.executable, "-c", code, str(here), str(out), *wanted], capture_output=True, text=True, check=False,
+            env=env,
+        )
+        if proc.returncode != 0:
+            raise RuntimeError(f"building the producer corpus failed:\n{proc.stderr[-4000:]}")
+        cached = _read_manifest(out, versions, wanted)
+        assert cached is not None, "the corpus build wrote no usable manifest"
+    return cached
+
+
+def build_here(out_dir: str | Path, groups: list[str]) -> None:
+    """Run the builders in this process and write the manifest (build_corpus runs this in a
+    fresh interpreter)."""
+    from producer_corpus_groups import BUILDERS
+
+    out = Path(out_dir)
     produced: list[ProducedModel] = []
-    for group in wanted:
+    for group in groups:
         for name, producer, feeds in BUILDERS[group](out):
             produced.append(_judge(out / f"{name}.onnx", name, producer, feeds))
     names = [p.name for p in produced]
     assert len(names) == len(set(names)), "model names must be unique"
-    _write_manifest(out, versions, wanted, produced)
-    return produced
+    _write_manifest(out, producer_versions(), tuple(groups), produced)
 
 
 def _judge(path: Path, name: str, producer: str, feeds: dict[str, Any]) -> ProducedModel:
@@ -104,14 +131,19 @@ def _judge(path: Path, name: str, producer: str, feeds: dict[str, Any]) -> Produ
         runs = True
     except Exception as exc:  # onnxruntime raises its own exception types
         runs = False
-        notes.append(f"onnxruntime: {str(exc).splitlines()[0][:300]}")
+        notes.append(f"onnxruntime: {_first_line(exc, path)}")
     try:
         onnx.checker.check_model(model, full_check=True)
         checked = True
     except Exception as exc:  # onnx's ValidationError / InferenceError
         checked = False
-        notes.append(f"onnx.checker: {str(exc).splitlines()[0][:300]}")
+        notes.append(f"onnx.checker: {_first_line(exc, path)}")
     return ProducedModel(name, path, producer, feeds, runs, checked, tuple(domains), "; ".join(notes))
+
+
+def _first_line(exc: Exception, path: Path) -> str:
+    """The message's first line, without the corpus folder (same note wherever it is built)."""
+    return str(exc).replace(str(path.parent) + "/", "").splitlines()[0][:300]
 
 
 def _all_nodes(graph: Any) -> Iterator[Any]:
