@@ -74,7 +74,7 @@ def test_special_files_are_refused_with_a_located_file_read(
     capsys: pytest.CaptureFixture[str], tree: Path
 ) -> None:
     (tree / "Zero.yaml").symlink_to("/dev/zero")
-    (tree / "Random.yml").symlink_to("/dev/urandom")
+    (tree / "Random.yaml").symlink_to("/dev/urandom")
     _fifo_with_timeout(tree / "Fifo.yaml")
     sock = socket.socket(socket.AF_UNIX)
     sock.bind(str(tree / "Sock.yaml"))
@@ -87,7 +87,7 @@ def test_special_files_are_refused_with_a_located_file_read(
     finally:
         sock.close()
     prefix = "specs/org.example.abc/"
-    for name in ("Zero.yaml", "Random.yml", "Fifo.yaml", "Sock.yaml", "Loop.yaml", "Dangling.yaml"):
+    for name in ("Zero.yaml", "Random.yaml", "Fifo.yaml", "Sock.yaml", "Loop.yaml", "Dangling.yaml"):
         assert found[prefix + name] == (1, 1, "FILE-READ"), name
     assert code == 1 and len(lines) == 6
     assert any("a device, not a regular file" in line for line in lines)
@@ -226,7 +226,8 @@ def test_the_same_tree_twice_is_read_once(tree: Path, tmp_path: Path) -> None:
 
 def test_a_symlinked_file_is_one_file(tree: Path) -> None:
     (tree.parent / "B.yaml").symlink_to(tree / "B.yaml")
-    assert [p.name for p in discover([tree / "B.yaml", tree.parent / "B.yaml"])] == ["B.yaml"]
+    # domain.yaml comes along: a single operator file is read with the domain file beside it
+    assert [p.name for p in discover([tree / "B.yaml", tree.parent / "B.yaml"])] == ["B.yaml", "domain.yaml"]
 
 
 # --------------------------------------------------------------------------- type strings

@@ -15,6 +15,7 @@ from typing import Any
 from toolkit.load.adapter_build import build_adapter
 from toolkit.load.build_functions import function_fields
 from toolkit.load.build_values import attribute_default, whole_numbers
+from toolkit.load.discovery import folder_name
 from toolkit.load.yamlsrc import MarkedDict, MarkedList, Source
 from toolkit.model.diagnostics import Diagnostic
 from toolkit.model.spec import (
@@ -56,7 +57,7 @@ class Builder:
             self.diags.extend(whole_numbers(source, "domain"))
             data = source.data
             name = canonical_domain(data["domain"])
-            if not self.check_folder(source, display_domain(name), source.path.parent.name, "domain"):
+            if not self.check_folder(source, display_domain(name), folder_name(source.path), "domain"):
                 self.broken_domain_folders.add(source.path.parent)
             if name in domains:
                 self.error(
@@ -169,7 +170,7 @@ class Builder:
         data = source.data
         domain_name = canonical_domain(data["domain"])
         name = data["operator"]
-        self.check_folder(source, display_domain(domain_name), source.path.parent.name, "domain")
+        self.check_folder(source, display_domain(domain_name), folder_name(source.path), "domain")
         if source.path.stem != name:
             self.error(
                 "FILE-PLACEMENT",

@@ -11,6 +11,9 @@ from toolkit.model.spec import Location
 
 DOMAIN_FILE = "domain.yaml"
 RELEASES_FILE = "releases.yaml"
+# Spec files end in `.yaml`. `.yml` files (and `.YAML`) are found too, but only to report them
+# (FILE-NAME): one spelling, so that globs, editor associations and hooks all name the same files.
+SPEC_SUFFIX = ".yaml"
 SPEC_SUFFIXES = (".yaml", ".yml")
 
 
@@ -32,13 +35,16 @@ def discover(paths: Iterable[str | os.PathLike[str]], too_deep: list[Path] | Non
             found.update(walk(path, _is_spec_name, too_deep))
         elif path.is_file() or os.path.lexists(path):
             found.add(path)  # a FIFO, device or broken symlink: reading it reports what it is
+            beside = path.parent / DOMAIN_FILE
+            if path.name != DOMAIN_FILE and beside.is_file():
+                found.add(beside)  # one operator file given: its domain is the folder's domain.yaml
         else:
             raise UsageError(f"{raw}: no such file or directory")
     return _unique(sorted(found))
 
 
 def _is_spec_name(name: str) -> bool:
-    return name.endswith(SPEC_SUFFIXES)
+    return name.lower().endswith(SPEC_SUFFIXES)
 
 
 def walk(top: Path, wanted: Callable[[str], bool], too_deep: list[Path] | None = None) -> list[Path]:
@@ -101,12 +107,43 @@ def too_deep_diagnostic(display: str) -> Diagnostic:
 
 
 def classify(path: Path) -> str:
-    """The schema kind of a spec file: "releases", "domain" or "operator"."""
+    """The schema kind of a spec file: "releases", "domain" or "operator"; "misnamed" for a
+    file whose name is not a spec file name (see `right_name`)."""
     if path.name == RELEASES_FILE:
         return "releases"
     if path.name == DOMAIN_FILE:
         return "domain"
-    return "operator"
+    return "operator" if right_name(path.name) is None else "misnamed"
+
+
+def right_name(name: str) -> str | None:
+    """The spec file name meant by a misspelled `name` (`domain.yml`, `Domain.yaml`, `Mix.yml`),
+    None when `name` is right. Any case of domain/releases names that file."""
+    stem, dot, suffix = name.rpartition(".")
+    if not dot or "." + suffix.lower() not in SPEC_SUFFIXES:
+        return None
+    for special in (DOMAIN_FILE, RELEASES_FILE):
+        if stem.lower() == special[: -len(SPEC_SUFFIX)] and name != special:
+            return special
+    return None if "." + suffix == SPEC_SUFFIX else stem + SPEC_SUFFIX
+
+
+def misnamed_diagnostic(path: Path, display: str) -> Diagnostic:
+    """FILE-NAME for a file `classify` calls misnamed: not read, named right in the hint."""
+    right = right_name(path.name)
+    what = "a domain file" if right == DOMAIN_FILE else "a releases file" if right == RELEASES_FILE else "a spec file"
+    why = "spec files end in `.yaml`" if path.suffix != SPEC_SUFFIX else f"'{right}' is lower case"
+    return Diagnostic(
+        "FILE-NAME",
+        f"'{path.name}' is not read: {what} is named '{right}' ({why})",
+        Location(display, 1, 1),
+        f"rename the file to '{right}' (git mv '{path.name}' '{right}')",
+    )
+
+
+def folder_name(path: Path) -> str:
+    """The name of the folder holding `path` (also for a bare `Mix.yaml` given in that folder)."""
+    return Path(os.path.abspath(path)).parent.name
 
 
 def display_path(path: Path) -> str:

@@ -15,7 +15,15 @@ from pathlib import Path
 
 from toolkit.load import parallel, schema_fast
 from toolkit.load.build import Builder
-from toolkit.load.discovery import classify, discover, display_path, too_deep_diagnostic
+from toolkit.load.discovery import (
+    DOMAIN_FILE,
+    classify,
+    discover,
+    display_path,
+    misnamed_diagnostic,
+    right_name,
+    too_deep_diagnostic,
+)
 from toolkit.load.files import NotRegularFile
 from toolkit.load.result import LoadResult
 from toolkit.load.schema import article, schema_diagnostics
@@ -65,6 +73,11 @@ def load_files(files: Sequence[Path], show: Callable[[Path], str], *, workers: i
         kind = classify(path)
         if kind == "operator":
             op_files.append(path)
+            continue
+        if kind == "misnamed":
+            diags.append(misnamed_diagnostic(path, show(path)))
+            if right_name(path.name) == DOMAIN_FILE:
+                broken_domain_folders.add(path.parent)  # its operators' DOMAIN-UNKNOWN would only be noise
             continue
         source = read_source(path, kind, show, diags)
         if source is None:

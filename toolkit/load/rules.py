@@ -424,3 +424,6 @@ missing or later base, or `name: null` for something the base does not have, can
 
 **After:** `based_on: 1` (a version listed above)""",
 )
+
+# The naming and YAML-version rules live in their own module (this one is near its size limit).
+from toolkit.load import rules_naming  # noqa: E402, F401

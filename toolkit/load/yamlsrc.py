@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from toolkit.load import yaml12
 from toolkit.load.files import MAX_FILE_BYTES, read_regular_file
 from toolkit.model.diagnostics import Diagnostic
 from toolkit.model.spec import Location
@@ -26,42 +27,22 @@ _NULL = "tag:yaml.org,2002:null"
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 _SEQ = "tag:yaml.org,2002:seq"
 _MAP = "tag:yaml.org,2002:map"
+_CONSTRUCTED = frozenset((_INT, _FLOAT, _BOOL, _NULL))
 
 try:
     _Base: Any = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - PyYAML built without libyaml
     _Base = yaml.SafeLoader
 
-_NUMBER_START = frozenset("-+.0123456789")
-# YAML 1.1 words PyYAML resolves to bool or null (it also reads yes/no/on/off as booleans).
-_WORDS = {
-    **dict.fromkeys(
-        ("true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"), "tag:yaml.org,2002:bool"
-    ),
-    **dict.fromkeys(
-        ("false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF"), "tag:yaml.org,2002:bool"
-    ),
-    **dict.fromkeys(("null", "Null", "NULL", "~", ""), "tag:yaml.org,2002:null"),
-    "<<": "tag:yaml.org,2002:merge",
-    "=": "tag:yaml.org,2002:value",
-}
-
-
 class _Loader(_Base):  # type: ignore[misc]
-    """The safe loader with a faster tag resolver: most scalars in specs are plain words or
-    quoted/block text, which can only be strings, so the regex table is consulted only for
-    plain scalars whose first character could start a number, bool or null."""
+    """The safe loader resolving plain scalars by YAML 1.2's core schema (`yaml12`), as editors
+    do, instead of PyYAML's YAML 1.1 table; quoted scalars are strings without a look."""
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
         if kind is yaml.ScalarNode:
             if not implicit[0]:
                 return _STR
-            word = _WORDS.get(value)
-            if word is not None:
-                return word
-            if value[:1] in _NUMBER_START:
-                return super().resolve(kind, value, implicit)  # type: ignore[no-any-return]
-            return _STR
+            return yaml12.resolve(value)
         return _SEQ if kind is yaml.SequenceNode else _MAP
 
     def descend_resolver(self, current_node: Any, current_index: Any) -> None:
@@ -76,9 +57,6 @@ MAX_EXPANDED_NODES = 200_000  # per document; a billion-laughs file blows throug
 # the limit keeps the recursive builder (and the type checks after it) far from Python's
 # recursion limit. libyaml itself refuses documents nested 1000 levels deep.
 MAX_DEPTH = 64
-
-_CONSTRUCTOR = yaml.constructor.SafeConstructor()
-
 
 class MarkedDict(dict[str, Any]):
     """A mapping that remembers where each key and each value started, and for a `doc` value
@@ -271,7 +249,7 @@ class _Builder:
         """A mapping key as text. Keys are names or domains: a number key keeps its spelling
         (`.inf` stays '.inf', which no name check accepts, instead of becoming the name 'inf');
         a boolean, null or collection key is an error."""
-        if node.__class__ is yaml.ScalarNode and node.tag in (_INT, _FLOAT):
+        if node.__class__ is yaml.ScalarNode and node.tag in (_INT, _FLOAT, yaml12.ONE_ONE_ONLY):
             self.budget -= 1
             return str(node.value)
         key = self.build(node, depth)
@@ -382,15 +360,30 @@ class _Builder:
         tag = node.tag
         if tag in (_STR, _TIMESTAMP):
             return node.value
-        if tag == _INT:
-            return _CONSTRUCTOR.construct_yaml_int(node)
-        if tag == _FLOAT:
-            return _CONSTRUCTOR.construct_yaml_float(node)
-        if tag == _BOOL:
-            return _CONSTRUCTOR.construct_yaml_bool(node)
-        if tag == _NULL:
-            return None
-        raise self.tag_problem(node)
+        if tag == yaml12.ONE_ONE_ONLY:
+            raise self.yaml11_problem(node)
+        if tag not in _CONSTRUCTED:
+            raise self.tag_problem(node)
+        value = node.value
+        plain = yaml12.resolve(value)
+        if plain != tag and not (tag == _FLOAT and plain == _INT):  # an explicit tag such as `!!int abc`
+            raise self.problem(
+                "YAML-TAG",
+                f"'{value}' is not a value of tag '{tag}' in YAML 1.2",
+                node,
+                "remove the tag and write the value plainly (true, 3, 0.5, null)",
+            )
+        return yaml12.construct(tag, value)
+
+    def yaml11_problem(self, node: yaml.ScalarNode) -> YamlProblem:
+        value = node.value
+        return self.problem(
+            "YAML-AMBIGUOUS",
+            f"`{value}` is {yaml12.one_two_reading(value)} in YAML 1.2 (as this tool and editors read it) "
+            f"but {yaml12.one_one_reading(value)} in YAML 1.1 (PyYAML's yaml.safe_load)",
+            node,
+            f"quote it ('{value}') for the text, or write {yaml12.suggestion(value)}: one meaning for every reader",
+        )
 
     def tag_problem(self, node: yaml.Node) -> YamlProblem:
         return self.problem(

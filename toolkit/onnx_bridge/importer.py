@@ -19,6 +19,7 @@ from typing import Any
 
 import yaml
 
+from toolkit.load import yaml12
 from toolkit.load.schema_files import SCHEMA_DIR
 from toolkit.load.writer import write_tree
 from toolkit.model.diagnostics import UsageError
@@ -107,7 +108,14 @@ def _collect(source: str) -> tuple[list[Any], dict[str, tuple[int, int]], Any]:
 
 
 class _Dumper(yaml.SafeDumper):
-    pass
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        """PyYAML quotes a string only when YAML 1.1 would read it as something else; specs are
+        read by YAML 1.2 (`toolkit.load.yaml12`), so a string either version misreads (`0o17`,
+        `1e3`, `off`) is quoted too."""
+        tag = super().resolve(kind, value, implicit)
+        if kind is yaml.ScalarNode and implicit[0] and tag == yaml12.STR and yaml12.resolve(value) != yaml12.STR:
+            return yaml12.resolve(value)
+        return tag
 
 
 def _str_presenter(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:

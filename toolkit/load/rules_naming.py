@@ -1,0 +1,47 @@
+"""The load rules about which files are specs and how their YAML is read: FILE-NAME,
+YAML-AMBIGUOUS. Registered here (imported by `toolkit.load.rules`) to keep
+that module a readable size; the loader modules emit them by name."""
+
+from __future__ import annotations
+
+from toolkit.model.rules import register
+
+FILES = "Reading files"
+
+register(
+    "FILE-NAME",
+    "load",
+    "error",
+    "A file under the spec root has a name that is not a spec file name (`.yml`, `Domain.yaml`); it is not read.",
+    category=FILES,
+    hint="rename the file: operator files are `<Operator>.yaml`, domain files `domain.yaml`",
+    doc="""\
+**Why:** the file name says what a spec file is: `domain.yaml` (lower case) is the domain,
+`releases.yaml` the release table, any other `*.yaml` an operator. A domain file spelled
+`domain.yml` or `Domain.yaml` would otherwise be read as an operator file and fail with
+confusing messages about `operator:`. Spec files end in `.yaml` only, so that editor
+associations, `files:` patterns of hooks and globs all name the same files.
+
+**Before:** `opsets/com.acme.audio/Domain.yaml`, `opsets/com.acme.audio/Mix.yml`
+
+**After:** `opsets/com.acme.audio/domain.yaml`, `opsets/com.acme.audio/Mix.yaml`""",
+)
+register(
+    "YAML-AMBIGUOUS",
+    "load",
+    "error",
+    "A plain value means one thing in YAML 1.2 (this tool, editors) and another in YAML 1.1 (PyYAML).",
+    category=FILES,
+    hint="quote the value for text, or write it in a spelling both versions read alike",
+    doc="""\
+**Why:** spec files are read by YAML 1.2's core schema, as yaml-language-server and
+check-jsonschema read them: `off`, `yes`, `on`, `no` are strings and `017` is the number 17.
+YAML 1.1 readers such as PyYAML's `yaml.safe_load` read the same spellings as booleans and
+octal numbers. Such a value would silently mean different things to different readers of the
+same file, so it is refused; the message names both readings. Keys are names and are always
+read as text.
+
+**Before:** `mode: {type: string, default: off}`, `bits: {type: int, default: 010}`
+
+**After:** `mode: {type: string, default: "off"}`, `bits: {type: int, default: 8}`""",
+)
