@@ -1,4 +1,5 @@
-"""`mkdocs build --strict` of the real mkdocs.yml, with the docs kind generated into a temp dir."""
+"""`mkdocs build --strict` of the real mkdocs.yml: the `opset` plugin (entry point of the installed
+toolkit) renders the reference pages from opsets/ while the site builds."""
 
 from __future__ import annotations
 
@@ -32,15 +33,8 @@ def build_site(tmp: Path) -> tuple[Path, subprocess.CompletedProcess[str]]:
             target.write_text(
                 f"# {target.stem}\n\nPlaceholder for a page not written yet.\n", encoding="utf-8"
             )
-    hook = tmp / "toolkit" / "generate"
-    hook.mkdir(parents=True)
-    shutil.copy(REPO / "toolkit" / "generate" / "docs_mkdocs_hook.py", hook / "docs_mkdocs_hook.py")
-    generated = tmp / "generated" / "docs"
-    for path, text in render_docs(load_registry([REPO / "opsets"], cache=False), "opsets", build_parser).items():
-        (generated / path).parent.mkdir(parents=True, exist_ok=True)
-        (generated / path).write_text(text, encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if k != "OPSET_DOCS_GENERATED"}
-    env["NO_MKDOCS_2_WARNING"] = "1"
+    shutil.copytree(REPO / "opsets", tmp / "opsets")
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     result = subprocess.run(
         [
             sys.executable,
@@ -93,10 +87,8 @@ def test_bad_link_fails_the_strict_build(tmp_path: Path) -> None:
         target = work / "docs" / page
         if not target.exists():
             target.write_text("# stand-in\n", encoding="utf-8")
-    hook = work / "toolkit" / "generate"
-    hook.mkdir(parents=True)
-    shutil.copy(REPO / "toolkit" / "generate" / "docs_mkdocs_hook.py", hook / "docs_mkdocs_hook.py")
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", OPSET_DOCS_GENERATED=str(REPO / "generated" / "docs"))
+    shutil.copytree(REPO / "opsets", work / "opsets")
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     result = subprocess.run(
         [
             sys.executable,
@@ -115,3 +107,41 @@ def test_bad_link_fails_the_strict_build(tmp_path: Path) -> None:
         timeout=300,
     )
     assert result.returncode != 0 and "nowhere.md" in result.stderr
+
+
+def test_the_site_shows_exactly_the_generated_pages(built_site: Path) -> None:
+    """The plugin renders what `opset generate` checks in: same pages, same navigation."""
+    rendered = render_docs(load_registry([REPO / "opsets"], cache=False), "opsets", build_parser)
+    checked_in = {
+        p.relative_to(REPO / "generated" / "docs").as_posix()
+        for p in (REPO / "generated" / "docs").rglob("*")
+        if p.is_file()
+    }
+    assert set(rendered) == checked_in
+    for path in rendered:
+        if path.endswith(".md"):
+            page = built_site / "reference" / path[: -len(".md")].removesuffix("index")
+            assert (page / "index.html").is_file() or (built_site / "reference" / "index.html").is_file(), path
+
+
+def test_a_spec_error_stops_the_build_with_located_diagnostics(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    shutil.copytree(REPO / "opsets", work / "opsets")
+    (work / "docs").mkdir()
+    (work / "docs" / "index.md").write_text("# Home\n", encoding="utf-8")
+    (work / "mkdocs.yml").write_text("site_name: t\nplugins:\n  - opset\n", encoding="utf-8")
+    blur = work / "opsets" / "com.acme.vision" / "Blur.yaml"
+    blur.write_text(blur.read_text(encoding="utf-8").replace("operator: Blur", "operator: Blur\nbogus: 1"))
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(work / "mkdocs.yml"), "-d", str(work / "site")],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, NO_MKDOCS_2_WARNING="1"),
+        timeout=300,
+        cwd=work,
+    )
+    assert result.returncode != 0
+    line = blur.read_text(encoding="utf-8").splitlines().index("bogus: 1") + 1
+    expected = f"opsets/com.acme.vision/Blur.yaml:{line}:1: error[SCHEMA-UNKNOWN-KEY]: unknown key 'bogus'"
+    assert expected in result.stderr, result.stderr[-2000:]

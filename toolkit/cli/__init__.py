@@ -36,6 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
         generate_command,
         model_commands,
         precommit_command,
+        project_commands,
         rules_command,
         spec_commands,
     )
@@ -48,6 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
         authoring_commands,
         model_commands,
         precommit_command,
+        project_commands,
     ):
         module.register(subparsers)
     # `opset generate` renders the CLI reference page from this parser; handing the factory down

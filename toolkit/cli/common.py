@@ -24,15 +24,28 @@ def add_specs_argument(parser: argparse.ArgumentParser, *, vendor: bool = False)
         "--specs",
         action="append",
         metavar="DIR",
-        help=f"{what} (repeatable; default: {default}, else {DEFAULT_SPECS}/ at the git top level)",
+        help=f"{what} (repeatable; default: spec_root of opset.toml, else {default}, else {DEFAULT_SPECS}/ at the git top level)",
     )
     parser.add_argument("--no-cache", action="store_true", help="do not use or fill the load caches")
 
 
 def spec_paths(values: list[str] | None, *, required: bool = True) -> list[str]:
-    """The spec paths given, else the default folder; `required=False` allows none at all."""
+    """The spec paths given, else `spec_root` of the project's opset.toml, else the default
+    folder; `required=False` allows none at all."""
     if values:
         return values
+    from toolkit.load.project import load_project
+
+    project = load_project()
+    if project.source is not None:
+        if not Path(project.spec_path).is_dir():
+            if not required:
+                return []
+            raise UsageError(
+                f"spec_root '{project.spec_root}' of {project.path(project.source.name)} is not a folder"
+                " (create it, or fix `spec_root`)"
+            )
+        return [project.spec_path]
     found = default_spec_dir()
     if found is not None:
         return [found]

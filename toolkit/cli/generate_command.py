@@ -24,7 +24,7 @@ def register(subparsers: Any) -> None:
     )
     add_specs_argument(parser)
     parser.add_argument(
-        "--out", default=DEFAULT_OUT, metavar="DIR", help=f"output folder (default: ./{DEFAULT_OUT})"
+        "--out", metavar="DIR", help=f"output folder (default: `out` of opset.toml, else ./{DEFAULT_OUT})"
     )
     parser.add_argument(
         "--only", metavar="KIND,...", help="comma-separated generator kinds (default: all registered kinds)"
@@ -54,12 +54,22 @@ def _kinds(text: str | None) -> list[str] | None:
 
 def run_generate(args: argparse.Namespace) -> int:
     from toolkit.generate.pipeline import GeneratorError, diff_text, generate_tree
+    from toolkit.load.project import load_project
 
     kinds = _kinds(args.only)
     paths = spec_paths(args.specs)
+    project = load_project()
+    if args.out is None:
+        args.out = project.out_path if project.source is not None else DEFAULT_OUT
     try:
         result = generate_tree(
-            paths, args.out, kinds=kinds, check=args.check, cache=not args.no_cache, cli_parser=args.build_parser
+            paths,
+            args.out,
+            kinds=kinds,
+            check=args.check,
+            cache=not args.no_cache,
+            cli_parser=args.build_parser,
+            options=project.generator_options(),
         )
     except GeneratorError as exc:
         if exc.diagnostic is not None:

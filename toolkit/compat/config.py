@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.load.discovery import display_path
+from toolkit.load.project import PROJECT_KEYS
 from toolkit.model.diagnostics import Severity, UsageError
 from toolkit.model.spec import Location
 
@@ -50,7 +51,8 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 TOOL_KEY = "opset-toolkit"
 DEFAULT_PROFILE = "onnx-strict"
-_TOP_KEYS = {"profile", "disable", "enable", "severity", "options", "plugins", "profiles", "allowlist"}
+# The project settings in the same file (spec_root, out, [python], [docs]) are read by toolkit.load.project.
+_TOP_KEYS = {"profile", "disable", "enable", "severity", "options", "plugins", "profiles", "allowlist", *PROJECT_KEYS}
 _PROFILE_KEYS = {"extends", "disable", "enable", "severity", "options", "ignore-fc-only", "doc"}
 _ENTRY_KEYS = {"rule", "operator", "fingerprint", "reason", "expires"}
 

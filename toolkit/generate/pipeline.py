@@ -75,17 +75,22 @@ def generate_tree(
     source: str | None = None,
     cache: bool = True,
     cli_parser: Callable[[], argparse.ArgumentParser] | None = None,
+    options: Sequence[tuple[str, str]] = (),
 ) -> GenerateResult:
-    """Load the specs (raises SpecError), run the generators, then write or (check=True) compare."""
+    """Load the specs (raises SpecError), run the generators, then write or (check=True) compare.
+    `options` are the generators' settings (`toolkit.load.project.Project.generator_options`)."""
     selected = tuple(sorted(set(kinds))) if kinds is not None else available_kinds()
     for kind in selected:
         get_generator(kind)  # unknown kinds fail before any work
     label = source if source is not None else source_label(spec_paths)
+    # What the outputs depend on besides the specs: the header label and the settings
+    # (opset.toml's package name, doc pages), so a changed setting is never answered from a record.
+    inputs_label = label + "".join(f"\0{key}={value}" for key, value in sorted(options))
     root = Path(out)
     digest = None
     if registry is None and cache:
         # Outputs already written from these very inputs: nothing to load, render or write.
-        digest = freshness.inputs_digest(spec_paths, selected, label, cli_parser is not None)
+        digest = freshness.inputs_digest(spec_paths, selected, inputs_label, cli_parser is not None)
         recorded = freshness.recorded_outputs(root, selected, digest)
         if recorded is not None:
             current, warnings = recorded
@@ -94,12 +99,13 @@ def generate_tree(
         registry = load_registry(list(spec_paths), cache=cache)
     # With the cache on, kinds that render domain by domain reuse what is recorded for a domain
     # whose spec files did not change (content-addressed; `memo`).
-    memo = RenderMemo(root, label, freshness.previous_units(root, selected)) if digest is not None else None
+    memo = RenderMemo(root, inputs_label, freshness.previous_units(root, selected)) if digest is not None else None
     context = GenerateContext(
         source=label,
         spec_paths=tuple(os.fspath(p) for p in spec_paths),
         cli_parser=cli_parser,
         memo=memo,
+        options=tuple(sorted(options)),
     )
     files, changes, digests, units = _stream(root, registry, context, selected, check=check, digests=digest is not None)
     if digest is not None and (not check or not changes):

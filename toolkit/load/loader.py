@@ -74,6 +74,9 @@ def load_files(files: Sequence[Path], show: Callable[[Path], str], *, workers: i
         if kind == "operator":
             op_files.append(path)
             continue
+        if kind == "misnamed" and _is_operator_file(path, show):
+            op_files.append(path)  # an operator named Domain (or DOMAIN) in its own file
+            continue
         if kind == "misnamed":
             diags.append(misnamed_diagnostic(path, show(path)))
             if right_name(path.name) == DOMAIN_FILE:
@@ -103,6 +106,18 @@ def load_files(files: Sequence[Path], show: Callable[[Path], str], *, workers: i
         releases=releases,
     )
     return LoadResult(specs, sorted(dedupe(diags), key=sort_key), len(files))
+
+
+def _is_operator_file(path: Path, show: Callable[[Path], str]) -> bool:
+    """A `Domain.yaml` that starts `operator: Domain` is the operator's file, not a misspelled
+    domain.yaml (`.yml` files are never read)."""
+    if path.suffix != ".yaml":
+        return False
+    try:
+        data = read_yaml(path, show(path))
+    except (YamlProblem, OSError):
+        return False
+    return isinstance(data, dict) and data.get("operator") == path.stem
 
 
 def read_source(path: Path, kind: str, show: Callable[[Path], str], diags: list[Diagnostic]) -> Source | None:

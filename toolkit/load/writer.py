@@ -56,13 +56,22 @@ def existing_files(root: Path, prune_dirs: Iterable[str]) -> set[str]:
     return _existing(root, prune_dirs)
 
 
+def _build_output(folder: str) -> bool:
+    """Folders a build of the generated files leaves beside them, which are neither generated
+    nor stale: `pip install ./generated/python` writes `build/` and `<name>.egg-info/` into the
+    package folder, Python writes `__pycache__/`. (No generator writes a folder of these names:
+    domains are dotted, packages are identifiers.)"""
+    return folder in ("__pycache__", "build") or folder.endswith(".egg-info")
+
+
 def _existing(root: Path, prune_dirs: Iterable[str]) -> set[str]:
     found: set[str] = set()
     for sub in prune_dirs:
         base = root / sub
         if not base.is_dir():
             continue
-        for dirpath, _dirs, names in os.walk(base):
+        for dirpath, dirs, names in os.walk(base):
+            dirs[:] = [d for d in dirs if not _build_output(d)]
             for name in names:
                 if name.endswith(TMP_SUFFIX) or name == JOURNAL:
                     continue

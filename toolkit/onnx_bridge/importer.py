@@ -112,7 +112,7 @@ class _Dumper(yaml.SafeDumper):
         """PyYAML quotes a string only when YAML 1.1 would read it as something else; specs are
         read by YAML 1.2 (`toolkit.load.yaml12`), so a string either version misreads (`0o17`,
         `1e3`, `off`) is quoted too."""
-        tag = super().resolve(kind, value, implicit)
+        tag = super().resolve(kind, value, implicit)  # type: ignore[no-untyped-call]
         if kind is yaml.ScalarNode and implicit[0] and tag == yaml12.STR and yaml12.resolve(value) != yaml12.STR:
             return yaml12.resolve(value)
         return tag

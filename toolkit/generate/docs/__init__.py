@@ -10,7 +10,7 @@ Output (all under `docs/`, relative to `opset generate --out`):
 * `docs/<domain>/inventory.md`  - the since_version table of Versioning.md;
 * `docs/<domain>/index.md`, `docs/index.md`, `docs/releases.md` (when releases are declared);
 * `docs/dsl.md`, `docs/cli.md`  - references generated from the JSON Schemas and the CLI parser;
-* `docs/nav.json`               - the navigation the mkdocs hook (`docs_mkdocs_hook`) mounts.
+* `docs/nav.json`               - the navigation the mkdocs plugin (`toolkit.mkdocs_plugin`) mounts.
 
 The package: `markdown` (formatters, tables, doc text, tidy), `views` (what a page shows of an
 operator, version bodies, changelog entries), `pages` (the page texts, plain Python), `navigation`,
@@ -48,6 +48,7 @@ from toolkit.registry.inventory import since_table
 __all__ = ["KIND", "generate", "render_docs"]
 
 KIND = "docs"
+TOP_PAGES = ("releases", "dsl", "cli")
 
 
 def render_docs(
@@ -55,17 +56,20 @@ def render_docs(
     source: str = "opsets",
     cli_parser: Callable[[], argparse.ArgumentParser] | None = None,
     body: Body | None = None,
+    top_pages: tuple[str, ...] = TOP_PAGES,
 ) -> dict[str, str]:
     """Every docs page as text, keyed by path relative to the docs kind folder (`cli.md` when the
     caller passes the command's parser factory). `body` builds a version's body (default: the
-    shared build of `fast.Bodies`; `views.version_body` is the plain one)."""
-    pages: dict[str, str] = {
-        "index.md": index_page(registry, source),
-        "dsl.md": dsl_page(header(source)),
-    }
-    if cli_parser is not None:
+    shared build of `fast.Bodies`; `views.version_body` is the plain one). `top_pages` are the
+    pages besides the domains' (`[docs] pages` of opset.toml): a vendor's site does not need the
+    toolkit's own DSL and CLI references."""
+    links = tuple(p for p in top_pages if p != "cli" or cli_parser is not None)
+    pages: dict[str, str] = {"index.md": index_page(registry, source, links)}
+    if "dsl" in links:
+        pages["dsl.md"] = dsl_page(header(source))
+    if cli_parser is not None and "cli" in links:
         pages["cli.md"] = cli_page(header(source), cli_parser())
-    if registry.releases:
+    if registry.releases and "releases" in links:
         pages["releases.md"] = releases_page(registry, source)
     views: dict[str, list[OperatorView]] = {}
     bodies = body if body is not None else Bodies()
@@ -82,7 +86,8 @@ def render_docs(
             for view in domain_views:
                 with rendering(f"the docs page of {folder}.{view.spec.name}", view.spec.location):
                     pages[f"{folder}/ops/{view.spec.name}.md"] = operator_page(view, source, bodies)
-    pages["nav.json"] = json.dumps(navigation(registry, views, "cli.md" in pages), indent=1) + "\n"
+    nav = navigation(registry, views, "cli.md" in pages, "dsl.md" in pages, "releases" in links)
+    pages["nav.json"] = json.dumps(nav, indent=1) + "\n"
     return {path: tidy(text) if path.endswith(".md") else text for path, text in sorted(pages.items())}
 
 
@@ -91,5 +96,11 @@ def generate(registry: Registry, context: GenerateContext) -> dict[str, bytes]:
     with gc_paused():
         return {
             f"{KIND}/{path}": text.encode("utf-8")
-            for path, text in render_docs(registry, context.source, context.cli_parser).items()
+            for path, text in render_docs(registry, context.source, context.cli_parser, top_pages=_top_pages(context)).items()
         }
+
+
+def _top_pages(context: GenerateContext) -> tuple[str, ...]:
+    """The `docs.pages` option (opset.toml's `[docs] pages`), default every page."""
+    chosen = context.option("docs.pages", ",".join(TOP_PAGES)).split(",")
+    return tuple(p for p in TOP_PAGES if p in chosen)

@@ -1,4 +1,4 @@
-"""`docs/nav.json`: the navigation the mkdocs hook (`toolkit.generate.docs_mkdocs_hook`) mounts."""
+"""`docs/nav.json`: the navigation the mkdocs plugin (`toolkit.mkdocs_plugin`) mounts."""
 
 from __future__ import annotations
 
@@ -11,13 +11,15 @@ from toolkit.registry.core import Registry
 
 
 def navigation(
-    registry: Registry, views: Mapping[str, list[OperatorView]], with_cli: bool = True
+    registry: Registry, views: Mapping[str, list[OperatorView]], with_cli: bool = True, with_dsl: bool = True,
+    with_releases: bool = True,
 ) -> list[Any]:
     """mkdocs nav entries (paths relative to the generated docs folder)."""
     nav: list[Any] = [{"Overview": "index.md"}]
-    if registry.releases:
+    if registry.releases and with_releases:
         nav.append({"Releases": "releases.md"})
-    nav.append({"DSL reference": "dsl.md"})
+    if with_dsl:
+        nav.append({"DSL reference": "dsl.md"})
     if with_cli:
         nav.append({"CLI reference": "cli.md"})
     for name in registry.domains():

@@ -262,7 +262,8 @@ inventory.
 """
 
 
-def index_page(registry: Registry, source: str) -> str:
+def index_page(registry: Registry, source: str, links: tuple[str, ...] = ("releases", "dsl", "cli")) -> str:
+    """The overview; `links` names the other top pages that exist (releases, dsl, cli)."""
     out = [header(source), "\n", "# Operator reference\n\n", INDEX_INTRO, "\n"]
     out.append("| Domain | Opset versions | Operators |\n|---|---|---|\n")
     for name in registry.domains():
@@ -273,10 +274,12 @@ def index_page(registry: Registry, source: str) -> str:
             f"| [{shown}]({shown}/index.md) | {first} - {domain.max_version} | {len(registry.operators(name))} |\n"
         )
     out.append("\n")
-    if registry.releases:
+    if registry.releases and "releases" in links:
         out.append("- [Releases](releases.md): the opset version of each domain shipped by each release.\n")
-    out.append("- [DSL reference](dsl.md): every key of the spec files.\n")
-    out.append("- [CLI reference](cli.md): every `opset` command and option.\n")
+    if "dsl" in links:
+        out.append("- [DSL reference](dsl.md): every key of the spec files.\n")
+    if "cli" in links:
+        out.append("- [CLI reference](cli.md): every `opset` command and option.\n")
     return "".join(out)
 
 

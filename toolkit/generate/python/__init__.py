@@ -4,7 +4,8 @@ Layout under the output's `python/` folder (one importable package, relocatable:
 inside it are relative)::
 
     python/README.md
-    python/opset_toolkit_generated/
+    python/pyproject.toml           makes `pip install <out>/python` work (setuptools)
+    python/opset_toolkit_generated/ (or `[python] package` of opset.toml)
         __init__.py                 DOMAINS, opset(domain, version), schema(domain, op, since);
                                     the release table: RELEASES, OPSET_IR_VERSIONS,
                                     release_for_opset(), opset_ir_version(), min_ir_version_for()
@@ -37,7 +38,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from toolkit.generate.python.layout import render_registry
+from toolkit.generate.python.layout import Distribution, render_registry
 from toolkit.generate.python.names import PACKAGE, domain_package
 from toolkit.generate.python.source import PythonGenerationError
 
@@ -45,9 +46,16 @@ if TYPE_CHECKING:
     from toolkit.generate.context import GenerateContext
     from toolkit.registry.core import Registry
 
-__all__ = ["PACKAGE", "PythonGenerationError", "domain_package", "generate", "render_registry"]
+__all__ = ["PACKAGE", "Distribution", "PythonGenerationError", "domain_package", "generate", "render_registry"]
 
 
 def generate(registry: Registry, context: GenerateContext) -> dict[str, bytes]:
-    """The `python` generator kind."""
-    return render_registry(registry, context.source, context.memo)
+    """The `python` generator kind; `python.package`, `python.distribution` and `python.version`
+    of the context's options name the package (`toolkit.load.project`)."""
+    package = context.option("python.package", PACKAGE)
+    dist = Distribution(
+        package=package,
+        name=context.option("python.distribution", package.replace("_", "-")),
+        version=context.option("python.version", "0.1.0"),
+    )
+    return render_registry(registry, context.source, context.memo, dist)

@@ -27,7 +27,7 @@ __all__ = [
 ]
 
 PACKAGE = "opset_toolkit_generated"
-ROOT = f"python/{PACKAGE}"
+ROOT = f"python/{PACKAGE}"  # the default package's folder; `layout.Distribution` names another
 
 # Names a builder method must not take (OpsetBase members, what its class body evaluates).
 RESERVED_METHODS = METHOD_RESERVED

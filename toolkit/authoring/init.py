@@ -1,0 +1,196 @@
+"""`opset init DIR --domain NAME`: the files of a new vendor repository, as {relative path: text}.
+
+What a vendor needs to go from nothing to a validated, generated, documented and gated domain:
+the settings (`opset.toml`), the domain file and one example operator (with `$schema` modelines
+pointing at the JSON Schemas written beside them, so editors validate offline), `mkdocs.yml` with
+the `opset` plugin, a pre-commit configuration of local hooks (they run the `opset` installed in
+the environment; nothing to fetch), a GitHub workflow and a `.gitignore`. Existing files are never
+overwritten (the command refuses instead).
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import metadata
+
+from toolkit.load.schema_files import editor_schema_files
+
+TOOLKIT_REPOSITORY = "opset-toolkit/opset-toolkit"
+SHA_PLACEHOLDER = "COMMIT_SHA"
+
+
+def package_name(domain: str) -> str:
+    """The default import name of the generated package: the domain with `_` for `.` and `-`."""
+    return domain.replace(".", "_").replace("-", "_") + "_ops"
+
+
+def toolkit_commit() -> str | None:
+    """The git commit the installed toolkit was built from, when pip installed it from git
+    (PEP 610 `direct_url.json`); None otherwise."""
+    try:
+        text = metadata.distribution("opset-toolkit").read_text("direct_url.json")
+    except metadata.PackageNotFoundError:
+        return None
+    if not text:
+        return None
+    try:
+        commit = json.loads(text).get("vcs_info", {}).get("commit_id")
+    except (ValueError, AttributeError):
+        return None
+    return commit if isinstance(commit, str) else None
+
+
+def init_files(domain: str, package: str | None = None, commit: str | None = None) -> dict[str, str]:
+    """Every file of a new repository for `domain` (a dotted domain name, already checked)."""
+    package = package or package_name(domain)
+    sha = commit or SHA_PLACEHOLDER
+    files = {
+        "opset.toml": OPSET_TOML.format(package=package, distribution=package.replace("_", "-")),
+        f"opsets/{domain}/domain.yaml": DOMAIN_YAML.format(domain=domain),
+        f"opsets/{domain}/Gain.yaml": GAIN_YAML.format(domain=domain),
+        "mkdocs.yml": MKDOCS_YML.format(domain=domain),
+        "docs/index.md": INDEX_MD.format(domain=domain, package=package),
+        ".pre-commit-config.yaml": PRE_COMMIT,
+        ".github/workflows/opset.yml": WORKFLOW.format(repo=TOOLKIT_REPOSITORY, sha=sha),
+        ".gitignore": GITIGNORE,
+    }
+    for name, data in editor_schema_files().items():
+        files[f"schemas/{name}"] = data.decode("utf-8")
+    return dict(sorted(files.items()))
+
+
+OPSET_TOML = """\
+# opset-toolkit settings (docs: guide/vendor-domain.md). Paths are relative to this file.
+spec_root = "opsets"      # one folder per domain, each with domain.yaml and <Operator>.yaml files
+out = "generated"         # what `opset generate` writes (check it in; CI runs `opset generate --check`)
+profile = "onnx-strict"   # the breaking-change gate (`opset diff`): profile, disable, allowlist, ...
+
+[python]
+package = "{package}"            # import name of the generated package (generated/python)
+distribution = "{distribution}"  # its pip name: pip install ./generated/python
+version = "0.1.0"
+
+[docs]
+pages = ["releases"]      # reference pages besides the domains': releases, dsl, cli
+"""
+
+DOMAIN_YAML = """\
+# yaml-language-server: $schema=../../schemas/domain.schema.json
+domain: {domain}
+doc: |
+  Operators of the {domain} domain.
+opset_versions:
+  - {{version: 1, ir_version: 9, doc: First release of the domain.}}
+type_sets:
+  float_types: [tensor(float16), tensor(float), tensor(double)]
+"""
+
+GAIN_YAML = """\
+# yaml-language-server: $schema=../../schemas/operator.schema.json
+operator: Gain
+domain: {domain}
+versions:
+  - since_version: 1
+    # status: experimental   # while it may still change incompatibly (the gate does not check it)
+    doc: |
+      Multiplies every element of `X` by `gain`.
+    inputs:
+      - {{name: X, type: T, doc: The input signal.}}
+    outputs:
+      - {{name: Y, type: T, doc: "`X` times `gain`, same shape."}}
+    attributes:
+      gain: {{type: float, default: 1.0, doc: The factor.}}
+    type_constraints:
+      T: {{allowed: "@float_types", doc: Floating-point tensors.}}
+"""
+
+MKDOCS_YML = """\
+site_name: {domain} operators
+docs_dir: docs
+site_dir: site
+strict: true
+theme:
+  name: mkdocs
+plugins:
+  - search
+  - opset   # the operator reference of opsets/ under reference/ (settings in opset.toml)
+nav:
+  - Home: index.md
+"""
+
+INDEX_MD = """\
+# {domain}
+
+The operators of `{domain}`: see the *Reference* section.
+
+Build this site with `mkdocs build --strict`. The generated Python package is
+`{package}` (`pip install ./generated/python`).
+"""
+
+# Local hooks: they run the `opset` of the environment pre-commit runs in (install the toolkit
+# there), so nothing is fetched and no tag needs to exist.
+PRE_COMMIT = """\
+repos:
+  - repo: local
+    hooks:
+      - id: opset-validate
+        name: opset validate
+        entry: opset validate
+        language: system
+        pass_filenames: false
+        files: ^(opsets/|opset\\.toml$)
+      - id: opset-schemas
+        name: opset schemas --check
+        entry: opset schemas --check
+        language: system
+        pass_filenames: false
+        files: ^schemas/
+      - id: opset-generate-check
+        name: opset generate --check
+        entry: opset generate --check --quiet
+        language: system
+        pass_filenames: false
+        files: ^(opsets/|generated/|opset\\.toml$)
+"""
+
+WORKFLOW = """\
+name: opset
+on:
+  push:
+    branches: [main]
+  pull_request:
+permissions:
+  contents: read
+  security-events: write   # the gate uploads SARIF to code scanning
+jobs:
+  specs:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+        with:
+          fetch-depth: 0   # the gate compares with the base branch from git objects
+      - uses: actions/setup-python@v5
+        with:
+          python-version: "3.11"
+      # opset-toolkit is installed from its repository at a reviewed commit ({sha}: replace
+      # it with the full commit SHA you pin, the same as in the `uses:` line below).
+      - run: pip install "opset-toolkit[docs] @ git+https://github.com/{repo}@{sha}"
+      - run: opset validate
+      - run: opset schemas --check
+      - run: opset generate --check
+      - run: pip install ./generated/python
+      - run: mkdocs build --strict
+      - if: github.event_name == 'pull_request'
+        uses: {repo}@{sha}
+        with:
+          against: origin/${{{{ github.base_ref }}}}...
+          specs: opsets
+          toolkit-version: "opset-toolkit @ git+https://github.com/{repo}@{sha}"
+"""
+
+GITIGNORE = """\
+site/
+__pycache__/
+*.egg-info/
+build/
+"""

@@ -1,0 +1,114 @@
+"""init (a new vendor repository) and schemas (the JSON Schemas editors read, kept current)."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from toolkit.model.diagnostics import UsageError
+
+# Reverse DNS with at least two labels; the generated Python package name derives from it.
+_DOMAIN = re.compile(r"[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+")
+_PACKAGE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def register(subparsers: Any) -> None:
+    init = subparsers.add_parser(
+        "init",
+        help="create a vendor repository: a domain, an example operator, settings, schemas, site, hooks, CI",
+        description=(
+            "Write the files of a new spec repository into DIR (created if missing): opset.toml, "
+            "opsets/DOMAIN/domain.yaml and an example operator, the JSON Schemas for editors "
+            "(schemas/), mkdocs.yml, .pre-commit-config.yaml and a GitHub workflow. Existing files "
+            "are never overwritten."
+        ),
+    )
+    init.add_argument("dir", metavar="DIR", help="the repository folder")
+    init.add_argument("--domain", required=True, help="the domain, reverse DNS (e.g. com.example.audio)")
+    init.add_argument(
+        "--package", help="import name of the generated Python package (default: the domain with _, plus _ops)"
+    )
+    init.set_defaults(handler=run_init)
+
+    schemas = subparsers.add_parser(
+        "schemas",
+        help="write the spec files' JSON Schemas for editors (or --check that they are current)",
+        description=(
+            "Write operator/domain/releases.schema.json of the installed toolkit into DIR, for the "
+            "`# yaml-language-server: $schema=...` modelines of the spec files."
+        ),
+    )
+    schemas.add_argument(
+        "--out", metavar="DIR", help="folder to write (default: schemas/ beside opset.toml, else ./schemas)"
+    )
+    schemas.add_argument("--check", action="store_true", help="write nothing; exit 1 if a schema is missing or stale")
+    schemas.set_defaults(handler=run_schemas)
+
+
+def run_init(args: argparse.Namespace) -> int:
+    from toolkit.authoring.init import init_files, toolkit_commit
+    from toolkit.load.writer import write_tree
+
+    if not _DOMAIN.fullmatch(args.domain):
+        raise UsageError(
+            f"--domain {args.domain!r} is not a reverse-DNS domain name (write e.g. com.example.audio: "
+            "lower-case labels separated by dots)"
+        )
+    if args.package is not None and not _PACKAGE.fullmatch(args.package):
+        raise UsageError(f"--package {args.package!r} is not a Python identifier (write e.g. newco_audio_ops)")
+    root = Path(args.dir)
+    if root.exists() and not root.is_dir():
+        raise UsageError(f"{args.dir}: exists and is not a folder")
+    files = init_files(args.domain, args.package, toolkit_commit())
+    present = [path for path in files if (root / path).exists()]
+    if present:
+        raise UsageError(
+            f"{args.dir}: {', '.join(present)} already exist(s); nothing was written "
+            "(opset init never overwrites: start in an empty folder)"
+        )
+    write_tree(root, {path: text.encode("utf-8") for path, text in files.items()})
+    for path in files:
+        print(f"  wrote {(root / path).as_posix()}")
+    print(
+        f"created a spec repository for {args.domain} in {args.dir}. Next:\n"
+        f"  cd {args.dir} && git init && opset validate && opset generate\n"
+        "  pip install ./generated/python      # the generated, typed operator package\n"
+        "  mkdocs build --strict               # the site (`opset` plugin)\n"
+        "  pre-commit install                  # validate/schemas/generate --check on commit\n"
+        "  .github/workflows/opset.yml: replace COMMIT_SHA with the opset-toolkit commit you pin"
+    )
+    return 0
+
+
+def run_schemas(args: argparse.Namespace) -> int:
+    from toolkit.load.project import load_project
+    from toolkit.load.schema_files import editor_schema_files
+    from toolkit.load.writer import write_tree
+
+    project = load_project()
+    out = Path(args.out) if args.out else Path(project.path("schemas"))
+    files = editor_schema_files()
+    stale = []
+    for name, data in files.items():
+        target = out / name
+        try:
+            current = target.read_bytes()
+        except OSError:
+            current = None
+        if current != data:
+            stale.append((target, current is None))
+    if args.check:
+        for target, missing in stale:
+            what = "is missing" if missing else "differs from the installed opset-toolkit's schema"
+            print(f"{target.as_posix()}: {what}", file=sys.stderr)
+        if stale:
+            print(f"  hint: run `opset schemas{' --out ' + args.out if args.out else ''}` to write them", file=sys.stderr)
+            return 1
+        print(f"{out.as_posix()}/: {len(files)} schemas are current")
+        return 0
+    write_tree(out, files)
+    print(f"{out.as_posix()}/: {len(files)} schemas, {len(stale)} written")
+    return 0

@@ -1,0 +1,196 @@
+"""The project settings of a spec repository: where the specs and the outputs are, what the
+generated Python package is called, which doc pages the site gets.
+
+They sit in the same file as the gate configuration (`toolkit.compat.config`): `opset.toml`
+(top-level keys) or `[tool.opset-toolkit]` in `pyproject.toml`, found in the working directory
+or a parent up to the top of the git work tree::
+
+    spec_root = "opsets"          # the folder of domain folders (default: opsets)
+    out = "generated"             # what `opset generate` writes (default: generated)
+
+    [python]
+    package = "newco_ops"         # import name of the generated package
+    distribution = "newco-ops"    # its pip name (default: the package name with - for _)
+    version = "0.1.0"             # its version (default: 0.1.0)
+
+    [docs]
+    pages = ["domains", "releases"]   # of domains, releases, dsl, cli (default: all)
+
+Paths are relative to the folder holding the file. Without a file, everything has its default
+(this repository's layout).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from toolkit.model.diagnostics import UsageError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+CONFIG_FILE = "opset.toml"
+TOOL_KEY = "opset-toolkit"
+DEFAULT_SPEC_ROOT = "opsets"
+DEFAULT_OUT = "generated"
+DEFAULT_PACKAGE = "opset_toolkit_generated"
+DOC_PAGES = ("domains", "releases", "dsl", "cli")
+# The keys this module reads; the gate's own keys are read by toolkit.compat.config.
+PROJECT_KEYS = frozenset({"spec_root", "out", "python", "docs"})
+_PYTHON_KEYS = {"package", "distribution", "version"}
+_DOCS_KEYS = {"pages"}
+_PACKAGE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_DISTRIBUTION = re.compile(r"[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?")
+_VERSION = re.compile(r"[0-9]+(\.[0-9]+)*([a-z]+[0-9]+)?")
+
+
+@dataclass(frozen=True)
+class Project:
+    """The settings; `folder` is where relative paths start, `source` the file (None: defaults)."""
+
+    folder: Path
+    source: Path | None = None
+    spec_root: str = DEFAULT_SPEC_ROOT
+    out: str = DEFAULT_OUT
+    python_package: str = DEFAULT_PACKAGE
+    python_distribution: str = ""
+    python_version: str = "0.1.0"
+    doc_pages: tuple[str, ...] = DOC_PAGES
+
+    @property
+    def distribution(self) -> str:
+        return self.python_distribution or self.python_package.replace("_", "-")
+
+    def path(self, relative: str) -> str:
+        """A configured path as the working directory spells it (relative when below it)."""
+        full = self.folder / relative
+        try:
+            return os.path.relpath(full)
+        except ValueError:  # another drive on Windows
+            return str(full)
+
+    def spec_path_from(self, folder: Path) -> str:
+        """The spec root relative to `folder` (the mkdocs plugin: relative to mkdocs.yml)."""
+        return os.path.relpath(self.folder.resolve() / self.spec_root, folder.resolve())
+
+    @property
+    def spec_path(self) -> str:
+        return self.path(self.spec_root)
+
+    @property
+    def out_path(self) -> str:
+        return self.path(self.out)
+
+    def generator_options(self) -> tuple[tuple[str, str], ...]:
+        """What generators read (`GenerateContext.options`), sorted."""
+        return tuple(
+            sorted(
+                {
+                    "python.package": self.python_package,
+                    "python.distribution": self.distribution,
+                    "python.version": self.python_version,
+                    "docs.pages": ",".join(self.doc_pages),
+                }.items()
+            )
+        )
+
+
+def find_project_file(start: Path | None = None) -> Path | None:
+    """opset.toml, or a pyproject.toml with [tool.opset-toolkit], in `start` or a parent (up to
+    the folder holding `.git`)."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        candidate = folder / CONFIG_FILE
+        if candidate.is_file():
+            return candidate
+        pyproject = folder / "pyproject.toml"
+        if pyproject.is_file() and TOOL_KEY in _read(pyproject).get("tool", {}):
+            return pyproject
+        if (folder / ".git").exists():
+            return None
+    return None
+
+
+def load_project(start: Path | None = None) -> Project:
+    """The settings of the project around `start` (default: the working directory)."""
+    path = find_project_file(start)
+    if path is None:
+        return Project(folder=(start or Path.cwd()))
+    data = _read(path)
+    if path.name == "pyproject.toml":
+        table = data.get("tool", {}).get(TOOL_KEY, {})
+    else:
+        table = {k: v for k, v in data.items() if k != "tool"}
+    return _parse(path, table)
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"{_shown(path)}: invalid TOML: {exc}") from None
+    except OSError as exc:
+        raise UsageError(f"{_shown(path)}: cannot read: {exc.strerror}") from None
+
+
+def _shown(path: Path) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:
+        return str(path)
+
+
+def _parse(path: Path, table: dict[str, Any]) -> Project:
+    where = _shown(path)
+
+    def fail(message: str, hint: str) -> UsageError:
+        return UsageError(f"{where}: {message}\n  hint: {hint}")
+
+    def text(value: Any, key: str, pattern: re.Pattern[str] | None = None) -> str:
+        if not isinstance(value, str) or not value or (pattern is not None and not pattern.fullmatch(value)):
+            raise fail(f"`{key}` = {value!r} is not valid", _HINTS.get(key, "write a non-empty string"))
+        return value
+
+    settings: dict[str, Any] = {}
+    for key in ("spec_root", "out"):
+        if key in table:
+            settings[key] = text(table[key], key)
+    python = _table(table, "python", _PYTHON_KEYS, fail)
+    if "package" in python:
+        settings["python_package"] = text(python["package"], "python.package", _PACKAGE)
+    if "distribution" in python:
+        settings["python_distribution"] = text(python["distribution"], "python.distribution", _DISTRIBUTION)
+    if "version" in python:
+        settings["python_version"] = text(python["version"], "python.version", _VERSION)
+    docs = _table(table, "docs", _DOCS_KEYS, fail)
+    if "pages" in docs:
+        pages = docs["pages"]
+        if not isinstance(pages, list) or any(p not in DOC_PAGES for p in pages):
+            raise fail(f"`docs.pages` = {pages!r} is not valid", f"a list of: {', '.join(DOC_PAGES)}")
+        settings["doc_pages"] = tuple(p for p in DOC_PAGES if p in pages)
+    return Project(folder=path.parent, source=path, **settings)
+
+
+def _table(table: dict[str, Any], name: str, keys: set[str], fail: Any) -> dict[str, Any]:
+    value = table.get(name, {})
+    if not isinstance(value, dict):
+        raise fail(f"`{name}` must be a table ([{name}])", f"write [{name}] with the keys {', '.join(sorted(keys))}")
+    unknown = sorted(set(value) - keys)
+    if unknown:
+        raise fail(f"unknown key(s) in [{name}]: {', '.join(unknown)}", f"known: {', '.join(sorted(keys))}")
+    return value
+
+
+_HINTS = {
+    "python.package": "a Python identifier, e.g. newco_audio_ops",
+    "python.distribution": "letters, digits, '.', '-', '_', e.g. newco-audio-ops",
+    "python.version": "a version such as 0.1.0",
+}
