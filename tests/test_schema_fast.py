@@ -27,7 +27,7 @@ def sources(paths: list[Path]) -> list[tuple[Source, str]]:
             data = read_yaml(path, display_path(path))
         except (YamlProblem, OSError):
             continue
-        if isinstance(data, dict):
+        if isinstance(data, dict) and classify(path) != "misnamed":  # misnamed files are never read
             out.append((Source(path, display_path(path), data), classify(path)))
     return out
 

@@ -166,10 +166,10 @@ jobs:
   specs:
     runs-on: ubuntu-latest
     steps:
-      - uses: actions/checkout@v4
+      - uses: actions/checkout@v5
         with:
           fetch-depth: 0   # the gate compares with the base branch from git objects
-      - uses: actions/setup-python@v5
+      - uses: actions/setup-python@v6
         with:
           python-version: "3.11"
       # opset-toolkit is installed from its repository at a reviewed commit ({sha}: replace

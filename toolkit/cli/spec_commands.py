@@ -5,18 +5,22 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolkit.cli.common import (
     add_report_arguments,
     add_specs_argument,
     emit_report,
+    model_registry_from_args,
     registry_from_args,
     spec_paths,
     split_operator_ref,
 )
 from toolkit.model.diagnostics import Severity, UsageError
 from toolkit.model.spec import display_domain
+
+if TYPE_CHECKING:
+    from toolkit.registry.core import Registry
 
 
 def register(subparsers: Any) -> None:
@@ -29,7 +33,10 @@ def register(subparsers: Any) -> None:
     validate.add_argument("--rules", action="store_true", help="list the spec-check rules and exit")
     validate.set_defaults(handler=run_validate)
 
-    show = subparsers.add_parser("show", help="print the resolved schema of an operator version")
+    show = subparsers.add_parser(
+        "show",
+        help="print the resolved schema of an operator version (onnx's domains: from the installed onnx)",
+    )
     show.add_argument("operator", metavar="DOMAIN.OP[:SINCE]")
     show.add_argument("--opset", type=int, help="resolve as in this opset version of the domain")
     show.add_argument("--format", choices=("text", "json"), default="text")
@@ -108,12 +115,31 @@ def run_validate(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _registry_for(args: argparse.Namespace, domain: str) -> Registry:
+    """The specs' registry; for an onnx domain the specs do not define (`ai.onnx`, `ai.onnx.ml`,
+    ...), the installed onnx catalog plus the specs: the same cached import check-model uses."""
+    from toolkit.model.spec import canonical_domain
+    from toolkit.onnx_bridge.catalog import ONNX_DOMAINS
+
+    if canonical_domain(domain) in ONNX_DOMAINS:
+        paths = spec_paths(args.specs, required=False)
+        if not paths or canonical_domain(domain) not in load_registry_quiet(paths, args).domains():
+            return model_registry_from_args(args)
+    return registry_from_args(args)
+
+
+def load_registry_quiet(paths: list[str], args: argparse.Namespace) -> Registry:
+    from toolkit.registry.core import load_registry
+
+    return load_registry(paths, cache=not args.no_cache)
+
+
 def run_show(args: argparse.Namespace) -> int:
     from toolkit.registry.core import SchemaNotFound
     from toolkit.reporting.schema_text import schema_dict, schema_text
 
-    registry = registry_from_args(args)
     domain, op, since = split_operator_ref(args.operator)
+    registry = _registry_for(args, domain)
     try:
         spec = registry.operator(op, domain)
         if since is not None:
@@ -144,7 +170,7 @@ def run_inventory(args: argparse.Namespace) -> int:
     from toolkit.registry.core import SchemaNotFound
     from toolkit.registry.inventory import since_table, since_table_markdown
 
-    registry = registry_from_args(args)
+    registry = _registry_for(args, args.domain)
     try:
         domain = registry.domain(args.domain)
     except SchemaNotFound as exc:

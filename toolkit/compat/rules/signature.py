@@ -78,7 +78,7 @@ change_rule(
     "Old runtimes do not know the input (FC); a non-optional input also invalidates existing nodes (BC).",
     V1 + "    inputs:\n      - {name: X, type: T}",
     V1
-    + "    inputs:\n      - {name: X, type: T}\n      - {name: axes, type: tensor(int64), optional: true}",
+    + "    inputs:\n      - {name: X, type: T}\n      - {name: axes, type: tensor(int64), option: optional}",
 )
 
 change_rule(
@@ -115,7 +115,7 @@ change_rule(
     "signature",
     "single/optional/variadic decide how many values a node passes: becoming optional lets new "
     "models omit it (FC), becoming single rejects old nodes that omitted it (BC).",
-    V1 + "    inputs:\n      - {name: C, type: T, optional: true}",
+    V1 + "    inputs:\n      - {name: C, type: T, option: optional}",
     V1 + "    inputs:\n      - {name: C, type: T}",
 )
 
@@ -143,7 +143,7 @@ change_rule(
     "signature",
     "Outputs are positional; old runtimes produce fewer outputs than new models consume.",
     V1 + "    outputs:\n      - {name: Y, type: T}",
-    V1 + "    outputs:\n      - {name: Y, type: T}\n      - {name: mask, type: T1, optional: true}",
+    V1 + "    outputs:\n      - {name: Y, type: T}\n      - {name: mask, type: T1, option: optional}",
 )
 
 change_rule(
@@ -179,7 +179,7 @@ change_rule(
     "signature",
     "Whether an output is always produced is part of the contract consumers rely on.",
     V1 + "    outputs:\n      - {name: Y_h, type: T}",
-    V1 + "    outputs:\n      - {name: Y_h, type: T, optional: true}",
+    V1 + "    outputs:\n      - {name: Y_h, type: T, option: optional}",
 )
 
 change_rule(
