@@ -21,6 +21,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,6 +49,7 @@ class Block:
     lang: str
     text: str
     skipped: bool
+    before: bool = False  # a rule's "Before" example (the defect); only read, not validated
 
     @property
     def where(self) -> str:
@@ -75,15 +77,16 @@ def blocks(page: Path) -> list[Block]:
         previous = next((lines[i] for i in range(start - 1, -1, -1) if lines[i].strip()), "")
         lang = (match["info"].split() or [""])[0].lower()
         # A spec rule's "Before" example shows the defect the rule reports (its test emits it).
-        before = page.name == "spec-rules.md" and previous.strip() == "**Before:**"
-        skipped = SKIP.search(previous) is not None or before
-        found.append(Block(page, start + 1, lang, "\n".join(body) + "\n", skipped))
+        before = previous.strip() == "**Before:**"
+        skipped = SKIP.search(previous) is not None or (before and page.name == "spec-rules.md")
+        found.append(Block(page, start + 1, lang, "\n".join(body) + "\n", skipped, before))
     return found
 
 
 ALL = [b for page in PAGES for b in blocks(page)]
 YAML = [b for b in ALL if b.lang in ("yaml", "yml") and not b.skipped]
 SHELL = [b for b in ALL if b.lang in ("sh", "bash", "shell", "console") and not b.skipped]
+TOML = [b for b in ALL if b.lang == "toml" and not b.skipped]
 
 
 def test_the_docs_have_examples_to_check() -> None:
@@ -182,6 +185,22 @@ def test_the_spec_files_of_a_page_load_and_check(page: Path, tmp_path: Path) -> 
     assert not result.errors, "\n".join(d.format() for d in result.errors)
 
 
+@pytest.mark.parametrize("block", TOML, ids=[b.where for b in TOML])
+def test_toml_example(block: Block, tmp_path: Path) -> None:
+    """Settings examples: read by the project settings and the gate configuration readers."""
+    from toolkit.compat.config import load_config
+    from toolkit.load.project import load_project
+
+    tomllib = pytest.importorskip("tomllib" if sys.version_info >= (3, 11) else "tomli")
+    tomllib.loads(block.text)
+    if block.before:
+        return  # a gate rule's "Before" shows the configuration mistake the rule reports
+    target = tmp_path / ("pyproject.toml" if "[tool.opset-toolkit" in block.text else "opset.toml")
+    target.write_text(block.text, encoding="utf-8")
+    load_project(tmp_path)
+    load_config(target)
+
+
 # --------------------------------------------------------------------------- shell
 
 
@@ -210,8 +229,14 @@ def _commands(block: Block) -> list[list[str]]:
 @pytest.mark.parametrize("block", SHELL, ids=[b.where for b in SHELL])
 def test_shell_example(block: Block, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert not FROM_PYPI.search(block.text), f"{block.where}: opset-toolkit is not on PyPI"
-    work = tmp_path / "repo"
-    shutil.copytree(REPO / "opsets", work / "opsets")
+    if any(b.page == block.page and re.search(r"^opset init ", b.text, re.MULTILINE) for b in SHELL):
+        # a page that starts a vendor repository: its commands run in one `opset init` wrote
+        monkeypatch.chdir(tmp_path)
+        assert main(["init", "repo", "--domain", "com.newco.audio"]) == 0
+        work = tmp_path / "repo"
+    else:
+        work = tmp_path / "repo"
+        shutil.copytree(REPO / "opsets", work / "opsets")
     monkeypatch.chdir(work)
     parser = build_parser()
     for words in _commands(block):

@@ -101,3 +101,16 @@ def test_show_and_inventory_of_onnx_domains_need_no_specs(
     assert capsys.readouterr().out.startswith("ai.onnx.Relu:13  (stable)")
     assert main(["inventory", "ai.onnx.ml", "--opset", "1", "--format", "json"]) == 0
     assert "ArrayFeatureExtractor" in json.loads(capsys.readouterr().out)
+
+
+def test_a_spec_file_outside_the_spec_root_is_reported(vendor: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    subprocess.run(["git", "init", "-q"], check=True)
+    stray = vendor / "com.example.x" / "Mix.yaml"
+    stray.parent.mkdir()
+    stray.write_text("# a vendor's first try\noperator: Mix\ndomain: com.example.x\nversions: []\n")
+    assert main(["validate"]) == 0  # a warning: nothing is wrong with the specs that are read
+    captured = capsys.readouterr()
+    assert "com.example.x/Mix.yaml:2:1: warning[FILE-OUTSIDE-ROOT]" in captured.err
+    assert "outside the spec root opsets/" in captured.err and "1 warning(s)" in captured.out

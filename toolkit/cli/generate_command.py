@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
 from toolkit.cli.common import add_report_arguments, add_specs_argument, emit_report, spec_paths
-from toolkit.model.diagnostics import UsageError
+from toolkit.model.diagnostics import Diagnostic, UsageError
 
 DEFAULT_OUT = "generated"
 
@@ -85,8 +87,8 @@ def run_generate(args: argparse.Namespace) -> int:
             print(f"  hint: nothing was written; {args.out}/ is unchanged", file=sys.stderr)
         return 1
     if not args.quiet:
-        for diagnostic in result.diagnostics:
-            print(diagnostic.format(), file=sys.stderr)
+        for line in warning_summary(result.diagnostics):
+            print(line, file=sys.stderr)
     out = args.out.rstrip("/") or "."
     if args.check and args.format != "text":
         emit_report(args, _check_report(result.changes, out, args.format))
@@ -143,3 +145,23 @@ def _first_difference(old: bytes | None, new: bytes | None) -> int:
         if a != b:
             return number
     return min(len(old_lines), len(new_lines)) + (0 if len(old_lines) == len(new_lines) else 1)
+
+
+SHOWN_PER_GROUP = 3
+
+
+def warning_summary(diagnostics: Sequence[Diagnostic]) -> list[str]:
+    """The specs' warnings as `generate` prints them: every one when there are few, else the first
+    few of each rule in each folder and a count. Generated pages already carry a visible note
+    where a doc was repaired (DOC-*), and an imported catalog (`opset import-onnx`: ONNX's own
+    doc text, kept verbatim) would otherwise print one line per doc; `opset validate` lists all."""
+    groups: dict[tuple[str, str], list[Diagnostic]] = {}
+    for diag in diagnostics:
+        groups.setdefault((diag.rule, os.path.dirname(diag.location.file)), []).append(diag)
+    lines = []
+    for (rule, folder), members in groups.items():
+        lines += [d.format() for d in members[:SHOWN_PER_GROUP]]
+        rest = len(members) - SHOWN_PER_GROUP
+        if rest > 0:
+            lines.append(f"... and {rest} more {rule} in {folder or '.'}/ (`opset validate` lists every one)")
+    return lines

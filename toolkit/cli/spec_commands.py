@@ -16,7 +16,7 @@ from toolkit.cli.common import (
     spec_paths,
     split_operator_ref,
 )
-from toolkit.model.diagnostics import Severity, UsageError
+from toolkit.model.diagnostics import Diagnostic, Severity, UsageError
 from toolkit.model.spec import display_domain
 
 if TYPE_CHECKING:
@@ -77,6 +77,8 @@ def run_validate(args: argparse.Namespace) -> int:
     result = load_specs(paths)
     if result.files == 0:
         raise UsageError(f"no spec files (*.yaml) under {', '.join(map(str, paths))}")
+    if not args.paths:  # the whole spec root: name spec files that lie outside it
+        result.diagnostics = [*result.diagnostics, *_outside_root(paths)]
     errors = len(result.errors)
     warnings = sum(1 for d in result.diagnostics if d.severity is Severity.WARNING)
     versions = sum(len(op.versions) for op in result.specs.operators)
@@ -132,6 +134,18 @@ def load_registry_quiet(paths: list[str], args: argparse.Namespace) -> Registry:
     from toolkit.registry.core import load_registry
 
     return load_registry(paths, cache=not args.no_cache)
+
+
+def _outside_root(paths: list[str]) -> list[Diagnostic]:
+    """FILE-OUTSIDE-ROOT over the repository of an opset.toml (its folder down; the output folder
+    is not looked at). Without opset.toml nothing says where the repository's specs belong."""
+    from toolkit.load.outside import stray_specs
+    from toolkit.load.project import load_project
+
+    project = load_project()
+    if project.source is None:
+        return []
+    return stray_specs(project.folder, paths, [project.out_path])
 
 
 def run_show(args: argparse.Namespace) -> int:

@@ -1,5 +1,5 @@
 """The load rules about which files are specs and how their YAML is read: FILE-NAME,
-YAML-AMBIGUOUS. Registered here (imported by `toolkit.load.rules`) to keep
+FILE-OUTSIDE-ROOT, YAML-AMBIGUOUS. Registered here (imported by `toolkit.load.rules`) to keep
 that module a readable size; the loader modules emit them by name."""
 
 from __future__ import annotations
@@ -25,6 +25,24 @@ associations, `files:` patterns of hooks and globs all name the same files.
 **Before:** `opsets/com.acme.audio/Domain.yaml`, `opsets/com.acme.audio/Mix.yml`
 
 **After:** `opsets/com.acme.audio/domain.yaml`, `opsets/com.acme.audio/Mix.yaml`""",
+)
+register(
+    "FILE-OUTSIDE-ROOT",
+    "load",
+    "warning",
+    "A file outside the spec root looks like a spec (it starts with `operator:` or `domain:`); nothing reads it.",
+    category=FILES,
+    hint="move it into the spec root (spec_root in opset.toml, default opsets/) under its domain's folder",
+    doc="""\
+**Why:** commands read the specs under the spec root (`spec_root` in `opset.toml`, else
+`opsets/`). An operator file written next to it, for example at the top of the repository, is
+never validated, generated or gated, and nothing would say so. In a repository with an
+`opset.toml`, `opset validate` without paths looks for such files among the repository's files
+(`git ls-files`, below the folder of `opset.toml`, the output folder left out) and names them.
+
+**Before:** `com.acme.audio/Mix.yaml` (beside `opsets/`)
+
+**After:** `opsets/com.acme.audio/Mix.yaml`""",
 )
 register(
     "YAML-AMBIGUOUS",
