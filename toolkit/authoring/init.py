@@ -16,7 +16,7 @@ from importlib import metadata
 from toolkit.load.schema_files import editor_schema_files
 
 TOOLKIT_REPOSITORY = "opset-toolkit/opset-toolkit"
-SHA_PLACEHOLDER = "COMMIT_SHA"
+SHA_PLACEHOLDER = "0" * 40  # as in docs/guide/ci-gate.md: replace with a full commit id
 
 
 def package_name(domain: str) -> str:
@@ -153,6 +153,8 @@ repos:
         files: ^(opsets/|generated/|opset\\.toml$)
 """
 
+# Actions pinned by full commit id with the tag beside it, as the toolkit's own action.yml does;
+# opset-toolkit itself by the commit it was installed from, else a placeholder to replace.
 WORKFLOW = """\
 name: opset
 on:
@@ -166,26 +168,26 @@ jobs:
   specs:
     runs-on: ubuntu-latest
     steps:
-      - uses: actions/checkout@v5
+      - uses: actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1 # v7.0.1
         with:
           fetch-depth: 0   # the gate compares with the base branch from git objects
-      - uses: actions/setup-python@v6
+      - uses: actions/setup-python@ece7cb06caefa5fff74198d8649806c4678c61a1 # v6.3.0
         with:
           python-version: "3.11"
-      # opset-toolkit is installed from its repository at a reviewed commit ({sha}: replace
-      # it with the full commit SHA you pin, the same as in the `uses:` line below).
-      - run: pip install "opset-toolkit[docs] @ git+https://github.com/{repo}@{sha}"
+      # opset-toolkit has no release tag: install the commit you reviewed (also in `uses:` below)
+      - run: pip install "opset-toolkit[docs] @ git+https://github.com/{repo}@${{TOOLKIT_SHA}}"
+        env:
+          TOOLKIT_SHA: "{sha}"   # <commit sha>
       - run: opset validate
       - run: opset schemas --check
       - run: opset generate --check
       - run: pip install ./generated/python
       - run: mkdocs build --strict
       - if: github.event_name == 'pull_request'
-        uses: {repo}@{sha}
+        uses: {repo}@{sha} # <commit sha>
         with:
           against: origin/${{{{ github.base_ref }}}}...
           specs: opsets
-          toolkit-version: "opset-toolkit @ git+https://github.com/{repo}@{sha}"
 """
 
 GITIGNORE = """\

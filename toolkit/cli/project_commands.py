@@ -78,7 +78,7 @@ def run_init(args: argparse.Namespace) -> int:
         "  pip install ./generated/python      # the generated, typed operator package\n"
         "  mkdocs build --strict               # the site (`opset` plugin)\n"
         "  pre-commit install                  # validate/schemas/generate --check on commit\n"
-        "  .github/workflows/opset.yml: replace COMMIT_SHA with the opset-toolkit commit you pin"
+        "  .github/workflows/opset.yml: the opset-toolkit commit it installs is marked `# <commit sha>`"
     )
     return 0
 
