@@ -64,6 +64,24 @@ def node_cases(test_cases: Iterable[Any]) -> Iterator[Case]:
         yield Case(case.name, model, dict(zip(names, inputs, strict=True)), list(outputs), case.rtol, case.atol)
 
 
+def producer_cases(corpus: Iterable[Any]) -> Iterator[Case]:
+    """The models of tests/producer_corpus.py that onnxruntime runs, with its outputs on their
+    feeds as the expected ones (the producers write no expected outputs)."""
+    import onnx
+
+    for produced in corpus:
+        if not produced.runs_in_ort:
+            continue
+        model = onnx.load(str(produced.path))
+        if not MIN_OPSET <= default_opset(model) <= ORT_MAX_OPSET:
+            continue
+        try:
+            expected = run(model, produced.feeds)
+        except Exception:
+            continue
+        yield Case(f"producer/{produced.name}", model, dict(produced.feeds), expected, rtol=1e-4, atol=1e-5)
+
+
 def run(model: Any, inputs: dict[str, Any]) -> list[Any]:
     import onnxruntime as ort
 

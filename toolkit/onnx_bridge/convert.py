@@ -171,7 +171,7 @@ class _Converter:
             step = 1 if target > current else -1
             self.step = f"{label} {current} -> {current + step}"
             before = self.result.converted
-            main_types, function_types, self.shapes = value_types(self.model)
+            main_types, function_types, self.shapes = value_types(self.model, self.registry)
             self.graph(self.model.graph, domain, current, current + step, graph_path(self.model),
                        ChainMap(), ChainMap(main_types))
             for function in self.model.functions:

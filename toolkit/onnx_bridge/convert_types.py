@@ -5,10 +5,14 @@ depends on it (`type_restriction`), never assumed fine."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolkit.onnx_bridge.check import declared_types
+from toolkit.onnx_bridge.check.inference import infer_types
 from toolkit.onnx_bridge.graph import subgraphs
+
+if TYPE_CHECKING:
+    from toolkit.registry.core import Registry
 
 UNKNOWN = None
 
@@ -20,7 +24,7 @@ Shapes = dict[str, tuple[int | None, ...]]
 
 
 def value_types(
-    model: Any,
+    model: Any, registry: Registry | None = None,
 ) -> tuple[dict[str, str | None], dict[FunctionKey, dict[str, str | None]], Shapes]:
     """(main graph and subgraphs, per model-local function (domain, name)): value name -> type
     string (`tensor(float)`), None where a function's call sites disagree; and the tensor
@@ -35,6 +39,11 @@ def value_types(
     types: dict[str, str | None] = {}
     infos: dict[str, Any] = {}
     _collect(inferred.graph, types, infos)
+    if registry is not None:
+        # The toolkit's own inference (check-model's) also types the outputs of ai.onnx.ml and
+        # vendor operators that onnx's shape inference leaves unknown.
+        for name, found in infer_types(model, registry).items():
+            types.setdefault(name, found)
     functions: dict[FunctionKey, dict[str, str | None]] = {}
     for function in model.functions:
         body: dict[str, str | None] = {}
