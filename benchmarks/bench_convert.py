@@ -3,9 +3,10 @@
 (tests/convert_harness.py).
 
 Models: onnx's node test cases (built in-process from the installed onnx) that onnxruntime
-runs and matches, converted to the neighbouring opsets and, with --far, also to opset 7, six
-below, six above and 26 (the newest onnxruntime 1.31 loads); plus, when tests/producer_corpus.py
-exists, the producer models of the real-model corpus. Prints the success table by direction
+runs and matches, and the producer models of the real-model corpus (tests/producer_corpus.py:
+skl2onnx, onnxruntime's quantizer and optimizers, float16 conversion; onnxruntime's outputs on
+the originals are the expected ones), converted to the neighbouring opsets and, with --far,
+also to opset 7, six below, six above and 26 (the newest onnxruntime 1.31 loads). Prints the success table by direction
 (ok / refused / wrong output / invalid model / crash, for each converter) and the conversion
 time of each converter over the same pairs (total and median per pair, measured in the same
 run, interleaved pair by pair).
@@ -18,6 +19,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
+import tempfile
 import time
 import warnings
 from pathlib import Path
@@ -26,23 +28,34 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
-from convert_harness import Case, Tally, Tool, evaluate, node_cases, runnable, sampled, targets  # noqa: E402
+from convert_harness import (  # noqa: E402
+    Case,
+    Tally,
+    Tool,
+    evaluate,
+    node_cases,
+    producer_cases,
+    runnable,
+    sampled,
+    targets,
+)
 
 
-def producer_cases() -> list[Case]:
-    """The producer models of the real-model corpus, when tests/producer_corpus.py provides them."""
-    try:
-        import producer_corpus  # type: ignore[import-not-found]
-    except ImportError:
-        return []
-    cases = getattr(producer_corpus, "harness_cases", None)
-    return list(cases()) if callable(cases) else []
+def corpus_cases(folder: Path) -> list[Case]:
+    """The producer models of the real-model corpus (tests/producer_corpus.py), built in `folder`
+    (reused while the producer versions are the same)."""
+    from producer_corpus import build_corpus
+
+    return list(producer_cases(build_corpus(folder)))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--far", action="store_true", help="also convert to far targets")
     parser.add_argument("--sample", type=int, default=1, help="keep one case in N (default: all)")
+    parser.add_argument("--corpus", type=Path, default=Path(tempfile.gettempdir()) / "opset-bench-corpus",
+                        help="folder for the producer models (built once, then reused)")
+    parser.add_argument("--no-producers", action="store_true", help="onnx's node test cases only")
     args = parser.parse_args()
 
     from onnx.backend.test.case import node
@@ -52,7 +65,8 @@ def main() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         raw = node.collect_testcases(None)
-    cases = [c for c in [*node_cases(raw), *producer_cases()] if sampled(c.name, args.sample) and runnable(c)]
+    producers = [] if args.no_producers else corpus_cases(args.corpus)
+    cases = [c for c in [*node_cases(raw), *producers] if sampled(c.name, args.sample) and runnable(c)]
     ours = Tool("ours", model_registry([], adapters=True), onnx_unchecked_attributes())
     theirs = Tool("onnx")
     tally = Tally()

@@ -37,8 +37,11 @@ API for the version converter (no onnx needed; helpers at the end convert NodePr
   from_opset, to_opset, **context)` and `downgrade_node(...)` chain every version in between.
   Context: `constants` (value name -> constant value, a Mapping or a callable returning None
   when not constant), `value_types` (value name -> type string such as `tensor(float)`),
-  `taken` (names already used in the graph, so new constant names are unique).
-- Each returns `AdapterResult(node, constants, dropped_inputs, notes)`: `constants` are
+  `taken` (names already used in the graph, so new constant names are unique),
+  `value_shapes` (value name -> shape, None for a dimension that is not a number).
+- Each returns `AdapterResult(node, constants, dropped_inputs, notes, before, after)`:
+  `before` / `after` are nodes (of the target opset) a rewrite into a small subgraph places
+  around the node; `node` may then be of another operator. `constants` are
   `NewConstant(name, value, attr_type, element_type, like_input)` the caller must add as
   initializers (or Constant nodes); `element_type` is an ONNX element type name (`int64`)
   or None when the tensor must take the element type of input `like_input` of the node.
@@ -46,6 +49,8 @@ API for the version converter (no onnx needed; helpers at the end convert NodePr
   the message says which node and which step.
 - onnx helpers: `node_from_onnx(NodeProto)`, `node_to_onnx(Node, schema=None)`,
   `constant_tensor(NewConstant, elem_type=None)`, `constant_node(NewConstant, ...)`.
+
+The `python` adapters of the ai.onnx overlay live in `onnx_ops`.
 
 Modules: `node` (Node, NewConstant, AdapterResult, AdapterContext, the errors), `steps` (one
 handler per step kind, `apply_steps`), `inverse` (`inverse_steps`), `chain` (the entry points

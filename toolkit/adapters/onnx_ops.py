@@ -43,7 +43,8 @@ def same_type_as_input(node: Node, ctx: AdapterContext) -> Node:
     return node.copy()
 
 
-def _fresh(ctx: AdapterContext, node: Node, suffix: str, used: set[str]) -> str:
+def fresh_name(ctx: AdapterContext, node: Node, suffix: str, used: set[str]) -> str:
+    """A value name not used by the node or the graph (`<node>_<suffix>`, numbered if needed)."""
     base = f"{node.name or (node.outputs[0] if node.outputs else node.op_type)}_{suffix}"
     name, counter = base, 1
     while name in used or name in ctx.taken:
@@ -63,7 +64,7 @@ def coerced_softmax_upgrade(node: Node, ctx: AdapterContext) -> AdapterResult:
         out.attributes["axis"] = -1
         return AdapterResult(out)
     used: set[str] = set(node.inputs) | set(node.outputs)
-    shape, flat, row = (_fresh(ctx, node, s, used) for s in ("shape", "flat", "rows"))
+    shape, flat, row = (fresh_name(ctx, node, s, used) for s in ("shape", "flat", "rows"))
     source = out.inputs[0]
     before = [
         Node("Shape", [source], [shape], name=shape),
@@ -94,7 +95,7 @@ def coerced_softmax_downgrade(node: Node, ctx: AdapterContext) -> AdapterResult:
         )
     used: set[str] = set(node.inputs) | set(node.outputs)
     x, y = node.inputs[0], node.outputs[0]
-    peak, shifted, exp, total = (_fresh(ctx, node, s, used) for s in ("max", "shifted", "exp", "sum"))
+    peak, shifted, exp, total = (fresh_name(ctx, node, s, used) for s in ("max", "shifted", "exp", "sum"))
     nodes = [
         Node("ReduceMax", [x], [peak], {"axes": [axis], "keepdims": 1}, name=peak),
         Node("Sub", [x, peak], [shifted], name=shifted),
@@ -104,7 +105,7 @@ def coerced_softmax_downgrade(node: Node, ctx: AdapterContext) -> AdapterResult:
     if node.op_type == "Softmax":
         last = Node("Div", [exp, total], [y], name=node.name or f"{y}_div")
     else:
-        log = _fresh(ctx, node, "logsum", used)
+        log = fresh_name(ctx, node, "logsum", used)
         nodes.append(Node("Log", [total], [log], name=log))
         last = Node("Sub", [shifted, log], [y], name=node.name or f"{y}_sub")
     return AdapterResult(last, before=nodes,
@@ -191,7 +192,7 @@ def _empty_input(node: Node, ctx: AdapterContext, position: int, suffix: str) ->
     if position < len(node.inputs) and node.inputs[position]:
         return None
     used = set(node.inputs) | set(node.outputs)
-    name = _fresh(ctx, node, suffix, used)
+    name = fresh_name(ctx, node, suffix, used)
     while len(node.inputs) <= position:
         node.inputs.append("")
     node.inputs[position] = name
@@ -213,7 +214,7 @@ def gemm_c_given(node: Node, ctx: AdapterContext) -> AdapterResult:
     if len(out.inputs) > 2 and out.inputs[2]:
         return AdapterResult(out)
     used = set(out.inputs) | set(out.outputs)
-    name = _fresh(ctx, node, "C", used)
+    name = fresh_name(ctx, node, "C", used)
     while len(out.inputs) < 3:
         out.inputs.append("")
     out.inputs[2] = name
@@ -266,7 +267,7 @@ def resize_11_upgrade(node: Node, ctx: AdapterContext) -> AdapterResult:
     out = node.copy()
     scales = out.inputs[1] if len(out.inputs) > 1 else ""
     used = set(out.inputs) | set(out.outputs)
-    roi = _fresh(ctx, node, "roi", used)
+    roi = fresh_name(ctx, node, "roi", used)
     out.inputs = [out.inputs[0], roi, scales]
     out.attributes["coordinate_transformation_mode"] = "asymmetric"
     if out.attributes.get("mode", "nearest") == "nearest":
