@@ -48,10 +48,13 @@ def test_init_refuses_a_domain_that_is_not_reverse_dns(
 
 
 def test_the_generated_package_is_named_by_opset_toml(vendor: Path) -> None:
+    assert main(["generate", "-q"]) == 0  # recorded: the renamed package must not be answered from it
+    assert (vendor / "generated" / "python" / "com_example_x_ops" / "py.typed").is_file()
     text = (vendor / "opset.toml").read_text().replace('package = "com_example_x_ops"', 'package = "xops"')
     (vendor / "opset.toml").write_text(text)
     assert main(["generate", "-q"]) == 0
     assert (vendor / "generated" / "python" / "xops" / "py.typed").is_file()
+    assert not [p for p in (vendor / "generated" / "python" / "com_example_x_ops").rglob("*") if p.is_file()]
     assert 'name = "com-example-x-ops"' in (vendor / "generated" / "python" / "pyproject.toml").read_text()
     assert not (vendor / "generated" / "docs" / "dsl.md").exists()
     assert main(["generate", "--check", "-q"]) == 0
