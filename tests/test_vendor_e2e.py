@@ -33,6 +33,11 @@ pytest.importorskip("onnx")
 pytest.importorskip("pre_commit")
 if shutil.which("git") is None:
     pytest.skip("git is not installed", allow_module_level=True)
+# --no-build-isolation builds with the test environment's setuptools: it must write wheels itself
+# (70.1+) or have `wheel` beside it (the test extras bring a recent one with grpcio-tools).
+_setuptools = pytest.importorskip("setuptools")
+if tuple(int(p) for p in _setuptools.__version__.split(".")[:2]) < (70, 1):
+    pytest.importorskip("wheel")
 
 USE_PACKAGE = f"""\
 from {PACKAGE}.com_newco_audio.opset1 import Opset1
