@@ -254,3 +254,15 @@ def test_shell_example(block: Block, tmp_path: Path, monkeypatch: pytest.MonkeyP
         if words[1] in RUN_COMMANDS:
             code = main(words[1:])
             assert code in (0, 1), f"{block.where}: `{shlex.join(words)}` exited {code}"
+
+
+def test_the_inventory_table_shown_is_the_commands_output(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """getting-started shows `opset inventory org.example.abc` rendered: the same table."""
+    monkeypatch.chdir(REPO)
+    assert main(["inventory", "org.example.abc"]) == 0
+    printed = capsys.readouterr().out.strip().splitlines()
+    page = (REPO / "docs" / "guide" / "getting-started.md").read_text(encoding="utf-8").splitlines()
+    start = page.index(printed[0])
+    assert page[start : start + len(printed)] == printed
