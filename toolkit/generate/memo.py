@@ -3,7 +3,7 @@
 A generator kind that renders each domain on its own (python: the domain's package; proto: its
 operator set and schema documents) asks the memo before rendering a domain. The unit's inputs are
 content-addressed: the bytes of every spec file the domain was built from (its domain file and
-operator files; specs never refer across domains), plus the kind, the source label of the
+operator files; specs never refer across domains) and of every other file in their folders, plus the kind, the source label of the
 headers and the toolkit stamp. When the previous successful run recorded the same inputs digest
 for the unit, and the files it wrote for it are still on disk with the digests it recorded,
 those bytes are exactly what rendering would produce, and they are returned instead.
@@ -43,10 +43,20 @@ class RenderMemo:
         self.units: dict[str, Unit] = {}
         self.reused: list[str] = []
 
+    def _is_out(self, path: str) -> bool:
+        return os.path.abspath(path) == os.path.abspath(self._out)
+
     def inputs(self, kind: str, files: Iterable[str]) -> str:
-        """The inputs digest of a unit of `kind` built from the spec `files`."""
+        """The inputs digest of a unit of `kind` built from the spec `files`, and every other file
+        in their folders and below (data a spec names, such as example tensors, lives there)."""
         digest = hashlib.sha256(f"{kind}\0{self._source}\0{toolkit_stamp()}\0".encode())
-        for name in sorted(set(files)):
+        names = set(files)
+        for folder in {os.path.dirname(name) or "." for name in names}:
+            for dirpath, dirs, entries in os.walk(folder):
+                # hidden folders (.git) and the output folder are never spec data
+                dirs[:] = [d for d in dirs if not d.startswith(".") and not self._is_out(os.path.join(dirpath, d))]
+                names.update(os.path.join(dirpath, entry) for entry in entries)
+        for name in sorted(names):
             found = self._file_digests.get(name)
             if found is None:
                 try:
