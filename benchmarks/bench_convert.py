@@ -80,7 +80,9 @@ def main() -> None:
                 per_pair[tool.name].append(tool.seconds - before)
                 tally.add(tool.name, case, target, outcome, detail)
     elapsed = time.perf_counter() - started
-    print(f"{len(cases)} models onnxruntime runs and matches; {len(per_pair['ours'])} (model, target) pairs "
+    producers_kept = sum(1 for c in cases if c.name.startswith("producer/"))
+    print(f"{len(cases)} models onnxruntime runs and matches ({len(cases) - producers_kept} node test cases, "
+          f"{producers_kept} producer models); {len(per_pair['ours'])} (model, target) pairs "
           f"({'far targets too' if args.far else 'neighbouring opsets'}), {elapsed:.0f} s in all\n")
     print(tally.table())
     print("\n| converter | conversion time, all pairs | median per pair |")

@@ -172,3 +172,16 @@ def test_upsample_and_resize_10_keep_their_coordinate_mapping(registry: Registry
                  [info("x", shape=[1, 1, 3, 4]), info("s", shape=[4])], [info("y")], 13)
     with pytest.raises(ConversionError, match="attribute 'coordinate_transformation_mode' is 'half_pixel'"):
         convert(registry, half, 10)
+
+
+def test_a_type_parameter_that_binds_fewer_values_is_still_checked(registry: Registry) -> None:
+    """Pow 12 gave the exponent its own type parameter and accepts integers: T binds X and Z
+    there, X, Y and Z in Pow 7. Going back, integer bases are refused; float ones move."""
+    ints = [info("x", TensorProto.INT64, [3]), info("e", TensorProto.INT64, [3])]
+    source = model([helper.make_node("Pow", ["x", "e"], ["y"])], ints, [info("y", TensorProto.INT64, [3])], 12)
+    with pytest.raises(ConversionError, match=r"has type tensor\(int64\), which ai\.onnx\.Pow:7 does not accept"):
+        convert(registry, source, 11)
+    floats = model([helper.make_node("Pow", ["x", "e"], ["y"])], [info("x", shape=[3]), info("e", shape=[3])],
+                   [info("y", shape=[3])], 12)
+    feeds = {"x": np.array([1.5, 2.0, 3.0], np.float32), "e": np.array([2.0, 0.5, 1.0], np.float32)}
+    same_outputs(registry, floats, 9, feeds)

@@ -115,8 +115,8 @@ def type_changes(old: OpSchema, new: OpSchema) -> tuple[dict[str, tuple[str, ...
     before = old.constraint_map
     for constraint in new.type_constraints:
         previous = before.get(constraint.param)
-        if previous is None or _binding(old, constraint.param) != _binding(new, constraint.param):
-            continue  # absent, or the same name binds other inputs/outputs: not the same parameter
+        if previous is None or not set(_binding(old, constraint.param)) & set(_binding(new, constraint.param)):
+            continue  # absent, or the same name binds wholly other inputs/outputs: another parameter
         plus = tuple(t for t in constraint.allowed if t not in previous.allowed)
         minus = tuple(t for t in previous.allowed if t not in constraint.allowed)
         if plus:
