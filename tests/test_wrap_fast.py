@@ -21,7 +21,7 @@ def _textwrap(text: str, width: int, indent: str) -> list[str]:
     )
 
 
-@settings(max_examples=5000, deadline=None)
+@settings(max_examples=1500, deadline=None)
 @given(
     st.lists(PIECES, max_size=60).map("".join).map(lambda t: t.lstrip(" ")),
     st.integers(1, 40),
