@@ -111,15 +111,19 @@ def _resolve(ref: str, top: Path, here: Path) -> str:
     depth = _generations(ref)
     if depth is not None:
         raise _missing_ancestor(ref, depth, shallow)
+    # The refspec names the destination: a single-branch clone (`git clone --depth 1`,
+    # `--branch X`, actions/checkout) fetches `git fetch origin main` into FETCH_HEAD only,
+    # and `origin/main` would still not exist.
     remote, _, branch = ref.partition("/")
     if branch and (remote == "origin" or remote in _git(["remote"], top).stdout.decode().split()):
-        fetch = f"git fetch {remote} {branch}"
+        refspec = f"{remote} {branch}:refs/remotes/{remote}/{branch}"
     else:
-        fetch = f"git fetch origin {ref}"
+        remote, refspec = "origin", f"origin {ref}:{ref}"
+    fetch = f"git fetch {refspec}"
     if shallow:
         raise UsageError(
             f"--against {ref}: the ref is not in this clone, which is shallow (history was cut off)\n"
-            f"  hint: fetch it with `{fetch}`, or the whole history with `git fetch --unshallow`; "
+            f"  hint: fetch it with its history: `git fetch --unshallow {refspec}`; "
             "in GitHub Actions use actions/checkout with `fetch-depth: 0`"
         )
     raise UsageError(
@@ -303,13 +307,15 @@ def _write_blobs(entries: dict[str, str], root: Path, top: Path) -> None:
 
 
 def spec_roots(cwd: Path | None = None) -> list[str]:
-    """The spec folders of the work tree: the parent of every folder holding a `domain.yaml`
-    (tracked, or new and not ignored), relative to `cwd`; a folder inside another is left out
-    (loading the outer one reads it). What `opset pre-commit` checks without `--specs`."""
+    """The spec folders of the work tree: the parent of every folder holding a `domain.yaml` (or a
+    misnamed `domain.yml`; tracked, or new and not ignored), relative to `cwd`; a folder inside
+    another is left out (loading the outer one reads it). What `opset pre-commit` checks without `--specs`."""
     here = Path(cwd or Path.cwd()).resolve()
     top = _toplevel(here)
     proc = _git(
-        ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", ":(top,glob)**/domain.yaml"],
+        # domain.yml too: the loader reports it as misnamed, rather than the hook skipping the tree.
+        ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", ":(top,glob)**/domain.yaml",
+         ":(top,glob)**/domain.yml"],
         here,
     )
     if proc.returncode != 0:
