@@ -21,6 +21,7 @@ from pathlib import Path
 from toolkit.generate import GenerateContext, available_kinds, freshness, get_generator, parallel_kinds
 from toolkit.generate.memo import RenderMemo
 from toolkit.generate.running import GeneratorError, run_generators
+from toolkit.generate.source_paths import stable_path
 from toolkit.load.writer import Change, FilesOnDisk, Staging, existing_files, plan, recover
 from toolkit.model.diagnostics import Diagnostic
 from toolkit.registry.core import Registry, load_registry
@@ -46,12 +47,17 @@ class GenerateResult:
 
 
 def source_label(spec_paths: Iterable[str | os.PathLike[str]]) -> str:
-    """The spec label for headers: relative POSIX paths when under the cwd, so the bytes do not
-    depend on where the repository is checked out."""
+    """The spec label for headers: POSIX paths from the repository root (`source_paths`), else
+    relative to the cwd when under it, so the bytes depend neither on where the repository is
+    checked out nor on the folder the command runs in."""
     labels = []
     cwd = Path.cwd().resolve()
     for raw in spec_paths:
         path = Path(raw)
+        stable = stable_path(path)
+        if stable is not None:
+            labels.append(stable or ".")
+            continue
         try:
             label = path.resolve().relative_to(cwd).as_posix()
         except ValueError:

@@ -44,9 +44,11 @@ from functools import partial
 from typing import TYPE_CHECKING, Protocol
 
 from google.protobuf import text_format
+from google.protobuf.message import Message
 
 from toolkit.generate.context import rendering
 from toolkit.generate.proto_fragments import FragmentCache, assemble
+from toolkit.generate.source_paths import cwd_offset, stable_path
 from toolkit.model.codec import schema_set_document
 from toolkit.model.codec_functions import encode_function
 from toolkit.model.resolution import inventory as inventory_at
@@ -62,6 +64,7 @@ from toolkit.proto import (
     OperatorProto,
     OperatorSetProto,
     OperatorStatus,
+    SourceLocation,
 )
 
 if TYPE_CHECKING:
@@ -230,7 +233,11 @@ def _schema_set_bytes(domain: DomainSpec, operators: Sequence[OperatorSpec]) -> 
     """`schemas.pb` of a domain. When encoding fails, each operator version is encoded alone
     to find the one at fault, so the failure names its spec location."""
     try:
-        return schema_set_document(domain, operators).SerializeToString(deterministic=True)
+        document = schema_set_document(domain, operators)
+        offset = cwd_offset()
+        if offset:  # run from a subfolder: name the spec files as a run at the root does
+            _relocate(document, offset, {})
+        return document.SerializeToString(deterministic=True)
     except Exception:
         for op in operators:
             for schema in op.versions:
@@ -238,6 +245,25 @@ def _schema_set_bytes(domain: DomainSpec, operators: Sequence[OperatorSpec]) -> 
                     single = replace(op, versions=(schema,))
                     schema_set_document(domain, [single]).SerializeToString(deterministic=True)
         raise
+
+
+def _relocate(message: Message, offset: str, seen: dict[str, str]) -> None:
+    """Every `SourceLocation.file` under `message` from the repository root (see source_paths)."""
+    if isinstance(message, SourceLocation):
+        if message.file:
+            if message.file not in seen:
+                seen[message.file] = stable_path(message.file, offset) or message.file
+            message.file = seen[message.file]
+        return
+    for field, value in message.ListFields():
+        if field.message_type is None:
+            continue
+        if isinstance(value, Message):
+            _relocate(value, offset, seen)
+            continue
+        for item in value.values() if hasattr(value, "values") else value:  # repeated or map
+            if isinstance(item, Message):
+                _relocate(item, offset, seen)
 
 
 class RegistryLike(Protocol):
