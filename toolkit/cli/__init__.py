@@ -13,10 +13,13 @@ import sys
 from collections.abc import Iterator, Sequence
 
 from toolkit import __version__
+from toolkit.cli.common import REPORT_FORMATS
 from toolkit.model.diagnostics import SpecError, UsageError
 
 NO_CACHE_ENV = "OPSET_TOOLKIT_NO_CACHE"  # read by toolkit.load.cache.enabled()
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+# Exit codes are 0, 1 and 2 only: CI scripts and the action branch on them. An internal error
+# is "could not do the job" (2) too, reported like a usage error in the requested format.
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 
 class _Parser(argparse.ArgumentParser):
@@ -111,7 +114,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # last line of defence: a message, never a traceback
         print(f"opset: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         print("  hint: please report this with the command you ran", file=sys.stderr)
-        return EXIT_INTERNAL
+        with contextlib.suppress(Exception):  # the report is a courtesy; the exit code is not
+            _report_failure(argv, args, UsageError(f"internal error: {type(exc).__name__}: {exc}"), EXIT_USAGE)
+        return EXIT_USAGE
 
 
 def _report_failure(
@@ -122,11 +127,13 @@ def _report_failure(
     the text above went to stderr as always."""
     command, fmt, target = _report_options(argv, args)
     if fmt in (None, "text"):
-        return
+        if not target:
+            return  # the text above is the report
+        fmt = "text"  # a CI step that reads or uploads the file must find the error in it
     from toolkit.reporting.errors import render_load_errors, render_usage_error
 
     if isinstance(exc, SpecError):
-        text = render_load_errors(command, "the specs", exc.diagnostics, fmt, code)
+        text = render_load_errors(command, "the spec tree", exc.diagnostics, fmt, code)
     else:
         text = render_usage_error(command, str(exc), fmt, code)
     try:
@@ -164,6 +171,6 @@ def _report_options(argv: list[str], args: argparse.Namespace | None) -> tuple[s
             fmt = value
         elif name in output_flags and value:
             target = value
-    if fmt not in ("json", "github", "sarif", "junit"):
+    if fmt not in REPORT_FORMATS:
         fmt = None
     return command, fmt, target

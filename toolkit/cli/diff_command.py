@@ -77,7 +77,7 @@ def run_diff(args: argparse.Namespace) -> int:
     result = run_gate(old, new, config, old_label=label)
     fail_on = Severity(args.fail_on)
     emit_report(args, render(result, args.format, fail_on, old_commit=commit))
-    if args.report_file and args.format != "text":
+    if args.report_file:  # the log shows the findings too
         print(render(result, "text", fail_on), end="", file=sys.stderr)
     return result.exit_code(fail_on)
 
@@ -116,5 +116,5 @@ def _report_load_errors(
     from toolkit.reporting.errors import load_errors_text, render_load_errors
 
     print(load_errors_text(what, diagnostics, "diff"), end="", file=sys.stderr)
-    if args.format != "text":
+    if args.format != "text" or args.report_file:
         emit_report(args, render_load_errors("diff", what, diagnostics, args.format, EXIT_USAGE, ref=ref, commit=commit))

@@ -77,7 +77,7 @@ def run_generate(args: argparse.Namespace) -> int:
         if exc.diagnostic is not None:
             hint = f"nothing was written; {args.out}/ is unchanged"
             print(replace(exc.diagnostic, hint=hint).format(), file=sys.stderr)
-            if args.format != "text":
+            if args.format != "text" or args.report_file:
                 from toolkit.reporting.errors import render_load_errors
 
                 diagnostic = replace(exc.diagnostic, hint=hint)
@@ -95,14 +95,17 @@ def run_generate(args: argparse.Namespace) -> int:
         return 1 if result.changes else 0
     if args.check:
         if result.changes:
-            sys.stdout.write(diff_text(result.changes, out))
+            emit_report(args, diff_text(result.changes, out))
             print(
                 f"{len(result.changes)} generated file(s) in {out}/ are stale; run `opset generate`",
                 file=sys.stderr,
             )
             return 1
-        if not args.quiet:
-            print(f"{out}/ is up to date ({len(result.files)} files, kinds: {', '.join(result.kinds)})")
+        up_to_date = f"{out}/ is up to date ({len(result.files)} files, kinds: {', '.join(result.kinds)})\n"
+        if args.report_file:
+            emit_report(args, up_to_date)  # a CI step that reads the file finds the verdict
+        elif not args.quiet:
+            sys.stdout.write(up_to_date)
         return 0
     if not args.quiet:
         added = sum(1 for c in result.changes if c.old is None)
@@ -122,13 +125,17 @@ def _check_report(changes: Any, out: str, fmt: str) -> str:
     from toolkit.model.diagnostics import Diagnostic
     from toolkit.model.spec import Location
     from toolkit.reporting.errors import render_findings
+    from toolkit.reporting.paths import discover
 
+    paths = discover()
     diagnostics = []
     for change in changes:
         what = "is missing" if change.old is None else "should be removed" if change.new is None else "is stale"
         path = f"{out}/{change.path}"
+        # The message names the file as the annotation does (from the repository root), not `../`.
         diagnostics.append(Diagnostic(
-            GENERATED_STALE, f"{path} {what}", Location(path, _first_difference(change.old, change.new), 1),
+            GENERATED_STALE, f"{paths.repo_path(path)} {what}",
+            Location(path, _first_difference(change.old, change.new), 1),
             "run `opset generate` and commit the result",
         ))
     summary = f"{len(diagnostics)} generated file(s) in {out}/ are stale; run `opset generate`" if diagnostics else (

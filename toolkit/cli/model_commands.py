@@ -102,11 +102,15 @@ def _convert(args: argparse.Namespace) -> int:
         sys.stderr.write(render(args.model, args.output, None, exc.blockers, "text"))
         if machine:
             emit_report(args, render(args.model, args.output, None, exc.blockers, args.format))
+        elif args.report_file:  # the text report goes into the file too
+            emit_report(args, render(args.model, args.output, None, exc.blockers, "text"))
         return 1
     text = render(args.model, args.output, result, (), "text")
     if machine:  # a machine report owns stdout: the steps go to stderr
         sys.stderr.write(text)
         emit_report(args, render(args.model, args.output, result, (), args.format))
+    elif args.report_file:  # the text log is the report: into the file, as the other formats
+        emit_report(args, text)
     else:
         sys.stdout.write(text)
     return 0

@@ -101,7 +101,9 @@ def run_validate(args: argparse.Namespace) -> int:
     elif args.format == "text":
         for diag in result.diagnostics:
             print(diag.format(), file=sys.stderr)
-        emit_report(args, summary + "\n")
+        # On stdout the summary follows the errors on stderr; a report file holds both.
+        found = "".join(f"{diag.format()}\n" for diag in result.diagnostics) if args.report_file else ""
+        emit_report(args, found + summary + "\n")
     else:
         from toolkit.reporting.formats import render
         from toolkit.reporting.report import Report, diagnostic_item
