@@ -248,3 +248,33 @@ def test_an_internal_error_exits_2_and_reaches_the_report(
     invocation = json.loads(report.read_text(encoding="utf-8"))["runs"][0]["invocations"][0]
     assert invocation["executionSuccessful"] is False
     assert "internal error: RuntimeError: boom" in invocation["toolExecutionNotifications"][0]["message"]["text"]
+
+
+def test_a_load_error_in_sarif_describes_its_rule(tmp_path: Path) -> None:
+    """With the load cache warm, `opset diff` stops at the spec typo without importing the spec
+    checks (and their rules); the SARIF run must still carry SCHEMA-UNKNOWN-KEY's rule."""
+    import os
+    import sys
+
+    from ci_consumers import github_upload_problems
+
+    repo = monorepo(tmp_path / "repo")
+    blur = repo / "ml" / "opsets" / "com.acme.vision" / "Blur.yaml"
+    blur.write_text(blur.read_text(encoding="utf-8").replace("    inputs:", "    inptus:", 1), encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(REPO), "OPSET_TOOLKIT_CACHE": str(tmp_path / "cache")}
+    del env["OPSET_TOOLKIT_NO_CACHE"]
+    for argv in (["diff", "--against", "HEAD"], ["generate", "--check", "--out", "../generated"]):
+        for _ in range(2):  # the second run is answered from the cache
+            proc = subprocess.run(
+                [sys.executable, "-m", "toolkit", *argv, "--specs", "../opsets", "--format", "sarif"],
+                cwd=repo / "ml" / "tools", env=env, capture_output=True, text=True,
+            )
+        assert proc.returncode == (2 if argv[0] == "diff" else 1), proc.stderr
+        assert "Traceback" not in proc.stderr
+        log = json.loads(proc.stdout)
+        run_ = log["runs"][0]
+        assert [r["ruleId"] for r in run_["results"]] == ["SCHEMA-UNKNOWN-KEY"]
+        assert run_["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == (
+            "ml/opsets/com.acme.vision/Blur.yaml"
+        )
+        assert github_upload_problems(log, repo) == [], argv
