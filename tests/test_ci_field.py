@@ -278,3 +278,15 @@ def test_a_load_error_in_sarif_describes_its_rule(tmp_path: Path) -> None:
             "ml/opsets/com.acme.vision/Blur.yaml"
         )
         assert github_upload_problems(log, repo) == [], argv
+
+
+def test_without_specs_in_a_monorepo_the_error_names_the_spec_trees(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = monorepo(tmp_path / "repo")
+    monkeypatch.chdir(repo / "ml" / "tools")
+    for argv in (["validate"], ["diff", "--against", "HEAD"], ["generate", "--check"]):
+        code, _, err = run(capsys, *argv)
+        assert code == 2 and "hint: this repository's spec trees: pass --specs ../opsets" in err, argv
+    code, _, err = run(capsys, "validate", "../opsets")  # the hint, followed
+    assert code == 0, err

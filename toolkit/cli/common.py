@@ -51,7 +51,22 @@ def spec_paths(values: list[str] | None, *, required: bool = True) -> list[str]:
         return [found]
     if not required:
         return []
-    raise UsageError(f"no --specs given and no ./{DEFAULT_SPECS} here or at the top of the git work tree")
+    message = f"no --specs given and no ./{DEFAULT_SPECS} here or at the top of the git work tree"
+    roots = _spec_roots()
+    if roots:  # a monorepo (ml/opsets) or a subfolder: name the trees the repository has
+        message += f"\n  hint: this repository's spec trees: pass --specs {' --specs '.join(roots)}"
+    raise UsageError(message)
+
+
+def _spec_roots() -> list[str]:
+    """The spec trees `opset pre-commit` would check (folders above domain.yaml files), relative
+    to the working directory; none outside a git work tree."""
+    from toolkit.compat.gitref import spec_roots
+
+    try:
+        return spec_roots()
+    except (UsageError, OSError):
+        return []
 
 
 def default_spec_dir() -> str | None:
