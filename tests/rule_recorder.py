@@ -1,7 +1,7 @@
 """Records every rule id the toolkit emits while the test suite runs (in this process).
 
 Each object that carries a rule id — a load/spec Diagnostic, a gate Finding, a check-model
-ModelFinding, a compat CompatFinding, a model-diff SignatureChange — is created through its
+ModelFinding, a compat CompatFinding, a model-diff SignatureChange, a test-runtime ExampleResult (a pass has no rule) — is created through its
 dataclass __init__; the recorder wraps those constructors and notes the id. The model-diff
 verdict (MDIFF-VERSION) exists only in the rendered report, so that renderer is wrapped too.
 tests/test_zz_rule_catalog.py compares what was recorded with the catalog.
@@ -23,6 +23,7 @@ CARRIERS = (
     ("toolkit.onnx_bridge.check.findings", "ModelFinding"),
     ("toolkit.onnx_bridge.compat_model", "CompatFinding"),
     ("toolkit.onnx_bridge.model_diff", "SignatureChange"),
+    ("toolkit.onnx_bridge.runtime_test", "ExampleResult"),
 )
 
 
@@ -37,7 +38,7 @@ def install() -> None:
         def init(self: Any, *args: Any, __original: Any = original, **kwargs: Any) -> None:
             __original(self, *args, **kwargs)
             # Only what the toolkit emits counts: a test building a record by hand emits nothing.
-            if str(sys._getframe(1).f_globals.get("__name__", "")).startswith("toolkit."):
+            if str(sys._getframe(1).f_globals.get("__name__", "")).startswith("toolkit.") and self.rule:
                 EMITTED[self.rule] += 1
 
         cls.__init__ = init

@@ -289,7 +289,7 @@ def test_model_tool_rule_ids_are_registered() -> None:
 
     import toolkit.onnx_bridge.check
     from toolkit.model.rules import CATALOG
-    from toolkit.onnx_bridge import compat_model, model_diff, overlay  # noqa: F401  (registers their rules)
+    from toolkit.onnx_bridge import compat_model, model_diff, overlay, runtime_test  # noqa: F401  (registers their rules)
 
     sources = [*(REPO / "toolkit" / "onnx_bridge").rglob("*.py"), *(REPO / "toolkit" / "reporting").glob("model_*.py")]
     emitted: set[str] = set()

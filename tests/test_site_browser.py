@@ -1,8 +1,8 @@
 """The built site in a real browser: Debian's headless Chromium driven by playwright.
 
 Builds the site (as tests/test_docs_site.py does), serves it on 127.0.0.1 with the stdlib HTTP
-server, loads the home page and an operator page, checks that the attribute table renders and
-that the search finds an operator. Screenshots go to test-artifacts/ (gitignored).
+server, loads the home page and operator pages, checks that the attribute table and the Examples
+section render and that the search finds an operator. Screenshots go to test-artifacts/ (gitignored).
 """
 
 from __future__ import annotations
@@ -79,6 +79,16 @@ def test_operator_page_and_search_in_chromium(site_url: str) -> None:
             row = table.locator("tbody tr").first
             assert row.locator("td").all_inner_texts()[:3] == ["scale", "float", "default is 1.0"]
             page.screenshot(path=str(ARTIFACTS / "site-operator-A.png"), full_page=True)
+
+            # Every operator version's examples: an "Examples" heading and the node's values.
+            page.goto(f"{site_url}/reference/com.acme.vision/ops/FusedConv/", wait_until="load")
+            examples = page.locator("article h3", has_text="Examples")
+            assert examples.count() == 2  # versions 2 and 1
+            block = page.locator("article pre", has_text="output    Y = float[1, 1, 2, 2] = [13.0, 17.0, 25.0, 29.0]")
+            block.first.wait_for(state="visible", timeout=10_000)
+            assert "input     B = float[1] = [1.0]" in block.first.inner_text()
+            assert page.locator("article code", has_text="test_fusedconv_bias").count() == 1
+            page.screenshot(path=str(ARTIFACTS / "site-operator-examples.png"), full_page=True)
 
             # Material's search runs in a web worker over search_index.json.
             page.wait_for_load_state("networkidle")  # the worker has fetched search_index.json

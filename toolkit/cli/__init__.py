@@ -41,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
         precommit_command,
         project_commands,
         rules_command,
+        runtime_command,
         spec_commands,
     )
 
@@ -53,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
         model_commands,
         precommit_command,
         project_commands,
+        runtime_command,
     ):
         module.register(subparsers)
     # `opset generate` renders the CLI reference page from this parser; handing the factory down

@@ -60,6 +60,9 @@ def register(subparsers: Any) -> None:
     imp.add_argument("--domain", action="append", default=[], help="only this domain (repeatable)")
     imp.add_argument("--source", choices=("onnx", "onnxruntime"), default="onnx",
                      help="the package whose catalog to write (default: onnx)")
+    imp.add_argument("--examples", action="store_true",
+                     help="attach onnx's backend node test cases as examples (built by the installed "
+                     "onnx, written beside the specs as .pb files; --source onnx only)")
     imp.set_defaults(handler=run_import)
 
 
@@ -221,8 +224,14 @@ def run_inventory(args: argparse.Namespace) -> int:
 def run_import(args: argparse.Namespace) -> int:
     from toolkit.onnx_bridge.importer import import_catalog
 
-    counts = import_catalog(args.out, source=args.source, domains=args.domain)
+    if args.examples and args.source != "onnx":
+        raise UsageError("--examples attaches onnx's backend node tests: use it with --source onnx")
+    stats: dict[str, Any] = {}
+    counts = import_catalog(args.out, source=args.source, domains=args.domain, examples=args.examples, stats=stats)
     for domain, count in counts.items():
         print(f"{domain}: {count} operator versions")
+    if "examples" in stats:
+        skipped = ", ".join(f"{n} {reason}" for reason, n in stats["skipped"].items())
+        print(f"attached {stats['examples']} backend node test cases as examples (skipped: {skipped or 'none'})")
     print(f"wrote {sum(counts.values())} operator versions to {args.out}")
     return 0

@@ -58,7 +58,14 @@ def _docs(registry: Registry, context: GenerateContext) -> dict[str, bytes]:
     return generate(registry, context)
 
 
+def _backend_tests(registry: Registry, context: GenerateContext) -> dict[str, bytes]:
+    from toolkit.generate.backend_tests import generate
+
+    return generate(registry, context)
+
+
 GENERATORS: dict[str, Generator] = {
+    "backend_tests": _backend_tests,
     "proto": _proto,
     "python": _python,
     "docs": _docs,

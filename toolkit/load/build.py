@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.load.adapter_build import build_adapter
+from toolkit.load.build_examples import with_examples
 from toolkit.load.build_functions import function_fields
 from toolkit.load.build_values import attribute_default, whole_numbers
 from toolkit.load.discovery import folder_name
@@ -235,6 +236,7 @@ class Builder:
                         "inherit from an earlier since_version listed above this one",
                     )
             schema = self.version(source, index, entry, base, domain, data["operator"])
+            schema = with_examples(source, ("versions", index), entry, schema, self.diags)
             if since in built:
                 self.error(
                     "VERSION-ORDER",

@@ -11,6 +11,7 @@ import stat
 from pathlib import Path
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
+MAX_EXAMPLE_FILE_BYTES = 64 * 1024 * 1024  # a `.npy` / `.pb` file of an operator example
 
 
 class NotRegularFile(OSError):

@@ -17,6 +17,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 
 from toolkit.model.codec_functions import decode_function_fields, encode_function_fields
+from toolkit.model.example_codec import decode_examples, encode_examples
 from toolkit.model.spec import (
     NOWHERE,
     Adapter,
@@ -268,6 +269,7 @@ def _encode_schema(message: OpSchemaProto, schema: OpSchema) -> None:
         _set_location(message.location, schema.location)
     _encode_doc_at(message, schema)
     encode_function_fields(message, schema)
+    encode_examples(message.examples, schema.examples)
 
 
 def _encode_opset(message: OpsetVersionProto, opset: OpsetVersion) -> None:
@@ -430,6 +432,7 @@ def _decode_schema(domain: str, name: str, message: OpSchemaProto) -> OpSchema:
         doc_location=_location(message, "doc_location"),
         doc_literal=message.doc_literal,
         **decode_function_fields(message),
+        examples=decode_examples(message.examples),
     )
 
 

@@ -13,6 +13,7 @@ can point at the line of a finding.
 from __future__ import annotations
 
 import enum
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -236,6 +237,58 @@ class FunctionBody:
         return None
 
 
+# -- examples of an operator version (helpers in toolkit.model.examples) ----------------------
+
+# onnx's backend test runner compares with numpy.testing.assert_allclose(rtol=1e-3, atol=1e-7);
+# an example without `tolerance` is held to the same.
+DEFAULT_RTOL = 1e-3
+DEFAULT_ATOL = 1e-7
+Element = float | int | bool | str
+
+
+@dataclass(frozen=True, slots=True)
+class ExampleTensor:
+    """A tensor value: element type (`float`, `int64`, ...), shape and row-major elements."""
+
+    dtype: str
+    shape: tuple[int, ...]
+    data: tuple[Element, ...]
+    file: str = ""  # the file the value was read from, relative to the spec ("" for a literal)
+    location: Location = field(default=NOWHERE, compare=False)
+
+    @property
+    def type_str(self) -> str:
+        return f"tensor({self.dtype})"
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+
+@dataclass(frozen=True, slots=True)
+class ExampleAttribute:
+    """A node attribute of an example, typed by the operator version's declaration."""
+
+    name: str
+    type: AttrType
+    value: float | int | str | tuple[float, ...] | tuple[int, ...] | tuple[str, ...] | ExampleTensor
+    location: Location = field(default=NOWHERE, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    """One example of an operator version. `inputs` are positional; None is an omitted optional."""
+
+    name: str
+    doc: str = ""
+    attributes: tuple[ExampleAttribute, ...] = ()
+    inputs: tuple[ExampleTensor | None, ...] = ()
+    outputs: tuple[ExampleTensor, ...] = ()
+    rtol: float = DEFAULT_RTOL
+    atol: float = DEFAULT_ATOL
+    location: Location = field(default=NOWHERE, compare=False)
+
+
 @dataclass(frozen=True, slots=True)
 class OpSchema:
     """One fully resolved operator version: inheritance applied, type sets expanded."""
@@ -258,6 +311,8 @@ class OpSchema:
     doc_literal: bool = field(default=False, compare=False)  # doc line N is source line doc_location.line + N
     function: FunctionBody | None = None  # a body of other operators, if the version has one
     context_dependent_function: bool = False  # onnx builds a body per node (nothing static to carry)
+    # Examples show and test a version; they are not part of its signature (toolkit.model.examples).
+    examples: tuple[Example, ...] = field(default=(), compare=False)
 
     @property
     def id(self) -> str:

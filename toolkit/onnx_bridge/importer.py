@@ -36,8 +36,12 @@ def import_catalog(
     source: str = "onnx",
     domains: Sequence[str] = (),
     schema_root: str | None = None,
+    examples: bool = False,
+    stats: dict[str, Any] | None = None,
 ) -> dict[str, int]:
-    """Import the installed catalog into `out`; return operator-version counts per domain."""
+    """Import the installed catalog into `out`; return operator-version counts per domain.
+    `examples`: attach onnx's backend node test cases (`import_examples`); `stats` receives
+    how many were attached and skipped."""
     schemas, opset_ranges, ir_for = _collect(source)
     wanted = {_canonical(d) for d in domains}
     by_domain: dict[str, list[Any]] = defaultdict(list)
@@ -50,6 +54,7 @@ def import_catalog(
     files: dict[str, bytes] = {}
     counts: dict[str, int] = {}
     highs: dict[str, int] = {}
+    attached = _backend_examples(by_domain, stats) if examples and source == "onnx" else None
     for domain, items in sorted(by_domain.items()):
         folder = display_domain(domain)
         low, high = opset_ranges.get(domain, (1, max(s.since_version for s in items)))
@@ -61,7 +66,11 @@ def import_catalog(
             per_op[schema.name].append(schema)
         for name, versions in sorted(per_op.items()):
             versions.sort(key=lambda s: s.since_version)
-            files[f"{folder}/{name}.yaml"] = _operator_file(domain, name, versions, schema_root)
+            found = attached.entries if attached else {}
+            per_version = {v.since_version: found.get((domain, name, v.since_version), []) for v in versions}
+            files[f"{folder}/{name}.yaml"] = _operator_file(domain, name, versions, schema_root, per_version)
+        if attached:
+            files.update((f"{folder}/{path}", data) for path, data in attached.files.items() if _domain_of(path, per_op))
         counts[folder] = len(items)
     if source == "onnx":  # ONNX's release table (toolkit/data), trimmed to the imported opsets
         from toolkit.registry.releases import onnx_releases_file
@@ -70,6 +79,27 @@ def import_catalog(
         files["releases.yaml"] = onnx_releases_file(highs, SCHEMA_HEADER.format(rel=root, kind="releases"))
     write_tree(Path(out), files, prune=False)
     return counts
+
+
+def _backend_examples(by_domain: dict[str, list[Any]], stats: dict[str, Any] | None) -> Any:
+    from toolkit.onnx_bridge.import_examples import backend_examples
+
+    versions: dict[tuple[str, str], list[Any]] = defaultdict(list)
+    for domain, items in by_domain.items():
+        for schema in items:
+            versions[(domain, schema.name)].append(schema)
+    for history in versions.values():
+        history.sort(key=lambda s: s.since_version)
+    attached = backend_examples(versions)
+    if stats is not None:
+        stats["examples"] = attached.count
+        stats["skipped"] = dict(sorted(attached.skipped.items()))
+    return attached
+
+
+def _domain_of(path: str, per_op: dict[str, list[Any]]) -> bool:
+    """Whether an example file (`examples/<Op>/...`) belongs to an operator of this domain."""
+    return path.split("/")[1] in per_op
 
 
 def _canonical(domain: str) -> str:
@@ -152,12 +182,20 @@ def _domain_file(
     return _dump(data, "domain", 1, schema_root)
 
 
-def _operator_file(domain: str, name: str, versions: Iterable[Any], schema_root: str | None) -> bytes:
-    data = {
-        "operator": name,
-        "domain": display_domain(domain),
-        "versions": [_version(schema) for schema in versions],
-    }
+def _operator_file(
+    domain: str,
+    name: str,
+    versions: Iterable[Any],
+    schema_root: str | None,
+    examples: dict[int, list[dict[str, Any]]] | None = None,
+) -> bytes:
+    entries = []
+    for schema in versions:
+        entry = _version(schema)
+        if examples and examples.get(schema.since_version):
+            entry["examples"] = examples[schema.since_version]
+        entries.append(entry)
+    data = {"operator": name, "domain": display_domain(domain), "versions": entries}
     return _dump(data, "operator", 1, schema_root)
 
 

@@ -454,7 +454,7 @@ class AdapterProto(_message.Message):
     def __init__(self, upgrade: _Optional[_Iterable[_Union[AdapterStepProto, _Mapping]]] = ..., downgrade: _Optional[_Union[AdapterStepListProto, _Mapping]] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ...) -> None: ...
 
 class OpSchemaProto(_message.Message):
-    __slots__ = ("since_version", "status", "deprecated", "doc", "based_on", "inputs", "outputs", "attributes", "type_constraints", "adapter", "location", "suppress", "doc_location", "doc_literal", "function", "context_dependent_function")
+    __slots__ = ("since_version", "status", "deprecated", "doc", "based_on", "inputs", "outputs", "attributes", "type_constraints", "adapter", "location", "suppress", "doc_location", "doc_literal", "function", "context_dependent_function", "examples")
     SINCE_VERSION_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     DEPRECATED_FIELD_NUMBER: _ClassVar[int]
@@ -471,6 +471,7 @@ class OpSchemaProto(_message.Message):
     DOC_LITERAL_FIELD_NUMBER: _ClassVar[int]
     FUNCTION_FIELD_NUMBER: _ClassVar[int]
     CONTEXT_DEPENDENT_FUNCTION_FIELD_NUMBER: _ClassVar[int]
+    EXAMPLES_FIELD_NUMBER: _ClassVar[int]
     since_version: int
     status: OperatorStatus
     deprecated: bool
@@ -487,7 +488,8 @@ class OpSchemaProto(_message.Message):
     doc_literal: bool
     function: FunctionBodyProto
     context_dependent_function: bool
-    def __init__(self, since_version: _Optional[int] = ..., status: _Optional[_Union[OperatorStatus, str]] = ..., deprecated: _Optional[bool] = ..., doc: _Optional[str] = ..., based_on: _Optional[int] = ..., inputs: _Optional[_Iterable[_Union[FormalParameterProto, _Mapping]]] = ..., outputs: _Optional[_Iterable[_Union[FormalParameterProto, _Mapping]]] = ..., attributes: _Optional[_Iterable[_Union[AttributeSchemaProto, _Mapping]]] = ..., type_constraints: _Optional[_Iterable[_Union[TypeConstraintProto, _Mapping]]] = ..., adapter: _Optional[_Union[AdapterProto, _Mapping]] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ..., suppress: _Optional[_Iterable[str]] = ..., doc_location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_literal: _Optional[bool] = ..., function: _Optional[_Union[FunctionBodyProto, _Mapping]] = ..., context_dependent_function: _Optional[bool] = ...) -> None: ...
+    examples: _containers.RepeatedCompositeFieldContainer[ExampleProto]
+    def __init__(self, since_version: _Optional[int] = ..., status: _Optional[_Union[OperatorStatus, str]] = ..., deprecated: _Optional[bool] = ..., doc: _Optional[str] = ..., based_on: _Optional[int] = ..., inputs: _Optional[_Iterable[_Union[FormalParameterProto, _Mapping]]] = ..., outputs: _Optional[_Iterable[_Union[FormalParameterProto, _Mapping]]] = ..., attributes: _Optional[_Iterable[_Union[AttributeSchemaProto, _Mapping]]] = ..., type_constraints: _Optional[_Iterable[_Union[TypeConstraintProto, _Mapping]]] = ..., adapter: _Optional[_Union[AdapterProto, _Mapping]] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ..., suppress: _Optional[_Iterable[str]] = ..., doc_location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_literal: _Optional[bool] = ..., function: _Optional[_Union[FunctionBodyProto, _Mapping]] = ..., context_dependent_function: _Optional[bool] = ..., examples: _Optional[_Iterable[_Union[ExampleProto, _Mapping]]] = ...) -> None: ...
 
 class FunctionBodyProto(_message.Message):
     __slots__ = ("text", "opset_imports", "location", "text_location", "text_literal")
@@ -540,3 +542,73 @@ class OperatorSchemaSetProto(_message.Message):
     doc_location: SourceLocation
     doc_literal: bool
     def __init__(self, magic: _Optional[str] = ..., format_version: _Optional[int] = ..., domain: _Optional[str] = ..., doc: _Optional[str] = ..., opset_versions: _Optional[_Iterable[_Union[OpsetVersionProto, _Mapping]]] = ..., type_sets: _Optional[_Iterable[_Union[TypeSetProto, _Mapping]]] = ..., operators: _Optional[_Iterable[_Union[OperatorSchemaProto, _Mapping]]] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_literal: _Optional[bool] = ...) -> None: ...
+
+class ExampleTensorProto(_message.Message):
+    __slots__ = ("dtype", "shape", "floats", "ints", "uints", "strings", "file", "location")
+    DTYPE_FIELD_NUMBER: _ClassVar[int]
+    SHAPE_FIELD_NUMBER: _ClassVar[int]
+    FLOATS_FIELD_NUMBER: _ClassVar[int]
+    INTS_FIELD_NUMBER: _ClassVar[int]
+    UINTS_FIELD_NUMBER: _ClassVar[int]
+    STRINGS_FIELD_NUMBER: _ClassVar[int]
+    FILE_FIELD_NUMBER: _ClassVar[int]
+    LOCATION_FIELD_NUMBER: _ClassVar[int]
+    dtype: str
+    shape: _containers.RepeatedScalarFieldContainer[int]
+    floats: _containers.RepeatedScalarFieldContainer[float]
+    ints: _containers.RepeatedScalarFieldContainer[int]
+    uints: _containers.RepeatedScalarFieldContainer[int]
+    strings: _containers.RepeatedScalarFieldContainer[str]
+    file: str
+    location: SourceLocation
+    def __init__(self, dtype: _Optional[str] = ..., shape: _Optional[_Iterable[int]] = ..., floats: _Optional[_Iterable[float]] = ..., ints: _Optional[_Iterable[int]] = ..., uints: _Optional[_Iterable[int]] = ..., strings: _Optional[_Iterable[str]] = ..., file: _Optional[str] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ...) -> None: ...
+
+class ExampleAttributeProto(_message.Message):
+    __slots__ = ("name", "type", "f", "i", "s", "t", "floats", "ints", "strings", "location")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    F_FIELD_NUMBER: _ClassVar[int]
+    I_FIELD_NUMBER: _ClassVar[int]
+    S_FIELD_NUMBER: _ClassVar[int]
+    T_FIELD_NUMBER: _ClassVar[int]
+    FLOATS_FIELD_NUMBER: _ClassVar[int]
+    INTS_FIELD_NUMBER: _ClassVar[int]
+    STRINGS_FIELD_NUMBER: _ClassVar[int]
+    LOCATION_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    type: int
+    f: float
+    i: int
+    s: str
+    t: ExampleTensorProto
+    floats: FloatList
+    ints: IntList
+    strings: StringList
+    location: SourceLocation
+    def __init__(self, name: _Optional[str] = ..., type: _Optional[int] = ..., f: _Optional[float] = ..., i: _Optional[int] = ..., s: _Optional[str] = ..., t: _Optional[_Union[ExampleTensorProto, _Mapping]] = ..., floats: _Optional[_Union[FloatList, _Mapping]] = ..., ints: _Optional[_Union[IntList, _Mapping]] = ..., strings: _Optional[_Union[StringList, _Mapping]] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ...) -> None: ...
+
+class ExampleInputProto(_message.Message):
+    __slots__ = ("tensor",)
+    TENSOR_FIELD_NUMBER: _ClassVar[int]
+    tensor: ExampleTensorProto
+    def __init__(self, tensor: _Optional[_Union[ExampleTensorProto, _Mapping]] = ...) -> None: ...
+
+class ExampleProto(_message.Message):
+    __slots__ = ("name", "doc", "attributes", "inputs", "outputs", "rtol", "atol", "location")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    DOC_FIELD_NUMBER: _ClassVar[int]
+    ATTRIBUTES_FIELD_NUMBER: _ClassVar[int]
+    INPUTS_FIELD_NUMBER: _ClassVar[int]
+    OUTPUTS_FIELD_NUMBER: _ClassVar[int]
+    RTOL_FIELD_NUMBER: _ClassVar[int]
+    ATOL_FIELD_NUMBER: _ClassVar[int]
+    LOCATION_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    doc: str
+    attributes: _containers.RepeatedCompositeFieldContainer[ExampleAttributeProto]
+    inputs: _containers.RepeatedCompositeFieldContainer[ExampleInputProto]
+    outputs: _containers.RepeatedCompositeFieldContainer[ExampleTensorProto]
+    rtol: float
+    atol: float
+    location: SourceLocation
+    def __init__(self, name: _Optional[str] = ..., doc: _Optional[str] = ..., attributes: _Optional[_Iterable[_Union[ExampleAttributeProto, _Mapping]]] = ..., inputs: _Optional[_Iterable[_Union[ExampleInputProto, _Mapping]]] = ..., outputs: _Optional[_Iterable[_Union[ExampleTensorProto, _Mapping]]] = ..., rtol: _Optional[float] = ..., atol: _Optional[float] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ...) -> None: ...

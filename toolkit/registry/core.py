@@ -10,13 +10,15 @@ import difflib
 import functools
 import hashlib
 import os
+import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from toolkit.load import cache as disk_cache
 from toolkit.load import pbload
 from toolkit.load.discovery import discover
-from toolkit.load.files import MAX_FILE_BYTES, read_regular_file
+from toolkit.load.files import MAX_EXAMPLE_FILE_BYTES, MAX_FILE_BYTES, read_regular_file
 from toolkit.load.result import LoadResult
 from toolkit.model.diagnostics import Diagnostic, SpecError
 from toolkit.model.resolution import index_at
@@ -171,18 +173,33 @@ def load_registry(
 
 
 def _cache_key(files: list[Path]) -> str:
-    """Covers what a LoadResult depends on: the input files' paths and content, the toolkit
-    version, and the working directory (diagnostics hold paths relative to it)."""
+    """Covers what a LoadResult depends on: the input files' paths and content, the example files
+    they name, the toolkit version, and the working directory (diagnostics hold paths relative to it)."""
     digest = hashlib.sha256(f"{CACHE_FORMAT}:{os.getcwd()}:{toolkit_stamp()}".encode())
+    named: set[Path] = set()
     for path in files:
-        digest.update(f"{os.path.abspath(path)}\0".encode())  # what diagnostics are named after
-        try:
-            content = read_regular_file(path, MAX_FILE_BYTES)  # never a FIFO or /dev/zero
-        except OSError as exc:  # the loader reports it as FILE-READ; the key still differs
-            content = f"\0unreadable: {exc.strerror}".encode()
-        digest.update(f"{len(content)}\0".encode())
-        digest.update(content)
+        content = _key_content(path, digest)
+        if b"file:" in content:  # an example's `.npy` / `.pb` file, read by load.build_examples
+            named.update(path.parent / m.decode("utf-8", "replace") for m in _EXAMPLE_FILE.findall(content))
+    for path in sorted(named):
+        _key_content(path, digest, MAX_EXAMPLE_FILE_BYTES)
     return "registry-" + digest.hexdigest()
+
+
+# `file: NAME.npy` / `file: NAME.pb` in a spec's text (found without parsing it; a name that is not
+# a file is the loader's EXAMPLE-FILE to report).
+_EXAMPLE_FILE = re.compile(rb"""\bfile:\s*["']?([^"'\s,}\]]+\.(?:npy|pb))""")
+
+
+def _key_content(path: Path, digest: Any, limit: int = MAX_FILE_BYTES) -> bytes:
+    digest.update(f"{os.path.abspath(path)}\0".encode())  # what diagnostics are named after
+    try:
+        content = read_regular_file(path, limit)  # never a FIFO or /dev/zero
+    except OSError as exc:  # the loader reports it as FILE-READ; the key still differs
+        content = f"\0unreadable: {exc.strerror}".encode()
+    digest.update(f"{len(content)}\0".encode())
+    digest.update(content)
+    return content
 
 
 @functools.cache

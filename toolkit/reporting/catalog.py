@@ -36,7 +36,8 @@ def load_catalog() -> RuleCatalog:
     import toolkit.onnx_bridge.compat_model
     import toolkit.onnx_bridge.convert_rules
     import toolkit.onnx_bridge.model_diff
-    import toolkit.onnx_bridge.overlay  # noqa: F401
+    import toolkit.onnx_bridge.overlay
+    import toolkit.onnx_bridge.runtime_test  # noqa: F401
 
     return CATALOG
 

@@ -37,12 +37,13 @@ def render_rules_section() -> str:
     # Importing the emitting modules registers their rules (not needed to report model findings).
     import toolkit.onnx_bridge.compat_model
     import toolkit.onnx_bridge.convert_rules
-    import toolkit.onnx_bridge.model_diff  # noqa: F401
+    import toolkit.onnx_bridge.model_diff
+    import toolkit.onnx_bridge.runtime_test  # noqa: F401
 
     others = [rule for family in ("compat", "runtime", "mdiff", "convert") for rule in CATALOG.family(family)]
     lines += [
         "",
-        "#### Rules of compat, model-diff and convert",
+        "#### Rules of compat, model-diff, convert and test-runtime",
         "",
         "| Id | Severity | Meaning |",
         "| --- | --- | --- |",

@@ -25,6 +25,7 @@ SECTIONS = (
     "Parameters and attributes",
     "Versions",
     "Function bodies",
+    "Examples",
     "Docs",
     "Version adapters",
     "Release tables",

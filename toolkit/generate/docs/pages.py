@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from toolkit.generate.docs.examples import examples_markdown
 from toolkit.generate.docs.functions import function_section
 from toolkit.generate.docs.markdown import code, doc_markdown, first_sentence
 from toolkit.generate.docs.views import OperatorView, VersionView, changes_markdown, opset_entries
@@ -168,6 +169,7 @@ def operator_page(view: OperatorView, source: str, body: Body) -> str:
             out.append("### Description\n\n" + doc_markdown(schema.doc, SECTION_LEVEL) + "\n\n")
         out.append(body(schema, SECTION_LEVEL) + "\n\n")
         out.append(function_section(schema, SECTION_LEVEL))
+        out.append(examples_markdown(schema, SECTION_LEVEL) + "\n\n")
     return "".join(out)
 
 

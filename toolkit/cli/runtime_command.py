@@ -1,0 +1,48 @@
+"""`opset test-runtime`: run the specs' examples on a runtime."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from toolkit.cli.common import add_specs_argument, registry_from_args
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = subparsers.add_parser(
+        "test-runtime",
+        help="run every example of the specs on a runtime and report pass/fail per example",
+        description="Build each example's one-node model (the backend test case `opset generate` "
+        "writes) and run it on the runtime through its Python API; compare the outputs with the "
+        "expected ones within the example's tolerance. Exit 0 all passed, 1 an example failed or "
+        "could not run, 2 usage problem (runtime not installed, bad specs).",
+    )
+    add_specs_argument(parser)
+    parser.add_argument("--runtime", choices=("onnxruntime",), default="onnxruntime",
+                        help="the runtime to run on (default: onnxruntime, through its Python API)")
+    parser.add_argument("--custom-op-library", action="append", default=[], metavar="PATH",
+                        help="a shared library of vendor kernels to register with the runtime (repeatable)")
+    parser.add_argument("--domain", action="append", default=[], metavar="DOMAIN",
+                        help="only the examples of this domain (repeatable)")
+    parser.add_argument("--op", action="append", default=[], metavar="OP",
+                        help="only the examples of this operator (repeatable)")
+    parser.add_argument("--format", choices=("text", "json", "github", "sarif", "junit"), default="text")
+    parser.set_defaults(handler=_test_runtime)
+
+
+def _test_runtime(args: argparse.Namespace) -> int:
+    from toolkit.onnx_bridge.runtime_test import run_examples, selected
+    from toolkit.reporting.runtime_test import exit_code, render
+
+    registry = registry_from_args(args)
+    for domain in args.domain:
+        if not registry.has_domain("" if domain == "ai.onnx" else domain):
+            from toolkit.model.diagnostics import UsageError
+
+            raise UsageError(f"--domain {domain}: no such domain in the specs")
+    cases = selected(registry, args.domain, args.op)
+    results = run_examples(
+        registry, cases, runtime=args.runtime, custom_op_libraries=args.custom_op_library
+    )
+    sys.stdout.write(render(results, args.format, runtime=args.runtime))
+    return exit_code(results)

@@ -1,0 +1,248 @@
+"""`examples:` of an operator version -> `toolkit.model.examples` objects, with located errors.
+
+Tensor literals are flattened and checked against their shape and element type here; `.npy` and
+TensorProto `.pb` files beside the spec are read here too (a path relative to the spec file's
+folder, never outside it), so the model holds plain values whatever the source. Attribute values
+are typed by the version's declaration while building. The signature checks that need only the
+model (arity, types allowed by the constraints) are spec rules in `toolkit.checks.examples`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from toolkit.load.build_values import attribute_default
+from toolkit.load.files import MAX_EXAMPLE_FILE_BYTES, read_regular_file
+from toolkit.load.yamlsrc import Source
+from toolkit.model.diagnostics import Diagnostic
+from toolkit.model.examples import (
+    DEFAULT_ATOL,
+    DEFAULT_RTOL,
+    EXAMPLE_DTYPES,
+    Element,
+    Example,
+    ExampleAttribute,
+    ExampleTensor,
+    element_problem,
+    normalise,
+)
+from toolkit.model.npy import NpyError, read_npy
+from toolkit.model.onnx_wire import WireError, read_tensor
+from toolkit.model.spec import DEFAULTABLE_ATTR_TYPES, AttrType, Location, OpSchema
+
+MAX_LITERAL_DEPTH = 16  # nested lists deeper than a tensor's rank could plausibly be
+
+Path_ = tuple[str | int, ...]
+
+
+def with_examples(source: Source, at: Path_, entry: Any, schema: OpSchema, diags: list[Diagnostic]) -> OpSchema:
+    """`schema` (built from the version entry at `at`) with the entry's examples, if it has any."""
+    if "examples" not in entry:
+        return schema
+    return replace(schema, examples=build_examples(source, at, entry, schema, diags))
+
+
+def build_examples(
+    source: Source, at: Path_, entry: Any, schema: OpSchema, diags: list[Diagnostic]
+) -> tuple[Example, ...]:
+    """The examples of the version entry at `at` (already built as `schema`)."""
+    reader = _ExampleReader(source, schema, diags)
+    return tuple(
+        reader.example((*at, "examples", index), item) for index, item in enumerate(entry.get("examples") or ())
+    )
+
+
+class _ExampleReader:
+    def __init__(self, source: Source, schema: OpSchema, diags: list[Diagnostic]) -> None:
+        self.source = source
+        self.schema = schema
+        self.diags = diags
+
+    def error(self, rule: str, message: str, at: Path_, hint: str, *, key: bool = False) -> None:
+        self.diags.append(Diagnostic(rule, message, self.source.loc(*at, key=key), hint))
+
+    def example(self, at: Path_, item: Any) -> Example:
+        tolerance = item.get("tolerance") or {}
+        attributes = self.attributes((*at, "attributes"), item.get("attributes") or {})
+        inputs = tuple(
+            None if value is None else self.tensor((*at, "inputs", index), value)
+            for index, value in enumerate(item.get("inputs") or ())
+        )
+        outputs = tuple(self.tensor((*at, "outputs", index), value) for index, value in enumerate(item["outputs"]))
+        return Example(
+            name=item["name"],
+            doc=item.get("doc", ""),
+            attributes=attributes,
+            inputs=inputs,
+            outputs=outputs,
+            rtol=float(tolerance.get("rtol", DEFAULT_RTOL)),
+            atol=float(tolerance.get("atol", DEFAULT_ATOL)),
+            location=self.source.loc(*at),
+        )
+
+    # -- attributes ------------------------------------------------------------------------
+
+    def attributes(self, at: Path_, values: Any) -> tuple[ExampleAttribute, ...]:
+        declared = self.schema.attribute_map
+        out = []
+        for name, value in values.items():
+            attr = declared.get(name)
+            if attr is None:
+                known = ", ".join(sorted(declared)) or "none"
+                self.error(
+                    "EXAMPLE-ATTRIBUTE",
+                    f"attribute '{name}' is not an attribute of {self.schema.id} (declared: {known})",
+                    (*at, name),
+                    "remove it or declare it under `attributes:`",
+                    key=True,
+                )
+                continue
+            typed = self.attribute_value((*at, name), attr.type, value)
+            if typed is not None:
+                out.append(ExampleAttribute(name, attr.type, typed, self.source.loc(*at, name, key=True)))
+        for attr in self.schema.attributes:
+            if attr.required and attr.name not in values:
+                self.error(
+                    "EXAMPLE-ATTRIBUTE",
+                    f"required attribute '{attr.name}' of {self.schema.id} is not given",
+                    at[:-1],
+                    f"add `attributes: {{{attr.name}: ...}}` to the example",
+                )
+        return tuple(sorted(out, key=lambda a: a.name))
+
+    def attribute_value(self, at: Path_, attr_type: AttrType, value: Any) -> Any:
+        if attr_type is AttrType.TENSOR:
+            if not isinstance(value, dict):
+                self.error("EXAMPLE-ATTRIBUTE", "a tensor attribute is written as a tensor", at, _TENSOR_HINT)
+                return None
+            return self.tensor(at, value)
+        if attr_type not in DEFAULTABLE_ATTR_TYPES:
+            self.error(
+                "EXAMPLE-ATTRIBUTE",
+                f"attributes of type {attr_type.value} cannot be given in an example",
+                at,
+                "examples support numbers, strings, their lists and tensors",
+            )
+            return None
+        typed, problems = attribute_default(attr_type, value, self.source.loc(*at))
+        for problem in problems:
+            message = problem.message.replace("default ", "value ", 1)
+            self.diags.append(Diagnostic("EXAMPLE-ATTRIBUTE", message, problem.location, problem.hint))
+        return typed
+
+    # -- tensors ---------------------------------------------------------------------------
+
+    def tensor(self, at: Path_, item: Any) -> ExampleTensor:
+        where = self.source.loc(*at)
+        if "file" in item:
+            if "data" in item:
+                self.error("EXAMPLE-TENSOR", "a tensor gives both `data` and `file`", at, "keep one of them")
+            return self.from_file(at, item, where)
+        dtype = item.get("dtype")
+        if dtype is None or "data" not in item:
+            missing = "`dtype`" if dtype is None else "`data`"
+            self.error("EXAMPLE-TENSOR", f"a tensor literal needs {missing}", at, _TENSOR_HINT)
+            return ExampleTensor(dtype or "float", (0,), (), location=where)
+        flat, nested_shape = _flatten(item["data"])
+        if flat is None:
+            self.error("EXAMPLE-TENSOR", "`data` is a ragged or too deeply nested list", (*at, "data"), _TENSOR_HINT)
+            return ExampleTensor(dtype, (0,), (), location=where)
+        shape = tuple(item["shape"]) if "shape" in item else nested_shape
+        size = 1
+        for dim in shape:
+            size *= dim
+        if size != len(flat):
+            self.error(
+                "EXAMPLE-TENSOR",
+                f"shape {list(shape)} holds {size} elements but `data` has {len(flat)}",
+                (*at, "shape") if "shape" in item else (*at, "data"),
+                "give as many elements as the shape holds (row-major, flat or nested)",
+            )
+            return ExampleTensor(dtype, (0,), (), location=where)
+        for value in flat:
+            problem = element_problem(dtype, value)
+            if problem:
+                self.error("EXAMPLE-TENSOR", f"{problem} ({dtype} tensor)", (*at, "data"), f"write {dtype} elements")
+                return ExampleTensor(dtype, (0,), (), location=where)
+        return ExampleTensor(dtype, shape, tuple(normalise(dtype, v) for v in flat), location=where)
+
+    def from_file(self, at: Path_, item: Any, where: Location) -> ExampleTensor:
+        name = str(item["file"])
+        empty = ExampleTensor(str(item.get("dtype", "float")), (0,), (), file=name, location=where)
+        path = self.resolve((*at, "file"), name)
+        if path is None:
+            return empty
+        try:
+            data = read_regular_file(path, MAX_EXAMPLE_FILE_BYTES)
+        except OSError as exc:
+            self.error(
+                "EXAMPLE-FILE",
+                f"cannot read example file '{name}': {exc.strerror or exc}",
+                (*at, "file"),
+                "put the file beside the spec (the path is relative to the spec's folder)",
+            )
+            return empty
+        if len(data) > MAX_EXAMPLE_FILE_BYTES:
+            self.error("EXAMPLE-FILE", f"example file '{name}' is larger than 64 MiB", (*at, "file"), "use a smaller tensor")
+            return empty
+        reader: Callable[[bytes], ExampleTensor] = read_npy if name.endswith(".npy") else read_tensor
+        try:
+            tensor = reader(data)
+        except (NpyError, WireError) as exc:
+            kind = ".npy array" if name.endswith(".npy") else "TensorProto"
+            self.error("EXAMPLE-FILE", f"'{name}' is not a usable {kind}: {exc}", (*at, "file"), _FILE_HINT)
+            return empty
+        for key, found in (("dtype", tensor.dtype), ("shape", list(tensor.shape))):
+            if key in item and (list(item[key]) if key == "shape" else item[key]) != found:
+                self.error(
+                    "EXAMPLE-FILE",
+                    f"`{key}: {item[key]}` disagrees with the file '{name}', which holds {found}",
+                    (*at, key),
+                    f"remove `{key}` (the file says it) or fix it",
+                )
+        return ExampleTensor(tensor.dtype, tensor.shape, tensor.data, file=name, location=where)
+
+    def resolve(self, at: Path_, name: str) -> Path | None:
+        relative = PurePosixPath(name)
+        if relative.is_absolute() or ".." in relative.parts or "\\" in name or not name.endswith((".npy", ".pb")):
+            self.error(
+                "EXAMPLE-FILE",
+                f"example file '{name}' must be a relative `.npy` or `.pb` path inside the spec's folder",
+                at,
+                _FILE_HINT,
+            )
+            return None
+        return self.source.path.parent.joinpath(*relative.parts)
+
+
+_TENSOR_HINT = "write `{dtype: float, shape: [2], data: [1.0, 2.0]}` or `{file: x.npy}`"
+_FILE_HINT = "write the tensor with numpy.save (.npy) or as an onnx TensorProto (.pb), beside the spec"
+
+
+def _flatten(data: Any) -> tuple[list[Element] | None, tuple[int, ...]]:
+    """Row-major elements and the shape of nested lists; (None, ()) when ragged or too deep."""
+    if not isinstance(data, list):
+        return [data], ()
+    flat: list[Element] = []
+
+    def walk(node: Any, depth: int) -> tuple[int, ...] | None:
+        if not isinstance(node, list):
+            flat.append(node)
+            return ()
+        if depth > MAX_LITERAL_DEPTH:
+            return None
+        shapes = [walk(child, depth + 1) for child in node]
+        if any(s is None for s in shapes) or len(set(shapes)) > 1:
+            return None
+        inner = shapes[0] if shapes else ()
+        assert inner is not None
+        return (len(node), *inner)
+
+    shape = walk(data, 0)
+    return (flat, shape) if shape is not None else (None, ())
+
+
+__all__ = ["EXAMPLE_DTYPES", "build_examples", "with_examples"]

@@ -1,0 +1,87 @@
+"""Examples of an operator version: a node, its input tensors and the outputs it must produce.
+
+An example is plain data (no numpy): a tensor is its element type, its shape and its elements
+flattened in row-major order as Python values (`float` for the floating types, `int` for the
+integer types, `bool`, `str`). The loader reads literals and `.npy` / TensorProto `.pb` files into
+this form (`toolkit.load.build_examples`), so every later layer (codec, docs, backend test data,
+`opset test-runtime`) works on the same values whatever the source was.
+"""
+
+from __future__ import annotations
+
+from toolkit.model.spec import (
+    DEFAULT_ATOL,
+    DEFAULT_RTOL,
+    Element,
+    Example,
+    ExampleAttribute,
+    ExampleTensor,
+)
+
+# The element types an example tensor may have, with the Python kind of their values.
+FLOAT_TYPES = ("float", "double", "float16", "bfloat16")
+INT_RANGES: dict[str, tuple[int, int]] = {
+    "int8": (-(2**7), 2**7 - 1),
+    "int16": (-(2**15), 2**15 - 1),
+    "int32": (-(2**31), 2**31 - 1),
+    "int64": (-(2**63), 2**63 - 1),
+    "uint8": (0, 2**8 - 1),
+    "uint16": (0, 2**16 - 1),
+    "uint32": (0, 2**32 - 1),
+    "uint64": (0, 2**64 - 1),
+}
+EXAMPLE_DTYPES: tuple[str, ...] = (*FLOAT_TYPES, *INT_RANGES, "bool", "string")
+
+def element_problem(dtype: str, value: object) -> str:
+    """Why `value` is not an element of `dtype` ("" when it is)."""
+    if dtype in FLOAT_TYPES:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return f"{value!r} is not a number"
+        return ""
+    if dtype in INT_RANGES:
+        if isinstance(value, bool) or not isinstance(value, int):
+            return f"{value!r} is not an integer"
+        low, high = INT_RANGES[dtype]
+        if not low <= value <= high:
+            return f"{value} is outside the range of {dtype} [{low}, {high}]"
+        return ""
+    if dtype == "bool":
+        return "" if isinstance(value, bool) else f"{value!r} is not true or false"
+    if dtype == "string":
+        return "" if isinstance(value, str) else f"{value!r} is not a string"
+    return f"element type '{dtype}' is not supported in examples"
+
+
+def normalise(dtype: str, value: Element) -> Element:
+    """The canonical Python value of an element (floats as float, so 1 and 1.0 encode alike)."""
+    return float(value) if dtype in FLOAT_TYPES else value
+
+
+def format_tensor(tensor: ExampleTensor, limit: int = 24) -> str:
+    """A short, deterministic rendering for docs and reports: `float[2, 2] = [1.0, 2.0, ...]`."""
+    shown = ", ".join(_format_element(v) for v in tensor.data[:limit])
+    more = ", ..." if tensor.size > limit else ""
+    shape = ", ".join(str(d) for d in tensor.shape)
+    return f"{tensor.dtype}[{shape}] = [{shown}{more}]"
+
+
+def _format_element(value: Element) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return repr(value)
+    return repr(value)
+
+
+__all__ = [
+    "DEFAULT_ATOL",
+    "DEFAULT_RTOL",
+    "EXAMPLE_DTYPES",
+    "Element",
+    "Example",
+    "ExampleAttribute",
+    "ExampleTensor",
+    "element_problem",
+    "format_tensor",
+    "normalise",
+]

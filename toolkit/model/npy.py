@@ -1,0 +1,74 @@
+"""Reading `.npy` files (NumPy's array format, version 1.0 to 3.0) without numpy.
+
+numpy is not a core dependency, and an example file is small: the header is a Python literal
+(`{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3)}`) and the data follows it in row-major
+order, so the standard library reads it. Only the element types examples support are accepted.
+"""
+
+from __future__ import annotations
+
+import ast
+import struct
+
+from toolkit.model.examples import FLOAT_TYPES, Element, ExampleTensor
+
+MAGIC = b"\x93NUMPY"
+# numpy's type codes (without byte order) -> (element type, struct format).
+_CODES = {
+    "f2": ("float16", "e"),
+    "f4": ("float", "f"),
+    "f8": ("double", "d"),
+    "i1": ("int8", "b"),
+    "i2": ("int16", "h"),
+    "i4": ("int32", "i"),
+    "i8": ("int64", "q"),
+    "u1": ("uint8", "B"),
+    "u2": ("uint16", "H"),
+    "u4": ("uint32", "I"),
+    "u8": ("uint64", "Q"),
+    "b1": ("bool", "?"),
+}
+
+
+class NpyError(ValueError):
+    """Bytes that are not a supported `.npy` array."""
+
+
+def read_npy(data: bytes) -> ExampleTensor:
+    if not data.startswith(MAGIC) or len(data) < 10:
+        raise NpyError("not a .npy file (no \\x93NUMPY magic)")
+    major = data[6]
+    if major == 1:
+        (length,) = struct.unpack("<H", data[8:10])
+        start = 10
+    elif major in (2, 3):
+        (length,) = struct.unpack("<I", data[8:12])
+        start = 12
+    else:
+        raise NpyError(f".npy format version {major} is not supported")
+    try:
+        header = ast.literal_eval(data[start : start + length].decode("latin-1" if major < 3 else "utf-8"))
+    except (ValueError, SyntaxError, UnicodeDecodeError) as exc:
+        raise NpyError("the .npy header is not a Python literal") from exc
+    if not isinstance(header, dict) or not {"descr", "fortran_order", "shape"} <= header.keys():
+        raise NpyError("the .npy header lacks descr, fortran_order or shape")
+    descr, shape = header["descr"], header["shape"]
+    if header["fortran_order"]:
+        raise NpyError("Fortran-ordered arrays are not supported; save the array in C order")
+    if not isinstance(shape, tuple) or not all(isinstance(d, int) and d >= 0 for d in shape):
+        raise NpyError("the .npy shape is not a tuple of sizes")
+    if not isinstance(descr, str) or descr[1:] not in _CODES or descr[0] not in "<>|=":
+        raise NpyError(f"array type {descr!r} is not supported (numbers and booleans only)")
+    dtype, code = _CODES[descr[1:]]
+    order = ">" if descr[0] == ">" else "<"
+    size = 1
+    for d in shape:
+        size *= d
+    body = data[start + length :]
+    width = struct.calcsize(order + code)
+    if len(body) != size * width:
+        raise NpyError(f"the data holds {len(body)} bytes, the header promises {size * width}")
+    values: list[Element] = [v for (v,) in struct.iter_unpack(order + code, body)] if size else []
+    if dtype in FLOAT_TYPES:
+        values = [float(v) for v in values]
+    return ExampleTensor(dtype, tuple(shape), tuple(values))

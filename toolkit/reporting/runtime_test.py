@@ -1,0 +1,100 @@
+"""Reporter of `opset test-runtime`: one row per (operator, version, example).
+
+Text and JSON are the command's own; github, sarif and junit go through the shared `Report`
+(`toolkit.reporting.report`): a failing or erroring example is an item of its rule
+(RUNTIME-EXAMPLE-FAIL / -ERROR) at the example's place in the spec, and in JUnit every passing
+example is a passing test case too. Deterministic output only (results come sorted; no timings).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from toolkit.model.diagnostics import Severity, UsageError
+from toolkit.onnx_bridge.runtime_test import FAIL, PASS, RULE_OF, ExampleResult
+from toolkit.reporting.common import dump_json, json_envelope
+from toolkit.reporting.formats import render as render_machine
+from toolkit.reporting.report import MACHINE_FORMATS, Item, Place, Report
+
+FORMATS = ("text", "json", *MACHINE_FORMATS)
+
+
+def render(results: Sequence[ExampleResult], fmt: str, *, runtime: str) -> str:
+    if fmt == "text":
+        return render_text(results, runtime)
+    if fmt == "json":
+        return render_json(results, runtime)
+    if fmt in MACHINE_FORMATS:
+        return render_machine(report(results, runtime, passes=fmt == "junit"), fmt)
+    raise UsageError(f"unknown format '{fmt}' (one of: {', '.join(FORMATS)})")
+
+
+def exit_code(results: Sequence[ExampleResult]) -> int:
+    return 0 if all(r.status == PASS for r in results) else 1
+
+
+def summary(results: Sequence[ExampleResult]) -> str:
+    counts = Counter(r.status for r in results)
+    return f"{len(results)} example(s): {counts['pass']} passed, {counts['fail']} failed, {counts['error']} error(s)"
+
+
+def render_text(results: Sequence[ExampleResult], runtime: str) -> str:
+    lines = []
+    for r in results:
+        line = f"{r.status.upper():5} {r.id}"
+        if r.status != PASS:
+            line += f"\n      {r.location}: {r.message}" if r.location else f"\n      {r.message}"
+        lines.append(line)
+    lines.append(f"{runtime}: {summary(results)}")
+    return "\n".join(lines) + "\n"
+
+
+def render_json(results: Sequence[ExampleResult], runtime: str) -> str:
+    counts = Counter(r.status for r in results)
+    return dump_json(
+        json_envelope(
+            command="test-runtime",
+            runtime=runtime,
+            summary={"examples": len(results), **{s: counts[s] for s in ("pass", "fail", "error")}},
+            results=[
+                {
+                    "domain": r.domain,
+                    "operator": r.op,
+                    "since_version": r.since_version,
+                    "example": r.example,
+                    "status": r.status,
+                    "rule": r.rule or None,
+                    "message": r.message,
+                    "location": (
+                        {"file": r.location.file, "line": r.location.line, "column": r.location.column}
+                        if r.location
+                        else None
+                    ),
+                }
+                for r in results
+            ],
+        )
+    )
+
+
+def report(results: Sequence[ExampleResult], runtime: str, *, passes: bool = False) -> Report:
+    """The results as a shared `Report`; `passes`: passing examples as passing items too (JUnit)."""
+    items = []
+    for r in results:
+        if r.status == PASS and not passes:
+            continue
+        where = r.location
+        place = Place(where.file, where.line, where.column) if where else Place("")
+        items.append(
+            Item(
+                r.rule or RULE_OF[FAIL],
+                Severity.ERROR,
+                r.message or "passed",
+                place,
+                subject=r.id,
+                failing=r.status != PASS,
+            )
+        )
+    return Report("test-runtime", items, exit_code(results), summary=f"{runtime}: {summary(results)}",
+                  properties={"runtime": runtime})
