@@ -34,6 +34,7 @@ OUTPUT_TYPE_SOURCES: dict[tuple[str, str], dict[str, tuple[dict[str, str], ...]]
     ("", "HammingWindow"): {"output": ({"attribute": "output_datatype"},)},
     ("", "HannWindow"): {"output": ({"attribute": "output_datatype"},)},
     ("", "MelWeightMatrix"): {"output": ({"attribute": "output_datatype"},)},
+    ("", "LayerNormalization"): {"Mean": ({"attribute": "stash_type"},), "InvStdDev": ({"attribute": "stash_type"},)},
     ("", "ConstantOfShape"): {"output": ({"attribute": "value"}, _FLOAT)},
     ("", "Constant"): {
         "output": (

@@ -10,7 +10,8 @@ An output's type follows, in this order, from:
    outputs take a binding;
 4. a type constraint allowing exactly one type;
 5. for If, Loop and Scan, the matching output of the subgraph (then_branch; the body's outputs
-   after the condition for Loop).
+   after the condition for Loop); a Loop or Scan body's inputs declared without a type get the
+   types the node feeds them.
 
 A node output whose type is also declared (value_info, a graph output) and differs is reported
 (MODEL-TYPE-INFERRED-MISMATCH); the declared type is what later nodes then see, so one wrong
@@ -98,10 +99,14 @@ class Inference:
         return found  # type: ignore[return-value]
 
     def graph(self, graph: Any, path: str, imports: Mapping[str, int],
-              outer: Mapping[str, str | None] | None = None) -> Mapping[str, str | None]:
-        """Infer `graph` (its subgraphs too); returns its scope's types (declared win)."""
+              outer: Mapping[str, str | None] | None = None,
+              fed: Mapping[str, str | None] | None = None) -> Mapping[str, str | None]:
+        """Infer `graph` (its subgraphs too); returns its scope's types (declared win). `fed`:
+        the types a Loop or Scan feeds its body's inputs, for the inputs declared without one."""
         declared = declared_types(graph)
         scopes: list[Mapping[str, str | None]] = [declared] if outer is None else [declared, outer]
+        if fed:
+            scopes.insert(0, {name: found for name, found in fed.items() if declared.get(name) is None})
         known: MutableMapping[str, str | None] = ChainMap({}, *scopes)  # type: ignore[arg-type]
         for index, node in enumerate(graph.node):
             domain = canonical_domain(node.domain)
@@ -137,7 +142,8 @@ class Inference:
         wanted = _CONTROL_FLOW.get(node.op_type) if node.domain in ("", "ai.onnx") else None
         results: list[str | None] = []
         for suffix, sub in subgraphs(node):
-            scope = self.graph(sub, f"{path}/{suffix}", imports, known)
+            fed = _body_inputs(node, sub, known, imports) if wanted is not None and suffix == "body" else None
+            scope = self.graph(sub, f"{path}/{suffix}", imports, known, fed)
             if wanted is not None and suffix == wanted[0]:
                 outputs = [o.name for o in sub.output][wanted[1]:]
                 results = [scope.get(name) for name in outputs]
@@ -204,6 +210,22 @@ class Inference:
 
 
 _NO_PLAN = object()
+
+
+def _body_inputs(node: Any, body: Any, known: Mapping[str, str | None],
+                 imports: Mapping[str, int]) -> dict[str, str | None]:
+    """The types a Loop or Scan node feeds its body's inputs: Loop's body gets the iteration
+    number, the condition, then the node's loop-carried values (its inputs from the third on);
+    Scan (opset 9 on) feeds its inputs to the body one for one (state values, then a slice of each
+    scanned tensor, of the same element type)."""
+    names = [i.name for i in body.input]
+    if node.op_type == "Loop":
+        fed = ["tensor(int64)", "tensor(bool)", *(known.get(n) if n else None for n in node.input[2:])]
+    elif imports.get("", 0) >= 9:
+        fed = [known.get(n) if n else None for n in node.input]
+    else:
+        return {}
+    return {name: found for name, found in zip(names, fed, strict=False) if found is not None}
 
 
 def _element(number: int) -> str | None:
