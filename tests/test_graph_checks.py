@@ -2,8 +2,9 @@
 
 Each rule is emitted on a small model built with onnx.helper that onnx.checker(full_check=True)
 also refuses; then a differential test mutates onnx's backend node test models (and helper-built
-models with subgraphs and functions) in graph-level ways and requires that every mutant
-onnx.checker rejects is rejected by check-model too.
+models with subgraphs and functions) in graph-level ways and by retyping a graph input or output,
+and requires that every mutant onnx.checker rejects is rejected by check-model too (KNOWN_MISSES
+lists the exceptions, with why).
 """
 
 from __future__ import annotations
@@ -227,7 +228,25 @@ def _empty_name(g: Any) -> bool:
     return True
 
 
+def _retype(info: Any) -> bool:
+    """Give a tensor value another element type (float <-> double, anything else -> float)."""
+    if not info.type.HasField("tensor_type") or not info.type.tensor_type.elem_type:
+        return False
+    elem = info.type.tensor_type.elem_type
+    info.type.tensor_type.elem_type = TensorProto.DOUBLE if elem == F else F
+    return True
+
+
+def _retype_output(g: Any) -> bool:
+    return bool(g.output) and _retype(g.output[0])
+
+
+def _retype_input(g: Any) -> bool:
+    return bool(g.input) and _retype(g.input[0])
+
+
 GRAPH_MUTATIONS: dict[str, Callable[[Any], bool]] = {
+    "retype_output": _retype_output, "retype_input": _retype_input,
     "dup_output": _dup_output, "reverse": _reverse, "undefined_input": _undefined_input,
     "output_redefines_input": _output_redefines_input, "dup_graph_input": _dup_graph_input,
     "dup_initializer": _dup_initializer, "output_undefined": _output_undefined, "drop_node": _drop_node,
@@ -270,8 +289,27 @@ def helper_models() -> list[tuple[str, Any]]:
     ]
 
 
-# Mutants onnx.checker rejects that check-model lets through, with why: none today.
-KNOWN_MISSES: dict[str, str] = {}
+# Mutants onnx.checker rejects that check-model lets through, by (operator, mutation), with why.
+# All are retyped inputs or outputs whose rejection needs more than element-type inference.
+KNOWN_MISSES: dict[tuple[str, str], str] = {
+    ("BitCast", "retype_input"): "onnx also requires input and output of equal bit width (a size rule, not a type)",
+    ("LabelEncoder", "retype_input"): "the input's type must match the keys_* attribute that is set (attribute-"
+                                      "dependent input type)",
+    ("OptionalGetElement", "retype_input"): "the output is the optional's element type: type_from cannot say "
+                                            "'element of an input'",
+    ("OptionalGetElement", "retype_output"): "as above",
+    ("SplitToSequence", "retype_input"): "the output is seq(<the input's type>): type_from cannot wrap a type",
+    ("Adagrad", "retype_output"): "ai.onnx.preview.training: heterogeneous variadic outputs typed pairwise "
+                                  "by the inputs",
+    ("Adam", "retype_output"): "as Adagrad",
+    ("Momentum", "retype_output"): "as Adagrad",
+    ("F", "retype_input"): "a call of a model-local function: inference does not go through function bodies",
+    ("F", "retype_output"): "as above",
+}
+
+
+def _excused(model: Any, kind: str) -> bool:
+    return any((node.op_type, kind.split("@")[0]) in KNOWN_MISSES for node in model.graph.node)
 
 
 @pytest.mark.report
@@ -285,12 +323,17 @@ def test_every_graph_mutant_onnx_rejects_is_rejected(
         for kind, mutant in mutants(model, salt):
             if not onnx_rejects(mutant):
                 counts[f"{kind.split('@')[0]}:onnx-pass"] += 1
+                counts["onnx-pass, check-model rejects"] += bool(check_model(mutant, onnx_registry).errors)
                 continue
             counts[kind.split("@")[0]] += 1
-            if not check_model(mutant, onnx_registry).errors and kind not in KNOWN_MISSES:
-                misses.append(f"{name} {kind}")
-    print(f"\ngraph mutants of {len(models)} models rejected by onnx.checker:",
-          dict(sorted((k, v) for k, v in counts.items() if "onnx-pass" not in k)))
+            if not check_model(mutant, onnx_registry).errors:
+                if _excused(mutant, kind):
+                    counts["excused"] += 1
+                else:
+                    misses.append(f"{name} {kind}")
+    print(f"\ngraph and type mutants of {len(models)} models rejected by onnx.checker:",
+          dict(sorted((k, v) for k, v in counts.items() if "onnx-pass" not in k and k != "excused")))
+    print(f"of those, not rejected by check-model for a reason listed in KNOWN_MISSES: {counts['excused']}")
     print("mutants onnx.checker accepts:", dict(sorted((k, v) for k, v in counts.items() if "onnx-pass" in k)))
-    assert sum(v for k, v in counts.items() if "onnx-pass" not in k) >= 8000
-    assert misses == [], misses[:30]
+    assert sum(v for k, v in counts.items() if "onnx-pass" not in k and k != "excused") >= 8000
+    assert misses == [], misses

@@ -34,6 +34,8 @@ OUTPUT_TYPE_SOURCES: dict[tuple[str, str], dict[str, tuple[dict[str, str], ...]]
     ("", "HammingWindow"): {"output": ({"attribute": "output_datatype"},)},
     ("", "HannWindow"): {"output": ({"attribute": "output_datatype"},)},
     ("", "MelWeightMatrix"): {"output": ({"attribute": "output_datatype"},)},
+    # onnx's inference gives Y the type of X, although the schema types Y with scale's V
+    ("", "RMSNormalization"): {"Y": ({"input": "X"},)},
     ("", "LayerNormalization"): {"Mean": ({"attribute": "stash_type"},), "InvStdDev": ({"attribute": "stash_type"},)},
     ("", "ConstantOfShape"): {"output": ({"attribute": "value"}, _FLOAT)},
     ("", "Constant"): {

@@ -324,8 +324,8 @@ def check_model(
         graph_checks.check_functions_unique(model.functions, main, walk.add)
     types = declared_types(model.graph)
     if graph_level:  # inferred types stand in for the ones not declared
-        inference = Inference(registry, functions, walk.add)
-        inference.graph(model.graph, main, imports)
+        inference = Inference(registry, functions, walk.add, imports)
+        inference.graph(model.graph, main)
         types = {**inference.inferred, **types}
     walk.graph(model.graph, _Scope(main, imports, types))
     for function in sorted(model.functions, key=lambda f: (f.domain, f.name, f.overload)):

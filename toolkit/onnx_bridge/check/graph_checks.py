@@ -142,35 +142,51 @@ def _main_io_type(info: Any, kind: str, path: str, add: Add) -> None:
 
 def _nodes(nodes: Any, path: str, add: Add, scope: GraphScope, what: str) -> None:
     defined = scope.defined
+    defined.add("")  # an empty name is an absent optional value: always fine to read
+    outer = scope.outer
     producers: dict[str, int] | None = None  # built on the first input not yet defined
     for index, node in enumerate(nodes):
-        for name in node.input:
-            if not name or name in defined or (scope.outer and scope.outer_has(name)):
-                continue
+        inputs = node.input[:]
+        if not defined.issuperset(inputs):  # (the common case, every input defined, is one call)
             if producers is None:
                 producers = _producers(nodes)
-            later = producers.get(name)
-            here = node_path(path, node, index)
-            if later is not None and later >= index:
-                add("MODEL-NODE-ORDER", here,
-                    f"input '{name}' is produced by node {later}, after this node: the {what}'s nodes "
-                    f"are not in topological order", operator=node.op_type)
-            else:
-                add("MODEL-VALUE-UNDEFINED", here,
-                    f"input '{name}' is not a {what} input{' or initializer' if what == 'graph' else ''}, "
-                    f"no earlier node produces it{' and no enclosing graph defines it' if scope.outer else ''}",
-                    operator=node.op_type)
+            _inputs(node, index, inputs, producers, path, add, scope, what)
         if node.attribute:
             for suffix, sub in subgraphs(node):
-                check_graph(sub, f"{node_path(path, node, index)}/{suffix}", add, (defined, *scope.outer))
-        for name in node.output:
+                check_graph(sub, f"{node_path(path, node, index)}/{suffix}", add, (defined, *outer))
+        outputs = node.output[:]
+        if not outer and defined.isdisjoint(outputs) and len(set(outputs)) == len(outputs):
+            defined.update(outputs)
+            continue
+        for name in outputs:
             if not name:
                 continue
-            if name in defined or (scope.outer and scope.outer_has(name)):
+            if name in defined or (outer and scope.outer_has(name)):
                 add("MODEL-VALUE-REDEFINED", node_path(path, node, index),
                     f"output '{name}' is already defined {_where(name, scope)}: values are assigned once (SSA)",
                     operator=node.op_type)
             defined.add(name)
+
+
+def _inputs(
+    node: Any, index: int, inputs: list[str], producers: dict[str, int], path: str, add: Add,
+    scope: GraphScope, what: str,
+) -> None:
+    """Report the node's inputs that are read before they are produced, or never."""
+    for name in inputs:
+        if name in scope.defined or (scope.outer and scope.outer_has(name)):
+            continue
+        later = producers.get(name)
+        here = node_path(path, node, index)
+        if later is not None and later >= index:
+            add("MODEL-NODE-ORDER", here,
+                f"input '{name}' is produced by node {later}, after this node: the {what}'s nodes "
+                f"are not in topological order", operator=node.op_type)
+        else:
+            add("MODEL-VALUE-UNDEFINED", here,
+                f"input '{name}' is not a {what} input{' or initializer' if what == 'graph' else ''}, "
+                f"no earlier node produces it{' and no enclosing graph defines it' if scope.outer else ''}",
+                operator=node.op_type)
 
 
 def _producers(nodes: Any) -> dict[str, int]:

@@ -23,8 +23,7 @@ rules of each (domain, op_type) resolved once per scope.
 
 from __future__ import annotations
 
-from collections import ChainMap
-from collections.abc import Callable, Mapping, MutableMapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,14 +44,18 @@ _INT, _TENSOR, _SPARSE, _TYPE_PROTO = 2, 4, 11, 13
 _CONTROL_FLOW = {"If": ("then_branch", 0), "Loop": ("body", 1), "Scan": ("body", 0)}
 
 
+Lookup = Callable[[str], "str | None"]  # value name -> its type in a scope (None: unknown)
+
+
 @dataclass(frozen=True, slots=True)
 class _Plan:
     """What inference needs of one schema, in positional form."""
 
     schema: OpSchema
     in_params: tuple[str | None, ...]  # per input position: the type parameter it binds, or None
-    outputs: tuple[FormalParameter, ...]
-    fixed: tuple[str | None, ...]  # per output: the type known without the node (concrete / one allowed)
+    # per output: (its parameter when it has type_from, else None; the type known without the
+    # node (concrete, or a constraint's only type); the type parameter whose binding it takes)
+    out_rules: tuple[tuple[FormalParameter | None, str | None, str | None], ...]
     defaults: Mapping[str, Any]  # attribute name -> default value (for type_from)
     input_index: Mapping[str, int]  # input name -> position
     allowed: Mapping[str, frozenset[str]]  # type parameter -> its allowed types
@@ -63,124 +66,143 @@ def _plan(schema: OpSchema) -> _Plan:
     in_params = tuple(
         p.type_str if p.homogeneous and p.type_str in constraints else None for p in schema.inputs
     )
-    fixed: list[str | None] = []
+    rules = []
     for param in schema.outputs:
         constraint = constraints.get(param.type_str)
+        fixed = None
         if constraint is None and looks_like_type_string(param.type_str):
-            fixed.append(param.type_str)
+            fixed = param.type_str
         elif constraint is not None and len(constraint.allowed) == 1:
-            fixed.append(constraint.allowed[0])
-        else:
-            fixed.append(None)
+            fixed = constraint.allowed[0]
+        # a heterogeneous output (SequenceMap's) is not one binding
+        binding = param.type_str if param.homogeneous and constraint is not None else None
+        rules.append((param if param.type_from else None, fixed, binding))
     return _Plan(
-        schema, in_params, schema.outputs, tuple(fixed),
+        schema, in_params, tuple(rules),
         {a.name: a.default for a in schema.attributes if a.default is not None},
         {p.name: i for i, p in enumerate(schema.inputs)},
         {c.param: frozenset(c.allowed) for c in schema.type_constraints},
     )
 
 
+_MISSING = object()
+
+
 class Inference:
     """Infers the types of one model's main graph and subgraphs (see the module doc)."""
 
-    def __init__(self, registry: Registry, functions: Mapping[tuple[str, str], Any], add: Add) -> None:
+    def __init__(self, registry: Registry, functions: Mapping[tuple[str, str], Any], add: Add,
+                 imports: Mapping[str, int]) -> None:
         self.registry = registry
         self.functions = functions
         self.add = add
+        self.imports = imports
         self.inferred: dict[str, str] = {}  # every value typed by inference (all scopes)
-        self._plans: dict[tuple[str, str, int], _Plan | None] = {}
+        self._plans: dict[tuple[str, str], _Plan | None] = {}  # (raw domain, op_type) -> plan
 
-    def plan(self, domain: str, op_type: str, version: int) -> _Plan | None:
-        key = (domain, op_type, version)
-        found = self._plans.get(key, _NO_PLAN)
-        if found is _NO_PLAN:
-            schema = self.registry.find_schema(op_type, version, domain) if self.registry.has_domain(domain) else None
-            found = self._plans[key] = _plan(schema) if schema is not None else None
+    def plan(self, raw_domain: str, op_type: str) -> _Plan | None:
+        key = (raw_domain, op_type)
+        found = self._plans.get(key, _MISSING)
+        if found is _MISSING:
+            found = None
+            domain = canonical_domain(raw_domain)
+            version = self.imports.get(domain)
+            if version is not None and key not in self.functions and self.registry.has_domain(domain):
+                schema = self.registry.find_schema(op_type, version, domain)
+                found = _plan(schema) if schema is not None else None
+            self._plans[key] = found
         return found  # type: ignore[return-value]
 
-    def graph(self, graph: Any, path: str, imports: Mapping[str, int],
-              outer: Mapping[str, str | None] | None = None,
-              fed: Mapping[str, str | None] | None = None) -> Mapping[str, str | None]:
-        """Infer `graph` (its subgraphs too); returns its scope's types (declared win). `fed`:
-        the types a Loop or Scan feeds its body's inputs, for the inputs declared without one."""
+    def graph(self, graph: Any, path: str, outer: Lookup | None = None,
+              fed: Mapping[str, str | None] | None = None) -> Lookup:
+        """Infer `graph` (its subgraphs too); returns the lookup of its scope (declared types win).
+        `fed`: the types a Loop or Scan feeds its body's inputs declared without one."""
         declared = declared_types(graph)
-        scopes: list[Mapping[str, str | None]] = [declared] if outer is None else [declared, outer]
+        known: dict[str, str | None] = dict(declared)
         if fed:
-            scopes.insert(0, {name: found for name, found in fed.items() if declared.get(name) is None})
-        known: MutableMapping[str, str | None] = ChainMap({}, *scopes)  # type: ignore[arg-type]
+            known.update((name, found) for name, found in fed.items() if declared.get(name) is None)
+            self.fed_mismatches(fed, declared, path)
+        lookup: Lookup = known.get
+        if outer is not None:
+            outer_lookup = outer
+
+            def lookup(name: str) -> str | None:
+                found = known.get(name, _MISSING)
+                return outer_lookup(name) if found is _MISSING else found  # type: ignore[return-value]
+
+        inferred, plans = self.inferred, self._plans
         for index, node in enumerate(graph.node):
-            domain = canonical_domain(node.domain)
-            version = imports.get(domain)
-            plan = None
-            if version is not None and (node.domain, node.op_type) not in self.functions:
-                plan = self.plan(domain, node.op_type, version)
-            results: list[str | None] = []
+            key = (node.domain, node.op_type)
+            plan = plans[key] if key in plans else self.plan(*key)
+            flow: list[str | None] = []
             if node.attribute:
-                results = self.control_flow(node, node_path(path, node, index), imports, known)
-            if plan is not None:
-                results = self.node(node, plan, known, results)
-            for position, name in enumerate(node.output):
-                if not name or position >= len(results):
+                flow = self.control_flow(node, node_path(path, node, index), lookup)
+            outputs = node.output[:]
+            results = flow if plan is None else self.node(node, plan, lookup, flow, len(outputs))
+            for position, (name, found) in enumerate(zip(outputs, results, strict=False)):
+                if found is None or not name:
                     continue
-                found = results[position]
-                if found is None:
-                    continue
-                self.inferred[name] = found
+                inferred[name] = found
                 stated = declared.get(name)
-                if stated is not None and stated != found:
+                if stated is None:
+                    known[name] = found
+                elif stated != found:
                     operator = plan.schema.id if plan is not None else node.op_type
                     self.add("MODEL-TYPE-INFERRED-MISMATCH", node_path(path, node, index),
                              f"output {position} '{name}' is declared {stated}, but {operator} makes it {found}",
                              operator=operator)
-                elif stated is None:
-                    known[name] = found
-        return known
+        return lookup
 
-    def control_flow(self, node: Any, path: str, imports: Mapping[str, int],
-                     known: Mapping[str, str | None]) -> list[str | None]:
+    def fed_mismatches(self, fed: Mapping[str, str | None], declared: Mapping[str, str | None], path: str) -> None:
+        """A body input declared with another type than the Loop or Scan node feeds it."""
+        for name, found in fed.items():
+            stated = declared.get(name)
+            if stated is not None and found is not None and stated != found:
+                self.add("MODEL-TYPE-INFERRED-MISMATCH", path,
+                         f"body input '{name}' is declared {stated}, but the node feeds it {found}")
+
+    def control_flow(self, node: Any, path: str, lookup: Lookup) -> list[str | None]:
         """Infer the node's subgraphs; for If/Loop/Scan the types their outputs hand back."""
         wanted = _CONTROL_FLOW.get(node.op_type) if node.domain in ("", "ai.onnx") else None
         results: list[str | None] = []
         for suffix, sub in subgraphs(node):
-            fed = _body_inputs(node, sub, known, imports) if wanted is not None and suffix == "body" else None
-            scope = self.graph(sub, f"{path}/{suffix}", imports, known, fed)
+            fed = _body_inputs(node, sub, lookup, self.imports) if wanted is not None and suffix == "body" else None
+            scope = self.graph(sub, f"{path}/{suffix}", lookup, fed)
             if wanted is not None and suffix == wanted[0]:
-                outputs = [o.name for o in sub.output][wanted[1]:]
-                results = [scope.get(name) for name in outputs]
+                results = [scope(o.name) for o in sub.output][wanted[1]:]
         return results
 
-    def node(self, node: Any, plan: _Plan, known: Mapping[str, str | None],
-             flow: list[str | None]) -> list[str | None]:
+    def node(self, node: Any, plan: _Plan, lookup: Lookup, flow: list[str | None], count: int) -> list[str | None]:
+        """The types of the node's `count` outputs (None where unknown)."""
         bound: dict[str, str] = {}
         params = plan.in_params
         if params:
             last = len(params) - 1
-            for position, name in enumerate(node.input):
+            for position, name in enumerate(node.input[:]):
                 param = params[position if position < last else last]
                 if param is not None and name and param not in bound:
-                    found = known.get(name)
+                    found = lookup(name)
                     # a type the parameter does not allow is the node's finding, not a binding
                     if found is not None and found in plan.allowed[param]:
                         bound[param] = found
         results: list[str | None] = []
-        outputs = plan.outputs
-        for position in range(len(node.output)):
-            if not outputs:
-                break
-            index = position if position < len(outputs) else len(outputs) - 1
-            output = outputs[index]
+        rules = plan.out_rules
+        if not rules:
+            return results
+        last = len(rules) - 1
+        for position in range(count):
+            with_sources, fixed, binding = rules[position if position < last else last]
             found = None
-            if output.type_from:
-                found = self.type_from(node, plan, output, known)
-            if found is None:  # a heterogeneous output (SequenceMap's) is not one binding
-                found = plan.fixed[index] or (bound.get(output.type_str) if output.homogeneous else None)
+            if with_sources is not None:
+                found = self.type_from(node, plan, with_sources, lookup)
+            if found is None:
+                found = fixed or (bound.get(binding) if binding is not None else None)
             if found is None and position < len(flow):
                 found = flow[position]
             results.append(found)
         return results
 
-    def type_from(self, node: Any, plan: _Plan, param: FormalParameter,
-                  known: Mapping[str, str | None]) -> str | None:
+    def type_from(self, node: Any, plan: _Plan, param: FormalParameter, lookup: Lookup) -> str | None:
         attrs = {a.name: a for a in node.attribute} if node.attribute else {}
         for source in param.type_from:
             if source.attribute:
@@ -201,7 +223,7 @@ class Inference:
             elif source.input:
                 position = plan.input_index.get(source.input)
                 if position is not None and position < len(node.input) and node.input[position]:
-                    found = known.get(node.input[position])
+                    found = lookup(node.input[position])
                     if found is not None:
                         return found
             elif source.type:
@@ -212,19 +234,16 @@ class Inference:
 _NO_PLAN = object()
 
 
-def _body_inputs(node: Any, body: Any, known: Mapping[str, str | None],
-                 imports: Mapping[str, int]) -> dict[str, str | None]:
+def _body_inputs(node: Any, body: Any, lookup: Lookup, imports: Mapping[str, int]) -> dict[str, str | None]:
     """The types a Loop or Scan node feeds its body's inputs: Loop's body gets the iteration
     number, the condition, then the node's loop-carried values (its inputs from the third on);
-    Scan (opset 9 on) feeds its inputs to the body one for one (state values, then a slice of each
-    scanned tensor, of the same element type)."""
+    Scan feeds its inputs to the body one for one (state values, then a slice of each scanned
+    tensor, of the same element type), after Scan-8's sequence_lens."""
     names = [i.name for i in body.input]
     if node.op_type == "Loop":
-        fed = ["tensor(int64)", "tensor(bool)", *(known.get(n) if n else None for n in node.input[2:])]
-    elif imports.get("", 0) >= 9:
-        fed = [known.get(n) if n else None for n in node.input]
-    else:
-        return {}
+        fed = ["tensor(int64)", "tensor(bool)", *(lookup(n) if n else None for n in node.input[2:])]
+    else:  # Scan-8's first input is the optional sequence_lens, not fed to the body
+        fed = [lookup(n) if n else None for n in node.input[(0 if imports.get("", 0) >= 9 else 1):]]
     return {name: found for name, found in zip(names, fed, strict=False) if found is not None}
 
 
@@ -251,6 +270,7 @@ def _attribute_type(attr: Any) -> str | None:
 
 def infer_types(model: Any, registry: Registry) -> dict[str, str]:
     """Value name -> inferred type over the main graph and its subgraphs (findings dropped)."""
-    inference = Inference(registry, {(f.domain, f.name): f for f in model.functions}, lambda *a, **k: None)
-    inference.graph(model.graph, "graph", opset_imports(model.opset_import))
+    functions = {(f.domain, f.name): f for f in model.functions}
+    inference = Inference(registry, functions, lambda *a, **k: None, opset_imports(model.opset_import))
+    inference.graph(model.graph, "graph")
     return inference.inferred
