@@ -20,7 +20,7 @@ from toolkit.model.diagnostics import UsageError
 from toolkit.model.spec import DomainSpec, OperatorSpec, SpecSet
 from toolkit.registry.core import Registry, load_registry
 
-CATALOG_FORMAT = 5  # 4: outputs carry type_from; 5: function bodies (#16)
+CATALOG_FORMAT = 6  # 4: outputs carry type_from; 5: function bodies (#16); 6: more type_from facts
 UNCHECKED_FILE = "unchecked_attributes.txt"
 ONNX_DOMAINS = ("", "ai.onnx.ml", "ai.onnx.preview", "ai.onnx.preview.training")
 
