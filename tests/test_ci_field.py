@@ -213,9 +213,12 @@ def test_the_report_file_is_written_in_text_too(
     repo = monorepo(tmp_path / "repo")
     monkeypatch.chdir(repo / "ml" / "tools")
     blur = repo / "ml" / "opsets" / "com.acme.vision" / "Blur.yaml"
-    blur.write_text(blur.read_text(encoding="utf-8").replace("    inputs:", "    inptus:", 1), encoding="utf-8")
+    text = blur.read_text(encoding="utf-8")
+    # the version's own `inputs:` key (examples hold deeper-indented ones), wherever it is
+    line = text[: text.index("\n    inputs:")].count("\n") + 2
+    blur.write_text(text.replace("\n    inputs:", "\n    inptus:", 1), encoding="utf-8")
     report = tmp_path / "report.txt"
-    typo = "../opsets/com.acme.vision/Blur.yaml:9:5: error[SCHEMA-UNKNOWN-KEY]"
+    typo = f"../opsets/com.acme.vision/Blur.yaml:{line}:5: error[SCHEMA-UNKNOWN-KEY]"
     for argv, want in [
         (["validate", "../opsets"], 1),
         (["diff", "--against", "HEAD", "--specs", "../opsets"], 2),
