@@ -12,11 +12,8 @@ equivalence test in tests/test_docs_fastpaths.py):
 
 from __future__ import annotations
 
-import contextlib
-import gc
-from collections.abc import Iterator
-
 from toolkit.generate.docs.views import body_parts
+from toolkit.load.parallel import gc_paused as gc_paused  # the one pause of the cyclic collector
 from toolkit.model.spec import OpSchema
 
 SchemaKey = tuple[str, str, int]  # (domain, name, since_version): one schema of a registry
@@ -35,16 +32,3 @@ class Bodies:
         if parts is None:
             parts = self._parts[key] = body_parts(schema)
         return ("#" * level).join(parts)
-
-
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """The cyclic collector off for the block; the previous state comes back on exit, also on
-    errors (a caller's own pause is left alone)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
