@@ -49,7 +49,8 @@ class RenderMemo:
     def inputs(self, kind: str, files: Iterable[str]) -> str:
         """The inputs digest of a unit of `kind` built from the spec `files`, and every other file
         in their folders and below (data a spec names, such as example tensors, lives there)."""
-        digest = hashlib.sha256(f"{kind}\0{self._source}\0{toolkit_stamp()}\0".encode())
+        # the working directory too: spec paths in the outputs are written relative to it
+        digest = hashlib.sha256(f"{kind}\0{self._source}\0{toolkit_stamp()}\0{os.getcwd()}\0".encode())
         names = set(files)
         for folder in {os.path.dirname(name) or "." for name in names}:
             for dirpath, dirs, entries in os.walk(folder):
