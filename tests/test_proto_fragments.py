@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from toolkit.generate.proto_docs import operator_set_document, render_domain, textproto
 from toolkit.generate.proto_fragments import FragmentCache, assemble
-from toolkit.proto import OperatorProto, OperatorSetProto, OperatorStatus
+from toolkit.proto import FunctionProto, OperatorProto, OperatorSetProto, OperatorStatus
 
 # Text that exercises text_format's escaping: quotes, backslashes, control characters, non-ASCII.
 TEXT = st.text(alphabet=st.sampled_from(list("ab Z\"'\\\n\t\x00\x7fé€😀")), max_size=12)
@@ -45,17 +45,36 @@ def documents(draw: st.DrawFn) -> OperatorSetProto:
     return doc
 
 
+@st.composite
+def functions(draw: st.DrawFn) -> FunctionProto:
+    function = FunctionProto(name=draw(TEXT), domain=draw(TEXT), input=draw(st.lists(TEXT, max_size=3)))
+    for _ in range(draw(st.integers(0, 2))):
+        function.node.add(op_type=draw(TEXT), input=draw(st.lists(TEXT, max_size=2)))
+    return function
+
+
 @settings(max_examples=300, deadline=None)
-@given(documents(), st.lists(st.tuples(st.integers(0, 5), operators()), max_size=8))
-def test_assembled_document_equals_the_whole_message(document: OperatorSetProto, entries: list) -> None:
-    # The same key always stands for the same operator (as (name, since_version) does).
+@given(
+    documents(),
+    st.lists(st.tuples(st.integers(0, 5), operators()), max_size=8),
+    st.lists(st.tuples(st.integers(0, 5), functions()), max_size=4),
+)
+def test_assembled_document_equals_the_whole_message(document: OperatorSetProto, entries: list, bodies: list) -> None:
+    # The same key always stands for the same entry (as (name, since_version) does).
     first: dict[int, OperatorProto] = {}
     ops = [first.setdefault(key, op) for key, op in entries]
-    cache = FragmentCache()
-    binary, text = assemble(document, [cache.get(k, lambda op=op: op) for k, op in zip([k for k, _ in entries], ops)])
+    first_fn: dict[int, FunctionProto] = {}
+    fns = [first_fn.setdefault(key, fn) for key, fn in bodies]
+    cache, fn_cache = FragmentCache(), FragmentCache("functions")
+    binary, text = assemble(
+        document,
+        [cache.get(k, lambda op=op: op) for k, op in zip([k for k, _ in entries], ops)],
+        [fn_cache.get(k, lambda fn=fn: fn) for k, fn in zip([k for k, _ in bodies], fns)],
+    )
     whole = OperatorSetProto()
     whole.CopyFrom(document)
     whole.operator.extend(ops)
+    whole.functions.extend(fns)
     assert binary == whole.SerializeToString(deterministic=True)
     assert text == text_format.MessageToString(whole, as_utf8=True)
     parsed = OperatorSetProto()

@@ -61,6 +61,7 @@ from toolkit.model.spec import (
     spec_files,
 )
 from toolkit.proto import (
+    FunctionProto,
     OperatorProto,
     OperatorSetProto,
     OperatorStatus,
@@ -125,7 +126,8 @@ def operator_set_document(
     domain: DomainSpec, opset_version: int, inventory: Mapping[str, OpSchema], *, operators: bool = True
 ) -> OperatorSetProto:
     """The ONNX operator set document of `(domain, opset_version)` for a resolved inventory
-    (without its `operator` entries when `operators` is false: `operator_proto` builds them)."""
+    (without its `operator` and `functions` entries when `operators` is false: `operator_proto`
+    and `function_proto` build them)."""
     opset = domain.opset(opset_version)
     if opset is None:
         raise ValueError(
@@ -143,9 +145,9 @@ def operator_set_document(
     if operators:
         for schema in sorted(inventory.values(), key=lambda s: s.name):
             document.operator.append(operator_proto(schema))
-    for schema in sorted(inventory.values(), key=lambda s: s.name):
-        if schema.function is not None:  # FunctionProto named after the operator (#16)
-            document.functions.add().ParseFromString(_function_bytes(schema))
+        for schema in sorted(inventory.values(), key=lambda s: s.name):
+            if schema.function is not None:  # FunctionProto named after the operator (#16)
+                document.functions.append(function_proto(schema))
     return document
 
 
@@ -160,6 +162,13 @@ def _function_bytes(schema: OpSchema) -> bytes:
     if found is None:
         found = _FUNCTIONS[key] = encode_function(schema).SerializeToString(deterministic=True)
     return found
+
+
+def function_proto(schema: OpSchema) -> FunctionProto:
+    """The `FunctionProto` of an operator version defined by a function body."""
+    function = FunctionProto()
+    function.ParseFromString(_function_bytes(schema))
+    return function
 
 
 def operator_proto(schema: OpSchema) -> OperatorProto:
@@ -206,7 +215,8 @@ def render_domain(
     base = f"proto/{domain_dir(domain.name)}"
     ordered = sorted(operators, key=lambda s: s.name)
     out: dict[str, bytes] = {}
-    fragments = FragmentCache()  # an operator version recurs in every later opset: render it once
+    # An operator version and its function body recur in every later opset: render them once.
+    fragments, functions = FragmentCache("operator"), FragmentCache("functions")
     with rendering(f"the protobuf documents of domain {domain.display_name}", domain.location):
         for version in domain.versions:
             opset = domain.opset(version)
@@ -216,11 +226,14 @@ def render_domain(
             ):
                 resolved = inventory(version) if inventory is not None else inventory_at(ordered, version)
                 document = operator_set_document(domain, version, resolved, operators=False)
+                entries = sorted(resolved.values(), key=lambda s: s.name)
                 binary, text = assemble(
                     document,
+                    (fragments.get((s.name, s.since_version), partial(operator_proto, s)) for s in entries),
                     (
-                        fragments.get((s.name, s.since_version), partial(operator_proto, s))
-                        for s in sorted(resolved.values(), key=lambda s: s.name)
+                        functions.get((s.name, s.since_version), partial(function_proto, s))
+                        for s in entries
+                        if s.function is not None
                     ),
                 )
                 out[f"{base}/opset_{version}.pb"] = binary

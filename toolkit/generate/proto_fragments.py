@@ -1,11 +1,13 @@
-"""Operator set documents assembled from per-operator fragments rendered once.
+"""Operator set documents assembled from per-entry fragments rendered once.
 
 An operator version recurs in every later opset of its domain (ai.onnx: 659 versions, 4,442
-operator entries over 28 documents), so each `OperatorProto` is serialized and printed once and
-the documents are concatenations. Protobuf allows it: a repeated message field's wire form is the
-concatenation of its elements (tag, length, bytes), and both the deterministic binary form and the
-text format write fields in field-number order, so a document is its fields before `operator`,
-the operator entries, then its fields after `operator`.
+operator entries over 28 documents), and so does the function body of an operator defined by one;
+so each `OperatorProto` and `FunctionProto` is serialized and printed once and the documents are
+concatenations (the text printed by `proto_text_fast`). Protobuf allows it: a repeated message
+field's wire form is the concatenation of its elements (tag, length, bytes), and both the
+deterministic binary form and the text format write fields in field-number order, so a document
+is its fields before `operator`, the operator entries, its fields between `operator` and
+`functions`, the function entries, then its fields after `functions`.
 
 `proto_docs.operator_set_document` + `SerializeToString` / `text_format` stay the definition;
 tests/test_proto_fragments.py checks these bytes equal theirs (hypothesis and the onnx catalog).
@@ -15,14 +17,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable
 
-from google.protobuf import text_format
+from google.protobuf.message import Message
 
-from toolkit.proto import OperatorProto, OperatorSetProto
+from toolkit.generate.proto_text_fast import message_to_text
+from toolkit.proto import OperatorSetProto
 
 __all__ = ["FragmentCache", "assemble"]
 
-_OPERATOR_FIELD = OperatorSetProto.DESCRIPTOR.fields_by_name["operator"]
-_TAG = bytes([_OPERATOR_FIELD.number << 3 | 2])  # wire type 2 (length-delimited); number < 16
+_OPERATOR = OperatorSetProto.DESCRIPTOR.fields_by_name["operator"]
+_FUNCTIONS = OperatorSetProto.DESCRIPTOR.fields_by_name["functions"]
+assert _OPERATOR.number < _FUNCTIONS.number < 16  # one-byte tags below; their order in documents
+
+Fragment = tuple[bytes, str]
 
 
 def _varint(value: int) -> bytes:
@@ -38,54 +44,63 @@ def _varint(value: int) -> bytes:
 
 
 class FragmentCache:
-    """(binary, text) fragments of operator entries, keyed by whatever identifies the operator
-    version (the caller's choice, e.g. `(name, since_version)`), each built and rendered once."""
+    """(binary, text) fragments of the entries of one repeated message field of
+    `OperatorSetProto` (`operator` by default, or `functions`), keyed by whatever identifies the
+    entry (the caller's choice, e.g. `(name, since_version)`), each built and rendered once."""
 
-    def __init__(self) -> None:
-        self._fragments: dict[Hashable, tuple[bytes, str]] = {}
+    def __init__(self, field: str = "operator") -> None:
+        descriptor = OperatorSetProto.DESCRIPTOR.fields_by_name[field]
+        self._tag = bytes([descriptor.number << 3 | 2])  # wire type 2 (length-delimited)
+        self._opening = f"{field} {{\n"
+        self._fragments: dict[Hashable, Fragment] = {}
 
-    def get(self, key: Hashable, build: Callable[[], OperatorProto]) -> tuple[bytes, str]:
+    def get(self, key: Hashable, build: Callable[[], Message]) -> Fragment:
         found = self._fragments.get(key)
         if found is None:
-            operator = build()
-            body = operator.SerializeToString(deterministic=True)
-            text = text_format.MessageToString(operator, as_utf8=True, indent=2)
-            found = self._fragments[key] = (_TAG + _varint(len(body)) + body, "operator {\n" + text + "}\n")
+            entry = build()
+            body = entry.SerializeToString(deterministic=True)
+            text = message_to_text(entry, indent=2)
+            found = self._fragments[key] = (self._tag + _varint(len(body)) + body, self._opening + text + "}\n")
         return found
 
 
-def _split(document: OperatorSetProto) -> tuple[OperatorSetProto, OperatorSetProto]:
-    """The document's fields numbered below `operator`, and those above it (operators cleared)."""
-    before, after = OperatorSetProto(), OperatorSetProto()
-    before.CopyFrom(document)
-    before.ClearField("operator")
-    after.CopyFrom(before)
-    for field, _ in document.ListFields():
-        if field.number > _OPERATOR_FIELD.number:
-            before.ClearField(field.name)
-        elif field.number < _OPERATOR_FIELD.number:
-            after.ClearField(field.name)
-    return before, after
+def _part(document: OperatorSetProto, low: int, high: int) -> OperatorSetProto:
+    """A copy of `document` with only its non-repeated fields numbered in [low, high)."""
+    part = OperatorSetProto()
+    for field, value in document.ListFields():
+        if low <= field.number < high and not field.is_repeated:
+            setattr(part, field.name, value)
+    return part
 
 
-def assemble(document: OperatorSetProto, fragments: Iterable[tuple[bytes, str]]) -> tuple[bytes, str]:
-    """(deterministic binary form, text format) of `document` with `fragments` (from
-    `FragmentCache.get`, in document order) as its operators; `document`'s own operators are
-    ignored."""
-    before, after = _split(document)
-    items = list(fragments)
+def assemble(
+    document: OperatorSetProto, operators: Iterable[Fragment], functions: Iterable[Fragment] = ()
+) -> Fragment:
+    """(deterministic binary form, text format) of `document` with `operators` and `functions`
+    (from `FragmentCache.get`, in document order) as its entries; `document`'s own `operator`
+    and `functions` entries are ignored."""
+    parts = (
+        _part(document, 0, _OPERATOR.number),
+        _part(document, _OPERATOR.number + 1, _FUNCTIONS.number),
+        _part(document, _FUNCTIONS.number + 1, 1 << 29),
+    )
+    ops, fns = list(operators), list(functions)
     binary = b"".join(
         [
-            before.SerializeToString(deterministic=True),
-            *(b for b, _ in items),
-            after.SerializeToString(deterministic=True),
+            parts[0].SerializeToString(deterministic=True),
+            *(b for b, _ in ops),
+            parts[1].SerializeToString(deterministic=True),
+            *(b for b, _ in fns),
+            parts[2].SerializeToString(deterministic=True),
         ]
     )
     text = "".join(
         [
-            text_format.MessageToString(before, as_utf8=True),
-            *(t for _, t in items),
-            text_format.MessageToString(after, as_utf8=True),
+            message_to_text(parts[0]),
+            *(t for _, t in ops),
+            message_to_text(parts[1]),
+            *(t for _, t in fns),
+            message_to_text(parts[2]),
         ]
     )
     return binary, text
