@@ -150,8 +150,14 @@ def _escape(char: str) -> str:
 
 def str_literal(text: str) -> str:
     """A double-quoted literal of `text` (only printable characters left unescaped)."""
-    if text.isprintable():  # fast path: no control, separator or other unprintable characters
-        return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    # Shortcut: besides line breaks and tabs (doc chunks end with one), all printable, which is
+    # nearly every string; `_str_literal_plain` is the definition (tests/test_python_source.py).
+    if text.isprintable() or text.replace("\n", "").replace("\t", "").isprintable():
+        return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t") + '"'
+    return _str_literal_plain(text)
+
+
+def _str_literal_plain(text: str) -> str:
     body = []
     for char in text:
         if char == "\\":
