@@ -16,13 +16,22 @@ DOMAINS; "" also names the default domain "ai.onnx".
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from collections.abc import Mapping
 
+# typing.TYPE_CHECKING without importing typing, a large module: type checkers take any name
+# TYPE_CHECKING as true. At run time NamedTuple is the runtime's stand-in, which makes the
+# namedtuple class typing would make, and OpsetId (for annotations only) is a plain class.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from types import ModuleType
+    from typing import NamedTuple, Protocol
 
     from ._runtime import OpSchemaInfo, OpsetBase
+else:
+    from ._runtime import NamedTuple
+
+    Protocol = object
 
 __all__ = [
     "DOMAINS",

@@ -14,8 +14,11 @@ inside it are relative)::
         py.typed
         <domain_pkg>/               ai_onnx, ai_onnx_ml, com_acme_vision, ... (dots -> "_")
             __init__.py             DOMAIN, OPSET_VERSIONS, opset(version); opsetN loaded lazily
-            opset<N>.py             class Opset<N>(OpsetBase): one builder method per operator
-                                    available in opset N (ONNX resolution rule); IR_VERSION
+            _opsets.py              every class Opset<N>, oldest first: each inherits Opset<N-1>
+                                    and defines the builders new or changed in opset N (its
+                                    builders follow the ONNX resolution rule); one module, so
+                                    that importing an opset loads one file of classes
+            opset<N>.py             its docstring, IR_VERSION, and Opset<N> from `_opsets`
             schemas/__init__.py     get(op, since_version), OPERATORS; per-op modules loaded lazily
             schemas/<Op>.py         class <Op>_<since>(OpSchemaInfo) per operator version
 
@@ -26,8 +29,10 @@ names) and `_name=` (node name) are keyword-only extras. A call validates arity,
 attributes and attribute value types (`BuildError`, naming the operator and attribute) and returns
 the output value(s) -- `Value` (a `str` subclass, typed `TensorValue`/`SequenceValue`/... from the
 output's type) whose `.node` is the built `onnx.NodeProto` (a `LightNode` without onnx); several
-outputs come back as a tuple. The opset module imports nothing but `_runtime`; the schema class
-of an operator is imported on the first call, so importing one opset module stays cheap.
+outputs come back as a tuple. The opset classes import nothing but `_runtime`, and no generated
+module imports `typing` at run time (annotation-only names are imported under TYPE_CHECKING); the
+schema class of an operator is imported on the first call, so importing one opset module stays
+cheap.
 
 Modules: `layout` (files and templates), `builders` (opset methods), `schema_classes`,
 `release_table`, `names`, `source` (literals, docstrings, line layout), and `runtime` (the

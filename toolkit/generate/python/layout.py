@@ -90,35 +90,61 @@ def runtime_module(header: str) -> bytes:
 
 
 def _opset_module(
-    domain: DomainSpec,
-    version: int,
-    count: int,
-    methods: list[tuple[Method, list[str], list[str]]],
-    header: str,
-    parent: int | None,
+    domain: DomainSpec, version: int, count: int, changed: int, header: str, parent: int | None
 ) -> bytes:
-    """The module of one opset: `count` operators, of which `methods` are defined here (the rest
-    inherited from opset `parent`'s class, when there is one)."""
+    """The public module of one opset: its docstring and IR_VERSION, and its class (`count`
+    operators, `changed` of them defined by the class itself) from the domain's `_opsets`."""
     opset = domain.opset(version)
     return _render(
         "opset_module.py.j2",
         header=header,
-        domain=display_domain(domain.name),
-        canonical=domain.name,
         version=version,
-        parent=parent,
         ir_version=opset.ir_version if opset else 0,
         doc=docstring(
             f"{display_domain(domain.name)} opset {version}: {count} operators"
-            + (f", {len(methods)} of them new or changed since opset {parent}" if parent is not None else "")
+            + (f", {changed} of them new or changed since opset {parent}" if parent is not None else "")
             + ".\n\n"
             + ((opset.doc if opset else "") or domain.doc),
             0,
         ),
-        methods=methods,
-        needs_math=any(m.uses_math for m, _, _ in methods),
-        needs_any=any(m.uses_any for m, _, _ in methods),
-        kinds=sorted({k for m, _, _ in methods for k in m.value_kinds}),
+    )
+
+
+@dataclass(frozen=True)
+class _OpsetClass:
+    """One opset class of a domain's `_opsets` module: the builders it defines itself, and the
+    opset it inherits the others from (None: it starts from OpsetBase)."""
+
+    version: int
+    parent: int | None
+    ir_version: int
+    methods: list[tuple[Method, list[str], list[str]]]
+
+
+def _opsets_module(domain: DomainSpec, opsets: Sequence[_OpsetClass], header: str) -> bytes:
+    """The domain's `_opsets` module: every opset class, oldest first, each after the one it
+    inherits. One module rather than one per opset: importing the newest opset then finds and
+    loads one file instead of one per opset of the chain."""
+    methods = [m for opset in opsets for m, _, _ in opset.methods]
+    kinds = sorted({k for m in methods for k in m.value_kinds})
+    base = ["OpsetBase"] if any(opset.parent is None for opset in opsets) else []
+    return _render(
+        "opsets_module.py.j2",
+        header=header,
+        doc=docstring(
+            f"The opset classes of {display_domain(domain.name)}, oldest first: each inherits the one "
+            "before it and defines only the builders that are new or changed (a class after an "
+            "operator's removal starts again from OpsetBase). Import them from their modules "
+            "`opset<N>`.",
+            0,
+        ),
+        domain=display_domain(domain.name),
+        canonical=domain.name,
+        opsets=opsets,
+        runtime_names=base + kinds + (["schema_loader"] if methods else []),
+        any_methods=bool(methods),
+        needs_math=any(m.uses_math for m in methods),
+        needs_any=any(m.uses_any for m in methods),
     )
 
 
@@ -195,6 +221,7 @@ def render_domain(
     built: dict[tuple[str, int, str], Method] = {}
     parent: dict[str, tuple[str, int, str]] | None = None  # the previous opset's method -> operator version
     parent_version = 0
+    opsets: list[_OpsetClass] = []
     for version in domain.versions:
         resolved = [inventory[version][name] for name in sorted(inventory[version])]
         names = method_names(resolved)
@@ -221,9 +248,15 @@ def render_domain(
         where = opset.location if opset is not None else domain.location
         with rendering(f"the module of {display_domain(domain.name)} opset {version}", where):
             files[f"{base}/opset{version}.py"] = _opset_module(
-                domain, version, len(current), methods, header, parent_version if inherits else None
+                domain, version, len(current), len(methods), header, parent_version if inherits else None
             )
+        opsets.append(
+            _OpsetClass(version, parent_version if inherits else None, opset.ir_version if opset else 0, methods)
+        )
         parent, parent_version = current, version
+    if opsets:
+        with rendering(f"the opset classes of {display_domain(domain.name)}", domain.location):
+            files[f"{base}/_opsets.py"] = _opsets_module(domain, opsets, header)
     files[f"{base}/__init__.py"] = _render(
         "domain_init.py.j2",
         header=header,

@@ -1,20 +1,42 @@
 """Runtime support shared by every generated opset and schema module.
 
-Kept import-light on purpose (no onnx, no dataclasses, no inspect at import time): importing one
-generated opset module must stay cheap. onnx is imported on the first node built, and is optional:
-without it nodes are `LightNode` objects with the same fields as `onnx.NodeProto`.
+Kept import-light on purpose (no onnx, no typing, no dataclasses, no inspect at import time):
+importing one generated opset module must stay cheap. onnx is imported on the first node built,
+and is optional: without it nodes are `LightNode` objects with the same fields as `onnx.NodeProto`.
 """
 
 from __future__ import annotations
 
 import importlib
-import math
-import warnings
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, TypeVar
 
+# typing.TYPE_CHECKING without importing typing, a large module: type checkers take any name
+# TYPE_CHECKING as true. Names used only in annotations (strings here) are imported for them only.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
     from types import ModuleType
+    from typing import Any, ClassVar, NamedTuple, TypeVar
+else:
+    from collections import namedtuple
+
+    class _NamedTupleMeta(type):
+        """Makes `class Name(NamedTuple): field: type = default` the `collections.namedtuple` that
+        typing.NamedTuple makes of it (fields, defaults, docstring), without importing typing."""
+
+        def __new__(mcs, name, bases, namespace):
+            fields = tuple(namespace.get("__annotations__", ()))
+            defaults = [namespace[field] for field in fields if field in namespace]
+            if any(field not in namespace for field in fields[len(fields) - len(defaults) :]):
+                raise TypeError(f"{name}: a field without a default follows one with a default")
+            extra = sorted(key for key in namespace if not key.startswith("__") and key not in fields)
+            if extra:
+                raise TypeError(f"{name}: only fields and a docstring, not {extra}")
+            cls = namedtuple(name, fields, defaults=defaults, module=namespace["__module__"])
+            cls.__doc__ = namespace.get("__doc__", cls.__doc__)
+            return cls
+
+    # the base class the records below name, as typing.NamedTuple is to a type checker
+    NamedTuple = type.__new__(_NamedTupleMeta, "NamedTuple", (), {})
 
 __all__ = [
     "AttrInfo",
@@ -146,6 +168,8 @@ class OpSchemaInfo:
         outs = _check_params(cls, "output", cls.outputs, outputs, cls.min_output, cls.max_output)
         attrs = _check_attributes(cls, attributes or {})
         if cls.deprecated:
+            import warnings  # only here: most builds never warn
+
             warnings.warn(f"{cls.label()} is deprecated", DeprecationWarning, stacklevel=3)
         return _make_node(cls, ins, outs, attrs, name)
 
@@ -231,8 +255,8 @@ def _convert(schema: type[OpSchemaInfo], attr: AttrInfo, value: object) -> objec
 def _same(value: object, default: object) -> bool:
     if isinstance(value, list) and isinstance(default, tuple):
         value = tuple(value)
-    if isinstance(value, float) and isinstance(default, float) and math.isnan(value):
-        return math.isnan(default)
+    if isinstance(value, float) and isinstance(default, float) and value != value:  # NaN (no math import)
+        return default != default
     return type(value) is not bool and value == default
 
 
@@ -386,7 +410,8 @@ class OptionalValue(Value):
     """A value whose type is an optional type."""
 
 
-V = TypeVar("V", bound=Value)
+if TYPE_CHECKING:
+    V = TypeVar("V", bound=Value)
 
 
 def schema_loader(package: str) -> Callable[[str, str], type[OpSchemaInfo]]:

@@ -11,8 +11,8 @@ Models import this domain next to the default domain, e.g. `opset_import { domai
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (type checkers take it as true)
 if TYPE_CHECKING:
     from types import ModuleType
 

@@ -8,8 +8,8 @@ A tiny domain that reproduces the operator-set example of the ONNX versioning ru
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (type checkers take it as true)
 if TYPE_CHECKING:
     from types import ModuleType
 

@@ -6,45 +6,8 @@ A introduced.
 
 from __future__ import annotations
 
-from .._runtime import OpsetBase, TensorValue, schema_loader
-
-# Names used only in annotations (strings under `from __future__ import annotations`) are imported
-# for type checkers only: importing an opset module stays cheap.
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Sequence
-    from typing import ClassVar
+from ._opsets import Opset1
 
 __all__ = ["IR_VERSION", "Opset1"]
 
 IR_VERSION = 3
-
-_schema = schema_loader(__name__.rpartition(".")[0] + ".schemas")
-
-
-class Opset1(OpsetBase):
-    """Builders of org.example.abc opset 1 (one method per operator)."""
-
-    DOMAIN: ClassVar[str] = "org.example.abc"
-    VERSION: ClassVar[int] = 1
-    IR_VERSION: ClassVar[int] = 3
-
-    def A(
-        self,
-        X: str,
-        /,
-        *,
-        _outputs: int | Sequence[str] | None = None,
-        _name: str | None = None,
-    ) -> TensorValue:
-        """Returns its input unchanged.
-
-        org.example.abc.A, since_version 1.
-
-        Inputs:
-            X: Any numeric tensor.
-
-        Returns:
-            Y: The same tensor.
-        """
-        return self._one(TensorValue, _schema("A", "A_1"), (X,), {}, _outputs, _name)

@@ -6,48 +6,8 @@ B introduced.
 
 from __future__ import annotations
 
-from .._runtime import TensorValue, schema_loader
-from .opset1 import Opset1
-
-# Names used only in annotations (strings under `from __future__ import annotations`) are imported
-# for type checkers only: importing an opset module stays cheap.
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Sequence
-    from typing import ClassVar
+from ._opsets import Opset2
 
 __all__ = ["IR_VERSION", "Opset2"]
 
 IR_VERSION = 3
-
-_schema = schema_loader(__name__.rpartition(".")[0] + ".schemas")
-
-
-class Opset2(Opset1):
-    """Builders of org.example.abc opset 2: opset 1's, with those that changed."""
-
-    DOMAIN: ClassVar[str] = "org.example.abc"
-    VERSION: ClassVar[int] = 2
-    IR_VERSION: ClassVar[int] = 3
-
-    def B(
-        self,
-        X: str,
-        Z: str,
-        /,
-        *,
-        _outputs: int | Sequence[str] | None = None,
-        _name: str | None = None,
-    ) -> TensorValue:
-        """Adds two tensors of the same type element by element.
-
-        org.example.abc.B, since_version 2.
-
-        Inputs:
-            X
-            Z
-
-        Returns:
-            Y
-        """
-        return self._one(TensorValue, _schema("B", "B_2"), (X, Z), {}, _outputs, _name)

@@ -6,68 +6,8 @@ A updated (to A'), C introduced.
 
 from __future__ import annotations
 
-from .._runtime import TensorValue, schema_loader
-from .opset2 import Opset2
-
-# Names used only in annotations (strings under `from __future__ import annotations`) are imported
-# for type checkers only: importing an opset module stays cheap.
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Sequence
-    from typing import ClassVar
+from ._opsets import Opset3
 
 __all__ = ["IR_VERSION", "Opset3"]
 
 IR_VERSION = 3
-
-_schema = schema_loader(__name__.rpartition(".")[0] + ".schemas")
-
-
-class Opset3(Opset2):
-    """Builders of org.example.abc opset 3: opset 2's, with those that changed."""
-
-    DOMAIN: ClassVar[str] = "org.example.abc"
-    VERSION: ClassVar[int] = 3
-    IR_VERSION: ClassVar[int] = 3
-
-    def A(  # type: ignore[override, unused-ignore]
-        self,
-        X: str,
-        /,
-        *,
-        scale: float = 1.0,
-        _outputs: int | Sequence[str] | None = None,
-        _name: str | None = None,
-    ) -> TensorValue:
-        """Returns its input multiplied by `scale`.
-
-        org.example.abc.A, since_version 3.
-
-        Inputs:
-            X: Any numeric tensor.
-
-        Attributes:
-            scale: Factor applied to every element.
-
-        Returns:
-            Y: The same tensor.
-        """
-        return self._one(TensorValue, _schema("A", "A_3"), (X,), {"scale": scale}, _outputs, _name)
-
-    def C(
-        self,
-        *inputs: str,
-        _outputs: int | Sequence[str] | None = None,
-        _name: str | None = None,
-    ) -> TensorValue:
-        """Sums any number of tensors of one type.
-
-        org.example.abc.C, since_version 3.
-
-        Inputs:
-            inputs (variadic)
-
-        Returns:
-            sum
-        """
-        return self._one(TensorValue, _schema("C", "C_3"), inputs, {}, _outputs, _name)

@@ -6,65 +6,8 @@ A removed, C updated (to C').
 
 from __future__ import annotations
 
-from .._runtime import OpsetBase, TensorValue, schema_loader
-
-# Names used only in annotations (strings under `from __future__ import annotations`) are imported
-# for type checkers only: importing an opset module stays cheap.
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Sequence
-    from typing import ClassVar
+from ._opsets import Opset4
 
 __all__ = ["IR_VERSION", "Opset4"]
 
 IR_VERSION = 3
-
-_schema = schema_loader(__name__.rpartition(".")[0] + ".schemas")
-
-
-class Opset4(OpsetBase):
-    """Builders of org.example.abc opset 4 (one method per operator)."""
-
-    DOMAIN: ClassVar[str] = "org.example.abc"
-    VERSION: ClassVar[int] = 4
-    IR_VERSION: ClassVar[int] = 3
-
-    def B(
-        self,
-        X: str,
-        Z: str,
-        /,
-        *,
-        _outputs: int | Sequence[str] | None = None,
-        _name: str | None = None,
-    ) -> TensorValue:
-        """Adds two tensors of the same type element by element.
-
-        org.example.abc.B, since_version 2.
-
-        Inputs:
-            X
-            Z
-
-        Returns:
-            Y
-        """
-        return self._one(TensorValue, _schema("B", "B_2"), (X, Z), {}, _outputs, _name)
-
-    def C(
-        self,
-        *inputs: str,
-        _outputs: int | Sequence[str] | None = None,
-        _name: str | None = None,
-    ) -> TensorValue:
-        """Sums any number of tensors of one type; integer tensors are accepted too.
-
-        org.example.abc.C, since_version 4.
-
-        Inputs:
-            inputs (variadic)
-
-        Returns:
-            sum
-        """
-        return self._one(TensorValue, _schema("C", "C_4"), inputs, {}, _outputs, _name)

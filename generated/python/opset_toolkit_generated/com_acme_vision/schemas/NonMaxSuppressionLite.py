@@ -4,9 +4,11 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from ..._runtime import AttrInfo, OpSchemaInfo, ParamInfo, TypeConstraintInfo
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (type checkers take it as true)
+if TYPE_CHECKING:
+    from typing import ClassVar
 
 __all__ = [
     "NonMaxSuppressionLite_1",
