@@ -39,22 +39,9 @@ else:
     NamedTuple = type.__new__(_NamedTupleMeta, "NamedTuple", (), {})
 
 __all__ = [
-    "AttrInfo",
-    "BuildError",
-    "LightAttribute",
-    "LightNode",
-    "MapValue",
-    "OpSchemaInfo",
-    "OpsetBase",
-    "OptionalValue",
-    "ParamInfo",
-    "SequenceValue",
-    "SparseTensorValue",
-    "TensorValue",
-    "TypeConstraintInfo",
-    "Value",
-    "onnx_available",
-    "schema_loader",
+    "AttrInfo", "BuildError", "LightAttribute", "LightNode", "MapValue", "OpSchemaInfo",
+    "OpsetBase", "OptionalValue", "ParamInfo", "SequenceValue", "SparseTensorValue", "TensorValue",
+    "TypeConstraintInfo", "Value", "onnx_available", "schema_loader",
 ]
 
 # AttributeProto.AttributeType numbers (facts of onnx.proto).
