@@ -1,5 +1,5 @@
 """Incremental generation (toolkit/generate/memo.py): a domain whose spec files did not change is
-not rendered again by the kinds that render domain by domain (python, proto), and the result is
+not rendered again by the kinds that render domain by domain (python, proto, docs), and the result is
 byte for byte what a full run writes."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.generate import proto_docs
+from toolkit.generate import docs, proto_docs
 from toolkit.generate.pipeline import generate_tree
 from toolkit.generate.python import layout
 
@@ -32,7 +32,7 @@ def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def _rendered(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
     """Record which (kind, domain) pairs are rendered from here on."""
     calls: list[tuple[str, str]] = []
-    real_python, real_proto = layout.render_domain, proto_docs.render_domain
+    real_python, real_proto, real_docs = layout.render_domain, proto_docs.render_domain, docs.domain_pages
 
     def python(domain, *args, **kwargs):  # type: ignore[no-untyped-def]
         calls.append(("python", domain.name))
@@ -42,7 +42,12 @@ def _rendered(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
         calls.append(("proto", domain.name))
         return real_proto(domain, *args, **kwargs)
 
+    def docs_pages(registry, name, *args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(("docs", name))
+        return real_docs(registry, name, *args, **kwargs)
+
     monkeypatch.setattr(layout, "render_domain", python)
+    monkeypatch.setattr(docs, "domain_pages", docs_pages)
     monkeypatch.setattr(proto_docs, "render_domain", proto)
     monkeypatch.setenv("OPSET_TOOLKIT_JOBS", "1")  # the calls are counted in this process
     return calls
@@ -66,7 +71,7 @@ def test_only_the_edited_domain_is_rendered_and_the_bytes_equal_a_full_run(
     edit(work)
     calls = _rendered(monkeypatch)
     generate_tree(["opsets"], "gen")
-    assert sorted(calls) == [("proto", "org.example.abc"), ("python", "org.example.abc")]
+    assert sorted(calls) == [("docs", "org.example.abc"), ("proto", "org.example.abc"), ("python", "org.example.abc")]
     monkeypatch.setenv("OPSET_TOOLKIT_NO_CACHE", "1")
     generate_tree(["opsets"], "full")
     assert _tree(work / "gen") == _tree(work / "full")
@@ -82,6 +87,7 @@ def test_a_damaged_output_of_an_unchanged_domain_is_rendered_again(
     calls = _rendered(monkeypatch)
     result = generate_tree(["opsets"], "gen")
     assert ("proto", "com.acme.vision") in calls and ("python", "com.acme.vision") not in calls
+    assert ("docs", "com.acme.vision") not in calls
     assert victim.relative_to(work / "gen").as_posix() in [c.path for c in result.changes]
     monkeypatch.setenv("OPSET_TOOLKIT_NO_CACHE", "1")
     generate_tree(["opsets"], "full")

@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from toolkit.generate.context import GenerateContext, rendering
 from toolkit.generate.docs.fast import Bodies, gc_paused
@@ -41,11 +42,15 @@ from toolkit.generate.docs.pages import (
     releases_page,
 )
 from toolkit.generate.docs.reference import cli_page, dsl_page
-from toolkit.generate.docs.views import OperatorView, operator_views
+from toolkit.generate.docs.views import operator_views
+from toolkit.model.spec import spec_files
 from toolkit.registry.core import Registry
 from toolkit.registry.inventory import since_table
 
-__all__ = ["KIND", "generate", "render_docs"]
+if TYPE_CHECKING:
+    from toolkit.generate.memo import RenderMemo
+
+__all__ = ["KIND", "domain_pages", "generate", "render_docs"]
 
 KIND = "docs"
 TOP_PAGES = ("releases", "dsl", "cli")
@@ -57,12 +62,14 @@ def render_docs(
     cli_parser: Callable[[], argparse.ArgumentParser] | None = None,
     body: Body | None = None,
     top_pages: tuple[str, ...] = TOP_PAGES,
+    memo: RenderMemo | None = None,
 ) -> dict[str, str]:
     """Every docs page as text, keyed by path relative to the docs kind folder (`cli.md` when the
     caller passes the command's parser factory). `body` builds a version's body (default: the
     shared build of `fast.Bodies`; `views.version_body` is the plain one). `top_pages` are the
     pages besides the domains' (`[docs] pages` of opset.toml): a vendor's site does not need the
-    toolkit's own DSL and CLI references."""
+    toolkit's own DSL and CLI references. A domain's pages depend on its own specs only: with a
+    `memo`, those of a domain whose spec files did not change are reused (`toolkit.generate.memo`)."""
     links = tuple(p for p in top_pages if p != "cli" or cli_parser is not None)
     pages: dict[str, str] = {"index.md": index_page(registry, source, links)}
     if "dsl" in links:
@@ -71,33 +78,50 @@ def render_docs(
         pages["cli.md"] = cli_page(header(source), cli_parser())
     if registry.releases and "releases" in links:
         pages["releases.md"] = releases_page(registry, source)
-    views: dict[str, list[OperatorView]] = {}
+    pages = {path: tidy(text) if path.endswith(".md") else text for path, text in pages.items()}
     bodies = body if body is not None else Bodies()
     for name in registry.domains():
-        domain = registry.domain(name)
-        folder = domain.display_name
-        with rendering(f"the docs pages of domain {folder}", domain.location):
-            views[name] = domain_views = operator_views(registry, name)
-            table = since_table(registry, name)
-            pages[f"{folder}/index.md"] = domain_page(domain, domain_views, table, source)
-            pages[f"{folder}/Operators.md"] = operators_page(domain, domain_views, source, bodies)
-            pages[f"{folder}/Changelog.md"] = changelog_page(domain, domain_views, source, bodies)
-            pages[f"{folder}/inventory.md"] = inventory_page(domain, table, source)
-            for view in domain_views:
-                with rendering(f"the docs page of {folder}.{view.spec.name}", view.spec.location):
-                    pages[f"{folder}/ops/{view.spec.name}.md"] = operator_page(view, source, bodies)
-    nav = navigation(registry, views, "cli.md" in pages, "dsl.md" in pages, "releases" in links)
+
+        def build(_name: str = name) -> dict[str, bytes]:
+            return {f"{KIND}/{path}": text.encode("utf-8") for path, text in domain_pages(registry, _name, source, bodies).items()}
+
+        if memo is None:
+            built = build()
+        else:
+            built = memo.render(KIND, name, spec_files(registry.domain(name), registry.operators(name)), build)
+        pages.update((path.removeprefix(f"{KIND}/"), data.decode("utf-8")) for path, data in built.items())
+    operators = {name: sorted(op.name for op in registry.operators(name)) for name in registry.domains()}
+    nav = navigation(registry, operators, "cli.md" in pages, "dsl.md" in pages, "releases" in links)
     pages["nav.json"] = json.dumps(nav, indent=1) + "\n"
-    return {path: tidy(text) if path.endswith(".md") else text for path, text in sorted(pages.items())}
+    return dict(sorted(pages.items()))
+
+
+def domain_pages(registry: Registry, name: str, source: str, bodies: Body) -> dict[str, str]:
+    """The pages of one domain (its folder's index, Operators.md, Changelog.md, inventory and
+    operator pages), keyed by path relative to the docs kind folder."""
+    domain = registry.domain(name)
+    folder = domain.display_name
+    pages: dict[str, str] = {}
+    with rendering(f"the docs pages of domain {folder}", domain.location):
+        views = operator_views(registry, name)
+        table = since_table(registry, name)
+        pages[f"{folder}/index.md"] = domain_page(domain, views, table, source)
+        pages[f"{folder}/Operators.md"] = operators_page(domain, views, source, bodies)
+        pages[f"{folder}/Changelog.md"] = changelog_page(domain, views, source, bodies)
+        pages[f"{folder}/inventory.md"] = inventory_page(domain, table, source)
+        for view in views:
+            with rendering(f"the docs page of {folder}.{view.spec.name}", view.spec.location):
+                pages[f"{folder}/ops/{view.spec.name}.md"] = operator_page(view, source, bodies)
+    return {path: tidy(text) for path, text in pages.items()}
 
 
 def generate(registry: Registry, context: GenerateContext) -> dict[str, bytes]:
     """The registered `docs` generator: files under `docs/`."""
     with gc_paused():
-        return {
-            f"{KIND}/{path}": text.encode("utf-8")
-            for path, text in render_docs(registry, context.source, context.cli_parser, top_pages=_top_pages(context)).items()
-        }
+        pages = render_docs(
+            registry, context.source, context.cli_parser, top_pages=_top_pages(context), memo=context.memo
+        )
+        return {f"{KIND}/{path}": text.encode("utf-8") for path, text in pages.items()}
 
 
 def _top_pages(context: GenerateContext) -> tuple[str, ...]:

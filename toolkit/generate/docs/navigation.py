@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from toolkit.generate.docs.views import OperatorView
 from toolkit.model.spec import display_domain
 from toolkit.registry.core import Registry
 
 
 def navigation(
-    registry: Registry, views: Mapping[str, list[OperatorView]], with_cli: bool = True, with_dsl: bool = True,
+    registry: Registry, operators: Mapping[str, Sequence[str]], with_cli: bool = True, with_dsl: bool = True,
     with_releases: bool = True,
 ) -> list[Any]:
-    """mkdocs nav entries (paths relative to the generated docs folder)."""
+    """mkdocs nav entries (paths relative to the generated docs folder); `operators` lists each
+    domain's operator names in page order."""
     nav: list[Any] = [{"Overview": "index.md"}]
     if registry.releases and with_releases:
         nav.append({"Releases": "releases.md"})
@@ -30,7 +30,7 @@ def navigation(
             {"Changelog": f"{folder}/Changelog.md"},
             {"Inventory": f"{folder}/inventory.md"},
         ]
-        ops = [{view.spec.name: f"{folder}/ops/{view.spec.name}.md"} for view in views[name]]
+        ops = [{op: f"{folder}/ops/{op}.md"} for op in operators[name]]
         if ops:
             entries.append({"Operator pages": ops})
         nav.append({folder: entries})
