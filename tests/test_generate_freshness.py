@@ -117,3 +117,22 @@ def test_no_cache_always_runs_in_full(tree: Path, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(pipeline, "load_registry", _no_load)
     with pytest.raises(AssertionError, match="were loaded"):
         generate_tree(["opsets"], "gen", check=True)
+
+
+@pytest.mark.parametrize("relative", ["generate/python/templates/schema_module.py.j2", "generate/pipeline.py"])
+def test_the_toolkit_stamp_covers_code_and_templates(relative: str) -> None:
+    """A template edited alone must invalidate the records too: the outputs depend on it."""
+    import toolkit
+    from toolkit.registry.core import toolkit_stamp
+
+    path = Path(toolkit.__file__).parent / relative
+    before = path.stat()
+    toolkit_stamp.cache_clear()
+    stamp = toolkit_stamp()
+    try:
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000))
+        toolkit_stamp.cache_clear()
+        assert toolkit_stamp() != stamp
+    finally:
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+        toolkit_stamp.cache_clear()

@@ -22,6 +22,7 @@ from toolkit.generate import GenerateContext, available_kinds, freshness, get_ge
 from toolkit.generate.memo import RenderMemo
 from toolkit.generate.running import GeneratorError, run_generators
 from toolkit.generate.source_paths import stable_path
+from toolkit.load import cache as disk_cache
 from toolkit.load.writer import Change, FilesOnDisk, Staging, existing_files, plan, recover
 from toolkit.model.diagnostics import Diagnostic
 from toolkit.registry.core import Registry, load_registry
@@ -94,7 +95,9 @@ def generate_tree(
     inputs_label = label + "".join(f"\0{key}={value}" for key, value in sorted(options))
     root = Path(out)
     digest = None
-    if registry is None and cache:
+    # With the cache off (`--no-cache`, OPSET_TOOLKIT_NO_CACHE) nothing is recorded or reused, so
+    # neither the inputs nor the outputs are hashed.
+    if registry is None and cache and disk_cache.enabled():
         # Outputs already written from these very inputs: nothing to load, render or write.
         digest = freshness.inputs_digest(spec_paths, selected, inputs_label, cli_parser is not None)
         recorded = freshness.recorded_outputs(root, selected, digest)

@@ -210,7 +210,8 @@ def toolkit_stamp() -> str:
     schemas = os.path.join(here, "schemas")
     for root, _dirs, files in [*os.walk(here), *os.walk(schemas)]:  # schemas/ may be a symlink
         for name in files:
-            if name.endswith(".py") or (root == schemas and name.endswith(".json")):
+            # the code, the generators' templates, and the schemas
+            if name.endswith((".py", ".j2")) or (root == schemas and name.endswith(".json")):
                 stat = os.stat(os.path.join(root, name))
                 parts.append(f"{os.path.relpath(root, here)}/{name}:{stat.st_mtime_ns}:{stat.st_size}")
     return ";".join(sorted(parts))
