@@ -23,7 +23,7 @@ from toolkit.checks.markdown_fast import may_need_repair
 from toolkit.generate.docs import fast, render_docs
 from toolkit.generate.docs.markdown import tidy
 from toolkit.generate.docs.views import body_parts, version_body
-from toolkit.generate.mdsafe import SafeMarkdown, demote, normalize, repaired, sanitize
+from toolkit.generate.mdsafe import SafeMarkdown, demote, normalize, repair_with, repaired, sanitize
 
 # --------------------------------------------------------------------------- references
 
@@ -54,7 +54,7 @@ def reference_tidy(text: str) -> str:
 
 def reference_sanitize(text: str, min_heading: int) -> SafeMarkdown:
     """`sanitize` without its shortcuts: always parsed, always demoted."""
-    return demote(repaired(text), min_heading)
+    return demote(repair_with(text), min_heading)
 
 
 PIECES = st.sampled_from(
@@ -96,6 +96,21 @@ def test_text_the_prefilter_skips_needs_no_repair(text: str) -> None:
 def test_sanitize_equals_the_unshortened_repair(text: str, level: int) -> None:
     expected = reference_sanitize(text, level) if text.strip() else SafeMarkdown("", ())
     assert sanitize(text, level) == expected
+
+
+@settings(max_examples=500, deadline=None)
+@given(MARKDOWNISH)
+def test_repair_without_the_parser_for_simple_docs_equals_the_parsed_one(text: str) -> None:
+    assert repaired(text) == repair_with(text)
+
+
+def test_catalog_docs_repair_as_the_parsed_repair(onnx_registry: Any) -> None:
+    docs = {s.doc for s in onnx_registry.all_schemas()}
+    docs |= {p.doc for s in onnx_registry.all_schemas() for p in (*s.inputs, *s.outputs, *s.attributes)}
+    repaired_ones = [text for text in docs if text and may_need_repair(text)]
+    assert len(repaired_ones) > 100
+    for text in repaired_ones:
+        assert repaired(text) == repair_with(text), text[:80]
 
 
 @settings(max_examples=500, deadline=None)

@@ -21,12 +21,12 @@ take for a tag is written `&lt;`, which renders the same.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
 from toolkit.checks.markdown import Analysis, Heading, analyse, analyse_lines, normalize
-from toolkit.checks.markdown_fast import may_need_repair
+from toolkit.checks.markdown_fast import may_need_repair, simple_analysis
 
 __all__ = ["Issue", "SafeMarkdown", "escape_pipes", "inline", "normalize", "sanitize"]
 
@@ -97,10 +97,34 @@ def _plain(text: str) -> SafeMarkdown:
 @lru_cache(maxsize=16384)
 def repaired(text: str) -> Repair:
     """Escape raw HTML until the parser finds none, then note the fences to close."""
-    analysis = analyse(text)
-    lines = list(analysis.lines)
+    return repair_with(text, _analyse_fast, _analyse_lines_fast)
+
+
+def _analyse_fast(text: str) -> Analysis:
+    """`analyse(text)`, without the parser for simple docs: paragraphs whose only markup that
+    matters is inline HTML (`simple_analysis`, equal to the parser's analysis)."""
+    return simple_analysis(text) or analyse(text)
+
+
+def _analyse_lines_fast(lines: tuple[str, ...]) -> Analysis:
+    """`analyse_lines(lines)` of normalized lines, by `_analyse_fast` when that is the same."""
+    text = "\n".join(lines)
+    if normalize(text) == text:  # both analyse the normalized text
+        return _analyse_fast(text)
+    return analyse_lines(lines)
+
+
+def repair_with(
+    text: str,
+    analyse_text: Callable[[str], Analysis] = analyse,
+    analyse_normalized: Callable[[tuple[str, ...]], Analysis] = analyse_lines,
+) -> Repair:
+    """`repaired(text)` with the given analyses of a text and of normalized lines (default: the
+    parser's, the definition; `repaired` passes the fast paths, tests/test_docs_fastpaths.py
+    checks they agree)."""
+    current: Analysis = analyse_text(text)
+    lines = list(current.lines)
     html_lines: set[int] = set()
-    current: Analysis = analysis
     while current.html or current.tag_like:
         html_lines.update(h.line for h in current.html)
         escapes = sorted({(h.line, h.column) for h in current.html} | set(current.tag_like), reverse=True)
@@ -108,7 +132,7 @@ def repaired(text: str) -> Repair:
             lines[line] = lines[line][:column] + "&lt;" + lines[line][column + 1 :]
         if not current.html:
             break  # `<` of literal text written as `&lt;`: the structure is unchanged
-        current = analyse_lines(tuple(lines))  # an escaped HTML block may uncover more markup
+        current = analyse_normalized(tuple(lines))  # an escaped HTML block may uncover more markup
     issues = [Issue("DOC-HTML", line + 1, "raw HTML escaped") for line in sorted(html_lines)]
     issues += [Issue("DOC-FENCE", fence.line + 1, FENCE_MESSAGE) for fence in current.open_fences]
     closings = tuple((fence.end - 1, fence.prefix + fence.marker) for fence in current.open_fences)
