@@ -1,19 +1,25 @@
-"""The loader's fast path (`toolkit.load.parallel`: GC paused, files split across a forked
-process) gives the same LoadResult as the plain sequential loop: same specs, field by field
+"""The loader's fast path (`toolkit.load.parallel`: GC paused, files shared out between this
+process and a forked one, each running the per-operator checks on what it built) gives the same
+LoadResult as the plain sequential loop followed by every check: same specs, field by field
 (locations included), and the same diagnostics in the same order."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_codec import differences
 
+from toolkit.checks.docs import check_docs
+from toolkit.checks.run import load_specs
+from toolkit.checks.spec import check_specs
 from toolkit.load import parallel
 from toolkit.load.discovery import discover, display_path
-from toolkit.load.loader import load_files, read_specs
+from toolkit.load.loader import dedupe, load_files, read_specs
 from toolkit.load.result import LoadResult
+from toolkit.model.diagnostics import sort_key
 
 TESTS = Path(__file__).resolve().parent
 # The shipped specs and the bad-input corpus: valid files and every kind of broken one.
@@ -49,6 +55,92 @@ def test_onnx_catalog_split_equals_sequential(onnx_catalog_dir: Path) -> None:
     plain = load_files(files, display_path)
     assert_same(plain, fast)
     assert not fast.errors and len(fast.specs.operators) > 100
+
+
+def plain_load_and_check(paths: list[Path]) -> LoadResult:
+    """The definition of `load_specs`: read everything in one process, then run every check."""
+    result = read_specs(paths, jobs=1)
+    checked = [*check_specs(result.specs), *check_docs(result.specs)]
+    if checked:
+        result.diagnostics = sorted(dedupe([*result.diagnostics, *checked]), key=sort_key)
+    return result
+
+
+def split_load_and_check(paths: list[Path]) -> LoadResult:
+    """`load_specs` with the files shared out between two processes, however few they are."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(parallel, "MIN_FILES", 2)
+        return load_specs(paths, jobs=2)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(POOL), unique=True, min_size=2, max_size=80))
+def test_load_specs_equals_read_then_check(files: list[Path]) -> None:
+    """Checks run where operators are built (both processes) as the definition runs them after."""
+    paths = sorted(files)
+    plain = plain_load_and_check(paths)
+    assert_same(plain, split_load_and_check(paths))
+    assert_same(plain, load_specs(paths, jobs=1))
+
+
+def test_whole_pool_load_specs_equals_read_then_check() -> None:
+    """Many operators are defined twice (NAME-DUPLICATE): only the kept one's checks count."""
+    paths = [TESTS.parent / "opsets", TESTS / "bad_inputs"]
+    plain = plain_load_and_check(paths)
+    assert any(d.rule == "NAME-DUPLICATE" for d in plain.diagnostics)
+    assert_same(plain, load_specs(paths, jobs=2))
+    with_docs = [TESTS.parent / "opsets", TESTS / "bad_inputs" / "doc-raw-html"]
+    plain = plain_load_and_check(with_docs)
+    assert any(d.rule == "DOC-HTML" for d in plain.diagnostics)
+    assert_same(plain, split_load_and_check(with_docs))
+
+
+def test_onnx_catalog_load_specs_equals_read_then_check(onnx_catalog_dir: Path) -> None:
+    plain = plain_load_and_check([onnx_catalog_dir])
+    assert sum(d.rule.startswith("DOC-") for d in plain.diagnostics) > 10
+    assert_same(plain, load_specs([onnx_catalog_dir]))
+
+
+def test_run_shared_covers_every_item_once() -> None:
+    for count in (2, 3, 254, 255, 256, 1000):
+        items = list(range(count))
+        parts = parallel.run_shared(lambda chunk: list(chunk), items, 2)
+        assert sorted(i for part in parts for i in part) == items
+        assert len(parts) == count if count <= parallel.MAX_CHUNKS else len(parts) <= parallel.MAX_CHUNKS
+    assert parallel.run_shared(lambda chunk: list(chunk), [1, 2, 3], 1) == [[1, 2, 3]]
+    assert parallel.run_shared(lambda chunk: list(chunk), [1], 2) == [[1]]
+
+
+def test_run_shared_falls_back_when_the_child_fails(tmp_path: Path) -> None:
+    import os
+    import time
+
+    parent = os.getpid()
+    taken = tmp_path / "child-took-a-chunk"
+
+    def work(items: object) -> list[object]:
+        if os.getpid() != parent:
+            taken.touch()
+            raise RuntimeError("the child fails")
+        deadline = time.monotonic() + 10
+        while not taken.exists() and time.monotonic() < deadline:  # let the child take its turn
+            time.sleep(0.001)
+        return list(items)  # type: ignore[call-overload]
+
+    assert parallel.run_shared(work, list(range(10)), 2) == [list(range(10))]
+    assert taken.exists()
+
+
+def test_both_processes_take_chunks() -> None:
+    import os
+    import time
+
+    def work(items: object) -> list[int]:
+        time.sleep(0.002)  # long enough for the other process to take its turns too
+        return [os.getpid()]
+
+    parts = parallel.run_shared(work, list(range(40)), 2)
+    assert len({pid for part in parts for pid in part}) == 2
 
 
 def test_run_split_falls_back_when_the_child_fails() -> None:

@@ -27,6 +27,7 @@ from toolkit.model.spec import (
     DomainSpec,
     FormalParameter,
     Location,
+    OperatorSpec,
     OpSchema,
     OpsetVersion,
     SpecSet,
@@ -98,6 +99,14 @@ the page's own headings.
 
 def check_docs(specs: SpecSet) -> list[Diagnostic]:
     """DOC-* diagnostics for every doc of `specs`."""
+    out = domain_doc_diagnostics(specs)
+    for op in specs.operators:
+        out += operator_doc_diagnostics(op)
+    return out
+
+
+def domain_doc_diagnostics(specs: SpecSet) -> list[Diagnostic]:
+    """DOC-* diagnostics for the docs of the domains and their opset versions."""
     out: list[Diagnostic] = []
     for domain in specs.domains:
         name = display_domain(domain.name)
@@ -105,13 +114,19 @@ def check_docs(specs: SpecSet) -> list[Diagnostic]:
         for opset in domain.opset_versions:
             where = _place(opset, domain.location)
             out += doc_diagnostics(opset.doc, f"opset version {opset.version} of '{name}'", where, "opset")
-    for op in specs.operators:
-        by_since = {schema.since_version: schema for schema in op.versions}
-        for schema in op.versions:
-            base = by_since.get(schema.based_on) if schema.based_on is not None else None
-            silenced = frozenset(schema.suppress)
-            for text, what, place, kind in _schema_docs(schema, base):
-                out += (d for d in doc_diagnostics(text, what, place, kind) if d.rule not in silenced)
+    return out
+
+
+def operator_doc_diagnostics(op: OperatorSpec) -> list[Diagnostic]:
+    """DOC-* diagnostics for the docs of one operator's versions: they depend on the operator
+    alone, so the loader may run this in the worker that read the operator's file."""
+    out: list[Diagnostic] = []
+    by_since = {schema.since_version: schema for schema in op.versions}
+    for schema in op.versions:
+        base = by_since.get(schema.based_on) if schema.based_on is not None else None
+        silenced = frozenset(schema.suppress)
+        for text, what, place, kind in _schema_docs(schema, base):
+            out += (d for d in doc_diagnostics(text, what, place, kind) if d.rule not in silenced)
     return out
 
 

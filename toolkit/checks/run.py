@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from toolkit.checks.docs import check_docs
+from toolkit.checks.docs import domain_doc_diagnostics, operator_doc_diagnostics
 from toolkit.checks.spec import check_specs
 from toolkit.load.loader import dedupe, read_specs
 from toolkit.load.result import LoadResult
@@ -26,8 +26,12 @@ def load_specs(
 ) -> LoadResult:
     """Read every spec under `paths` and run the semantic checks over what could be built.
     Never raises for bad specs: problems are diagnostics (see `toolkit.load.loader.read_specs`)."""
-    result = read_specs(paths, display=display, jobs=jobs)
-    checked = [*check_specs(result.specs), *check_docs(result.specs)]
+    # The doc checks of an operator need that operator only: the loader runs them where it builds
+    # the operator, so on a large tree they are split across its worker processes too. Which
+    # list a diagnostic joins first does not change the result: every list is sorted (by
+    # location, rule and message) and deduplicated below, and doc rules are checked nowhere else.
+    result = read_specs(paths, display=display, jobs=jobs, check_operator=operator_doc_diagnostics)
+    checked = [*check_specs(result.specs), *domain_doc_diagnostics(result.specs)]
     if checked:
         result.diagnostics = sorted(dedupe([*result.diagnostics, *checked]), key=sort_key)
     return result

@@ -31,7 +31,10 @@ from toolkit.load.yamlsrc import Source, YamlProblem, read_yaml
 from toolkit.model.diagnostics import Diagnostic, sort_key
 from toolkit.model.spec import DomainSpec, Location, OperatorSpec, SpecSet
 
-FileResult = tuple[int, OperatorSpec | None, list[Diagnostic]]  # (position in the load, spec, diagnostics)
+# (position in the load, spec, its file's diagnostics, the diagnostics of `check_operator`)
+FileResult = tuple[int, OperatorSpec | None, list[Diagnostic], list[Diagnostic]]
+# A check of one operator on its own, run where the operator was built (see `read_specs`).
+OperatorCheck = Callable[[OperatorSpec], list[Diagnostic]]
 
 
 def read_specs(
@@ -39,10 +42,15 @@ def read_specs(
     *,
     display: Callable[[Path], str] | None = None,
     jobs: int | None = None,
+    check_operator: OperatorCheck | None = None,
 ) -> LoadResult:
     """Read every spec under `paths` into model objects, with the structural diagnostics (files,
     YAML, JSON Schema, building the model). Never raises for bad specs: problems are diagnostics.
     The semantic checks run one layer up (`toolkit.checks.run.load_specs` = read + check).
+
+    `check_operator`, given by that layer, is run on every operator the result keeps, in the
+    process that built it (so on large trees it is split across the workers too); its
+    diagnostics are added to the result's.
 
     `display` maps a file to the name diagnostics use for it (default: path relative to the
     working directory); the git-ref loader uses it to report repository paths, not temp paths.
@@ -53,18 +61,24 @@ def read_specs(
     files = discover(paths, too_deep)
     show = display or display_path
     if len(files) < parallel.MIN_FILES:
-        result = load_files(files, show)
+        result = load_files(files, show, check_operator=check_operator)
     else:
         with parallel.gc_paused():
-            result = load_files(files, show, workers=parallel.worker_count(jobs))
+            result = load_files(files, show, workers=parallel.worker_count(jobs), check_operator=check_operator)
     if too_deep:
         result.diagnostics = sorted([*result.diagnostics, *(too_deep_diagnostic(show(f)) for f in too_deep)], key=sort_key)
     return result
 
 
-def load_files(files: Sequence[Path], show: Callable[[Path], str], *, workers: int = 1) -> LoadResult:
+def load_files(
+    files: Sequence[Path],
+    show: Callable[[Path], str],
+    *,
+    workers: int = 1,
+    check_operator: OperatorCheck | None = None,
+) -> LoadResult:
     """Load the given spec files; `workers` > 1 splits the operator files across processes
-    (the result is the same either way)."""
+    (the result is the same either way). `check_operator`: see `read_specs`."""
     diags: list[Diagnostic] = []
     broken_domain_folders: set[Path] = set()  # their operators' DOMAIN-UNKNOWN would only be noise
     meta: dict[str, list[Source]] = {"domain": [], "releases": []}
@@ -92,11 +106,11 @@ def load_files(files: Sequence[Path], show: Callable[[Path], str], *, workers: i
     builder = Builder(diags, broken_domain_folders)
     domains = builder.domains(meta["domain"])
     releases = builder.releases(meta["releases"])
-    reader = _OperatorReader(show, domains, broken_domain_folders)
+    reader = _OperatorReader(show, domains, broken_domain_folders, check_operator)
     numbered = list(enumerate(op_files))
     if workers > 1:
         schema_fast.prepare("operator")  # compiled once, inherited by the forked worker
-        chunks = parallel.run_split(reader.read, numbered, workers)
+        chunks = parallel.run_shared(reader.read, numbered, workers)
     else:
         chunks = [reader.read(numbered)]
     operators = _merge_operators(chunks, diags)
@@ -165,28 +179,35 @@ class _OperatorReader:
     show: Callable[[Path], str]
     domains: dict[str, DomainSpec]
     broken_domain_folders: set[Path]
+    check: OperatorCheck | None = None
 
     def read(self, files: Sequence[tuple[int, Path]]) -> list[FileResult]:
-        out = []
+        out: list[FileResult] = []
         for index, path in files:
             diags: list[Diagnostic] = []
+            checked: list[Diagnostic] = []
             spec = None
             source = read_source(path, "operator", self.show, diags)
             if source is not None:
                 spec = Builder(diags, self.broken_domain_folders).operator(source, self.domains)
-            out.append((index, spec, diags))
+            if spec is not None and self.check is not None:
+                checked = self.check(spec)
+            out.append((index, spec, diags, checked))
         return out
 
 
 def _merge_operators(chunks: list[list[FileResult]], diags: list[Diagnostic]) -> list[OperatorSpec]:
-    """The operators of every file in load order; a second definition is NAME-DUPLICATE."""
+    """The operators of every file in load order; a second definition is NAME-DUPLICATE. The
+    diagnostics of the operator check are kept for the operators kept."""
     results = sorted((r for chunk in chunks for r in chunk), key=lambda r: r[0])
-    for _, _, file_diags in results:
+    for _, _, file_diags, _ in results:
         diags.extend(file_diags)
     seen: dict[tuple[str, str], OperatorSpec] = {}
-    for _, spec, _ in results:
+    checked: dict[int, list[Diagnostic]] = {}  # by id() of the spec
+    for _, spec, _, spec_checked in results:
         if spec is None:
             continue
+        checked[id(spec)] = spec_checked
         key = (spec.domain, spec.name)
         if key in seen:
             first, second = sorted((seen[key], spec), key=lambda o: o.location.file)
@@ -201,6 +222,8 @@ def _merge_operators(chunks: list[list[FileResult]], diags: list[Diagnostic]) ->
             )
         else:
             seen[key] = spec
+    for spec in seen.values():
+        diags.extend(checked[id(spec)])
     return list(seen.values())
 
 

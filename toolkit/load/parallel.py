@@ -3,19 +3,22 @@
 Two tricks, neither of which changes a result (`tests/test_load_parallel.py` checks that):
 - the cyclic garbage collector is paused while a tree loads: it would re-walk the growing object
   graph many times while loading creates no garbage cycles worth collecting;
-- the files are split across two processes: YAML composition is CPU-bound and the GIL would
-  serialise threads. The second process is a plain `os.fork()` that inherits everything it
-  needs and sends its result back through a pipe.
+- the files are shared out between two processes: YAML composition is CPU-bound and the GIL
+  would serialise threads. The second process is a plain `os.fork()` that inherits everything
+  it needs and sends its result back through a pipe, pickled by `transfer`. The loader hands
+  out small chunks of files to whichever process is free (`run_shared`), so both finish
+  together even though files differ in size and the child alone has its result to send.
 """
 
 from __future__ import annotations
 
 import gc
 import os
-import pickle
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TypeVar
+
+from toolkit.load import transfer
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -60,6 +63,44 @@ def run_split(work: Callable[[Sequence[T]], R], items: Sequence[T], workers: int
     return run_pair(work, items[0::2], items[1::2], whole=items)
 
 
+# `run_shared` hands out chunk numbers as single bytes: a one-byte read from a pipe is never split
+# between two readers, and the numbers of every chunk fit in the pipe's buffer at once.
+MAX_CHUNKS = 255
+
+
+def run_shared(work: Callable[[Sequence[T]], R], items: Sequence[T], workers: int) -> list[R]:
+    """`work` over `items` in chunks that this process and a forked child take one at a time,
+    each as soon as it is free, so the two finish together however much each item costs. The
+    results, one per chunk, come in no particular order. Without fork, or when the child fails,
+    the whole list is worked here and a single result is returned."""
+    if workers < 2 or len(items) < 2 or not hasattr(os, "fork"):
+        return [work(items)]
+    size = -(-len(items) // MAX_CHUNKS)  # items per chunk, rounded up
+    chunks = [items[start : start + size] for start in range(0, len(items), size)]
+    try:
+        queue_end, queue_start = os.pipe()
+    except OSError:
+        return [work(items)]
+    try:
+        os.write(queue_start, bytes(range(len(chunks))))
+    finally:
+        os.close(queue_start)
+
+    def take_turns(_: object) -> list[R]:
+        done = []
+        while number := os.read(queue_end, 1):
+            done.append(work(chunks[number[0]]))
+        return done
+
+    try:
+        parts = run_pair(take_turns, [None], [None])
+    finally:
+        os.close(queue_end)
+    if len(parts) < 2:  # the child failed: what it took is lost, so all is done here again
+        return [work(items)]
+    return [result for part in parts for result in part]
+
+
 def run_pair(
     work: Callable[[Sequence[T]], R], mine: Sequence[T], theirs: Sequence[T], *, whole: Sequence[T] | None = None
 ) -> list[R]:
@@ -78,7 +119,7 @@ def run_pair(
         status = 1
         try:
             os.close(read_end)
-            payload = pickle.dumps(work(theirs), protocol=pickle.HIGHEST_PROTOCOL)
+            payload = transfer.dumps(work(theirs))
             with os.fdopen(write_end, "wb") as pipe:
                 pipe.write(payload)
             status = 0
@@ -93,5 +134,5 @@ def run_pair(
         _, status = os.waitpid(pid, 0)
     if status != 0 or not payload:
         return [work(items)]
-    their_result: R = pickle.loads(payload)  # from our own child over a private pipe, not from disk
+    their_result: R = transfer.loads(payload)  # from our own child over a private pipe, not from disk
     return [local, their_result]

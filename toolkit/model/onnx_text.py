@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from toolkit.model.spec import AttrType
 from toolkit.model.types import ELEMENT_TYPE_NUMBERS
@@ -108,30 +109,37 @@ _ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", '"': '"', "'": "'", "r": "\r"}
 _INFINITIES = {"inf": float("inf"), "infinity": float("inf"), "nan": float("nan")}
 
 
-@dataclass(frozen=True, slots=True)
-class _Tok:
+class _Tok(NamedTuple):
     kind: str  # string, number, name, punct, end
     text: str
-    pos: Pos
+    line: int
+    column: int
+
+    @property
+    def pos(self) -> Pos:
+        return Pos(self.line, self.column)
 
 
 def _tokens(text: str) -> list[_Tok]:
     out: list[_Tok] = []
-    line, line_start, index = 1, 0, 0
-    while index < len(text):
-        match = _TOKEN.match(text, index)
-        pos = Pos(line, index - line_start + 1)
+    append = out.append
+    match_at = _TOKEN.match
+    line, line_start, index, size = 1, 0, 0, len(text)
+    while index < size:
+        match = match_at(text, index)
         if match is None:
-            raise TextParseError(f"unexpected character {text[index]!r}", pos)
+            raise TextParseError(f"unexpected character {text[index]!r}", Pos(line, index - line_start + 1))
         kind = match.lastgroup or ""
-        if kind != "space":
-            out.append(_Tok(kind, match.group(), pos))
-        newlines = match.group().count("\n")
-        if newlines:
-            line += newlines
-            line_start = match.start() + match.group().rfind("\n") + 1
-        index = match.end()
-    out.append(_Tok("end", "", Pos(line, index - line_start + 1)))
+        end = match.end()
+        if kind != "space":  # only white space holds a line break (strings and comments stop at one)
+            append(_Tok(kind, text[index:end], line, index - line_start + 1))
+        else:
+            last_break = text.rfind("\n", index, end)
+            if last_break >= 0:
+                line += text.count("\n", index, end)
+                line_start = last_break + 1
+        index = end
+    append(_Tok("end", "", line, index - line_start + 1))
     return out
 
 
@@ -163,7 +171,8 @@ class _Parser:
         return self.toks[self.at]
 
     def is_punct(self, text: str) -> bool:
-        return self.tok.kind == "punct" and self.tok.text == text
+        tok = self.toks[self.at]
+        return tok.text == text and tok.kind == "punct"
 
     def take(self) -> _Tok:
         tok = self.tok
@@ -176,7 +185,8 @@ class _Parser:
         return self.take()
 
     def accept(self, text: str) -> bool:
-        if self.is_punct(text):
+        tok = self.toks[self.at]
+        if tok.text == text and tok.kind == "punct":
             self.at += 1
             return True
         return False
