@@ -1,8 +1,9 @@
 """Foundation benchmark: load + validate the imported ONNX catalog, and schema resolution.
 
 Prints, for the catalog of the installed onnx package (imported into a temp dir):
-- cold load+validate: in-process `load_specs` with no cache (median of 5 runs), and the whole
-  `opset validate` command in a fresh interpreter;
+- cold load+validate: in-process `load_specs` with no cache (median of 5 runs); `load_registry`
+  in a fresh interpreter, the imports it needs included (median of 9, two processes and one);
+  and the whole `opset validate` command in a fresh interpreter;
 - warm load: `load_registry` served from the on-disk cache (a data-only entry: protobuf schema
   documents plus a JSON header, keyed by a content hash of the files), and the entry's size;
 - `Registry.get_schema` next to `onnx.defs.get_schema` (µs per call, same lookups, same run).
@@ -30,6 +31,26 @@ def median_seconds(func, repeat: int = 5) -> float:  # type: ignore[no-untyped-d
     return statistics.median(times)
 
 
+# Timed inside a fresh interpreter: the imports `load_registry` triggers are part of a cold load.
+FRESH_LOAD = """
+import sys, time
+start = time.perf_counter()
+from toolkit.registry.core import load_registry
+load_registry([sys.argv[1]], cache=False)
+print(time.perf_counter() - start)
+"""
+
+
+def fresh_load_seconds(catalog: Path, jobs: str, repeat: int = 9) -> float:
+    env = {**os.environ, "OPSET_TOOLKIT_NO_CACHE": "1", "OPSET_TOOLKIT_JOBS": jobs}
+    times = [
+        float(subprocess.run([sys.executable, "-c", FRESH_LOAD, str(catalog)], env=env, check=True,
+                             capture_output=True, text=True).stdout)
+        for _ in range(repeat)
+    ]
+    return statistics.median(times)
+
+
 def main() -> None:
     from onnx import defs
 
@@ -48,6 +69,8 @@ def main() -> None:
         load_specs([catalog])  # warm-up: imports, validators compiled (in memory, once per process)
         cold = median_seconds(lambda: load_specs([catalog]))
         cold_serial = median_seconds(lambda: load_specs([catalog], jobs=1))
+        fresh = fresh_load_seconds(catalog, "2")
+        fresh_serial = fresh_load_seconds(catalog, "1")
         env = {**os.environ, "OPSET_TOOLKIT_NO_CACHE": "1"}
         start = time.perf_counter()
         subprocess.run([sys.executable, "-m", "toolkit", "validate", str(catalog)], env=env, check=True,
@@ -81,6 +104,8 @@ def main() -> None:
     print(f"catalog: {files} files, {megabytes:.1f} MB, {versions} operator versions (onnx {defs.onnx_opset_version()} opsets)")
     print(f"cold load+validate (in-process, 2 processes): {cold:.3f} s   (target <= 0.5 s)")
     print(f"cold load+validate (in-process, 1 process):   {cold_serial:.3f} s")
+    print(f"cold load_registry, fresh interpreter (imports included), 2 processes: {fresh:.3f} s, "
+          f"1 process: {fresh_serial:.3f} s")
     print(f"`opset validate` command, fresh interpreter:   {command:.3f} s")
     print(f"warm load (cache):                            {warm:.3f} s   (target <= 0.1 s)")
     print(f"cache entry for the catalog:                  {entry_bytes / 1e6:.1f} MB")
