@@ -20,6 +20,7 @@ from toolkit.load.discovery import folder_name
 from toolkit.load.yamlsrc import MarkedDict, MarkedList, Source
 from toolkit.model.diagnostics import Diagnostic
 from toolkit.model.spec import (
+    NOWHERE,
     Adapter,
     Attribute,
     AttrType,
@@ -316,7 +317,7 @@ class Builder:
                     homogeneous=item.get("homogeneous", True),
                     min_arity=item.get("min_arity", 1),
                     differentiability=Differentiability(item.get("differentiability", "unknown")),
-                    location=source.loc(*at, index),
+                    location=source.loc_in(items, at, index),
                     **_doc_at(source, item, (*at, index)),
                     type_from=self.type_from(source, (*at, index, "type_from"), item.get("type_from") or []),
                 )
@@ -340,7 +341,7 @@ class Builder:
         all (the model cannot tell an explicit `min_arity: 1` from the default; the spec check
         `toolkit.checks.params` reports other values, with the same message and location)."""
         option = item.get("option", "single")
-        if option == "variadic":
+        if option == "variadic" or ("min_arity" not in item and "homogeneous" not in item):
             return
         silenced = source.data["versions"][at[1]].get("suppress", ())  # as the spec check would be
         where = source.loc(*at)
@@ -391,7 +392,7 @@ class Builder:
                 doc=item.get("doc", ""),
                 required=item.get("required", False),
                 default=default,
-                location=source.loc(*at, key, key=True),
+                location=source.loc_in(items, at, key, key=True),
                 **_doc_at(source, item, (*at, key)),
             )
         return tuple(merged.values())
@@ -399,8 +400,10 @@ class Builder:
     def default_value(
         self, source: Source, at: tuple[str | int, ...], attr_type: AttrType, value: Any
     ) -> AttrValue | None:
-        default, problems = attribute_default(attr_type, value, source.loc(*at))
-        self.diags.extend(problems)
+        default, problems = attribute_default(attr_type, value, NOWHERE)
+        if problems:  # worked out again where they can be located: most defaults are fine
+            default, problems = attribute_default(attr_type, value, source.loc(*at))
+            self.diags.extend(problems)
         return default
 
     def constraints(
@@ -448,7 +451,7 @@ class Builder:
                 allowed=_unique(allowed),
                 doc=item.get("doc", ""),
                 type_sets=tuple(used_sets),
-                location=source.loc(*at, param, key=True),
+                location=source.loc_in(items, at, param, key=True),
                 **_doc_at(source, item, (*at, param)),
             )
         return tuple(merged.values())

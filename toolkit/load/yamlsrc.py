@@ -441,5 +441,16 @@ class Source:
     def loc(self, *path: str | int, key: bool = False) -> Location:
         return location_of(self.data, tuple(path), self.display, key=key)
 
+    def loc_in(self, container: Any, at: tuple[str | int, ...], step: str | int, *, key: bool = False) -> Location:
+        """`loc(*at, step, key=key)` for `container`, the value at `at`, without walking `at` again:
+        each collection `read_yaml` makes holds the marks of what it holds."""
+        if isinstance(container, MarkedDict) and isinstance(step, str) and step in container:
+            line, column = (container.key_marks if key else container.value_marks)[step]
+            return Location(self.display, line, column)
+        if isinstance(container, MarkedList) and isinstance(step, int) and 0 <= step < len(container):
+            line, column = container.item_marks[step]
+            return Location(self.display, line, column)
+        return self.loc(*at, step, key=key)
+
     def text_loc(self, *path: str | int) -> tuple[Location, bool]:
         return text_location_of(self.data, tuple(path), self.display)
