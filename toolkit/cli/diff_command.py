@@ -13,6 +13,7 @@ from toolkit.model.diagnostics import Diagnostic, Severity, SpecError, UsageErro
 
 if TYPE_CHECKING:
     from toolkit.compat.config import GateConfig
+    from toolkit.compat.gate import GateResult
     from toolkit.registry.core import Registry
 
 EXIT_USAGE = 2
@@ -47,12 +48,18 @@ def run_diff(args: argparse.Namespace) -> int:
     from toolkit.compat.gate import run_gate
     from toolkit.compat.gitref import load_git_tree, looks_like_git_ref
     from toolkit.registry.core import Registry, load_registry
-    from toolkit.reporting.gate import render
 
     _require_against(args.against)
     config = _config(args.config, args.profile)
     paths = specs_from_args(args)
     cache = not args.no_cache
+    if cache and not looks_like_git_ref(args.against):
+        from toolkit.compat.gate_fast import run_gate_cached
+
+        # both trees in the cache: decode only the operators that differ (None: the plain way)
+        fast = run_gate_cached([args.against], paths, config, old_label=args.against)
+        if fast is not None:
+            return _emit(args, fast)
     new = _load(args, "the new tree", lambda: load_registry(paths, cache=cache))
     if new is None:
         return EXIT_USAGE
@@ -74,7 +81,12 @@ def run_diff(args: argparse.Namespace) -> int:
         label = args.against
     if old is None:
         return EXIT_USAGE
-    result = run_gate(old, new, config, old_label=label)
+    return _emit(args, run_gate(old, new, config, old_label=label), commit)
+
+
+def _emit(args: argparse.Namespace, result: GateResult, commit: str = "") -> int:
+    from toolkit.reporting.gate import render
+
     fail_on = Severity(args.fail_on)
     emit_report(args, render(result, args.format, fail_on, old_commit=commit))
     if args.report_file:  # the log shows the findings too

@@ -3,8 +3,10 @@
 An entry is
     MAGIC, a 4-byte big-endian header length, the header (UTF-8 JSON), then the schema documents
     (`OperatorSchemaSetProto`, one per domain, `toolkit.model.codec`) back to back.
-The header holds the entry's key, the file count, the document lengths, the releases and the
-diagnostics. Reading decodes and checks every part; anything unexpected is a cache miss. The
+The header holds the entry's key, the file count, the document lengths, the releases, the
+diagnostics and, per document, each operator's content digest without locations
+(`toolkit.model.codec_digest`: what lets `opset diff` decode only the operators that differ,
+`toolkit.load.result_cache_parts`). Reading decodes and checks every part; anything unexpected is a cache miss. The
 key is chosen by the caller and must cover everything the result depends on (the content of the
 input files, the toolkit version, the working directory that diagnostics are relative to).
 """
@@ -19,11 +21,12 @@ from toolkit.load import cache
 from toolkit.load.parallel import gc_paused
 from toolkit.load.result import LoadResult
 from toolkit.model.codec import schema_set_document, specset_from_schema_documents
-from toolkit.model.diagnostics import diagnostic_from_json, diagnostic_to_json
+from toolkit.model.codec_digest import NO_DIGEST, digest_without_locations, may_be_unequal_to_itself
+from toolkit.model.diagnostics import Diagnostic, diagnostic_from_json, diagnostic_to_json
 from toolkit.model.spec import Location, OperatorSpec, Release, SpecSet
 
 MAGIC = b"OPSETTOOLKIT-LOADRESULT\n"
-FORMAT = 1
+FORMAT = 2  # 2: per-operator digests in the header
 _LENGTH = struct.Struct(">I")
 
 
@@ -55,15 +58,23 @@ def encode(result: LoadResult, key: str) -> bytes:
     by_domain: dict[str, list[OperatorSpec]] = {d.name: [] for d in result.specs.domains}
     for operator in result.specs.operators:
         by_domain[operator.domain].append(operator)  # KeyError: a domain that was not loaded
-    documents = [
-        schema_set_document(domain, by_domain[domain.name]).SerializeToString(deterministic=True)
-        for domain in result.specs.domains
-    ]
+    documents: list[bytes] = []
+    digests: list[list[str]] = []
+    for domain in result.specs.domains:
+        operators = by_domain[domain.name]
+        document = schema_set_document(domain, operators)
+        documents.append(document.SerializeToString(deterministic=True))
+        # after serialising: the digests clear the document's locations
+        digests.append([
+            NO_DIGEST if may_be_unequal_to_itself(spec) else digest_without_locations(message)
+            for spec, message in zip(operators, document.operators, strict=True)
+        ])
     header = {
         "format": FORMAT,
         "key": key,
         "files": result.files,
         "documents": [len(d) for d in documents],
+        "digests": digests,
         "releases": [_release_json(r) for r in result.specs.releases],
         "diagnostics": [diagnostic_to_json(d) for d in result.diagnostics],
     }
@@ -71,7 +82,8 @@ def encode(result: LoadResult, key: str) -> bytes:
     return b"".join([MAGIC, _LENGTH.pack(len(head)), head, *documents])
 
 
-def decode(data: bytes, key: str) -> LoadResult:
+def split(data: bytes, key: str) -> tuple[dict[str, Any], list[bytes]]:
+    """The checked header of an entry and its schema documents (still serialised)."""
     if not data.startswith(MAGIC):
         raise ValueError("not a cached load result")
     offset = len(MAGIC)
@@ -90,14 +102,26 @@ def decode(data: bytes, key: str) -> LoadResult:
         offset = end
     if offset != len(data):
         raise ValueError("trailing bytes in cache entry")
+    return header, documents
+
+
+def decode(data: bytes, key: str) -> LoadResult:
+    header, documents = split(data, key)
     loaded = specset_from_schema_documents(documents)
-    specs = SpecSet(
-        domains=loaded.domains,
-        operators=loaded.operators,
-        releases=tuple(_release(r) for r in _list(header["releases"])),
-    )
-    diagnostics = [diagnostic_from_json(d) for d in _list(header["diagnostics"])]
-    return LoadResult(specs, diagnostics, _int(header["files"]))
+    specs = SpecSet(domains=loaded.domains, operators=loaded.operators, releases=header_releases(header))
+    return LoadResult(specs, header_diagnostics(header), _int(header["files"]))
+
+
+def header_releases(header: dict[str, Any]) -> tuple[Release, ...]:
+    return tuple(_release(r) for r in _list(header["releases"]))
+
+
+def header_diagnostics(header: dict[str, Any]) -> list[Diagnostic]:
+    return [diagnostic_from_json(d) for d in _list(header["diagnostics"])]
+
+
+def header_files(header: dict[str, Any]) -> int:
+    return _int(header["files"])
 
 
 # -- JSON parts ------------------------------------------------------------------------------

@@ -54,7 +54,8 @@ from toolkit.proto import (
     TypeConstraintProto,
 )
 
-__all__ = ["SCHEMAS_FORMAT_VERSION", "SCHEMAS_MAGIC", "schema_set_document", "specset_from_schema_documents"]
+__all__ = ["SCHEMAS_FORMAT_VERSION", "SCHEMAS_MAGIC", "domain_from_schema_document", "operator_from_schema_message",
+           "read_schema_document", "schema_set_document", "specset_from_schema_documents"]
 
 SCHEMAS_MAGIC = "OPSETTOOLKIT-SCHEMAS"
 SCHEMAS_FORMAT_VERSION = 1
@@ -470,6 +471,34 @@ def _decode_domain(message: OperatorSchemaSetProto) -> DomainSpec:
     )
 
 
+def read_schema_document(item: OperatorSchemaSetProto | bytes) -> OperatorSchemaSetProto:
+    """A schema document (parsed from bytes when given bytes), checked: raises ValueError on a
+    foreign magic or a newer format version."""
+    if isinstance(item, (bytes, bytearray, memoryview)):
+        document = OperatorSchemaSetProto()
+        document.ParseFromString(bytes(item))
+    else:
+        document = item
+    if document.magic != SCHEMAS_MAGIC:
+        raise ValueError(f"not an opset-toolkit schema document (magic {document.magic!r})")
+    if document.format_version > SCHEMAS_FORMAT_VERSION:
+        raise ValueError(
+            f"schema document format {document.format_version} is newer than supported "
+            f"({SCHEMAS_FORMAT_VERSION})"
+        )
+    return document
+
+
+def domain_from_schema_document(document: OperatorSchemaSetProto) -> DomainSpec:
+    """The domain of a (checked) schema document, without its operators."""
+    return _decode_domain(document)
+
+
+def operator_from_schema_message(domain: str, message: OperatorSchemaProto) -> OperatorSpec:
+    """One operator of a schema document of (canonical) `domain`, every version decoded."""
+    return _decode_operator(domain, message)
+
+
 def specset_from_schema_documents(docs: Iterable[OperatorSchemaSetProto | bytes]) -> SpecSet:
     """Rebuild the model objects from schema documents (messages or their serialised bytes).
 
@@ -479,18 +508,7 @@ def specset_from_schema_documents(docs: Iterable[OperatorSchemaSetProto | bytes]
     domains: list[DomainSpec] = []
     operators: list[OperatorSpec] = []
     for item in docs:
-        if isinstance(item, (bytes, bytearray, memoryview)):
-            document = OperatorSchemaSetProto()
-            document.ParseFromString(bytes(item))
-        else:
-            document = item
-        if document.magic != SCHEMAS_MAGIC:
-            raise ValueError(f"not an opset-toolkit schema document (magic {document.magic!r})")
-        if document.format_version > SCHEMAS_FORMAT_VERSION:
-            raise ValueError(
-                f"schema document format {document.format_version} is newer than supported "
-                f"({SCHEMAS_FORMAT_VERSION})"
-            )
+        document = read_schema_document(item)
         domain = _decode_domain(document)
         domains.append(domain)
         operators.extend(_decode_operator(domain.name, o) for o in document.operators)

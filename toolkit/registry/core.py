@@ -172,6 +172,15 @@ def load_registry(
     return Registry(result.specs, result.diagnostics)
 
 
+def cache_key(paths: Sequence[str | os.PathLike[str]]) -> str | None:
+    """The cache entry `load_registry(paths)` reads and fills (`toolkit.load.result_cache`), or
+    None when it uses none (caching off, `.pb` trees)."""
+    path_list = list(paths)
+    if not disk_cache.enabled() or (path_list and all(pbload.is_pb_tree(p) for p in path_list)):
+        return None
+    return _cache_key(discover(path_list))
+
+
 def _cache_key(files: list[Path]) -> str:
     """Covers what a LoadResult depends on: the input files' paths and content, the example files
     they name, the toolkit version, and the working directory (diagnostics hold paths relative to it)."""
