@@ -6,22 +6,26 @@ same locations, same order, under every built-in profile, on random edits of the
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
+import os
 import shutil
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from toolkit.cli import main
 from toolkit.compat import gate_fast
 from toolkit.compat.config import BUILTIN_PROFILES, GateConfig
-from toolkit.compat.gate import active_rules, run_gate
+from toolkit.compat.gate import GateResult, active_rules, run_gate
 from toolkit.compat.gate_fast import differing_registries, run_gate_cached
+from toolkit.load import cache, result_cache
 from toolkit.load.result_cache_parts import fetch_parts
 from toolkit.model.codec_digest import NO_DIGEST
 from toolkit.model.diagnostics import SpecError
@@ -178,22 +182,27 @@ def apply(root: Path, plan: list[tuple[str, str, int, int]]) -> None:
             files[which % len(files)].unlink(missing_ok=True)
 
 
-def assert_agrees(old: Path, new: Path) -> None:
+def fast_gate(old: Path, new: Path, config: GateConfig | None = None) -> GateResult | None:
+    return run_gate_cached(cache_key([new]), lambda: (cache_key([old]), "old"), config)
+
+
+def assert_agrees(old: Path, new: Path) -> str:
     """Fill the cache with both trees, then: fast path == plain gate on the full registries,
-    for every built-in profile (or both refuse, when a tree does not load)."""
+    for every built-in profile (or both refuse, when a tree does not load). Says which."""
     try:
         old_registry, new_registry = load_registry([old]), load_registry([new])
     except SpecError:
-        assert run_gate_cached([old], [new]) is None
-        return
+        assert fast_gate(old, new) is None
+        return "a tree does not load"
     for profile in BUILTIN_PROFILES.values():
         config = GateConfig(profile=profile)
         plain = run_gate(old_registry, new_registry, config, old_label="old")
-        fast = run_gate_cached([old], [new], config, old_label="old")
+        fast = fast_gate(old, new, config)
         assert fast == plain, profile.name
+    return "compared"
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(new_edits=edits, old_edits=st.lists(operator_edit, max_size=1))
 def test_fast_gate_equals_plain_gate_on_random_edits(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, new_edits: Any, old_edits: Any
@@ -205,7 +214,7 @@ def test_fast_gate_equals_plain_gate_on_random_edits(
     old, new = copy_specs(work / "old"), copy_specs(work / "new")
     apply(old, old_edits)
     apply(new, old_edits + new_edits)  # an edit of the old tree is in the new one too
-    assert_agrees(old, new)
+    event(assert_agrees(old, new))
 
 
 def test_unchanged_operators_are_not_decoded(cache_dir: Path) -> None:
@@ -220,7 +229,7 @@ def test_unchanged_operators_are_not_decoded(cache_dir: Path) -> None:
     assert [(o.domain, o.name) for o in pair[1].specs.operators] == [("org.example.abc", "C")]
     assert [(o.domain, o.name) for o in pair[0].specs.operators] == [("org.example.abc", "C")]
     assert pair[1].specs.domains == new_parts.domains and pair[1].releases == new_parts.releases
-    assert_agrees(old, new)
+    assert assert_agrees(old, new) == "compared"
 
 
 def test_changed_type_set_decodes_its_domain_whole(cache_dir: Path) -> None:
@@ -245,11 +254,11 @@ def test_changed_type_set_decodes_its_domain_whole(cache_dir: Path) -> None:
     pair = differing_registries(old_parts, new_parts)
     assert pair is not None  # ...yet every operator of the domain is decoded
     assert {o.name for o in pair[0].specs.operators} == {p.stem for p in operator_files(old / "com.acme.vision")}
-    result = run_gate_cached([old], [new])
+    result = fast_gate(old, new)
     assert result is not None
     (finding,) = [f for f in result.findings if f.rule == "TYPE-SET-CHANGED"]
     assert "com.acme.vision.NonMaxSuppressionLite:1" in finding.message
-    assert_agrees(old, new)
+    assert assert_agrees(old, new) == "compared"
 
 
 def test_nan_defaults_are_compared_by_decoding(cache_dir: Path) -> None:
@@ -265,16 +274,16 @@ def test_nan_defaults_are_compared_by_decoding(cache_dir: Path) -> None:
     parts = fetch_parts(str(cache_key([new])))
     assert parts is not None
     assert [o.digest for o in parts.operators if o.name == "B"] == [NO_DIGEST]
-    assert_agrees(old, new)
+    assert assert_agrees(old, new) == "compared"
 
 
 def test_steps_aside_without_cache_entries_or_with_plugin_rules(
     cache_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     old, new = copy_specs(Path("old")), copy_specs(Path("new"))
-    assert run_gate_cached([old], [new]) is None  # nothing cached yet
+    assert fast_gate(old, new) is None  # nothing cached yet
     load_registry([old]), load_registry([new])
-    assert run_gate_cached([old], [new]) is not None
+    assert fast_gate(old, new) is not None
 
     def reads_every_operator(ctx: Any) -> Any:  # a plugin's rule: not toolkit.compat.rules'
         return iter(())
@@ -282,9 +291,9 @@ def test_steps_aside_without_cache_entries_or_with_plugin_rules(
     plugin = dataclasses.replace(active_rules(GateConfig())[0], id="X-PLUGIN", check=reads_every_operator)
     with monkeypatch.context() as patch:
         patch.setattr(gate_fast, "active_rules", lambda config: [*active_rules(config), plugin])
-        assert run_gate_cached([old], [new]) is None
+        assert fast_gate(old, new) is None
     monkeypatch.setenv("OPSET_TOOLKIT_NO_CACHE", "1")
-    assert run_gate_cached([old], [new]) is None
+    assert fast_gate(old, new) is None
 
 
 def test_cli_output_is_the_same_with_the_fast_path(cache_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -297,3 +306,52 @@ def test_cli_output_is_the_same_with_the_fast_path(cache_dir: Path, capsys: pyte
         outputs.append((code, capsys.readouterr().out))
     assert outputs[0] == outputs[1] == outputs[2]
     assert outputs[0][0] == 1
+
+
+def _git(cwd: Path, *args: str) -> None:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, check=True)
+
+
+def test_cli_against_a_git_ref_uses_the_fast_path_too(
+    cache_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = cache_dir.parent / "repo"
+    copy_specs(root / "opsets")
+    _git(root, "init", "-q", "-b", "main")
+    _git(root, "add", ".")
+    _git(root, "commit", "-q", "-m", "specs")
+    apply(root / "opsets", [("op", "attr_added", 13, 1), ("op", "doc", 0, 0), ("domain", "type_set", 1, 1)])
+    monkeypatch.chdir(root)
+    answers: list[bool] = []
+    plain = gate_fast.run_gate_cached
+
+    def spy(*args: Any) -> GateResult | None:
+        result = plain(*args)
+        answers.append(result is not None)
+        return result
+
+    monkeypatch.setattr(gate_fast, "run_gate_cached", spy)
+    outputs = []
+    for extra in ([], [], ["--no-cache"]):  # plain, filling the cache; the fast path; plain, no cache
+        code = main(["diff", "--against", "HEAD", "--format", "sarif", *extra])
+        outputs.append((code, capsys.readouterr().out))
+    assert answers == [False, True]
+    assert outputs[0] == outputs[1] == outputs[2]
+    assert outputs[0][0] == 1 and "the old tree: git ref HEAD at commit " in outputs[0][1]
+
+
+def test_an_entry_whose_digests_do_not_match_is_a_miss(cache_dir: Path) -> None:
+    old, new = copy_specs(Path("old")), copy_specs(Path("new"))
+    load_registry([old]), load_registry([new])
+    key = str(cache_key([new]))
+    data = cache.read_entry(key)
+    assert data is not None
+    header, documents = result_cache.split(data, key)
+    header["digests"][0].pop()  # one operator short
+    head = json.dumps(header).encode()
+    cache.write_entry(key, b"".join([result_cache.MAGIC, len(head).to_bytes(4, "big"), head, *documents]))
+    assert fetch_parts(key) is None
+    assert result_cache.fetch(key) is not None  # the plain reader does not need them
+    assert fast_gate(old, new) is None

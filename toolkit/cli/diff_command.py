@@ -14,6 +14,7 @@ from toolkit.model.diagnostics import Diagnostic, Severity, SpecError, UsageErro
 if TYPE_CHECKING:
     from toolkit.compat.config import GateConfig
     from toolkit.compat.gate import GateResult
+    from toolkit.compat.gitref import GitTreeRef
     from toolkit.registry.core import Registry
 
 EXIT_USAGE = 2
@@ -46,26 +47,33 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 def run_diff(args: argparse.Namespace) -> int:
     # The gate is imported when it runs, not when the parser is built (every command pays that).
     from toolkit.compat.gate import run_gate
-    from toolkit.compat.gitref import load_git_tree, looks_like_git_ref
+    from toolkit.compat.gitref import load_resolved_tree, looks_like_git_ref, resolve_git_tree
     from toolkit.registry.core import Registry, load_registry
 
     _require_against(args.against)
     config = _config(args.config, args.profile)
     paths = specs_from_args(args)
     cache = not args.no_cache
-    if cache and not looks_like_git_ref(args.against):
-        from toolkit.compat.gate_fast import run_gate_cached
+    git = looks_like_git_ref(args.against)
+    refs: list[GitTreeRef] = []  # the git ref, resolved once
 
-        # both trees in the cache: decode only the operators that differ (None: the plain way)
-        fast = run_gate_cached([args.against], paths, config, old_label=args.against)
+    def resolved() -> GitTreeRef:
+        if not refs:
+            refs.append(resolve_git_tree(args.against, paths, cache=cache))
+        return refs[0]
+
+    if cache:
+        fast = _fast_gate(args.against, paths, config, resolved if git else None)
         if fast is not None:
-            return _emit(args, fast)
+            if git and resolved().note:
+                print(resolved().note, file=sys.stderr)
+            return _emit(args, fast, resolved().commit if git else "")
     new = _load(args, "the new tree", lambda: load_registry(paths, cache=cache))
     if new is None:
         return EXIT_USAGE
     commit = ""
-    if looks_like_git_ref(args.against):
-        tree = load_git_tree(args.against, paths, cache=cache)
+    if git:
+        tree = load_resolved_tree(resolved())
         if tree.result.errors:
             _report_load_errors(
                 args, f"the old tree ({args.against})", tree.result.diagnostics, ref=args.against, commit=tree.commit
@@ -82,6 +90,23 @@ def run_diff(args: argparse.Namespace) -> int:
     if old is None:
         return EXIT_USAGE
     return _emit(args, run_gate(old, new, config, old_label=label), commit)
+
+
+def _fast_gate(
+    against: str, paths: list[str], config: GateConfig, git_ref: Callable[[], GitTreeRef] | None
+) -> GateResult | None:
+    """Both trees in the cache: the gate decoding only the operators that differ (None: load
+    them and run the plain gate)."""
+    from toolkit.compat.gate_fast import run_gate_cached
+    from toolkit.registry.core import cache_key
+
+    def old() -> tuple[str | None, str]:
+        if git_ref is None:
+            return cache_key([against]), against
+        ref = git_ref()
+        return ref.key, ref.label
+
+    return run_gate_cached(cache_key(paths), old, config)
 
 
 def _emit(args: argparse.Namespace, result: GateResult, commit: str = "") -> int:

@@ -12,13 +12,13 @@ what it finds on the full ones.
 
 No answer (None) when that reasoning does not hold or the data is not at hand: a rule from a
 plugin (it may read any operator), a tree not in the cache (or caching off), a tree with load
-errors (the plain path reports them), an operator listed twice in a tree.
+errors (the plain path reports them), an operator listed twice in a tree. The old tree may be a
+directory or a git ref (`toolkit.compat.gitref`): both are cached the same way.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from toolkit.compat.config import GateConfig
 from toolkit.compat.gate import GateResult, active_rules, run_gate
@@ -26,36 +26,38 @@ from toolkit.load.result_cache_parts import CachedOperator, CachedParts, fetch_p
 from toolkit.model.codec_digest import NO_DIGEST
 from toolkit.model.diagnostics import Severity
 from toolkit.model.spec import SpecSet
-from toolkit.registry.core import Registry, cache_key
+from toolkit.registry.core import Registry
 
 __all__ = ["BUILT_IN_RULES", "differing_registries", "run_gate_cached"]
 
 BUILT_IN_RULES = "toolkit.compat.rules."
-Paths = Sequence[str | os.PathLike[str]]
 
 
 def run_gate_cached(
-    old_paths: Paths, new_paths: Paths, config: GateConfig | None = None, old_label: str = "old tree"
+    new_key: str | None, old: Callable[[], tuple[str | None, str]], config: GateConfig | None = None
 ) -> GateResult | None:
-    """`run_gate` of the trees at `old_paths` and `new_paths` as `load_registry` loads them, from
-    their cache entries; None when the fast path cannot answer (then load and run the plain gate)."""
+    """`run_gate` of two trees from their cache entries (`toolkit.load.result_cache`): the new
+    tree's under `new_key`, the old tree's under the key `old()` gives, with its label. `old` is
+    called only once the new tree is known to be cached without errors, so that what the plain
+    path reports first (the new tree's errors, then a bad git ref) still comes first. None when
+    the fast path cannot answer: then load the trees and run the plain gate."""
     config = config or GateConfig()
     rules = active_rules(config)  # loads the plugins, as run_gate would
     if any(rule.check is not None and not rule.check.__module__.startswith(BUILT_IN_RULES) for rule in rules):
         return None
-    new = _parts(new_paths)
-    old = _parts(old_paths) if new is not None else None
-    if old is None or new is None:
+    new = _parts(new_key)
+    if new is None:
         return None
-    pair = differing_registries(old, new)
+    old_key, old_label = old()
+    old_parts = _parts(old_key)
+    pair = differing_registries(old_parts, new) if old_parts is not None else None
     if pair is None:
         return None
     return run_gate(pair[0], pair[1], config, old_label)
 
 
-def _parts(paths: Paths) -> CachedParts | None:
-    key = cache_key(paths)
-    parts = fetch_parts(key) if key is not None else None
+def _parts(key: str | None) -> CachedParts | None:
+    parts = fetch_parts(key) if key else None
     if parts is None or any(d.severity is Severity.ERROR for d in parts.diagnostics):
         return None
     return parts

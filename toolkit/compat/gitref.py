@@ -57,10 +57,24 @@ def looks_like_git_ref(ref: str, cwd: Path | None = None) -> bool:
     return not (Path(cwd or Path.cwd()) / ref).exists()
 
 
-def load_git_tree(
+@dataclass(frozen=True)
+class GitTreeRef:
+    """A ref resolved to the commit whose spec tree is compared, before anything is loaded."""
+
+    commit: str  # full sha
+    label: str
+    note: str
+    key: str  # the load result's cache entry ("" when caching is off)
+    prefixes: tuple[str, ...]  # the spec paths, relative to the repository's top
+    top: Path
+    here: Path
+
+
+def resolve_git_tree(
     ref: str, spec_paths: Sequence[str], cwd: Path | None = None, cache: bool = True
-) -> GitTree:
-    """Load the spec files under `spec_paths` (relative to `cwd`) as they are at `ref`."""
+) -> GitTreeRef:
+    """Which commit `ref` means for the diff (see the module docstring) and where its load result
+    is cached; git is asked for refs and tree ids only."""
     here = Path(cwd or Path.cwd()).resolve()
     if looks_like_path(ref):
         raise _no_such_directory(ref)
@@ -78,14 +92,25 @@ def load_git_tree(
     prefixes = [_repo_relative(Path(p), here, top) for p in spec_paths]
     use_cache = cache and disk_cache.enabled()
     key = f"git-{_cache_key(commit, prefixes, top, here)}" if use_cache else ""
-    if use_cache:
-        cached = result_cache.fetch(key)
+    return GitTreeRef(commit, label, note, key, tuple(prefixes), top, here)
+
+
+def load_git_tree(
+    ref: str, spec_paths: Sequence[str], cwd: Path | None = None, cache: bool = True
+) -> GitTree:
+    """Load the spec files under `spec_paths` (relative to `cwd`) as they are at `ref`."""
+    return load_resolved_tree(resolve_git_tree(ref, spec_paths, cwd, cache))
+
+
+def load_resolved_tree(tree: GitTreeRef) -> GitTree:
+    if tree.key:
+        cached = result_cache.fetch(tree.key)
         if cached is not None:
-            return GitTree(cached, commit, label, note)
-    result = _extract_and_load(commit, prefixes, top, here)
-    if use_cache:
-        result_cache.store(key, result)
-    return GitTree(result, commit, label, note)
+            return GitTree(cached, tree.commit, tree.label, tree.note)
+    result = _extract_and_load(tree.commit, list(tree.prefixes), tree.top, tree.here)
+    if tree.key:
+        result_cache.store(tree.key, result)
+    return GitTree(result, tree.commit, tree.label, tree.note)
 
 
 def _toplevel(here: Path) -> Path:

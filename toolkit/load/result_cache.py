@@ -120,10 +120,6 @@ def header_diagnostics(header: dict[str, Any]) -> list[Diagnostic]:
     return [diagnostic_from_json(d) for d in _list(header["diagnostics"])]
 
 
-def header_files(header: dict[str, Any]) -> int:
-    return _int(header["files"])
-
-
 # -- JSON parts ------------------------------------------------------------------------------
 
 

@@ -43,7 +43,6 @@ class CachedParts:
     operators: tuple[CachedOperator, ...]  # in the order of the full result's SpecSet.operators
     releases: tuple[Release, ...]
     diagnostics: tuple[Diagnostic, ...]
-    files: int
 
 
 def fetch_parts(key: str) -> CachedParts | None:
@@ -81,5 +80,4 @@ def _parts(data: bytes, key: str) -> CachedParts:
         operators=tuple(operators),
         releases=result_cache.header_releases(header),
         diagnostics=tuple(result_cache.header_diagnostics(header)),
-        files=result_cache.header_files(header),
     )
