@@ -66,7 +66,7 @@ def main() -> None:
         files = sum(1 for _ in catalog.rglob("*.yaml"))
         megabytes = sum(p.stat().st_size for p in catalog.rglob("*.yaml")) / 1e6
 
-        load_specs([catalog])  # warm-up: imports, validators compiled (in memory, once per process)
+        load_specs([catalog])  # warm-up: imports, validators loaded (once per process)
         cold = median_seconds(lambda: load_specs([catalog]))
         cold_serial = median_seconds(lambda: load_specs([catalog], jobs=1))
         fresh = fresh_load_seconds(catalog, "2")

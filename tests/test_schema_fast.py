@@ -94,3 +94,66 @@ def test_mutated_operator_files_agree(data: st.DataObject) -> None:
                 parent[path[-1]] = data.draw(JSON_VALUES)
     source = Source(Path("Op.yaml"), "Op.yaml", doc)
     assert schema_diagnostics(source, "operator") == explain(source, "operator")
+
+
+# -- the checked-in validators (tools/regen_validators.py) ----------------------------------------
+
+
+def _compiled_here(kind: str, lenient: bool) -> Any:
+    """The validator as a process compiles it when no checked-in source fits."""
+    import fastjsonschema
+
+    return fastjsonschema.compile(schema_fast._schema(kind, lenient), use_default=False, detailed_exceptions=False)
+
+
+def _verdict(validate: Any, data: Any) -> bool:
+    import fastjsonschema
+
+    try:
+        validate(data)
+    except fastjsonschema.JsonSchemaException:
+        return False
+    return True
+
+
+def test_checked_in_validators_are_current() -> None:
+    package = TESTS.parent / "toolkit" / "load"
+    for (kind, lenient), module in schema_fast.CHECKED_IN.items():
+        written = (package / f"{module}.py").read_text(encoding="utf-8")
+        assert written == schema_fast.generated_source(kind, lenient), (
+            f"toolkit/load/{module}.py is stale: run `python tools/regen_validators.py`"
+        )
+
+
+def test_checked_in_validators_are_used() -> None:
+    for kind, lenient in schema_fast.CHECKED_IN:
+        module = schema_fast._checked_in(kind, lenient)
+        assert schema_fast._compiled(kind, lenient) is module.validate
+
+
+def test_a_schema_its_checked_in_validator_was_not_made_from_is_compiled(monkeypatch: Any) -> None:
+    monkeypatch.setattr(schema_fast, "schema_text", lambda schema: "another schema")
+    validate = schema_fast._compiled.__wrapped__("operator", False)
+    assert validate is not schema_fast._checked_in("operator", False).validate
+    assert all(_verdict(validate, doc) for doc in OPERATORS)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_checked_in_and_compiled_validators_agree(data: st.DataObject) -> None:
+    doc = copy.deepcopy(json.loads(json.dumps(data.draw(st.sampled_from([s.data for s, _ in CORPUS])))))
+    for _ in range(data.draw(st.integers(0, 3))):
+        paths = _paths(doc)[1:]
+        if not paths:
+            break
+        path = data.draw(st.sampled_from(paths))
+        parent = doc
+        for step in path[:-1]:
+            parent = parent[step]
+        parent[path[-1]] = data.draw(JSON_VALUES)
+    for kind, lenient in schema_fast.CHECKED_IN:
+        checked_in = schema_fast._checked_in(kind, lenient).validate
+        assert _verdict(checked_in, doc) == _verdict(_COMPILED[kind, lenient], doc)
+
+
+_COMPILED = {key: _compiled_here(*key) for key in schema_fast.CHECKED_IN}

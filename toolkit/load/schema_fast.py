@@ -2,9 +2,11 @@
 plain, explaining validator in `toolkit.load.schema`.
 
 Nearly every spec file is valid, and a validator compiled by fastjsonschema answers that far
-faster than jsonschema; jsonschema then explains the rare invalid file in full. The validators
-are compiled in this process on first use and kept in memory only: nothing is written to or
-executed from the cache folder.
+faster than jsonschema; jsonschema then explains the rare invalid file in full. The validators'
+source is generated from the schemas and checked in (`schema_compiled_*.py`, written by
+`tools/regen_validators.py`), so a run does not compile them; a schema that no longer matches its
+checked-in validator has its validator compiled in this process instead, kept in memory only:
+nothing is written to or executed from the cache folder.
 `tests/test_schema_fast.py` checks both paths give the same diagnostics.
 """
 
@@ -25,22 +27,88 @@ IDENTIFIER_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 @cache
 def _compiled(kind: str, lenient_names: bool) -> Callable[[Any], Any]:
     """The fastjsonschema validator of `schemas/<kind>.schema.json`. `lenient_names` drops the
-    C-identifier pattern (see `only_silenced_names`)."""
+    C-identifier pattern (see `only_silenced_names`). The checked-in source of the validator is
+    used when it was generated from this very schema by the installed fastjsonschema
+    (`tools/regen_validators.py`); else the validator is compiled here."""
     import fastjsonschema
 
-    schema = json.loads(json.dumps(json_schema(kind)))
-    schema["$schema"] = "http://json-schema.org/draft-07/schema#"  # same keywords, a draft it compiles
-    if lenient_names:
-        schema.get("$defs", {}).get("identifier", {}).pop("pattern", None)
+    schema = _schema(kind, lenient_names)
+    try:
+        module = _checked_in(kind, lenient_names)
+    except ImportError:  # written by a fastjsonschema with other names than the one installed
+        module = None
+    # Used only when it is what this process would compile: same schema, same fastjsonschema.
+    if module is not None and module.VERSION == fastjsonschema.VERSION and schema_text(schema) == module.SCHEMA:
+        validate: Callable[[Any], Any] = module.validate
+        return validate
     try:
         # Only valid/invalid is asked for (jsonschema explains), so the exceptions need no detail;
         # without it the generated code is a fraction of the size and compiles that much faster.
-        validate: Callable[[Any], Any] = fastjsonschema.compile(
-            schema, use_default=False, detailed_exceptions=False
-        )
+        validate = fastjsonschema.compile(schema, use_default=False, detailed_exceptions=False)
     except TypeError:  # a fastjsonschema without the option
         validate = fastjsonschema.compile(schema, use_default=False)
     return validate
+
+
+def _schema(kind: str, lenient_names: bool) -> dict[str, Any]:
+    schema: dict[str, Any] = json.loads(json.dumps(json_schema(kind)))
+    schema["$schema"] = "http://json-schema.org/draft-07/schema#"  # same keywords, a draft it compiles
+    if lenient_names:
+        schema.get("$defs", {}).get("identifier", {}).pop("pattern", None)
+    return schema
+
+
+def schema_text(schema: dict[str, Any]) -> str:
+    """The schema as a checked-in validator records it (what it was generated from)."""
+    return json.dumps(schema, sort_keys=True, ensure_ascii=True)
+
+
+# The validators whose source is checked in, by (kind, lenient_names): the module names.
+CHECKED_IN = {
+    ("operator", False): "schema_compiled_operator",
+    ("operator", True): "schema_compiled_operator_lenient",
+    ("domain", False): "schema_compiled_domain",
+    ("releases", False): "schema_compiled_releases",
+}
+
+
+def _checked_in(kind: str, lenient_names: bool) -> Any:
+    """The checked-in validator module of (kind, lenient_names), or None (written out so that
+    no module is loaded by name)."""
+    key = (kind, lenient_names)
+    if key == ("operator", False):
+        from toolkit.load import schema_compiled_operator
+
+        return schema_compiled_operator
+    if key == ("operator", True):
+        from toolkit.load import schema_compiled_operator_lenient
+
+        return schema_compiled_operator_lenient
+    if key == ("domain", False):
+        from toolkit.load import schema_compiled_domain
+
+        return schema_compiled_domain
+    if key == ("releases", False):
+        from toolkit.load import schema_compiled_releases
+
+        return schema_compiled_releases
+    return None
+
+
+def generated_source(kind: str, lenient_names: bool) -> str:
+    """The source of the checked-in validator of (kind, lenient_names), as the installed
+    fastjsonschema writes it (`tools/regen_validators.py`; a test checks the files are current)."""
+    import fastjsonschema
+
+    schema = _schema(kind, lenient_names)
+    code = fastjsonschema.compile_to_code(schema, use_default=False, detailed_exceptions=False)
+    header = (
+        f'"""Generated by tools/regen_validators.py from schemas/{kind}.schema.json'
+        f'{" (identifier pattern dropped)" if lenient_names else ""}: do not edit."""\n'
+        "# ruff: noqa\n"
+        f"SCHEMA = {schema_text(schema)!r}\n"
+    )
+    return header + code
 
 
 def prepare(kind: str) -> None:
