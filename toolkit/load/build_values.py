@@ -41,38 +41,52 @@ def whole_numbers(source: Source, kind: str) -> list[Diagnostic]:
     """SCHEMA-TYPE for each float where `kind` needs a whole number; each one found is replaced
     in `source.data` by an int (0 for inf/nan) so the builder sees the type it expects."""
     out = []
-    for pattern in _WHOLE_NUMBERS.get(kind, ()):
-        for path, parent, step in _walk(source.data, pattern, ()):
-            value = parent[step]
-            if isinstance(value, float):
-                out.append(
-                    Diagnostic(
-                        "SCHEMA-TYPE",
-                        f"`{_dotted(path)}` must be an integer, not a number ({value!r})",
-                        source.loc(*path),
-                        "write a whole number without a decimal point or exponent",
-                    )
+    for path, parent, step in _walk(source.data, _TRIES.get(kind, {}), ()):
+        value = parent[step]
+        if isinstance(value, float):
+            out.append(
+                Diagnostic(
+                    "SCHEMA-TYPE",
+                    f"`{_dotted(path)}` must be an integer, not a number ({value!r})",
+                    source.loc(*path),
+                    "write a whole number without a decimal point or exponent",
                 )
-                parent[step] = int(value) if math.isfinite(value) else 0
+            )
+            parent[step] = int(value) if math.isfinite(value) else 0
     return out
 
 
-def _walk(node: Any, pattern: tuple[str, ...], path: tuple[str | int, ...]) -> Iterator[tuple[Any, Any, Any]]:
-    """(path, parent, step) of every value at `pattern` below `node`."""
-    if not pattern:
-        return
-    head, rest = pattern[0], pattern[1:]
-    if isinstance(node, dict):
-        steps: list[Any] = list(node) if head == "*" else [head] if head in node else []
-    elif isinstance(node, list) and head == "*":
-        steps = list(range(len(node)))
-    else:
-        return
-    for step in steps:
-        if rest:
-            yield from _walk(node[step], rest, (*path, step))
+Trie = dict[str, "Trie"]
+
+
+def _trie(patterns: tuple[tuple[str, ...], ...]) -> Trie:
+    """The patterns as nested steps, so that a document is walked once for all of them; a pattern's
+    last step maps to {} (no pattern of `_WHOLE_NUMBERS` is the start of another)."""
+    root: Trie = {}
+    for pattern in patterns:
+        node = root
+        for head in pattern:
+            node = node.setdefault(head, {})
+    return root
+
+
+_TRIES = {kind: _trie(patterns) for kind, patterns in _WHOLE_NUMBERS.items()}
+
+
+def _walk(node: Any, trie: Trie, path: tuple[str | int, ...]) -> Iterator[tuple[Any, Any, Any]]:
+    """(path, parent, step) of every value below `node` at the end of a pattern of `trie`."""
+    for head, rest in trie.items():
+        if isinstance(node, dict):
+            steps: list[Any] = list(node) if head == "*" else [head] if head in node else []
+        elif isinstance(node, list) and head == "*":
+            steps = list(range(len(node)))
         else:
-            yield (*path, step), node, step
+            continue
+        for step in steps:
+            if rest:
+                yield from _walk(node[step], rest, (*path, step))
+            else:
+                yield (*path, step), node, step
 
 
 def _dotted(path: tuple[str | int, ...]) -> str:
