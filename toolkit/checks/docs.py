@@ -125,7 +125,12 @@ def operator_doc_diagnostics(op: OperatorSpec) -> list[Diagnostic]:
     for schema in op.versions:
         base = by_since.get(schema.based_on) if schema.based_on is not None else None
         silenced = frozenset(schema.suppress)
-        for text, what, place, kind in _schema_docs(schema, base):
+        for text, owner, field in _schema_docs(schema, base):
+            if not may_need_repair(text):
+                continue  # nothing to report (see doc_diagnostics): what and where are not needed
+            what = schema.id if field is None else f"{schema.id} {field[0]} '{field[1]}'"
+            place = _place(owner, schema.location)
+            kind = "version" if field is None else "parameter"
             out += (d for d in doc_diagnostics(text, what, place, kind) if d.rule not in silenced)
     return out
 
@@ -140,10 +145,11 @@ def _place(owner: DocOwner, fallback: Location) -> tuple[Location, bool]:
 
 def _schema_docs(
     schema: OpSchema, base: OpSchema | None
-) -> Iterator[tuple[str, str, tuple[Location, bool], str]]:
-    """(doc, what it documents, where, kind) of one version, without what it inherits unchanged."""
+) -> Iterator[tuple[str, DocOwner, tuple[str, str] | None]]:
+    """(doc, its owner, (kind, name) of the field it documents, None for the version's own doc) of
+    one version, without what it inherits unchanged."""
     if schema.doc and not (base is not None and base.doc == schema.doc):
-        yield schema.doc, schema.id, _place(schema, schema.location), "version"
+        yield schema.doc, schema, None
     inherited: set[tuple[str, str, str]] = set()
     if base is not None:
         inherited |= {(kind, p.name, p.doc) for kind, p in _params(base)}
@@ -154,7 +160,7 @@ def _schema_docs(
     fields += [("type constraint", c.param, c) for c in schema.type_constraints]
     for kind, name, owner in fields:
         if owner.doc and (kind, name, owner.doc) not in inherited:
-            yield owner.doc, f"{schema.id} {kind} '{name}'", _place(owner, schema.location), "parameter"
+            yield owner.doc, owner, (kind, name)
 
 
 def _params(schema: OpSchema) -> Iterator[tuple[str, FormalParameter]]:
