@@ -131,6 +131,24 @@ def test_run_shared_falls_back_when_the_child_fails(tmp_path: Path) -> None:
     assert taken.exists()
 
 
+def test_run_shared_without_a_child_works_every_chunk_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    def no_fork() -> int:
+        raise OSError("no more processes")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    calls: list[list[int]] = []
+
+    def work(items: object) -> list[int]:
+        calls.append(list(items))  # type: ignore[call-overload]
+        return list(items)  # type: ignore[call-overload]
+
+    parts = parallel.run_shared(work, list(range(10)), 2)
+    assert sorted(i for part in parts for i in part) == list(range(10))
+    assert sorted(i for call in calls for i in call) == list(range(10))  # nothing worked twice
+
+
 def test_both_processes_take_chunks() -> None:
     import os
     import time

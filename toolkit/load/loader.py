@@ -109,7 +109,7 @@ def load_files(
     reader = _OperatorReader(show, domains, broken_domain_folders, check_operator)
     numbered = list(enumerate(op_files))
     if workers > 1:
-        schema_fast.prepare("operator")  # compiled once, inherited by the forked worker
+        schema_fast.prepare("operator")  # made once, inherited by the forked worker
         chunks = parallel.run_shared(reader.read, numbered, workers)
     else:
         chunks = [reader.read(numbered)]

@@ -96,9 +96,11 @@ def run_shared(work: Callable[[Sequence[T]], R], items: Sequence[T], workers: in
         parts = run_pair(take_turns, [None], [None])
     finally:
         os.close(queue_end)
-    if len(parts) < 2:  # the child failed: what it took is lost, so all is done here again
-        return [work(items)]
-    return [result for part in parts for result in part]
+    if len(parts) == 2:
+        return [result for part in parts for result in part]
+    if len(parts[0]) == len(chunks):  # no child was started: every chunk was worked here
+        return parts[0]
+    return [work(items)]  # the child failed: what it took is lost, so all is done here again
 
 
 def run_pair(

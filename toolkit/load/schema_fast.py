@@ -112,7 +112,7 @@ def generated_source(kind: str, lenient_names: bool) -> str:
 
 
 def prepare(kind: str) -> None:
-    """Compile the validator of `kind` now (before forking, so workers inherit it)."""
+    """Make the validator of `kind` now (before forking, so workers inherit it)."""
     _compiled(kind, False)
 
 
