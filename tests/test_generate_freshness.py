@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -136,3 +137,24 @@ def test_the_toolkit_stamp_covers_code_and_templates(relative: str) -> None:
     finally:
         os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
         toolkit_stamp.cache_clear()
+
+
+def test_the_toolkit_stamp_follows_dependency_upgrades(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A library upgrade rewrites its files: records made with the old one are not used."""
+    from toolkit.registry import core
+
+    package = tmp_path / "stampdep"
+    package.mkdir()
+    (package / "__init__.py").write_text("VERSION = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(core, "STAMPED_DEPENDENCIES", ("stampdep", "no_such_dependency_here"))
+    core.toolkit_stamp.cache_clear()
+    try:
+        before = core.toolkit_stamp()
+        assert "no_such_dependency_here=missing" in before
+        (package / "__init__.py").write_text("VERSION = 22\n")  # another size, another mtime
+        core.toolkit_stamp.cache_clear()
+        assert core.toolkit_stamp() != before
+        assert "stampdep" not in sys.modules  # located, never imported
+    finally:
+        core.toolkit_stamp.cache_clear()

@@ -9,7 +9,8 @@ spec file, the toolkit's code, the options, the Python version, an output file e
 removed, an interrupted commit) falls back to the full run.
 
 What the digest covers: each spec file's path and bytes (as the registry cache does), the toolkit
-stamp (`toolkit.registry.core.toolkit_stamp`: every module and schema of the toolkit), the Python
+stamp (`toolkit.registry.core.toolkit_stamp`: every module, template and schema of the toolkit, and
+the installed files of the libraries it depends on), the Python
 version, the working directory (headers and diagnostics name paths relative to it), the selected
 kinds, the source label, and whether the CLI reference page is generated. Data only: the record is
 JSON, nothing in it is executed.
