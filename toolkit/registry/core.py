@@ -11,6 +11,7 @@ import functools
 import hashlib
 import os
 import re
+import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -233,22 +234,21 @@ STAMPED_DEPENDENCIES = ("yaml", "fastjsonschema", "jsonschema", "markdown_it", "
 
 
 def _dependency_stamps() -> list[str]:
-    """Where each dependency is installed and its package file's mtime and size: an upgrade (or a
-    downgrade) rewrites them. Found without importing the packages, which a warm command avoids."""
-    import importlib.util
-
+    """Where each dependency is installed (the first `sys.path` entry holding its package, as the
+    import system finds it) and its `__init__.py`'s mtime and size: an upgrade or a downgrade
+    rewrites them. Found without importing the packages, which a warm command avoids."""
     stamps = []
     for name in STAMPED_DEPENDENCIES:
-        try:
-            spec = importlib.util.find_spec(name)
-        except (ImportError, ValueError):
-            spec = None
-        origin = spec.origin if spec is not None else None
-        try:
-            stat = os.stat(origin) if origin else None
-        except OSError:
-            stat = None
-        stamps.append(f"{name}={origin}:{stat.st_mtime_ns}:{stat.st_size}" if stat else f"{name}=missing")
+        found = "missing"
+        for entry in sys.path:
+            init = os.path.join(entry or ".", *name.split("."), "__init__.py")
+            try:
+                stat = os.stat(init)
+            except OSError:
+                continue
+            found = f"{init}:{stat.st_mtime_ns}:{stat.st_size}"
+            break
+        stamps.append(f"{name}={found}")
     return stamps
 
 
