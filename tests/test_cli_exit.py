@@ -1,0 +1,44 @@
+"""The `opset` command exits without freeing its objects one by one (`toolkit.cli.run`), but
+still runs what is registered at exit, flushes everything it printed and keeps its exit code."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+RUN = "import sys; from toolkit.cli import run; sys.argv = ['opset', *sys.argv[1:]]; {setup}; run()"
+
+
+def _opset(*args: str, setup: str = "pass") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", RUN.format(setup=setup), *args], capture_output=True, text=True, cwd=REPO
+    )
+
+
+def test_exit_codes_and_all_output_survive_the_quick_exit() -> None:
+    listed = _opset("rules")
+    assert listed.returncode == 0
+    in_process = subprocess.run(
+        [sys.executable, "-c", "from toolkit.cli import main; raise SystemExit(main(['rules']))"],
+        capture_output=True, text=True, cwd=REPO,
+    )
+    assert listed.stdout == in_process.stdout and listed.stdout.count("\n") > 100
+    usage = _opset("validate", "--no-such-option")
+    assert usage.returncode == 2 and "unrecognized arguments" in usage.stderr
+    findings = _opset("validate", "tests/bad_inputs/does-not-exist")
+    assert findings.returncode in (1, 2) and findings.stderr
+
+
+def test_functions_registered_at_exit_still_run() -> None:
+    done = _opset("--version", setup="import atexit; atexit.register(print, 'cleaned up')")
+    assert done.returncode == 0
+    assert done.stdout.splitlines()[-1] == "cleaned up"
+
+
+def test_the_console_script_and_module_use_the_quick_exit() -> None:
+    text = (REPO / "pyproject.toml").read_text()
+    assert 'opset = "toolkit.cli:run"' in text
+    assert "run()" in (REPO / "toolkit" / "__main__.py").read_text()
