@@ -20,27 +20,16 @@ from collections.abc import Callable, Hashable, Iterable
 from google.protobuf.message import Message
 
 from toolkit.generate.proto_text_fast import message_to_text
+from toolkit.model.onnx_wire import field_bytes
 from toolkit.proto import OperatorSetProto
 
 __all__ = ["FragmentCache", "assemble"]
 
 _OPERATOR = OperatorSetProto.DESCRIPTOR.fields_by_name["operator"]
 _FUNCTIONS = OperatorSetProto.DESCRIPTOR.fields_by_name["functions"]
-assert _OPERATOR.number < _FUNCTIONS.number < 16  # one-byte tags below; their order in documents
+assert _OPERATOR.number < _FUNCTIONS.number  # their order in documents
 
 Fragment = tuple[bytes, str]
-
-
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        low = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(low | 0x80)
-        else:
-            out.append(low)
-            return bytes(out)
 
 
 class FragmentCache:
@@ -49,8 +38,7 @@ class FragmentCache:
     entry (the caller's choice, e.g. `(name, since_version)`), each built and rendered once."""
 
     def __init__(self, field: str = "operator") -> None:
-        descriptor = OperatorSetProto.DESCRIPTOR.fields_by_name[field]
-        self._tag = bytes([descriptor.number << 3 | 2])  # wire type 2 (length-delimited)
+        self._number = OperatorSetProto.DESCRIPTOR.fields_by_name[field].number
         self._opening = f"{field} {{\n"
         self._fragments: dict[Hashable, Fragment] = {}
 
@@ -60,7 +48,7 @@ class FragmentCache:
             entry = build()
             body = entry.SerializeToString(deterministic=True)
             text = message_to_text(entry, indent=2)
-            found = self._fragments[key] = (self._tag + _varint(len(body)) + body, self._opening + text + "}\n")
+            found = self._fragments[key] = (field_bytes(self._number, body), self._opening + text + "}\n")
         return found
 
 

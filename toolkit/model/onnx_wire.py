@@ -4,7 +4,8 @@ Writes TensorProto and ModelProto bytes (field numbers are facts of onnx.proto) 
 TensorProto bytes back, without the onnx package: test data must be writable where only the core
 dependencies are installed. Output is deterministic: fields in field-number order, numeric
 tensor data as little-endian `raw_data`, repeated scalars unpacked (what a proto2 parser expects;
-every parser accepts both forms on input).
+every parser accepts both forms on input). Its field writers serve the operator set documents'
+fragments too (`toolkit.generate.proto_fragments`).
 """
 
 from __future__ import annotations
