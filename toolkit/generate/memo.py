@@ -1,7 +1,8 @@
 """Incremental generation: reuse a domain's rendered files when its inputs are unchanged.
 
 A generator kind that renders each domain on its own (python: the domain's package; proto: its
-operator set and schema documents) asks the memo before rendering a domain. The unit's inputs are
+operator set and schema documents; docs: the domain's pages) asks the memo before rendering a
+domain. The unit's inputs are
 content-addressed: the bytes of every spec file the domain was built from (its domain file and
 operator files; specs never refer across domains) and of every other file in their folders, plus the kind, the source label of the
 headers and the toolkit stamp. When the previous successful run recorded the same inputs digest
