@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -157,3 +158,28 @@ def test_checked_in_and_compiled_validators_agree(data: st.DataObject) -> None:
 
 
 _COMPILED = {key: _compiled_here(*key) for key in schema_fast.CHECKED_IN}
+
+
+def _blur_with(place: str, name: str, suppress: bool) -> dict[str, Any]:
+    doc: dict[str, Any] = json.loads(json.dumps(next(d for d in OPERATORS if d["operator"] == "Blur")))
+    version = doc["versions"][0]
+    if place == "example name":
+        version["examples"][0]["name"] = name
+    elif place == "example attribute":
+        version["examples"][0]["attributes"] = {name: 3}
+    elif place == "type_from":
+        version["outputs"][0]["type_from"] = [{"input": name}]
+    if suppress:
+        version["suppress"] = ["NAME-NOT-IDENTIFIER"]
+    return doc
+
+
+@pytest.mark.parametrize("place", ["example name", "example attribute", "type_from"])
+def test_names_outside_parameters_are_reported_unless_their_version_suppresses_them(place: str) -> None:
+    """Every identifier of a version counts (found by the hypothesis test above: an example's
+    name was dropped by the shortcut for suppressed names)."""
+    reported = Source(Path("Op.yaml"), "Op.yaml", _blur_with(place, "bad name", suppress=False))
+    found = schema_diagnostics(reported, "operator")
+    assert [d.rule for d in found] == ["NAME-NOT-IDENTIFIER"] and found == explain(reported, "operator")
+    silenced = Source(Path("Op.yaml"), "Op.yaml", _blur_with(place, "bad name", suppress=True))
+    assert schema_diagnostics(silenced, "operator") == explain(silenced, "operator") == []
