@@ -143,11 +143,10 @@ def operator_set_document(
     if doc:
         document.doc_string = doc
     if operators:
-        for schema in sorted(inventory.values(), key=lambda s: s.name):
-            document.operator.append(operator_proto(schema))
-        for schema in sorted(inventory.values(), key=lambda s: s.name):
-            if schema.function is not None:  # FunctionProto named after the operator (#16)
-                document.functions.append(function_proto(schema))
+        entries = sorted(inventory.values(), key=lambda s: s.name)
+        document.operator.extend(operator_proto(schema) for schema in entries)
+        # FunctionProto named after the operator (#16)
+        document.functions.extend(function_proto(schema) for schema in entries if schema.function is not None)
     return document
 
 
