@@ -4,6 +4,8 @@ writer.py `Staging`), and the result still reports exactly what the in-memory pl
 from __future__ import annotations
 
 import os
+import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -100,3 +102,93 @@ def test_a_failure_in_the_second_process_leaves_the_outputs_untouched(
         _generate(out, shipped_registry)
     after = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()}
     assert after == before
+
+
+# -- the semantic checks overlap generation ------------------------------------------------------
+
+BAD_INPUTS = Path(__file__).parent / "bad_inputs"
+# Trees that read without error but fail the semantic checks, so generation has started in the
+# second process when the checks fail.
+CHECK_FAILURES = ["duplicate-input-name", "function-body", "type-param-undeclared", "versions-out-of-order"]
+
+
+@pytest.fixture()
+def two_processes(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.delenv("OPSET_TOOLKIT_JOBS", raising=False)
+
+
+def _tree(root: Path) -> dict[str, bytes | None]:
+    """Every file (bytes) and folder (None) under root."""
+    return {p.relative_to(root).as_posix(): p.read_bytes() if p.is_file() else None for p in root.rglob("*")}
+
+
+@pytest.mark.parametrize("case", CHECK_FAILURES)
+def test_check_errors_found_while_generating_leave_no_trace(
+    case: str, tmp_path: Path, two_processes: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from toolkit.cli import main
+
+    specs = BAD_INPUTS / case
+    assert main(["validate", str(specs)]) == 1
+    shown = capsys.readouterr()
+    expected = [line for line in (shown.out + shown.err).splitlines() if "error[" in line]
+    assert expected
+    fresh = tmp_path / "fresh"
+    assert main(["generate", "--specs", str(specs), "--out", str(fresh), "--no-cache"]) == 1
+    reported = capsys.readouterr().err
+    assert all(line in reported for line in expected)
+    assert not fresh.exists()  # not even an empty folder of the second process's staging
+    existing = tmp_path / "existing"
+    generate_tree([OPSETS], existing, source="opsets")
+    (existing / "docs/index.md").write_text("changed")  # a write would fix it
+    before = _tree(existing)
+    assert main(["generate", "--specs", str(specs), "--out", str(existing), "--no-cache"]) == 1
+    assert _tree(existing) == before
+
+
+def test_files_the_second_process_staged_before_the_checks_failed_are_removed(
+    tmp_path: Path, two_processes: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The checks fail only once the second process has staged files (and made folders) for its
+    kinds: all of them go, and the tree is as it was."""
+    from toolkit.model.diagnostics import SpecError
+    from toolkit.registry.core import PendingRegistry
+
+    out = tmp_path / "gen"
+    generate_tree([OPSETS], out, kinds=["python"], source="opsets")
+    before = _tree(out)
+    real = PendingRegistry.confirm
+
+    def late(self: PendingRegistry) -> Registry:
+        deadline = time.monotonic() + 60
+        while not list(out.rglob("*" + writer.TMP_SUFFIX)) and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert list((out / "docs").rglob("*" + writer.TMP_SUFFIX)), "the second process staged nothing"
+        return real(self)
+
+    monkeypatch.setattr(PendingRegistry, "confirm", late)
+    with pytest.raises(SpecError) as failure:
+        generate_tree([BAD_INPUTS / "duplicate-input-name"], out, kinds=["docs", "proto", "python"], cache=False)
+    assert any(d.rule == "NAME-DUPLICATE" for d in failure.value.diagnostics)
+    assert _tree(out) == before
+
+
+def test_warnings_of_the_checks_reach_the_result(tmp_path: Path, two_processes: None) -> None:
+    """The result carries the warnings of the checks that ran beside the generators (a domain
+    doc's raw HTML is checked after the read), as `load_registry` gives them."""
+    from toolkit.registry.core import load_registry
+
+    specs = tmp_path / "specs"
+    shutil.copytree(OPSETS, specs)
+    domain = specs / "org.example.abc" / "domain.yaml"
+    domain.write_text(domain.read_text().replace("A tiny domain", "A <b>tiny</b> domain"))
+    expected = load_registry([specs], cache=False).diagnostics
+    assert any(d.rule.startswith("DOC-") for d in expected)
+    for jobs in ("1", "2"):
+        os.environ["OPSET_TOOLKIT_JOBS"] = jobs
+        try:
+            result = generate_tree([specs], tmp_path / f"gen{jobs}", cache=False)
+        finally:
+            del os.environ["OPSET_TOOLKIT_JOBS"]
+        assert result.diagnostics == expected

@@ -23,9 +23,9 @@ from toolkit.generate.memo import RenderMemo
 from toolkit.generate.running import GeneratorError, run_generators
 from toolkit.generate.source_paths import stable_path
 from toolkit.load import cache as disk_cache
-from toolkit.load.writer import Change, FilesOnDisk, Staging, existing_files, plan, recover
+from toolkit.load.writer import Change, FilesOnDisk, Staging, existing_tree, plan, recover, remove_new_folders
 from toolkit.model.diagnostics import Diagnostic
-from toolkit.registry.core import Registry, load_registry
+from toolkit.registry.core import PendingRegistry, Registry, start_registry
 
 __all__ = [
     "GenerateResult",
@@ -104,8 +104,9 @@ def generate_tree(
         if recorded is not None:
             current, warnings = recorded
             return GenerateResult(selected, current, (), written=not check, diagnostics=warnings)
-    if registry is None:
-        registry = load_registry(list(spec_paths), cache=cache)
+    # The specs' semantic checks run while the generators already work (`_stream`): on errors,
+    # what they did is thrown away and SpecError raised, as if the checks had run first.
+    pending = start_registry(list(spec_paths), cache=cache) if registry is None else PendingRegistry(registry)
     # With the cache on, kinds that render domain by domain reuse what is recorded for a domain
     # whose spec files did not change (content-addressed; `memo`).
     memo = RenderMemo(root, inputs_label, freshness.previous_units(root, selected)) if digest is not None else None
@@ -116,7 +117,8 @@ def generate_tree(
         memo=memo,
         options=tuple(sorted(options)),
     )
-    files, changes, digests, units = _stream(root, registry, context, selected, check=check, digests=digest is not None)
+    files, changes, digests, units = _stream(root, pending, context, selected, check=check, digests=digest is not None)
+    registry = pending.confirm()
     if digest is not None and (not check or not changes):
         freshness.record(root, selected, digest, digests, registry.diagnostics, units)
     return GenerateResult(
@@ -130,7 +132,7 @@ def generate_tree(
 
 def _stream(
     root: Path,
-    registry: Registry,
+    pending: PendingRegistry,
     context: GenerateContext,
     kinds: Sequence[str],
     *,
@@ -142,13 +144,18 @@ def _stream(
     the staged files are renamed in and the stale ones removed under one journal."""
     recover(root)  # first finish a commit that a kill interrupted (its content was decided)
     staging = None if check else Staging(root)
+    # What is there before anything is staged: the stale files are those no kind produces, and
+    # after a failure the folders that staging made go again.
+    before, folders = existing_tree(root, kinds)
     produced: list[str] = []
     changes: list[Change] = []
     overlay: dict[str, bytes] = {}
     file_digests: dict[str, str] = {}
     units: dict[str, dict[str, object]] = {}
     try:
-        outputs = parallel_kinds.stream_kinds(root, registry, context, kinds, check=check, digests=digests)
+        outputs = parallel_kinds.stream_kinds(
+            root, pending.registry, context, kinds, check=check, digests=digests, first=pending.confirm
+        )
         for kind in kinds:  # merged in kind order: the same result however the kinds were run
             output = outputs[kind]
             produced += output.produced
@@ -158,13 +165,14 @@ def _stream(
             units.update(output.units)
             if staging is not None:
                 staging.adopt(output.staged)
-        stale = sorted(existing_files(root, kinds) - set(produced))
+        stale = sorted(before - set(produced))
         for rel in stale:
             changes.append(Change(rel, (root / rel).read_bytes() if staging is None else b"", None))
     except BaseException:
         if staging is not None:
             staging.abandon()
             staging.sweep(kinds)  # also what a second process staged before this one failed
+            remove_new_folders(root, kinds, folders)
         raise
     if staging is not None:
         staging.sweep(kinds)

@@ -12,8 +12,10 @@ Two tricks, neither of which changes a result (`tests/test_load_parallel.py` che
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
+import signal
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TypeVar
@@ -130,10 +132,17 @@ def run_pair(
     os.close(write_end)
     try:
         local = work(mine)
-    finally:
-        with os.fdopen(read_end, "rb") as pipe:
-            payload = pipe.read()
-        _, status = os.waitpid(pid, 0)
+    except BaseException:
+        # This side failed, so the whole result is lost: stop the child now rather than wait for
+        # it, and only return once it is gone (the caller may remove what it wrote).
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+        os.close(read_end)
+        os.waitpid(pid, 0)
+        raise
+    with os.fdopen(read_end, "rb") as pipe:
+        payload = pipe.read()
+    _, status = os.waitpid(pid, 0)
     if status != 0 or not payload:
         return [work(items)]
     their_result: R = transfer.loads(payload)  # from our own child over a private pipe, not from disk

@@ -56,6 +56,30 @@ def existing_files(root: Path, prune_dirs: Iterable[str]) -> set[str]:
     return _existing(root, prune_dirs)
 
 
+def existing_tree(root: Path, prune_dirs: Iterable[str]) -> tuple[set[str], set[str]]:
+    """`existing_files` and, from the same walk, the folders: root/<dir> and every folder under
+    it, plus "." for root itself (relative paths of those that exist). A run takes this before it
+    stages anything, so that `remove_new_folders` can undo the folders staging made."""
+    folders: set[str] = set()
+    return _existing(root, prune_dirs, folders), folders
+
+
+def remove_new_folders(root: Path, prune_dirs: Iterable[str], before: set[str]) -> None:
+    """After a failed run whose staged files were removed: remove the folders under root/<dir>
+    (and root itself) that were not there `before` (`existing_tree`) and are empty now, so the
+    tree is left as it was."""
+    for sub in prune_dirs:
+        for dirpath, _dirs, _names in os.walk(root / sub, topdown=False):
+            _remove_new_folder(root, Path(dirpath), before)
+    _remove_new_folder(root, root, before)
+
+
+def _remove_new_folder(root: Path, folder: Path, before: set[str]) -> None:
+    if (folder.relative_to(root).as_posix() if folder != root else ".") not in before:
+        with contextlib.suppress(OSError):  # not empty (or gone): it holds what it held
+            folder.rmdir()
+
+
 def _build_output(folder: str) -> bool:
     """Folders a build of the generated files leaves beside them, which are neither generated
     nor stale: `pip install ./generated/python` writes `build/` and `<name>.egg-info/` into the
@@ -64,13 +88,17 @@ def _build_output(folder: str) -> bool:
     return folder in ("__pycache__", "build") or folder.endswith(".egg-info")
 
 
-def _existing(root: Path, prune_dirs: Iterable[str]) -> set[str]:
+def _existing(root: Path, prune_dirs: Iterable[str], folders: set[str] | None = None) -> set[str]:
     found: set[str] = set()
+    if folders is not None and root.is_dir():
+        folders.add(".")
     for sub in prune_dirs:
         base = root / sub
         if not base.is_dir():
             continue
         for dirpath, dirs, names in os.walk(base):
+            if folders is not None:
+                folders.add(Path(dirpath).relative_to(root).as_posix())
             dirs[:] = [d for d in dirs if not _build_output(d)]
             for name in names:
                 if name.endswith(TMP_SUFFIX) or name == JOURNAL:

@@ -12,7 +12,7 @@ import hashlib
 import os
 import re
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -173,6 +173,69 @@ def load_registry(
     return Registry(result.specs, result.diagnostics)
 
 
+class PendingRegistry:
+    """A registry whose specs are read but whose semantic checks may not have run yet
+    (`start_registry`). `registry` can be handed to work that starts at once, such as a generator
+    in a second process; `confirm()` then runs the checks and raises SpecError when they find an
+    error, and the caller throws that work away. When the result came from the cache, or the read
+    already failed, there is nothing left to check."""
+
+    def __init__(self, registry: Registry, check: Callable[[], LoadResult] | None = None) -> None:
+        self.registry = registry
+        self._check = check
+
+    def confirm(self) -> Registry:
+        """The registry, checked: raises SpecError with every diagnostic when one is an error;
+        afterwards `registry.diagnostics` holds every warning. Runs the checks once."""
+        if self._check is not None:
+            check, self._check = self._check, None
+            result = check()
+            if result.errors:
+                raise SpecError(result.diagnostics)
+            self.registry.diagnostics = tuple(result.diagnostics)
+        return self.registry
+
+
+def start_registry(
+    paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *, cache: bool = True
+) -> PendingRegistry:
+    """`load_registry(paths, cache=cache)` in two steps, so that work on the specs can overlap the
+    semantic checks: the specs are read (raising SpecError when the read itself finds an error) and
+    the checks run in `confirm()`. `confirm()` gives what `load_registry` gives, and stores the
+    checked result in the cache as it does."""
+    path_list = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    if path_list and all(pbload.is_pb_tree(p) for p in path_list):
+        return PendingRegistry(Registry(pbload.load_specset_from_pb(path_list)))
+    key = None
+    if cache and disk_cache.enabled():
+        key = _cache_key(discover(path_list))
+        from toolkit.load import result_cache  # protobuf: paid only when the cache is used
+
+        cached = result_cache.fetch(key)
+        if cached is not None:
+            return PendingRegistry(_strict(cached))
+    from toolkit.checks.run import read_then_check  # imported on a cache miss only (_load_and_check)
+
+    read, check = read_then_check(path_list)
+    if read.errors:
+        return PendingRegistry(_strict(_stored(key, check())))
+    return PendingRegistry(Registry(read.specs, read.diagnostics), lambda: _stored(key, check()))
+
+
+def _strict(result: LoadResult) -> Registry:
+    if result.errors:
+        raise SpecError(result.diagnostics)
+    return Registry(result.specs, result.diagnostics)
+
+
+def _stored(key: str | None, result: LoadResult) -> LoadResult:
+    if key is not None:
+        from toolkit.load import result_cache
+
+        result_cache.store(key, result)
+    return result
+
+
 def cache_key(paths: Sequence[str | os.PathLike[str]]) -> str | None:
     """The cache entry `load_registry(paths)` reads and fills (`toolkit.load.result_cache`), or
     None when it uses none (caching off, `.pb` trees)."""
@@ -269,9 +332,7 @@ def _load_cached(paths: list[str | os.PathLike[str]]) -> LoadResult:
     cached = result_cache.fetch(key)
     if cached is not None:
         return cached
-    result = _load_and_check(paths)
-    result_cache.store(key, result)
-    return result
+    return _stored(key, _load_and_check(paths))
 
 
 def load_registry_from_pb(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> Registry:
