@@ -192,3 +192,29 @@ def test_warnings_of_the_checks_reach_the_result(tmp_path: Path, two_processes: 
         finally:
             del os.environ["OPSET_TOOLKIT_JOBS"]
         assert result.diagnostics == expected
+
+
+def test_files_known_absent_are_not_read_but_build_folders_are_not_known(tmp_path: Path) -> None:
+    """`existing` lets a kind skip reading files the walk did not find; the walk skips build
+    output folders (`build/`, `__pycache__/`), so a file there is read and compared all the same."""
+    from toolkit.generate.streaming import stream_kind
+    from toolkit.model.spec import SpecSet
+    from toolkit.registry.core import Registry
+
+    def generator(_registry: Registry, _context: GenerateContext) -> dict[str, bytes]:
+        return {"extra/pkg/build/kept.txt": b"same\n", "extra/pkg/new.txt": b"new\n"}
+
+    from toolkit.generate import GENERATORS
+
+    GENERATORS["extra"] = generator
+    try:
+        root = tmp_path / "gen"
+        (root / "extra/pkg/build").mkdir(parents=True)
+        (root / "extra/pkg/build/kept.txt").write_bytes(b"same\n")
+        existing = writer.existing_files(root, ["extra"])
+        assert existing == set()  # the walk skips build/
+        empty = Registry(SpecSet(domains=(), operators=()))
+        out = stream_kind(root, empty, GenerateContext(source="t"), "extra", check=True, digests=False, existing=existing)
+        assert [c.path for c in out.changes] == ["extra/pkg/new.txt"]
+    finally:
+        del GENERATORS["extra"]

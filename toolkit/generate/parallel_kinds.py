@@ -11,7 +11,7 @@ raised here, located as usual); what it staged is overwritten or swept.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from pathlib import Path
 
 from toolkit.generate.context import GenerateContext
@@ -35,19 +35,22 @@ def stream_kinds(
     digests: bool,
     workers: int | None = None,
     first: Callable[[], object] | None = None,
+    existing: Container[str] | None = None,
 ) -> dict[str, KindOutput]:
     """{kind: its output} for every kind, split across two processes when that pays.
 
     `first` runs in this process before its own kinds, while the child already works (the specs'
     semantic checks: `toolkit.registry.core.PendingRegistry.confirm`); it must do its work once
     however often it is called. When it raises, the child is stopped and the exception
-    propagates (the caller removes what was staged)."""
+    propagates (the caller removes what was staged). `existing`: see `stream_kind`."""
     here = os.getpid()
 
     def work(part: Sequence[str]) -> dict[str, KindOutput]:
         if first is not None and os.getpid() == here:  # never in the forked child
             first()
-        return {k: stream_kind(root, registry, context, k, check=check, digests=digests) for k in part}
+        return {
+            k: stream_kind(root, registry, context, k, check=check, digests=digests, existing=existing) for k in part
+        }
 
     mine = [k for k in kinds if k == HEAVY_KIND] or list(kinds[:1])
     theirs = [k for k in kinds if k not in mine]

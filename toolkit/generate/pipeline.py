@@ -154,7 +154,7 @@ def _stream(
     units: dict[str, dict[str, object]] = {}
     try:
         outputs = parallel_kinds.stream_kinds(
-            root, pending.registry, context, kinds, check=check, digests=digests, first=pending.confirm
+            root, pending.registry, context, kinds, check=check, digests=digests, first=pending.confirm, existing=before
         )
         for kind in kinds:  # merged in kind order: the same result however the kinds were run
             output = outputs[kind]

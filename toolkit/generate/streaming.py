@@ -5,13 +5,14 @@ parallel_kinds` runs some kinds in a second process with the same function."""
 
 from __future__ import annotations
 
+from collections.abc import Container
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolkit.generate import freshness
 from toolkit.generate.context import GenerateContext
 from toolkit.generate.running import run_generators
-from toolkit.load.writer import Change, Staging
+from toolkit.load.writer import Change, Staging, unlisted
 from toolkit.registry.core import Registry
 
 __all__ = ["KindOutput", "stream_kind"]
@@ -37,8 +38,11 @@ def stream_kind(
     *,
     check: bool,
     digests: bool,
+    existing: Container[str] | None = None,
 ) -> KindOutput:
     """Run the generator of `kind`; compare (check) or stage (write) each of its files.
+    `existing`: the files under `root` before the run (relative paths), when known; a file not
+    in it is new without trying to read it.
 
     With check=True each change carries the old and new bytes (for the diff); after a write only
     whether the file was added or changed (`b""` stands for contents not kept). Raises what
@@ -51,7 +55,8 @@ def stream_kind(
             out.produced.append(rel)
             if digests:
                 out.digests[rel] = freshness.file_digest(data)
-            old = _read_existing(root / rel)
+            absent = existing is not None and rel not in existing and not unlisted(rel)
+            old = None if absent else _read_existing(root / rel)
             if old == data:
                 continue
             if staging is None:

@@ -80,6 +80,12 @@ def _remove_new_folder(root: Path, folder: Path, before: set[str]) -> None:
             folder.rmdir()
 
 
+def unlisted(rel: str) -> bool:
+    """Whether a file at `rel` could exist although `existing_files` does not list it: it lies in
+    a build-output folder, which the walk skips."""
+    return any(_build_output(folder) for folder in rel.split("/")[:-1])
+
+
 def _build_output(folder: str) -> bool:
     """Folders a build of the generated files leaves beside them, which are neither generated
     nor stale: `pip install ./generated/python` writes `build/` and `<name>.egg-info/` into the
@@ -141,11 +147,16 @@ class Staging:
             self._folders.add(folder)
         tmp = target.with_name(target.name + TMP_SUFFIX)
         self._staged.append((str(tmp), str(target)))  # before writing: abandon() removes a partial one
-        with open(tmp, "wb") as handle:
-            handle.write(data)
+        # os-level calls: a file object would also fstat, lseek and ask whether it is a terminal.
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0), 0o666)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
             if DURABLE:
-                handle.flush()
-                os.fsync(handle.fileno())
+                os.fsync(fd)
+        finally:
+            os.close(fd)
 
     @property
     def staged(self) -> list[tuple[str, str]]:
