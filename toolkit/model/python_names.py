@@ -66,14 +66,21 @@ METHOD_RESERVED = frozenset(
 )  # fmt: skip
 
 
+_NOT_WORD = re.compile(r"\W", re.ASCII)
+
+
 def identifier(name: str, reserved: Iterable[str] = ()) -> str:
     """A valid, non-keyword Python identifier close to `name`, out of reach of `reserved`."""
-    text = re.sub(r"\W", "_", name, flags=re.ASCII) or "_"
-    if text[0].isdigit():
-        text = f"_{text}"
+    if name.isascii() and name.isidentifier():
+        text = name  # nearly every spec name: nothing for the substitution to replace
+    else:
+        text = _NOT_WORD.sub("_", name) or "_"
+        if text[0].isdigit():
+            text = f"_{text}"
     if text.startswith("__"):
         text = f"op{text}"
-    if keyword.iskeyword(text) or keyword.issoftkeyword(text) or text in set(reserved):
+    taken = reserved if isinstance(reserved, (set, frozenset)) else set(reserved)
+    if keyword.iskeyword(text) or keyword.issoftkeyword(text) or text in taken:
         text = f"{text}_"
     return text
 

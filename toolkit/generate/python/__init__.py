@@ -34,9 +34,11 @@ module imports `typing` at run time (annotation-only names are imported under TY
 schema class of an operator is imported on the first call, so importing one opset module stays
 cheap.
 
-Modules: `layout` (files and templates), `builders` (opset methods), `schema_classes`,
-`release_table`, `names`, `source` (literals, docstrings, line layout), and `runtime` (the
-generated package's runtime; data to the toolkit, never imported by it).
+Modules: `layout` (files and what goes in each), `builders` (opset methods), `schema_classes`,
+`release_table`, `names`, `source` (literals, docstrings, line layout), `runtime` (the
+generated package's runtime; data to the toolkit, never imported by it), the Jinja2 templates of
+`templates/` (`jinja_render`, the definition of the files) and their fast path `render_fast` and
+`render_fast_package` (the same text in plain Python: generating imports no Jinja2).
 """
 
 from __future__ import annotations

@@ -24,16 +24,16 @@ from toolkit.generate.python.source import (
     Arg,
     Bracket,
     PythonGenerationError,
+    SourceMemo,
     docstring,
     inline,
     needs_math,
     py_literal,
     str_literal,
-    summary,
 )
 from toolkit.model.spec import AttrType, FormalParameter, OpSchema, ParamOption, display_domain
 
-__all__ = ["Method", "PyParam", "body_lines", "build_method", "method_names", "signature_lines"]
+__all__ = ["Method", "OpsetClass", "PyParam", "body_lines", "build_method", "method_names", "signature_lines"]
 
 # Annotations of attribute values (message-valued attributes are onnx objects: Any).
 _PY_ATTR_TYPES: dict[AttrType, str] = {
@@ -61,6 +61,7 @@ _VALUE_KINDS = (
     ("map(", "MapValue"),
     ("optional(", "OptionalValue"),
 )
+_KIND_OF_PREFIX = dict(_VALUE_KINDS)
 _EXTRAS_SIGNATURE = ("_outputs: int | Sequence[str] | None = None", "_name: str | None = None")
 
 
@@ -97,6 +98,18 @@ class Method:
         return f"{self.runtime_call}({', '.join(inline(a) for a in self.call_args)})"
 
 
+@dataclass(frozen=True)
+class OpsetClass:
+    """One opset class of a domain's `_opsets` module: the builders it defines itself (each with
+    its laid-out `def` and body lines), and the opset it inherits the others from (None: it
+    starts from OpsetBase)."""
+
+    version: int
+    parent: int | None
+    ir_version: int
+    methods: list[tuple[Method, list[str], list[str]]]
+
+
 def method_names(schemas: Sequence[OpSchema]) -> dict[str, str]:
     """operator -> builder method name (unique in its class, case-insensitively)."""
     names = unique([identifier(s.name, RESERVED_METHODS) for s in schemas])
@@ -106,9 +119,8 @@ def method_names(schemas: Sequence[OpSchema]) -> dict[str, str]:
 def _value_kind(schema: OpSchema, param: FormalParameter) -> str:
     types = schema.constraint_map.get(param.type_str)
     allowed = types.allowed if types is not None else (param.type_str,)
-    kinds = {
-        next((kind for prefix, kind in _VALUE_KINDS if t.startswith(prefix)), "Value") for t in allowed
-    }
+    # each prefix ends at its only "(": a type starts with one iff its text up to the first "(" is it
+    kinds = {_KIND_OF_PREFIX.get(t[: t.find("(") + 1], "Value") for t in allowed}
     return kinds.pop() if len(kinds) == 1 else "Value"
 
 
@@ -176,7 +188,10 @@ def _returns(schema: OpSchema) -> _Returns:
     return _Returns(f"tuple[{', '.join(kinds)}]", kinds, False, None)
 
 
-def _method_doc(schema: OpSchema, inputs: list[PyParam], variadic: PyParam | None, attrs: list[PyParam]) -> str:
+def _method_doc(
+    schema: OpSchema, inputs: list[PyParam], variadic: PyParam | None, attrs: list[PyParam], memo: SourceMemo
+) -> str:
+    summary = memo.summary
     lines = [summary(schema.doc) or f"{schema.name} (since opset {schema.since_version})."]
     lines.append("")
     tags = [f"{display_domain(schema.domain)}.{schema.name}, since_version {schema.since_version}"]
@@ -198,7 +213,7 @@ def _method_doc(schema: OpSchema, inputs: list[PyParam], variadic: PyParam | Non
         for out in schema.outputs:
             opt = " (optional)" if out.is_optional else " (variadic)" if out.is_variadic else ""
             lines.append(f"    {out.name}{opt}: {summary(out.doc)}".rstrip().rstrip(":"))
-    return docstring("\n".join(lines), 8)
+    return docstring("\n".join(lines), 8, memo)
 
 
 def _inputs_arg(inputs: list[PyParam], variadic: PyParam | None) -> Arg:
@@ -211,7 +226,11 @@ def _inputs_arg(inputs: list[PyParam], variadic: PyParam | None) -> Arg:
     return Bracket.tuple_of([f"*{fixed.inline()}", f"*{variadic.name}"])
 
 
-def build_method(schema: OpSchema, method_name: str, schema_module: str) -> Method:
+def build_method(schema: OpSchema, method_name: str, schema_module: str, memo: SourceMemo | None = None) -> Method:
+    """The builder method of one operator version; `memo` shares repeated text between the
+    versions of a domain (a fresh one when None)."""
+    if memo is None:
+        memo = SourceMemo()
     attrs = _attr_params(schema)
     taken = {a.name for a in attrs} | set(EXTRA_KWARGS)
     inputs, variadic = _input_params(schema, taken)
@@ -243,7 +262,7 @@ def build_method(schema: OpSchema, method_name: str, schema_module: str) -> Meth
         returns=returns.annotation,
         runtime_call=runtime_call,
         call_args=call_args,
-        docstring=_method_doc(schema, inputs, variadic, attrs),
+        docstring=_method_doc(schema, inputs, variadic, attrs, memo),
         value_kinds=frozenset(returns.kinds) | ({returns.element} if returns.element else set()),
         uses_math=any(needs_math(a.default) for a in schema.attributes if not a.required),
         uses_any=any(by_name[p.source].type in _ANY_TYPES for p in attrs),

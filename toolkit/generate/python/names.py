@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from toolkit.model.python_names import (
     DOMAIN_PACKAGE_RESERVED,
@@ -20,6 +21,7 @@ __all__ = [
     "RESERVED_PARAMS",
     "ROOT",
     "SCHEMA_MODULE_RESERVED",
+    "Distribution",
     "domain_package",
     "identifier",
     "schema_class_name",
@@ -27,7 +29,18 @@ __all__ = [
 ]
 
 PACKAGE = "opset_toolkit_generated"
-ROOT = f"python/{PACKAGE}"  # the default package's folder; `layout.Distribution` names another
+ROOT = f"python/{PACKAGE}"  # the default package's folder; `Distribution` names another
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """What the generated package is called: its import name, its pip (distribution) name and
+    version (`[python]` in opset.toml, `toolkit.load.project`)."""
+
+    package: str = PACKAGE
+    name: str = PACKAGE.replace("_", "-")
+    version: str = "0.1.0"
+
 
 # Names a builder method must not take (OpsetBase members, what its class body evaluates).
 RESERVED_METHODS = METHOD_RESERVED

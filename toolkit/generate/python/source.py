@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from toolkit.generate.python.wrap_fast import wrap_simple
@@ -19,6 +19,7 @@ __all__ = [
     "Arg",
     "Bracket",
     "PythonGenerationError",
+    "SourceMemo",
     "call_lines",
     "doc_escape_line",
     "docstring",
@@ -110,6 +111,54 @@ def call_lines(func: str, args: Sequence[Arg], doc: str, indent: int = 8) -> lis
     return lines
 
 
+class SourceMemo:
+    """Source text that recurs across the versions of a domain's operators, made once.
+
+    Later operator versions mostly repeat the inputs, attributes, type lists and docs of the
+    earlier ones. Each entry is a pure function of its key (strings, tuples of strings), so a
+    hit gives the very text a call would make. One memo serves one domain's rendering and is
+    dropped with it, which bounds it by that domain's size.
+    """
+
+    __slots__ = ("_lines", "_summaries", "_type_tuples", "_wrapped")
+
+    def __init__(self) -> None:
+        self._lines: dict[tuple[object, ...], list[str]] = {}
+        self._summaries: dict[str, str] = {}
+        self._type_tuples: dict[tuple[str, ...], Bracket] = {}
+        self._wrapped: dict[tuple[str, int], list[str]] = {}
+
+    def lines(self, key: tuple[object, ...], make: Callable[[], list[str]]) -> list[str]:
+        """The lines `make()` gives, made once per `key`, which must hold everything they are
+        made of (the caller must not change the list)."""
+        found = self._lines.get(key)
+        if found is None:
+            found = self._lines[key] = make()
+        return found
+
+    def summary(self, text: str) -> str:
+        """`summary(text)`."""
+        found = self._summaries.get(text)
+        if found is None:
+            found = self._summaries[text] = summary(text)
+        return found
+
+    def wrapped(self, line: str, width: int) -> list[str]:
+        """The pieces of a docstring line wrapped to `width`, each right-stripped."""
+        key = (line, width)
+        found = self._wrapped.get(key)
+        if found is None:
+            found = self._wrapped[key] = [piece.rstrip() for piece in _wrap(line, width)]
+        return found
+
+    def type_tuple(self, types: tuple[str, ...]) -> Bracket:
+        """The tuple display of string literals of `types`."""
+        found = self._type_tuples.get(types)
+        if found is None:
+            found = self._type_tuples[types] = Bracket.tuple_of([str_literal(t) for t in types])
+        return found
+
+
 # --------------------------------------------------------------------------------------------
 # literals
 # --------------------------------------------------------------------------------------------
@@ -192,8 +241,14 @@ def str_chunks(text: str, width: int = 72) -> list[str]:
         if line:
             pieces.append(line)
     literals = []
+    # str_literal's shortcut, tested once for the whole text: a piece has no other characters
+    plain = text.isprintable() or text.replace("\n", "").replace("\t", "").isprintable()
     for piece in pieces:
-        literal = str_literal(piece)
+        if plain:
+            escaped = piece.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
+            literal = f'"{escaped}"'
+        else:
+            literal = str_literal(piece)
         while len(literal) > width + 24 and len(piece) > 1:  # escapes blew it up: halve
             half = len(piece) // 2
             literals.append(str_literal(piece[:half]))
@@ -243,12 +298,33 @@ def _wrap(line: str, width: int) -> list[str]:
     ) or [""]
 
 
-def docstring(text: str, indent: int) -> str:
+def docstring(text: str, indent: int, memo: SourceMemo | None = None) -> str:
     """A safe triple-quoted docstring of `text`, wrapped for `indent` spaces, closed on its own line.
 
     Backslashes, triple quotes and unprintable characters are escaped; tabs expanded; trailing
-    whitespace dropped; long lines wrapped (escaping never splits across lines).
+    whitespace dropped; long lines wrapped (escaping never splits across lines). `memo` keeps
+    the wrapped lines for the next docstring that has them.
     """
+    pad = " " * indent
+    width = LINE - indent
+    raw = text.replace("\r\n", "\n").replace("\r", "\n").expandtabs(4).strip("\n")
+    # Shortcut: text with nothing to escape (nearly every doc) is only wrapped, and a line that
+    # fits is kept as it is; `_docstring_plain` is the definition (tests/test_python_source.py).
+    if "\\" in raw or '"""' in raw or not raw.replace("\n", "").isprintable():
+        return _docstring_plain(text, indent)
+    limit = width - 4
+    wrapped = (memo or SourceMemo()).wrapped
+    lines: list[str] = []
+    for source_line in raw.split("\n"):
+        line = source_line.rstrip()
+        if len(line) <= limit:
+            lines.append(line)
+        else:
+            lines.extend(wrapped(line, limit))
+    return _closed(lines, pad)
+
+
+def _docstring_plain(text: str, indent: int) -> str:
     pad = " " * indent
     width = LINE - indent
     raw = text.replace("\r\n", "\n").replace("\r", "\n").expandtabs(4).strip("\n")
@@ -263,6 +339,12 @@ def docstring(text: str, indent: int) -> str:
                 lines.append(escaped[:cut])
                 escaped = escaped[cut:]
             lines.append(escaped)
+    return _closed(lines, pad)
+
+
+def _closed(lines: list[str], pad: str) -> str:
+    """The docstring of the escaped, wrapped `lines`: leading blank lines dropped, the first
+    line after the opening quotes, the closing quotes on their own line."""
     while lines and not lines[0].strip():
         lines.pop(0)
     if not lines:
@@ -272,9 +354,7 @@ def docstring(text: str, indent: int) -> str:
         first = first[:-1] + '\\"'
     if first.endswith("\\") and not first.endswith("\\\\"):
         first += " "
-    out = [f'"""{first}']
-    out.extend(f"{pad}{line}" if line else "" for line in rest)
-    out.append(f'{pad}"""')
+    out = [f'"""{first}', *[pad + line if line else "" for line in rest], f'{pad}"""']
     return "\n".join(out)
 
 
