@@ -45,6 +45,8 @@ FRAGMENTS = st.sampled_from(
         "<!--->",
         "<!---->",
         "<!-- a -- b -->",
+        "<!-- a --->",
+        "<a b=\x01>",
         "<?php x ?>",
         "<!DOCTYPE html>",
         "<!x>",
@@ -126,7 +128,10 @@ def test_simple_analysis_examples() -> None:
         (1, 30, "<!-- c\nd -->"),
     ]
     assert analysis.tag_like == ((1, 4),)
-    for text in ("- <b>", "<div>", "a\n===", "[a](<b>)", "<https://onnx.ai>", "a\x0cb", "    <b>"):
+    for text in ("- <b>", "<div>", "    <b>"):  # a list item, an HTML block, indented code
+        fast = simple_analysis(text)
+        assert fast is not None and fast == analyse(text), text
+    for text in ("a\n===", "[a](<b>)", "<https://onnx.ai>", "a\x0cb"):
         assert simple_analysis(text) is None, text
 
 

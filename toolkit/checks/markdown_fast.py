@@ -11,10 +11,11 @@ start of a line, link reference definitions) also sends the text to the parser.
 `may_need_repair(text) is False` implies `analyse(text).clean` (tests/test_docs_fastpaths.py
 checks it on random Markdown-like text with hypothesis).
 
-`simple_analysis(text)` is the second shortcut: for docs that are plain paragraphs whose only
-findings can be inline raw HTML (`Tensor<T>`, `<br>`), it returns the analysis itself, equal to
-`analyse(text)`, without the parser; None sends the text to the parser
-(tests/test_markdown_fast_html.py checks the equality with hypothesis and on the onnx catalog).
+`simple_analysis(text)` is the second shortcut: for docs whose blocks are paragraphs, code,
+lists, HTML blocks, thematic breaks and ATX headings (read by `toolkit.checks.markdown_blocks`),
+it returns the analysis itself, equal to `analyse(text)`,
+without the parser; None sends the text to the parser (tests/test_markdown_fast_html.py and
+tests/test_markdown_blocks.py check the equality with hypothesis and on the onnx catalog).
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ import re
 from bisect import bisect_right
 from functools import lru_cache
 
-from toolkit.checks.markdown import TAG_LIKE, Analysis, RawHtml, normalize
+from toolkit.checks.markdown import TAG_LIKE, Analysis, Heading, OpenFence, RawHtml, normalize
+from toolkit.checks.markdown_blocks import HTML_TAG, Paragraph, read_blocks
 
 _TAG_START = re.compile(r"<[A-Za-z/!?]")
 # A line of `=` or `-` (after blockquote markers and indentation) that follows another line.
@@ -72,82 +74,72 @@ def _closed_top_level_fences_only(text: str) -> bool:
     return not fence
 
 
-# --------------------------------------------------------------------------- simple docs
+# --------------------------------------------------------------------------- structured docs
 #
-# A "simple" doc is paragraphs of plain text whose inline markup is at most raw HTML (`<T>`,
-# `<br>`), code spans, backslash escapes, entities and emphasis. CommonMark then fixes its
-# structure without a parser: no line can open a block other than a paragraph or interrupt one,
-# there are no links (no `](`, and no line starts a link reference definition), no autolinks, and
-# a `<` is raw HTML, protected (inside a code span, escaped) or literal text. Code spans and raw
-# HTML bind equally tightly, so the leftmost wins; entities and emphasis never hold a `<`. So the
-# analysis is one left-to-right scan per paragraph.
+# Once `read_blocks` has placed the paragraphs, what remains is their inline content, where the
+# only findings are raw HTML and tag-like `<`. Inline markup is read left to right: code spans,
+# raw HTML and escapes protect what they cover (code spans and raw HTML bind equally tightly, so
+# the leftmost wins); entities and emphasis never hold a `<`. Links and autolinks would take more
+# than this scan: a paragraph with a `<` after a `[` that a `](` follows, or with anything that
+# could be an autolink (`<scheme:`, `@`), goes to the parser.
 
-# Inline raw HTML, CommonMark spec section 6.6. Whitespace inside a tag may hold a line ending;
-# a paragraph never holds a blank line, so "up to one line ending" needs no extra care.
-_WS = r"[ \t\n]"
-_ATTRIBUTE = (
-    rf"{_WS}+[A-Za-z_:][A-Za-z0-9_.:-]*"
-    rf"(?:{_WS}*={_WS}*(?:[^ \t\n\"'=<>`]+|'[^']*'|\"[^\"]*\"))?"
-)
-_OPEN_TAG = rf"<[A-Za-z][A-Za-z0-9-]*(?:{_ATTRIBUTE})*{_WS}*/?>"
-_CLOSING_TAG = rf"</[A-Za-z][A-Za-z0-9-]*{_WS}*>"
-_COMMENT = r"<!-->|<!--->|<!--[\s\S]*?-->"
-_PROCESSING = r"<\?[\s\S]*?\?>"
-_DECLARATION = r"<![A-Za-z][^>]*>"
-_CDATA = r"<!\[CDATA\[[\s\S]*?\]\]>"
-_RAW_HTML = re.compile("|".join((_OPEN_TAG, _CLOSING_TAG, _COMMENT, _PROCESSING, _DECLARATION, _CDATA)))
-
-# Text the parser would read differently: a link (`](`), NUL (replaced by the parser), an
-# autolink (`<scheme:...>`, `<user@host>`, read before raw HTML), and whitespace other than space
-# and newline (tabs are already expanded; the parser's and Python's ideas of whitespace differ).
-_NOT_SIMPLE = re.compile(r"\]\(|\x00|<[A-Za-z][A-Za-z0-9+.-]*:|@|[^\S \n]")
-# A line that may open or interrupt a block other than a paragraph continuation: indented 4+,
-# a heading, a fence, an HTML block, a quote, a list item, a thematic break, a setext underline
-# or a link reference definition.
-_BLOCK_START = re.compile(r"(?: {4}| {0,3}(?:[<#>*+=_~\[-]|```|\d{1,9}[.)]))")
-# Where the inline scan stops: a backslash, a backtick run, a `<`.
-_INLINE_STOP = re.compile(r"\\|`+|<")
+_RAW_HTML = re.compile(HTML_TAG)
+# Text the parser would read differently: NUL (replaced by the parser) and whitespace other than
+# space and newline (tabs are already expanded; the parser's and Python's ideas of whitespace differ).
+_NOT_SIMPLE = re.compile(r"\x00|[^\S \n]")
+_AUTOLINK = re.compile(r"<[A-Za-z][A-Za-z0-9+.-]*:|@")
+# Where the inline scan stops: a backslash, a backtick run, a `<`, a `[`.
+_INLINE_STOP = re.compile(r"\\|`+|<|\[")
 _ESCAPABLE = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~\n")
 
 
 @lru_cache(maxsize=16384)
 def simple_analysis(text: str) -> Analysis | None:
-    """The analysis of `text` when it is simple (see above): equal to `analyse(text)`, computed
-    without the parser. None for any other text."""
+    """The analysis of `text` when its structure is one `read_blocks` reads (see above): equal
+    to `analyse(text)`, computed without the parser. None for any other text."""
     normalized = normalize(text)
     if _NOT_SIMPLE.search(normalized):
         return None
     lines = tuple(normalized.split("\n")) if normalized else ()
+    blocks = read_blocks(lines)
+    if blocks is None:
+        return None
     html: list[RawHtml] = []
+    fences: list[OpenFence] = []
+    headings: list[Heading] = []
     tag_like: list[tuple[int, int]] = []
-    first = 0
-    for index, line in enumerate((*lines, "")):
-        if line:
-            if _BLOCK_START.match(line):
+    for block in blocks:
+        if isinstance(block, Paragraph):
+            if not _paragraph(lines, block, html, tag_like):
                 return None
-            continue
-        if first < index:
-            _paragraph(lines, first, index, html, tag_like)
-        first = index + 1
-    return Analysis(lines, tuple(html), (), (), tuple(tag_like))
+        elif isinstance(block, RawHtml):
+            html.append(block)
+        elif isinstance(block, OpenFence):
+            fences.append(block)
+        else:
+            headings.append(block)
+    return Analysis(lines, tuple(html), tuple(fences), tuple(headings), tuple(tag_like))
 
 
 def _paragraph(
-    lines: tuple[str, ...], first: int, end: int, html: list[RawHtml], tag_like: list[tuple[int, int]]
-) -> None:
-    """Raw HTML and tag-like `<` of the paragraph `lines[first:end]`, as `analyse` reports them."""
-    head = lines[first]
-    indent = len(head) - len(head.lstrip(" "))  # the parser's content drops it from the first line
-    content = "\n".join(lines[first:end])[indent:]
-    if "<" not in content:
-        return
+    lines: tuple[str, ...], paragraph: Paragraph, html: list[RawHtml], tag_like: list[tuple[int, int]]
+) -> bool:
+    """Add the raw HTML and tag-like `<` of `paragraph`, as `analyse` reports them; False when
+    its inline content needs the parser."""
+    first, columns = paragraph.line, paragraph.columns
+    parts = [lines[first + row][column:] for row, column in enumerate(columns)]
+    content = "\n".join(parts)
+    if "<" not in content or not _TAG_START.search(content):
+        return True  # the analysis reads no inline content without a possible tag
+    if _AUTOLINK.search(content):
+        return False
     starts = [0]  # offset in `content` where each line starts
-    for part in content.split("\n")[:-1]:
+    for part in parts[:-1]:
         starts.append(starts[-1] + len(part) + 1)
 
     def position(at: int) -> tuple[int, int]:
         row = bisect_right(starts, at) - 1
-        return first + row, at - starts[row] + (indent if row == 0 else 0)
+        return first + row, columns[row] + at - starts[row]
 
     protected: list[tuple[int, int]] = []  # escapes, code spans, raw HTML
     pos = 0
@@ -157,6 +149,11 @@ def _paragraph(
         if run == "\\":
             pos = at + 2 if content[at + 1 : at + 2] in _ESCAPABLE and at + 1 < len(content) else at + 1
             protected.append((at, pos))
+        elif run == "[":
+            # a link from here would protect what it spans, and may hold raw HTML of its own
+            if "](" in content[at:] and "<" in content[at:]:
+                return False
+            pos = at + 1
         elif run == "<":
             match = _RAW_HTML.match(content, at)
             if match is None:
@@ -174,3 +171,4 @@ def _paragraph(
         at = match.start()
         if not any(start <= at < stop for start, stop in protected):
             tag_like.append(position(at))
+    return True
