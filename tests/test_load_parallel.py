@@ -181,3 +181,64 @@ def test_gc_pause_restores_the_collector() -> None:
     with parallel.gc_paused():
         assert not gc.isenabled()
     assert gc.isenabled()
+
+
+def test_run_shared_runs_first_here_once_before_taking_a_chunk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`first` runs once, in this process, before it works any chunk, while the child already
+    works; without a child it runs before the whole list."""
+    import os
+    import time
+
+    parent = os.getpid()
+    log = tmp_path / "log"
+
+    waits = [True]
+
+    def first() -> None:
+        assert os.getpid() == parent
+        deadline = time.monotonic() + 30
+        while waits[0] and "child" not in (log.read_text() if log.exists() else "") and time.monotonic() < deadline:
+            time.sleep(0.005)  # the child takes chunks meanwhile
+        with log.open("a") as out:
+            out.write("first\n")
+
+    def work(items: object) -> list[int]:
+        with log.open("a") as out:
+            out.write(f"{'here' if os.getpid() == parent else 'child'} {list(items)}\n")  # type: ignore[call-overload]
+        time.sleep(0.01)
+        return list(items)  # type: ignore[call-overload]
+
+    parts = parallel.run_shared(work, list(range(10)), 2, first=first)
+    assert sorted(i for part in parts for i in part) == list(range(10))
+    lines = log.read_text().splitlines()
+    assert lines.count("first") == 1
+    assert lines.index("first") > 0  # the child had started
+    assert not [line for line in lines[: lines.index("first")] if line.startswith("here")]
+    log.unlink()
+    waits[0] = False  # no child from here on
+    assert parallel.run_shared(work, [1, 2], 1, first=first) == [[1, 2]]
+    assert log.read_text().splitlines() == ["first", "here [1, 2]"]
+
+    def no_fork() -> int:
+        raise OSError("no more processes")
+
+    log.unlink()
+    monkeypatch.setattr(os, "fork", no_fork)
+    parallel.run_shared(work, [1, 2], 2, first=first)
+    assert log.read_text().splitlines()[0] == "first"
+
+
+def test_a_failing_first_stops_the_child_at_once() -> None:
+    import time
+
+    def first() -> None:
+        raise ValueError("checks failed")
+
+    def work(items: object) -> list[int]:
+        time.sleep(60)  # the child would take a minute: it is killed instead
+        return list(items)  # type: ignore[call-overload]
+
+    start = time.monotonic()
+    with pytest.raises(ValueError, match="checks failed"):
+        parallel.run_shared(work, list(range(4)), 2, first=first)
+    assert time.monotonic() - start < 30

@@ -1,16 +1,16 @@
-"""Fast path of `opset generate` on a machine with two cores: the Python kind in this process,
-the other kinds in a forked child (`toolkit.load.parallel.run_pair`), each streaming and staging
-its own files (`toolkit.generate.streaming.stream_kind`); the parent commits them all. The plain
-path runs the kinds one after another in this process; tests/test_generate_streaming.py checks
-both give the same files, changes and digests.
+"""Fast path of `opset generate` on a machine with two cores: the kinds are shared between this
+process and a forked child, each taking the next kind as soon as it is free
+(`toolkit.load.parallel.run_shared`), and each streaming and staging its own files
+(`toolkit.generate.streaming.stream_kind`); the parent commits them all. The plain path runs the
+kinds one after another in this process; tests/test_generate_streaming.py checks both give the
+same files, changes and digests.
 
-A child that fails, for any reason, is ignored and its kinds run here (a generator error is then
+A child that fails, for any reason, is ignored and every kind runs here (a generator error is then
 raised here, located as usual); what it staged is overwritten or swept.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Container, Sequence
 from pathlib import Path
 
@@ -19,10 +19,12 @@ from toolkit.generate.streaming import KindOutput, stream_kind
 from toolkit.load import parallel
 from toolkit.registry.core import Registry
 
-__all__ = ["HEAVY_KIND", "stream_kinds"]
+__all__ = ["COST_ORDER", "stream_kinds"]
 
-# The kind that takes about as long as all the others together: it runs alone in this process.
-HEAVY_KIND = "python"
+# The kinds, costliest first on a catalog like onnx's: whichever process is free takes the next,
+# and the child starts first, so it takes the costliest while this process runs `first`. Kinds
+# not named here (plugins) come after them, by name.
+COST_ORDER = ("python", "docs", "proto", "backend_tests")
 
 
 def stream_kinds(
@@ -43,20 +45,14 @@ def stream_kinds(
     semantic checks: `toolkit.registry.core.PendingRegistry.confirm`); it must do its work once
     however often it is called. When it raises, the child is stopped and the exception
     propagates (the caller removes what was staged). `existing`: see `stream_kind`."""
-    here = os.getpid()
 
     def work(part: Sequence[str]) -> dict[str, KindOutput]:
-        if first is not None and os.getpid() == here:  # never in the forked child
-            first()
         return {
             k: stream_kind(root, registry, context, k, check=check, digests=digests, existing=existing) for k in part
         }
 
-    mine = [k for k in kinds if k == HEAVY_KIND] or list(kinds[:1])
-    theirs = [k for k in kinds if k not in mine]
-    if not theirs or parallel.worker_count(workers) < 2:
-        return work(kinds)
+    order = sorted(kinds, key=lambda k: (COST_ORDER.index(k) if k in COST_ORDER else len(COST_ORDER), k))
     results: dict[str, KindOutput] = {}
-    for part in parallel.run_pair(work, mine, theirs):
+    for part in parallel.run_shared(work, order, parallel.worker_count(workers), first=first):
         results.update(part)
     return results

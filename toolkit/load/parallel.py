@@ -70,25 +70,44 @@ def run_split(work: Callable[[Sequence[T]], R], items: Sequence[T], workers: int
 MAX_CHUNKS = 255
 
 
-def run_shared(work: Callable[[Sequence[T]], R], items: Sequence[T], workers: int) -> list[R]:
+def run_shared(
+    work: Callable[[Sequence[T]], R],
+    items: Sequence[T],
+    workers: int,
+    *,
+    first: Callable[[], object] | None = None,
+) -> list[R]:
     """`work` over `items` in chunks that this process and a forked child take one at a time,
-    each as soon as it is free, so the two finish together however much each item costs. The
-    results, one per chunk, come in no particular order. Without fork, or when the child fails,
-    the whole list is worked here and a single result is returned."""
+    each as soon as it is free, so the two finish together however much each item costs (the
+    child is started first, so with items ordered costliest first, the two start on the two
+    costliest). The results, one per chunk, come in no particular order. Without fork, or when
+    the child fails, the whole list is worked here and a single result is returned.
+
+    `first` runs in this process before it takes any chunk, while the child already works
+    (every run calls it once, before any chunk is worked here); when it raises, the child is
+    stopped and the exception propagates."""
     if workers < 2 or len(items) < 2 or not hasattr(os, "fork"):
+        if first is not None:
+            first()
         return [work(items)]
     size = -(-len(items) // MAX_CHUNKS)  # items per chunk, rounded up
     chunks = [items[start : start + size] for start in range(0, len(items), size)]
     try:
         queue_end, queue_start = os.pipe()
     except OSError:
+        if first is not None:
+            first()
         return [work(items)]
     try:
         os.write(queue_start, bytes(range(len(chunks))))
     finally:
         os.close(queue_start)
 
+    parent = os.getpid()
+
     def take_turns(_: object) -> list[R]:
+        if first is not None and os.getpid() == parent:
+            first()
         done = []
         while number := os.read(queue_end, 1):
             done.append(work(chunks[number[0]]))
