@@ -12,7 +12,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from toolkit.checks.docs import domain_doc_diagnostics, operator_doc_diagnostics
-from toolkit.checks.spec import check_specs
 from toolkit.load.loader import dedupe, read_specs
 from toolkit.load.result import LoadResult
 from toolkit.model.diagnostics import sort_key
@@ -47,6 +46,9 @@ def read_then_check(
     result = read_specs(paths, display=display, jobs=jobs, check_operator=operator_doc_diagnostics)
 
     def check() -> LoadResult:
+        # Imported here: the rule modules are not needed to read, so a forked reader starts sooner.
+        from toolkit.checks.spec import check_specs
+
         checked = [*check_specs(result.specs), *domain_doc_diagnostics(result.specs)]
         if checked:
             result.diagnostics = sorted(dedupe([*result.diagnostics, *checked]), key=sort_key)

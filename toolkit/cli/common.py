@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -73,6 +72,8 @@ def default_spec_dir() -> str | None:
     """`./opsets`, else `opsets/` at the top of the git work tree (a command run from a subfolder)."""
     if Path(DEFAULT_SPECS).is_dir():
         return DEFAULT_SPECS
+    import subprocess  # only when ./opsets is not here: every command imports this module
+
     try:
         proc = subprocess.run(["git", "rev-parse", "--show-cdup"], capture_output=True, text=True, check=False)
     except OSError:  # no git on PATH

@@ -31,11 +31,6 @@ from typing import Any
 
 from toolkit.model.diagnostics import UsageError
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
-
 CONFIG_FILE = "opset.toml"
 TOOL_KEY = "opset-toolkit"
 DEFAULT_SPEC_ROOT = "opsets"
@@ -111,7 +106,7 @@ def find_project_file(start: Path | None = None) -> Path | None:
         if candidate.is_file():
             return candidate
         pyproject = folder / "pyproject.toml"
-        if pyproject.is_file() and TOOL_KEY in _read(pyproject).get("tool", {}):
+        if pyproject.is_file() and _may_hold_table(pyproject) and TOOL_KEY in _read(pyproject).get("tool", {}):
             return pyproject
         if (folder / ".git").exists():
             return None
@@ -131,7 +126,27 @@ def load_project(start: Path | None = None) -> Project:
     return _parse(path, table)
 
 
+# `opset-toolkit` used as a key: before `]` or `.` (a table header, a dotted key) or `=`, maybe
+# quoted. A value such as `name = "opset-toolkit"` does not match; a false match only costs a parse.
+_TOOL_KEY_USE = re.compile(rb"""opset-toolkit["']?[ \t]*[\].=]""")
+
+
+def _may_hold_table(pyproject: Path) -> bool:
+    """False when the file cannot hold [tool.opset-toolkit] (the key is nowhere in its text), so
+    another project's pyproject.toml is not parsed at all."""
+    try:
+        return _TOOL_KEY_USE.search(pyproject.read_bytes()) is not None
+    except OSError:
+        return True  # `_read` reports it
+
+
 def _read(path: Path) -> dict[str, Any]:
+    # Imported on use: most commands run where no project file needs parsing.
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib
+
     try:
         with open(path, "rb") as handle:
             return tomllib.load(handle)

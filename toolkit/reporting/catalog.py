@@ -31,6 +31,7 @@ def load_catalog() -> RuleCatalog:
     # Function-level imports: each module registers its family's rules when imported.
     import toolkit.checks.docs
     import toolkit.checks.run
+    import toolkit.checks.spec
     import toolkit.compat.rules
     import toolkit.onnx_bridge.check.rules
     import toolkit.onnx_bridge.compat_model

@@ -109,7 +109,8 @@ class Report:
         if any(CATALOG.get(item.rule) is None for item in self.items):
             # A load error of `diff` or `generate` stops before the spec checks are imported,
             # and with them the load and spec families: SARIF must still describe its rule.
-            import toolkit.checks.run  # noqa: F401
+            import toolkit.checks.run
+            import toolkit.checks.spec  # noqa: F401
         seen: dict[str, Rule] = {}
         for item in self.items:
             rule = CATALOG.get(item.rule)

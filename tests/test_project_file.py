@@ -1,0 +1,39 @@
+"""Which pyproject.toml holds the project's settings: one with a [tool.opset-toolkit] table, in
+any TOML spelling of the key; one that only names the package (a dependency, its own name) is
+not read at all, so another tool's broken pyproject.toml is not our error."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from toolkit.load.project import find_project_file, load_project
+
+SPELLINGS = [
+    '[tool.opset-toolkit]\nout = "gen"\n',
+    '[tool."opset-toolkit"]\nout = "gen"\n',
+    "[ tool . 'opset-toolkit' ]\nout = \"gen\"\n",
+    '[tool]\nopset-toolkit = { out = "gen" }\n',
+    'tool.opset-toolkit.out = "gen"\n',
+    '[tool]\n"opset-toolkit" . out = "gen"\n',
+]
+
+
+@pytest.mark.parametrize("text", SPELLINGS)
+def test_every_spelling_of_the_table_is_found(tmp_path: Path, text: str) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pyproject.toml").write_text(text + '\n[project]\nname = "x"\n')
+    assert find_project_file(tmp_path) == tmp_path / "pyproject.toml"
+    assert load_project(tmp_path).out == "gen"
+
+
+def test_a_pyproject_that_only_names_the_package_is_not_parsed(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "opset-toolkit"\ndependencies = ["opset-toolkit[test]"]\nbroken = \n'
+    )
+    assert find_project_file(tmp_path) is None
+    (tmp_path / "pyproject.toml").write_text('[tool.opset-toolkit]\nbroken = \n')
+    with pytest.raises(Exception, match="invalid TOML"):
+        find_project_file(tmp_path)
