@@ -10,6 +10,7 @@ from __future__ import annotations
 # Imported for their registrations: load + check registers the load, spec, docs, adapter and
 # release rules; the onnx adapter overlay adds ADAPTER-OVERLAY.
 import toolkit.checks.run
+import toolkit.checks.spec
 import toolkit.onnx_bridge.overlay  # noqa: F401
 from toolkit.model.rules import CATALOG, FAMILIES, Rule
 
