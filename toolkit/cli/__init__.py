@@ -12,6 +12,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Iterator, Sequence
+from types import ModuleType
 from typing import NoReturn
 
 from toolkit import __version__
@@ -30,11 +31,44 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The `opset` parser with every command; with `command`, a command name, only the commands
+    of the module that defines it (`main` builds that for the command it runs: importing every
+    command module and building every sub-parser would cost each command about 10 ms)."""
     parser = _Parser(prog="opset", description="Declarative operator sets: validate, generate, diff.")
     parser.add_argument("--version", action="version", version=f"opset-toolkit {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     subparsers.required = True
+    for module in _command_modules(command):
+        module.register(subparsers)
+    # `opset generate` renders the CLI reference page from this parser; handing the factory down
+    # keeps the command modules from importing this package (no import cycle).
+    parser.set_defaults(build_parser=build_parser)
+    # `opset pre-commit` runs the real commands in turn, each with main's error handling.
+    parser.set_defaults(run_opset=main)
+    return parser
+
+
+def _command_modules(command: str | None) -> list[ModuleType]:
+    """The module that defines `command`, or every command module (any other name: the full
+    parser then reports it). tests/test_cli_parser.py checks this table against the full parser."""
+    # One import statement per module, so that only the one needed is imported.
+    if command in ("validate", "show", "inventory", "import-onnx"):
+        from toolkit.cli import spec_commands
+
+        return [spec_commands]
+    if command == "diff":
+        from toolkit.cli import diff_command
+
+        return [diff_command]
+    if command == "generate":
+        from toolkit.cli import generate_command
+
+        return [generate_command]
+    if command in ("check-model", "compat", "model-diff", "convert"):
+        from toolkit.cli import model_commands
+
+        return [model_commands]
     from toolkit.cli import (
         authoring_commands,
         diff_command,
@@ -47,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
         spec_commands,
     )
 
-    for module in (
+    return [
         spec_commands,
         diff_command,
         rules_command,
@@ -57,14 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
         precommit_command,
         project_commands,
         runtime_command,
-    ):
-        module.register(subparsers)
-    # `opset generate` renders the CLI reference page from this parser; handing the factory down
-    # keeps the command modules from importing this package (no import cycle).
-    parser.set_defaults(build_parser=build_parser)
-    # `opset pre-commit` runs the real commands in turn, each with main's error handling.
-    parser.set_defaults(run_opset=main)
-    return parser
+    ]
 
 
 @contextlib.contextmanager
@@ -106,7 +133,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args: argparse.Namespace | None = None
     try:
-        parser = build_parser()
+        parser = build_parser(argv[0] if argv and not argv[0].startswith("-") else None)
         args = parser.parse_args(argv)
         with _caches_off(getattr(args, "no_cache", False)):
             code: int = args.handler(args)

@@ -18,7 +18,6 @@ JSON, nothing in it is executed.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
@@ -45,6 +44,8 @@ RACY_NS = 2_000_000_000
 def inputs_digest(
     spec_paths: Sequence[str | os.PathLike[str]], kinds: Sequence[str], source: str, with_cli: bool
 ) -> str:
+    import hashlib  # imported on use: a cold run with the cache off hashes nothing
+
     digest = hashlib.sha256(
         json.dumps([FORMAT, toolkit_stamp(), sys.version, os.getcwd(), sorted(kinds), source, with_cli]).encode()
     )
@@ -60,11 +61,15 @@ def inputs_digest(
 
 
 def _entry(out: Path, kinds: Sequence[str]) -> str:
+    import hashlib  # imported on use: a cold run with the cache off hashes nothing
+
     where = json.dumps([os.path.abspath(out), sorted(kinds)])
     return "generate-" + hashlib.sha256(where.encode()).hexdigest()[:40]
 
 
 def _file_digest(data: bytes) -> str:
+    import hashlib  # imported on use: a cold run with the cache off hashes nothing
+
     return hashlib.sha256(data).hexdigest()
 
 

@@ -16,7 +16,6 @@ full run, after edits of several kinds.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -30,6 +29,8 @@ Unit = dict[str, object]  # {"inputs": digest, "files": {path: sha256}}
 
 
 def _sha(data: bytes) -> str:
+    import hashlib  # imported on use: a cold run with the cache off hashes nothing
+
     return hashlib.sha256(data).hexdigest()
 
 
@@ -50,6 +51,8 @@ class RenderMemo:
     def inputs(self, kind: str, files: Iterable[str]) -> str:
         """The inputs digest of a unit of `kind` built from the spec `files`, and every other file
         in their folders and below (data a spec names, such as example tensors, lives there)."""
+        import hashlib  # imported on use: a cold run with the cache off hashes nothing
+
         # the working directory too: spec paths in the outputs are written relative to it
         digest = hashlib.sha256(f"{kind}\0{self._source}\0{toolkit_stamp()}\0{os.getcwd()}\0".encode())
         names = set(files)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -234,6 +233,8 @@ def write_file(path: Path, data: bytes) -> None:
     """Replace one file atomically: a uniquely named temporary file beside it, then a rename, so
     a reader (a CI upload step, a concurrent run) sees the old file or the whole new one.
     A device or pipe (`-o /dev/null`, a FIFO) is written into, never replaced by a file."""
+    import tempfile  # imported on use: only reports are written this way
+
     if path.exists() and not path.is_file():
         with open(path, "wb") as out:
             out.write(data)

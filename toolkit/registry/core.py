@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import difflib
 import functools
-import hashlib
 import os
 import re
 import sys
@@ -248,6 +247,8 @@ def cache_key(paths: Sequence[str | os.PathLike[str]]) -> str | None:
 def _cache_key(files: list[Path]) -> str:
     """Covers what a LoadResult depends on: the input files' paths and content, the example files
     they name, the toolkit version, and the working directory (diagnostics hold paths relative to it)."""
+    import hashlib  # imported on use: a cold run with the cache off hashes nothing
+
     digest = hashlib.sha256(f"{CACHE_FORMAT}:{os.getcwd()}:{toolkit_stamp()}".encode())
     named: set[Path] = set()
     for path in files:
