@@ -242,3 +242,19 @@ def test_a_failing_first_stops_the_child_at_once() -> None:
     with pytest.raises(ValueError, match="checks failed"):
         parallel.run_shared(work, list(range(4)), 2, first=first)
     assert time.monotonic() - start < 30
+
+
+def test_run_shared_carries_results_larger_than_a_pipe_while_both_work() -> None:
+    """The child sends each chunk's result as it goes, through a pipe far smaller than what it
+    sends; this process reads between its own chunks, so neither waits for the other."""
+    import os
+
+    parent = os.getpid()
+
+    def work(items: object) -> list[tuple[int, bytes]]:
+        return [(i, bytes([i % 256]) * 300_000) for i in items]  # type: ignore[attr-defined]
+
+    parts = parallel.run_shared(work, list(range(60)), 2)
+    got = sorted(pair for part in parts for pair in part)
+    assert got == [(i, bytes([i % 256]) * 300_000) for i in range(60)]
+    assert os.getpid() == parent

@@ -5,9 +5,11 @@ Two tricks, neither of which changes a result (`tests/test_load_parallel.py` che
   graph many times while loading creates no garbage cycles worth collecting;
 - the files are shared out between two processes: YAML composition is CPU-bound and the GIL
   would serialise threads. The second process is a plain `os.fork()` that inherits everything
-  it needs and sends its result back through a pipe, pickled by `transfer`. The loader hands
+  it needs and sends its results back through a pipe, pickled by `transfer`. The loader hands
   out small chunks of files to whichever process is free (`run_shared`), so both finish
-  together even though files differ in size and the child alone has its result to send.
+  together even though files differ in size; the child sends each chunk's result as soon as it
+  is worked and this process unpickles what has come between chunks of its own, so little is
+  left to send or read when both are done.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import os
 import signal
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from toolkit.load import transfer
 
@@ -102,26 +104,111 @@ def run_shared(
         os.write(queue_start, bytes(range(len(chunks))))
     finally:
         os.close(queue_start)
-
-    parent = os.getpid()
-
-    def take_turns(_: object) -> list[R]:
-        if first is not None and os.getpid() == parent:
-            first()
-        done = []
-        while number := os.read(queue_end, 1):
-            done.append(work(chunks[number[0]]))
-        return done
-
     try:
-        parts = run_pair(take_turns, [None], [None])
+        return _take_turns(work, chunks, queue_end, first) or [work(items)]
     finally:
         os.close(queue_end)
-    if len(parts) == 2:
-        return [result for part in parts for result in part]
-    if len(parts[0]) == len(chunks):  # no child was started: every chunk was worked here
-        return parts[0]
-    return [work(items)]  # the child failed: what it took is lost, so all is done here again
+
+
+def _take_turns(
+    work: Callable[[Sequence[T]], R],
+    chunks: list[Sequence[T]],
+    queue: int,
+    first: Callable[[], object] | None,
+) -> list[R] | None:
+    """`run_shared` once the chunk numbers are queued: a forked child and this process take them
+    in turn. The child sends each chunk's result as soon as it has worked it (a frame: its length,
+    then `transfer.dumps` of it), and this process reads what has come after each chunk of its
+    own, so neither the pickling nor the unpickling is left for the end, when the other process
+    would wait. None when the child failed (what it took is lost)."""
+    try:
+        results_end, results_start = os.pipe()
+        pid = os.fork()
+    except OSError:  # no second process: every chunk is worked here
+        if first is not None:
+            first()
+        return [work(chunk) for chunk in _numbers(chunks, queue)]
+    if pid == 0:  # the child: work, send, and leave without any clean-up
+        status = 1
+        try:
+            os.close(results_end)
+            for chunk in _numbers(chunks, queue):
+                frame = transfer.dumps(work(chunk))
+                _write_all(results_start, len(frame).to_bytes(8, "little") + frame)
+            os.close(results_start)
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(results_start)
+    received = _Frames(results_end)
+    try:
+        if first is not None:
+            first()
+        done = []
+        for chunk in _numbers(chunks, queue):
+            done.append(work(chunk))
+            received.take(block=False)
+        received.take(block=True)
+    except BaseException:
+        # This side failed, so the whole result is lost: stop the child now rather than wait for
+        # it, and only return once it is gone (the caller may remove what it wrote).
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        raise
+    finally:
+        os.close(results_end)
+    _, status = os.waitpid(pid, 0)
+    if status != 0 or not received.complete:
+        return None
+    return [*done, *received.results]
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _numbers(chunks: list[Sequence[T]], queue: int) -> Iterator[Sequence[T]]:
+    """The chunks whose numbers this process takes from the queue, until it is empty."""
+    while number := os.read(queue, 1):
+        yield chunks[number[0]]
+
+
+class _Frames:
+    """The results a child sends over `fd`, unpickled frame by frame as they come."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buffer = bytearray()
+        self.results: list[Any] = []
+        self.complete = False  # the child closed its end with no frame cut short
+
+    def take(self, *, block: bool) -> None:
+        """Unpickle the frames that have come; with block=True, every frame until the end."""
+        os.set_blocking(self.fd, block)
+        while True:
+            try:
+                data = os.read(self.fd, 1 << 20)
+            except BlockingIOError:
+                break
+            if not data:
+                self.complete = not self.buffer
+                break
+            self.buffer += data
+            self._unpickle()
+
+    def _unpickle(self) -> None:
+        at = 0
+        while len(self.buffer) - at >= 8:
+            size = int.from_bytes(self.buffer[at : at + 8], "little")
+            if len(self.buffer) - at - 8 < size:
+                break
+            # from our own child over a private pipe, never from disk
+            self.results.append(transfer.loads(bytes(self.buffer[at + 8 : at + 8 + size])))
+            at += 8 + size
+        del self.buffer[:at]
 
 
 def run_pair(
