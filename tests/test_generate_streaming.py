@@ -218,3 +218,84 @@ def test_files_known_absent_are_not_read_but_build_folders_are_not_known(tmp_pat
         assert [c.path for c in out.changes] == ["extra/pkg/new.txt"]
     finally:
         del GENERATORS["extra"]
+
+
+# -- a kind's first run stages its folder whole --------------------------------------------------
+
+
+def test_a_first_run_renames_each_kind_folder_in_once(
+    tmp_path: Path, shipped_registry: Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Into a root where no kind has a folder yet, each kind is staged in a temporary folder and
+    renamed in whole: the journal goes in, then one rename per kind; the files equal a run over
+    an existing tree."""
+    real_replace = os.replace
+    renamed: list[str] = []
+
+    def counting(src: str, dst: str) -> None:
+        renamed.append(os.path.basename(dst))
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", counting)
+    out = tmp_path / "gen"
+    _generate(out, shipped_registry)
+    monkeypatch.setattr(os, "replace", real_replace)
+    assert sorted(renamed) == sorted([writer.JOURNAL, *KINDS])
+    assert not list(tmp_path.rglob("*" + writer.TMP_SUFFIX))
+    files = run_generators(shipped_registry, GenerateContext(source="opsets"), KINDS)
+    assert _tree(out) == {**dict.fromkeys(_folders(files)), **files}
+
+
+def _folders(files: dict[str, bytes]) -> set[str]:
+    return {"/".join(p.split("/")[:i]) for p in files for i in range(1, p.count("/") + 1)}
+
+
+def test_a_first_run_killed_after_its_journal_is_rolled_forward(
+    tmp_path: Path, shipped_registry: Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected_root = tmp_path / "expected"
+    _generate(expected_root, shipped_registry)
+    real_replace = os.replace
+    state = {"n": 0}
+
+    def dying_replace(src: str, dst: str) -> None:
+        state["n"] += 1  # the journal goes in first, then one kind's folder; then the kill
+        if state["n"] == 3:
+            raise KeyboardInterrupt("killed")
+        real_replace(src, dst)
+
+    out = tmp_path / "gen"
+    monkeypatch.setattr(os, "replace", dying_replace)
+    with pytest.raises(KeyboardInterrupt):
+        _generate(out, shipped_registry)
+    monkeypatch.setattr(os, "replace", real_replace)
+    assert (out / writer.JOURNAL).exists() and list(out.glob("*" + writer.TMP_SUFFIX))
+    assert not _generate(out, shipped_registry, check=True).changes  # rolled forward first
+    assert _tree(out) == _tree(expected_root)
+
+
+def test_folders_of_a_first_run_killed_while_staging_are_swept(
+    tmp_path: Path, shipped_registry: Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "gen"
+    (out / ("docs" + writer.TMP_SUFFIX) / "ops").mkdir(parents=True)  # no journal: never committed
+    (out / ("docs" + writer.TMP_SUFFIX) / "ops" / "half.md").write_text("half a page")
+    _generate(out, shipped_registry)
+    assert not list(out.glob("*" + writer.TMP_SUFFIX))
+    assert not (out / "docs" / "ops" / "half.md").exists()
+
+
+def test_a_failed_first_run_leaves_no_folder(
+    tmp_path: Path, shipped_registry: Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toolkit.generate import docs as docs_generator
+    from toolkit.generate.pipeline import GeneratorError
+
+    def broken(*_args: object, **_kwargs: object) -> dict[str, str]:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(docs_generator, "render_docs", broken)
+    out = tmp_path / "gen"
+    with pytest.raises(GeneratorError):
+        _generate(out, shipped_registry)
+    assert not out.exists()

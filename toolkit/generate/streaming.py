@@ -48,7 +48,8 @@ def stream_kind(
     whether the file was added or changed (`b""` stands for contents not kept). Raises what
     `run_generators` raises, after removing what it staged."""
     out = KindOutput()
-    staging = None if check else Staging(root)
+    # A kind's first run into `root` stages its folder whole: renamed in by the commit at once.
+    staging = None if check else Staging(root, whole=None if (root / kind).exists() else kind)
     try:
         outputs = run_generators(registry, context, [kind])
         for rel, data in outputs.items():

@@ -6,7 +6,9 @@ name (`Staging`, one file at a time as the generators produce them), then a jour
 the renames, then the renames happen, then the journal goes. A failure before the journal
 leaves the tree as it was (the temporary files are removed; those of a killed run are swept
 by the next one); a kill after it is rolled forward by the next run. Unchanged files are
-not touched (their mtimes stay).
+not touched (their mtimes stay). A folder that does not exist yet (a generator kind's first
+run) is staged whole, its files under their own names in a temporary folder that the commit
+renames in once (`Staging(whole=...)`).
 """
 
 from __future__ import annotations
@@ -133,19 +135,31 @@ class Staging:
     memory. `finish` writes the journal and rolls forward (the second phase); `abandon` removes
     what was staged, leaving the tree as it was."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, whole: str | None = None) -> None:
+        """`whole`: a folder under `root` that does not exist (a generator kind's, on its first
+        run). Its files are written under their own names into a temporary folder beside it,
+        which the commit renames in one go (one rename instead of one per file)."""
         self.root = root
         self._staged: list[tuple[str, str]] = []
         self._folders: set[Path] = set()  # made already: one mkdir per folder, not per file
+        self._whole = None if whole is None else (whole + "/", str(root / (whole + TMP_SUFFIX)), str(root / whole))
+        if whole is not None and os.path.lexists(root / (whole + TMP_SUFFIX)):
+            _remove(root / (whole + TMP_SUFFIX))  # a killed run's, never committed (`recover` ran)
 
     def stage(self, rel: str, data: bytes) -> None:
-        target = self.root / rel
-        folder = target.parent
+        if self._whole is not None and rel.startswith(self._whole[0]):
+            prefix, folder_tmp, folder_target = self._whole
+            if (folder_tmp, folder_target) not in self._staged[:1]:
+                self._staged.insert(0, (folder_tmp, folder_target))  # once; abandon() removes it all
+            tmp = Path(folder_tmp, rel[len(prefix) :])
+        else:
+            target = self.root / rel
+            tmp = target.with_name(target.name + TMP_SUFFIX)
+            self._staged.append((str(tmp), str(target)))  # before writing: abandon() removes a partial one
+        folder = tmp.parent
         if folder not in self._folders:
             folder.mkdir(parents=True, exist_ok=True)
             self._folders.add(folder)
-        tmp = target.with_name(target.name + TMP_SUFFIX)
-        self._staged.append((str(tmp), str(target)))  # before writing: abandon() removes a partial one
         # os-level calls: a file object would also fstat, lseek and ask whether it is a terminal.
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0), 0o666)
         try:
@@ -172,6 +186,9 @@ class Staging:
         run killed while staging (no journal yet, so they were never part of the tree)."""
         ours = {tmp for tmp, _ in self._staged}
         for sub in prune_dirs:
+            whole = self.root / (sub + TMP_SUFFIX)  # a folder staged whole (`whole`)
+            if str(whole) not in ours and whole.is_dir():
+                _remove(whole)
             for dirpath, _dirs, names in os.walk(self.root / sub):
                 for name in names:
                     path = os.path.join(dirpath, name)
@@ -180,7 +197,7 @@ class Staging:
 
     def abandon(self) -> None:
         for staged_tmp, _ in self._staged:
-            _unlink(Path(staged_tmp))
+            _remove(Path(staged_tmp))
         self._staged.clear()
 
     def finish(self, removals: Iterable[str]) -> None:
@@ -215,6 +232,16 @@ def _roll_forward(journal: Path) -> None:
     for target in data["removals"]:
         _unlink(Path(target))
     _unlink(journal)
+
+
+def _remove(path: Path) -> None:
+    """A staged file, or a folder staged whole."""
+    if path.is_dir() and not path.is_symlink():
+        import shutil  # imported on use: only a failed or killed first run has a folder to remove
+
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        _unlink(path)
 
 
 def _unlink(path: Path) -> None:
