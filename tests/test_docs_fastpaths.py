@@ -2,9 +2,10 @@
 
 Each optimisation is checked against a plain implementation: the dedent without textwrap, the
 fence search in `tidy` (references kept here), the parser-free shortcut for plain doc text
-(`toolkit.checks.markdown_fast`), the level shortcut of `sanitize`, and the shared version bodies
-and the paused collector of `toolkit.generate.docs.fast`. Random Markdown-like text also checks
-that the repair leaves nothing for the analysis to report.
+(`toolkit.checks.markdown_fast`), the level and one-line shortcuts of `sanitize`, and the shared
+version bodies, the pages tidied from their parts and the paused collector of
+`toolkit.generate.docs.fast` (its shared rows and changes: tests/test_docs_shared_work.py).
+Random Markdown-like text also checks that the repair leaves nothing for the analysis to report.
 """
 
 from __future__ import annotations
@@ -21,9 +22,17 @@ from hypothesis import strategies as st
 from toolkit.checks.markdown import analyse, analyse_lines
 from toolkit.checks.markdown_fast import may_need_repair
 from toolkit.generate.docs import fast, render_docs
-from toolkit.generate.docs.markdown import tidy
-from toolkit.generate.docs.views import body_parts, version_body
-from toolkit.generate.mdsafe import SafeMarkdown, demote, normalize, repair_with, repaired, sanitize
+from toolkit.generate.docs.markdown import fenced_blocks, tidy
+from toolkit.generate.docs.views import body_parts, plain_changes, version_body
+from toolkit.generate.mdsafe import (
+    SafeMarkdown,
+    demote,
+    normalize,
+    normalized,
+    repair_with,
+    repaired,
+    sanitize,
+)
 
 # --------------------------------------------------------------------------- references
 
@@ -80,6 +89,20 @@ def test_normalize_equals_textwrap_dedent(text: str) -> None:
 @settings(max_examples=400, deadline=None)
 @given(MARKDOWNISH)
 def test_tidy_equals_the_regex_fence_scan(text: str) -> None:
+    assert tidy(text) == reference_tidy(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a\n\n\n\nb\n```\nx\n\n\n\ny\n```\n\n\n\nc\n",  # runs before, in and after a block
+        "```\nx\n\n\ny\n```\n\n\nz",  # a block at the very start
+        "a\n````\nx\n\n\n```\ny\n````\n\n\nb",  # a shorter run inside does not close it
+        "a\n```py\nx\n\n\n\n",  # never closed: the runs are outside any block
+        "\n\n\n~~~\n\n\n\n~~~~\n\n\n\n```\n\n\n",
+    ],
+)
+def test_tidy_keeps_the_blank_runs_of_fenced_blocks_only(text: str) -> None:
     assert tidy(text) == reference_tidy(text)
 
 
@@ -166,10 +189,45 @@ def test_shared_bodies_equal_the_plain_build(onnx_registry: Any, data: st.DataOb
         assert bodies(schema, level) == version_body(schema, level)
 
 
-def test_pages_with_shared_bodies_equal_the_plain_pages(shipped_registry: Any) -> None:
-    assert render_docs(shipped_registry, "opsets") == render_docs(
-        shipped_registry, "opsets", body=version_body
-    )
+@pytest.mark.parametrize("which", ["shipped_registry", "onnx_registry"])
+def test_pages_with_the_shared_work_equal_the_plain_pages(which: str, request: pytest.FixtureRequest) -> None:
+    """Shared bodies and rows, changes without the equal sections, pages tidied from their parts:
+    the same pages as the plain build."""
+    registry = request.getfixturevalue(which)
+    plain = render_docs(registry, "opsets", body=version_body, changed=plain_changes)
+    assert render_docs(registry, "opsets") == plain
+    assert fast.version_changes is not plain_changes  # the default is the fast path
+
+
+WIDE = st.sampled_from(["∞", "é", "\u2028", "\x85", "😀", "\u3000"])  # not ASCII; line breaks elsewhere
+PARTS = st.lists(
+    st.one_of(
+        MARKDOWNISH,
+        st.sampled_from(["", "\n", "\n\n", "```\n", "x"]),
+        st.lists(st.one_of(PIECES, WIDE)).map("".join),
+    ),
+    max_size=8,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(PARTS)
+def test_a_page_tidied_from_its_parts_equals_the_joined_page_tidied(parts: list[str]) -> None:
+    expected = tidy("".join(parts))
+    assert fast.tidy_page(parts) == expected
+    assert fast.page_utf8(parts) == expected.encode("utf-8")
+
+
+@settings(max_examples=400, deadline=None)
+@given(MARKDOWNISH)
+def test_fenced_blocks_equal_the_regex_scan(text: str) -> None:
+    assert [b.span() for b in fenced_blocks(text)] == [b.span() for b in REFERENCE_FENCE.finditer(text)]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(MARKDOWNISH, st.text(max_size=20)))
+def test_one_line_shortcut_of_normalize(text: str) -> None:
+    assert normalized(text) == normalize(text)
 
 
 def test_the_docs_generator_writes_nothing_to_the_cache_folder(

@@ -32,7 +32,7 @@ def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def _rendered(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
     """Record which (kind, domain) pairs are rendered from here on."""
     calls: list[tuple[str, str]] = []
-    real_python, real_proto, real_docs = layout.render_domain, proto_docs.render_domain, docs.domain_pages
+    real_python, real_proto, real_docs = layout.render_domain, proto_docs.render_domain, docs.domain_files
 
     def python(domain, *args, **kwargs):  # type: ignore[no-untyped-def]
         calls.append(("python", domain.name))
@@ -47,7 +47,7 @@ def _rendered(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
         return real_docs(registry, name, *args, **kwargs)
 
     monkeypatch.setattr(layout, "render_domain", python)
-    monkeypatch.setattr(docs, "domain_pages", docs_pages)
+    monkeypatch.setattr(docs, "domain_files", docs_pages)
     monkeypatch.setattr(proto_docs, "render_domain", proto)
     monkeypatch.setenv("OPSET_TOOLKIT_JOBS", "1")  # the calls are counted in this process
     return calls

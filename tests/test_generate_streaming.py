@@ -97,7 +97,7 @@ def test_a_failure_in_the_second_process_leaves_the_outputs_untouched(
     def broken(*_args: object, **_kwargs: object) -> dict[str, str]:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(docs_generator, "render_docs", broken)
+    monkeypatch.setattr(docs_generator, "render_files", broken)
     with pytest.raises(GeneratorError, match="generator 'docs' failed"):
         _generate(out, shipped_registry)
     after = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()}
@@ -294,7 +294,7 @@ def test_a_failed_first_run_leaves_no_folder(
     def broken(*_args: object, **_kwargs: object) -> dict[str, str]:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(docs_generator, "render_docs", broken)
+    monkeypatch.setattr(docs_generator, "render_files", broken)
     out = tmp_path / "gen"
     with pytest.raises(GeneratorError):
         _generate(out, shipped_registry)

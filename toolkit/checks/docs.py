@@ -175,7 +175,8 @@ def doc_diagnostics(text: str, what: str, place: tuple[Location, bool], kind: st
     where the doc's text starts and whether its lines are the source lines one for one."""
     if not text or not may_need_repair(text):
         return []
-    # Simple docs (paragraphs whose only markup is inline HTML) are analysed without the parser.
+    # Docs whose blocks markdown_blocks reads (paragraphs, code, lists, HTML blocks, thematic
+    # breaks, ATX headings) are analysed without the parser (markdown_fast.simple_analysis).
     analysis = simple_analysis(text) or analyse(text)
     if analysis.clean:
         return []

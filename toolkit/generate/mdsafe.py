@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from toolkit.checks.markdown import Analysis, Heading, analyse, analyse_lines, normalize
 from toolkit.checks.markdown_fast import may_need_repair, simple_analysis
@@ -34,15 +34,15 @@ BACKTICKS = re.compile(r"`+")
 BLOCK_START = re.compile(r"^ {0,3}(?:[-+*]\s|\d{1,9}[.)]\s|>|#|\||```|~~~)|^ {4}")
 
 
-@dataclass(frozen=True)
-class Issue:
+# Issue, SafeMarkdown and Repair are NamedTuples rather than frozen dataclasses: a docs run makes
+# thousands, and a NamedTuple is cheaper to define (at import) and to make.
+class Issue(NamedTuple):
     rule: str  # DOC-HTML, DOC-FENCE, DOC-HEADING
     line: int  # 1-based line in the (dedented) doc text
     message: str
 
 
-@dataclass(frozen=True)
-class SafeMarkdown:
+class SafeMarkdown(NamedTuple):
     text: str
     issues: tuple[Issue, ...]
 
@@ -60,8 +60,7 @@ FENCE_MESSAGE = "code fence opened here was never closed; closed at the end"
 _ORDER = {"DOC-HEADING": 0, "DOC-HTML": 1, "DOC-FENCE": 2}  # issues on one line
 
 
-@dataclass(frozen=True)
-class Repair:
+class Repair(NamedTuple):
     """The heading-level-independent part of `sanitize`: the lines with HTML escaped, the fences
     to close, the headings (demoted per level by `demote`) and the repairs other than demotions."""
 
@@ -77,21 +76,31 @@ class Repair:
 def sanitize(text: str, min_heading: int = 5) -> SafeMarkdown:
     """Make `text` safe to embed under a section of heading level `min_heading - 1`.
 
-    Cached: catalogs repeat the same doc across many operator versions (and the repair is shared
-    by every heading level).
+    Cached: catalogs repeat the same doc across many operator versions, and the pages ask for it
+    at several levels (what does not depend on the level is done once per text: `_prepared`).
     """
-    if not may_need_repair(text):
-        return _plain(text)
-    repair = repaired(text)
-    if repair.min_level >= min_heading:  # no heading to demote at this level
-        return SafeMarkdown(repair.text, repair.issues)
-    return demote(repair, min_heading)
+    prepared = _prepared(text)
+    if isinstance(prepared, SafeMarkdown):
+        return prepared
+    if prepared.min_level >= min_heading:  # no heading to demote at this level
+        return SafeMarkdown(prepared.text, prepared.issues)
+    return demote(prepared, min_heading)
 
 
 @lru_cache(maxsize=16384)
-def _plain(text: str) -> SafeMarkdown:
-    """Doc text without anything to repair, the same at every heading level."""
-    return SafeMarkdown(normalize(text), ())
+def _prepared(text: str) -> SafeMarkdown | Repair:
+    """Doc text without anything to repair as it is at every heading level, else its repair."""
+    if not may_need_repair(text):
+        return SafeMarkdown(normalized(text), ())
+    return repaired(text)
+
+
+def normalized(text: str) -> str:
+    """`normalize(text)`. Most docs are one line (an input's, an attribute's): without a line
+    break or a tab, normalizing only trims the line (spaces before it, whitespace after it)."""
+    if "\n" in text or "\r" in text or "\t" in text:
+        return normalize(text)
+    return text.lstrip(" ").rstrip()
 
 
 @lru_cache(maxsize=16384)
@@ -101,8 +110,9 @@ def repaired(text: str) -> Repair:
 
 
 def _analyse_fast(text: str) -> Analysis:
-    """`analyse(text)`, without the parser for simple docs: paragraphs whose only markup that
-    matters is inline HTML (`simple_analysis`, equal to the parser's analysis)."""
+    """`analyse(text)`, without the parser for docs whose blocks `markdown_blocks` reads
+    (paragraphs, code, lists, HTML blocks, thematic breaks and ATX headings: `simple_analysis`,
+    equal to the parser's analysis)."""
     return simple_analysis(text) or analyse(text)
 
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
+from toolkit.model.resolution import index_at
 from toolkit.registry.core import Registry
 
 
-@dataclass(frozen=True)
-class Cell:
+# NamedTuples rather than frozen dataclasses: cheaper to define (at import) and to make.
+class Cell(NamedTuple):
     since_version: int | None  # None: operator not in this opset
     changed: bool  # new, updated or removed compared with the previous opset version
 
@@ -17,24 +18,32 @@ class Cell:
         return "-" if self.since_version is None else str(self.since_version)
 
 
-@dataclass(frozen=True)
-class SinceTable:
+class SinceTable(NamedTuple):
     domain: str
     opset_versions: tuple[int, ...]
     rows: tuple[tuple[str, tuple[Cell, ...]], ...]  # operator name -> one cell per opset version
 
 
 def since_table(registry: Registry, domain: str) -> SinceTable:
+    """Each operator's row, resolved by `model.resolution.index_at` over its own since_versions
+    (what `Registry.find_schema` does per cell, without a lookup per cell); equal cells are one
+    object (they are immutable, and a catalog's table has thousands)."""
     spec = registry.domain(domain)
     versions = spec.versions
+    made: dict[tuple[int | None, bool], Cell] = {}
     rows = []
     for op in sorted(registry.operators(spec.name), key=lambda o: o.name):
+        since = [v.since_version for v in op.versions]
         cells = []
         previous: int | None = None
         for version in versions:
-            schema = registry.find_schema(op.name, version, spec.name)
-            current = schema.since_version if schema else None
-            cells.append(Cell(current, current != previous))
+            index = index_at(since, op.removed_in, version)
+            current = None if index is None else since[index]
+            key = (current, current != previous)
+            cell = made.get(key)
+            if cell is None:
+                cell = made[key] = Cell(*key)
+            cells.append(cell)
             previous = current
         rows.append((op.name, tuple(cells)))
     return SinceTable(spec.name, versions, tuple(rows))

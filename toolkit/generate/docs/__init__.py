@@ -27,7 +27,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from toolkit.generate.context import GenerateContext, rendering
-from toolkit.generate.docs.fast import Bodies, gc_paused
+from toolkit.generate.docs.fast import Bodies, gc_paused, page_utf8, tidy_page, version_changes
 from toolkit.generate.docs.markdown import tidy
 from toolkit.generate.docs.navigation import navigation
 from toolkit.generate.docs.pages import (
@@ -39,10 +39,11 @@ from toolkit.generate.docs.pages import (
     inventory_page,
     operator_page,
     operators_page,
+    opset_inventories,
     releases_page,
 )
 from toolkit.generate.docs.reference import cli_page, dsl_page
-from toolkit.generate.docs.views import operator_views
+from toolkit.generate.docs.views import Changes, operator_views
 from toolkit.model.spec import spec_files
 from toolkit.registry.core import Registry
 from toolkit.registry.inventory import since_table
@@ -50,7 +51,7 @@ from toolkit.registry.inventory import since_table
 if TYPE_CHECKING:
     from toolkit.generate.memo import RenderMemo
 
-__all__ = ["KIND", "domain_pages", "generate", "render_docs"]
+__all__ = ["KIND", "domain_files", "domain_pages", "generate", "render_docs", "render_files"]
 
 KIND = "docs"
 TOP_PAGES = ("releases", "dsl", "cli")
@@ -63,13 +64,31 @@ def render_docs(
     body: Body | None = None,
     top_pages: tuple[str, ...] = TOP_PAGES,
     memo: RenderMemo | None = None,
+    changed: Changes | None = None,
 ) -> dict[str, str]:
     """Every docs page as text, keyed by path relative to the docs kind folder (`cli.md` when the
     caller passes the command's parser factory). `body` builds a version's body (default: the
-    shared build of `fast.Bodies`; `views.version_body` is the plain one). `top_pages` are the
-    pages besides the domains' (`[docs] pages` of opset.toml): a vendor's site does not need the
-    toolkit's own DSL and CLI references. A domain's pages depend on its own specs only: with a
-    `memo`, those of a domain whose spec files did not change are reused (`toolkit.generate.memo`)."""
+    shared build of `fast.Bodies`; `views.version_body` is the plain one); `changed` finds what a
+    version changed (default: `fast.version_changes`; `views.plain_changes` is the plain one).
+    `top_pages` are the pages besides the domains' (`[docs] pages` of opset.toml): a vendor's site
+    does not need the toolkit's own DSL and CLI references. A domain's pages depend on its own
+    specs only: with a `memo`, those of a domain whose spec files did not change are reused
+    (`toolkit.generate.memo`)."""
+    files = render_files(registry, source, cli_parser, body, top_pages, memo, changed)
+    return {path.removeprefix(f"{KIND}/"): data.decode("utf-8") for path, data in files.items()}
+
+
+def render_files(
+    registry: Registry,
+    source: str = "opsets",
+    cli_parser: Callable[[], argparse.ArgumentParser] | None = None,
+    body: Body | None = None,
+    top_pages: tuple[str, ...] = TOP_PAGES,
+    memo: RenderMemo | None = None,
+    changed: Changes | None = None,
+) -> dict[str, bytes]:
+    """`render_docs` as the generator's files: paths under `docs/`, UTF-8 bytes (each page is
+    encoded once, from its parts)."""
     links = tuple(p for p in top_pages if p != "cli" or cli_parser is not None)
     pages: dict[str, str] = {"index.md": index_page(registry, source, links)}
     if "dsl" in links:
@@ -78,50 +97,70 @@ def render_docs(
         pages["cli.md"] = cli_page(header(source), cli_parser())
     if registry.releases and "releases" in links:
         pages["releases.md"] = releases_page(registry, source)
-    pages = {path: tidy(text) if path.endswith(".md") else text for path, text in pages.items()}
+    files = {f"{KIND}/{path}": tidy(text).encode("utf-8") for path, text in pages.items()}
     bodies = body if body is not None else Bodies()
+    changes = changed if changed is not None else version_changes
     for name in registry.domains():
 
         def build(_name: str = name) -> dict[str, bytes]:
-            return {f"{KIND}/{path}": text.encode("utf-8") for path, text in domain_pages(registry, _name, source, bodies).items()}
+            return domain_files(registry, _name, source, bodies, changes)
 
         if memo is None:
-            built = build()
+            files.update(build())
         else:
-            built = memo.render(KIND, name, spec_files(registry.domain(name), registry.operators(name)), build)
-        pages.update((path.removeprefix(f"{KIND}/"), data.decode("utf-8")) for path, data in built.items())
+            files.update(
+                memo.render(KIND, name, spec_files(registry.domain(name), registry.operators(name)), build)
+            )
     operators = {name: sorted(op.name for op in registry.operators(name)) for name in registry.domains()}
     nav = navigation(registry, operators, "cli.md" in pages, "dsl.md" in pages, "releases" in links)
-    pages["nav.json"] = json.dumps(nav, indent=1) + "\n"
-    return dict(sorted(pages.items()))
+    files[f"{KIND}/nav.json"] = (json.dumps(nav, indent=1) + "\n").encode("utf-8")
+    return dict(sorted(files.items()))
 
 
-def domain_pages(registry: Registry, name: str, source: str, bodies: Body) -> dict[str, str]:
+def domain_pages(
+    registry: Registry, name: str, source: str, bodies: Body, changed: Changes = version_changes
+) -> dict[str, str]:
     """The pages of one domain (its folder's index, Operators.md, Changelog.md, inventory and
     operator pages), keyed by path relative to the docs kind folder."""
+    pages = _domain_parts(registry, name, source, bodies, changed)
+    return {path: tidy_page(parts) for path, parts in pages.items()}
+
+
+def domain_files(
+    registry: Registry, name: str, source: str, bodies: Body, changed: Changes = version_changes
+) -> dict[str, bytes]:
+    """`domain_pages` as files: paths under `docs/`, UTF-8 bytes."""
+    pages = _domain_parts(registry, name, source, bodies, changed)
+    return {f"{KIND}/{path}": page_utf8(parts) for path, parts in pages.items()}
+
+
+def _domain_parts(
+    registry: Registry, name: str, source: str, bodies: Body, changed: Changes
+) -> dict[str, list[str]]:
+    """Each page of the domain as the parts it is written in (not tidied yet)."""
     domain = registry.domain(name)
     folder = domain.display_name
-    pages: dict[str, str] = {}
+    pages: dict[str, list[str]] = {}
     with rendering(f"the docs pages of domain {folder}", domain.location):
-        views = operator_views(registry, name)
+        views = operator_views(registry, name, changed)
         table = since_table(registry, name)
-        pages[f"{folder}/index.md"] = domain_page(domain, views, table, source)
+        inventories = opset_inventories(table)
+        pages[f"{folder}/index.md"] = domain_page(domain, views, table, source, inventories)
         pages[f"{folder}/Operators.md"] = operators_page(domain, views, source, bodies)
         pages[f"{folder}/Changelog.md"] = changelog_page(domain, views, source, bodies)
-        pages[f"{folder}/inventory.md"] = inventory_page(domain, table, source)
+        pages[f"{folder}/inventory.md"] = inventory_page(domain, table, source, inventories)
         for view in views:
             with rendering(f"the docs page of {folder}.{view.spec.name}", view.spec.location):
                 pages[f"{folder}/ops/{view.spec.name}.md"] = operator_page(view, source, bodies)
-    return {path: tidy(text) for path, text in pages.items()}
+    return pages
 
 
 def generate(registry: Registry, context: GenerateContext) -> dict[str, bytes]:
     """The registered `docs` generator: files under `docs/`."""
     with gc_paused():
-        pages = render_docs(
+        return render_files(
             registry, context.source, context.cli_parser, top_pages=_top_pages(context), memo=context.memo
         )
-        return {f"{KIND}/{path}": text.encode("utf-8") for path, text in pages.items()}
 
 
 def _top_pages(context: GenerateContext) -> tuple[str, ...]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from toolkit.generate.mdsafe import inline, sanitize
 from toolkit.model.spec import (
@@ -19,8 +19,12 @@ from toolkit.model.spec import (
     ParamOption,
 )
 
-FENCED_BLOCK = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n.*?^ {0,3}\1[`~]*[ \t]*$", re.M | re.S)
 BLANK_RUNS = re.compile("\n\n\n+")  # a literal prefix: much faster to scan than \n{3,}
+FENCED_BLOCK = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n.*?^ {0,3}\1[`~]*[ \t]*$", re.M | re.S)
+# Where FENCED_BLOCK can start: a line that begins with a fence run (a leading newline is a
+# literal prefix the regex engine scans for quickly)
+FENCE_LINE = re.compile(r"\n {0,3}(?:```|~~~)")
+FENCE_AT_START = re.compile(r" {0,3}(?:```|~~~)")
 
 
 def tidy(text: str) -> str:
@@ -28,39 +32,63 @@ def tidy(text: str) -> str:
 
     mdsafe closes every fence in doc text, so fenced blocks pair up here.
     """
-    if "\n\n\n" not in text:
-        return text.strip("\n") + "\n"
-    parts = []
-    last = 0
-    for block in _fenced_blocks(text):
-        parts.append(BLANK_RUNS.sub("\n\n", text[last : block.start()]))
-        parts.append(block.group(0))
-        last = block.end()
-    parts.append(BLANK_RUNS.sub("\n\n", text[last:]))
-    return "".join(parts).strip("\n") + "\n"
+    return one_final_newline(collapse_blank_runs(text) if "\n\n\n" in text else text)
 
 
-def _fenced_blocks(text: str) -> Iterator[re.Match[str]]:
-    """`FENCED_BLOCK.finditer(text)`, but the regex is only tried at the start of lines that hold
-    a fence-like run (found with fast substring search) instead of at every line of the page."""
+def collapse_blank_runs(text: str) -> str:
+    """Runs of blank lines outside the fenced blocks of `text` collapsed to one. A fenced block
+    starts and ends with a character other than a newline, so a run is wholly inside a block or
+    wholly outside every block: one pass over the text collapses the runs, keeping those of the
+    blocks that hold any (pages are megabytes, and each pass copies one)."""
+    keep = [block.span() for block in fenced_blocks(text) if text.find("\n\n\n", *block.span()) >= 0]
+    if not keep:
+        return BLANK_RUNS.sub("\n\n", text)
+    index = 0
+
+    def collapse(run: re.Match[str]) -> str:
+        nonlocal index
+        start = run.start()
+        while index < len(keep) and keep[index][1] <= start:
+            index += 1
+        return run.group(0) if index < len(keep) and keep[index][0] <= start else "\n\n"
+
+    return BLANK_RUNS.sub(collapse, text)
+
+
+def one_final_newline(text: str) -> str:
+    """`text.strip("\n") + "\n"` in one copy at most (none when it already is): a page can be
+    megabytes, and it ends with a few newlines."""
+    start = 0
+    while text.startswith("\n", start):
+        start += 1
+    end = len(text)
+    while end > start and text[end - 1] == "\n":
+        end -= 1
+    if end == start:
+        return "\n"
+    if end < len(text):
+        return text[start : end + 1]  # keeps the first of the final newlines
+    return text[start:] + "\n"
+
+
+def fenced_blocks(text: str) -> Iterator[re.Match[str]]:
+    """`FENCED_BLOCK.finditer(text)`, but the regex is only tried at the start of lines that
+    begin as a fence does (found by one scan for a newline and what may follow it) instead of
+    at every line of the page: only there can it match."""
     position = 0
-    ticks = text.find("```")
-    tildes = text.find("~~~")
-    while ticks >= 0 or tildes >= 0:
-        # the next run at or after `position` (each search resumes from its own last hit)
-        if 0 <= ticks < position:
-            ticks = text.find("```", position)
-        if 0 <= tildes < position:
-            tildes = text.find("~~~", position)
-        candidate = min(i for i in (ticks, tildes, len(text)) if i >= 0)
-        if candidate == len(text):
-            return
-        block = FENCED_BLOCK.match(text, text.rfind("\n", 0, candidate) + 1)
-        if block is None:
-            position = candidate + 3
-            continue
-        yield block
-        position = block.end()
+    if FENCE_AT_START.match(text):
+        block = FENCED_BLOCK.match(text)
+        if block is not None:
+            yield block
+            position = block.end()
+    for line in FENCE_LINE.finditer(text, position):
+        start = line.start() + 1
+        if start < position:
+            continue  # inside the last block
+        block = FENCED_BLOCK.match(text, start)
+        if block is not None:
+            yield block
+            position = block.end()
 
 
 # --------------------------------------------------------------------------- small formatters
@@ -136,8 +164,9 @@ def anchor(op: str, since: int) -> str:
 # --------------------------------------------------------------------------- tables and doc text
 
 
-@dataclass(frozen=True)
-class Row:
+# A NamedTuple rather than a frozen dataclass: a docs run makes thousands of rows, and a
+# NamedTuple is cheaper to define (at import) and to make.
+class Row(NamedTuple):
     """One table row: cells are Markdown; `block` holds a doc too rich for a cell."""
 
     cells: tuple[str, ...]

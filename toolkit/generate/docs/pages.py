@@ -1,7 +1,8 @@
 """The docs pages, built as Markdown text in Python.
 
 Each page function writes its page top to bottom; the blank-line layout is tidied afterwards
-(`toolkit.generate.docs.markdown.tidy`). The pages were Jinja templates once: compiling them cost
+(`toolkit.generate.docs.markdown.tidy`). The pages of a domain come back as the list of their
+parts (the caller joins them). The pages were Jinja templates once: compiling them cost
 more per run than rendering a whole catalog, and keeping compiled templates on disk meant running
 code from a cache folder. Plain functions need neither.
 """
@@ -66,7 +67,7 @@ differentiability is declared.
 """
 
 
-def operators_page(domain: DomainSpec, views: list[OperatorView], source: str, body: Body) -> str:
+def operators_page(domain: DomainSpec, views: list[OperatorView], source: str, body: Body) -> list[str]:
     name = domain.display_name
     out = [header(source), "\n", f"# Operators of {code(name)}\n\n", OPERATORS_INTRO, "\n"]
     out.append("| Operator | Since version | Status |\n|---|---|---|\n")
@@ -81,7 +82,7 @@ def operators_page(domain: DomainSpec, views: list[OperatorView], source: str, b
         latest = op.latest
         out.append(f'## <a id="{op_name}"></a>{op_name}{op.marks}\n\n')
         if latest.schema.doc.strip():
-            out.append(doc_markdown(latest.schema.doc, SECTION_LEVEL) + "\n\n")
+            out += (doc_markdown(latest.schema.doc, SECTION_LEVEL), "\n\n")
         out.append(f"### Version\n\n{latest.since_text}\n")
         if len(op.versions) > 1:
             out.append(
@@ -94,8 +95,8 @@ def operators_page(domain: DomainSpec, views: list[OperatorView], source: str, b
         elif replaced_by and latest.schema.deprecated:
             out.append(f"\nReplaced by {code(replaced_by)}.\n")
         out.append(f"\nAll versions and the changes between them: [{op_name}](ops/{op_name}.md).\n\n")
-        out.append(body(latest.schema, SECTION_LEVEL) + "\n\n")
-    return "".join(out)
+        out += (body(latest.schema, SECTION_LEVEL), "\n\n")
+    return out
 
 
 CHANGELOG_INTRO = """\
@@ -105,7 +106,7 @@ previous version of that operator (the same change model the breaking-change gat
 """
 
 
-def changelog_page(domain: DomainSpec, views: list[OperatorView], source: str, body: Body) -> str:
+def changelog_page(domain: DomainSpec, views: list[OperatorView], source: str, body: Body) -> list[str]:
     name = domain.display_name
     out = [header(source), "\n", f"# Changelog of {code(name)}\n\n", CHANGELOG_INTRO, "\n"]
     for entry in reversed(opset_entries(domain, views)):
@@ -132,18 +133,18 @@ def changelog_page(domain: DomainSpec, views: list[OperatorView], source: str, b
             schema = version.schema
             out.append(f'### <a id="{version.anchor}"></a>{version.anchor}{version.marks}\n\n')
             if schema.doc.strip():
-                out.append(doc_markdown(schema.doc, CHANGELOG_SECTION_LEVEL) + "\n\n")
+                out += (doc_markdown(schema.doc, CHANGELOG_SECTION_LEVEL), "\n\n")
             out.append(
                 f"#### Version\n\n{version.since_text} All versions: [{schema.name}](ops/{schema.name}.md).\n\n"
             )
             if version.previous is not None:
                 out.append(f"#### Changes from {schema.name}-{version.previous.since_version}\n\n")
-                out.append(changes_markdown(version) + "\n\n")
-            out.append(body(schema, CHANGELOG_SECTION_LEVEL) + "\n\n")
-    return "".join(out)
+                out += (changes_markdown(version), "\n\n")
+            out += (body(schema, CHANGELOG_SECTION_LEVEL), "\n\n")
+    return out
 
 
-def operator_page(view: OperatorView, source: str, body: Body) -> str:
+def operator_page(view: OperatorView, source: str, body: Body) -> list[str]:
     spec = view.spec
     out = [header(source), "\n", f"# {spec.name}{view.marks}\n\n"]
     summary = first_sentence(sanitize(view.latest.schema.doc, min_heading=3).text)
@@ -164,16 +165,19 @@ def operator_page(view: OperatorView, source: str, body: Body) -> str:
         out.append(f"{version.since_text} It is the version in effect in {version.opsets}.\n\n")
         if version.previous is not None:
             out.append(f"### Changes from version {version.previous.since_version}\n\n")
-            out.append(changes_markdown(version) + "\n\n")
+            out += (changes_markdown(version), "\n\n")
         if schema.doc.strip():
-            out.append("### Description\n\n" + doc_markdown(schema.doc, SECTION_LEVEL) + "\n\n")
-        out.append(body(schema, SECTION_LEVEL) + "\n\n")
+            out += ("### Description\n\n", doc_markdown(schema.doc, SECTION_LEVEL), "\n\n")
+        out += (body(schema, SECTION_LEVEL), "\n\n")
         out.append(function_section(schema, SECTION_LEVEL))
-        out.append(examples_markdown(schema, SECTION_LEVEL) + "\n\n")
-    return "".join(out)
+        out += (examples_markdown(schema, SECTION_LEVEL), "\n\n")
+    return out
 
 
-def opset_inventories(table: SinceTable) -> dict[int, list[tuple[str, int]]]:
+Inventories = dict[int, list[tuple[str, int]]]  # opset version -> (operator, since_version)
+
+
+def opset_inventories(table: SinceTable) -> Inventories:
     """Opset version -> (operator, since_version) of every operator in it, by name: the columns
     of the since_version table (which resolves like `Registry.inventory`)."""
     return {
@@ -191,13 +195,17 @@ of ONNX's Versioning.md). Values that are new or updated from the previous opset
 """
 
 
-def inventory_page(domain: DomainSpec, table: SinceTable, source: str) -> str:
-    inventories = opset_inventories(table)
+def inventory_page(
+    domain: DomainSpec, table: SinceTable, source: str, inventories: Inventories | None = None
+) -> list[str]:
+    """`inventories`: `opset_inventories(table)` when the caller has it (the domain page uses it too)."""
+    if inventories is None:
+        inventories = opset_inventories(table)
     out = [header(source), "\n", f"# Inventory of {code(domain.display_name)}\n\n## since_version table\n\n"]
     out += [INVENTORY_INTRO, "\n", since_table_markdown(table), "\n\n## Operators per opset version\n\n"]
     for opset in domain.opset_versions:
         out.append(f"### Opset {opset.version}\n\n{_inventory_links(inventories[opset.version])}\n\n")
-    return "".join(out)
+    return out
 
 
 def _inventory_links(names: list[tuple[str, int]]) -> str:
@@ -215,9 +223,16 @@ DOMAIN_PAGES = """\
 """
 
 
-def domain_page(domain: DomainSpec, views: list[OperatorView], table: SinceTable, source: str) -> str:
+def domain_page(
+    domain: DomainSpec,
+    views: list[OperatorView],
+    table: SinceTable,
+    source: str,
+    inventories: Inventories | None = None,
+) -> list[str]:
     doc = sanitize(domain.doc, min_heading=3)
-    inventories = opset_inventories(table)
+    if inventories is None:
+        inventories = opset_inventories(table)
     out = [header(source), "\n", f"# Domain {code(domain.display_name)}\n\n"]
     if doc.text:
         out.append(doc.text + "\n\n")
@@ -242,7 +257,7 @@ def domain_page(domain: DomainSpec, views: list[OperatorView], table: SinceTable
             )
     else:
         out.append("The domain has no operators yet.\n")
-    return "".join(out)
+    return out
 
 
 def release_rows(registry: Registry) -> tuple[list[str], list[list[str]]]:

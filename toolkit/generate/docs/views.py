@@ -5,9 +5,9 @@ bodies (Attributes, Inputs, Outputs, Type Constraints)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import lru_cache
+from typing import Any, NamedTuple
 
 from toolkit.generate.docs.markdown import (
     Row,
@@ -23,7 +23,7 @@ from toolkit.generate.docs.markdown import (
 from toolkit.generate.mdsafe import escape_pipes, sanitize
 from toolkit.model.changes import SchemaChange, diff_schemas
 from toolkit.model.resolution import in_effect
-from toolkit.model.spec import DomainSpec, FormalParameter, OperatorSpec, OpSchema
+from toolkit.model.spec import Attribute, DomainSpec, FormalParameter, OperatorSpec, OpSchema, TypeConstraint
 from toolkit.registry.core import Registry
 
 # --------------------------------------------------------------------------- version bodies
@@ -33,57 +33,76 @@ PARAM_HEADER = ["Name", "Type", "Tags", "Description"]
 CONSTRAINT_HEADER = ["Type parameter", "Allowed types", "Description"]
 
 
-def attribute_rows(schema: OpSchema) -> list[Row]:
-    rows = []
-    for attr in sorted(schema.attributes, key=lambda a: a.name):
-        cell, block = doc_cell(attr.doc, attr.name)
-        cells = (code(attr.name), attr_type_text(attr.type), attr_option_text(attr), cell)
-        rows.append(Row(cells, block, attr.name))
-    return rows
+def attribute_row(attr: Attribute) -> Row:
+    cell, block = doc_cell(attr.doc, attr.name)
+    return Row((code(attr.name), attr_type_text(attr.type), attr_option_text(attr), cell), block, attr.name)
 
 
-def param_rows(params: Iterable[FormalParameter]) -> list[Row]:
-    rows = []
-    for param in params:
-        cell, block = doc_cell(param.doc, param.name)
-        cells = (code(param.name), escape_pipes(code(param.type_str)), ", ".join(param_tags(param)), cell)
-        rows.append(Row(cells, block, param.name))
-    return rows
+def param_row(param: FormalParameter) -> Row:
+    cell, block = doc_cell(param.doc, param.name)
+    cells = (code(param.name), escape_pipes(code(param.type_str)), ", ".join(param_tags(param)), cell)
+    return Row(cells, block, param.name)
 
 
-def constraint_rows(schema: OpSchema) -> list[Row]:
-    rows = []
-    for constraint in schema.type_constraints:
-        cell, block = doc_cell(constraint.doc, constraint.param)
-        if constraint.type_sets:
-            sets = ", ".join(code("@" + s) for s in constraint.type_sets)
-            cell = f"*Type sets:* {sets}." + (f" {cell}" if cell else "")
-        allowed = ", ".join(escape_pipes(code(t)) for t in constraint.allowed)
-        rows.append(Row((code(constraint.param), allowed, cell), block, constraint.param))
-    return rows
+def constraint_row(constraint: TypeConstraint) -> Row:
+    cell, block = doc_cell(constraint.doc, constraint.param)
+    if constraint.type_sets:
+        sets = ", ".join(code("@" + s) for s in constraint.type_sets)
+        cell = f"*Type sets:* {sets}." + (f" {cell}" if cell else "")
+    return Row((code(constraint.param), allowed_text(constraint.allowed), cell), block, constraint.param)
 
 
-def body_parts(schema: OpSchema) -> list[str]:
+@lru_cache(maxsize=4096)
+def allowed_text(allowed: tuple[str, ...]) -> str:
+    """The allowed types as code spans. Cached: constraints of many operators allow the same
+    long lists of types (all numeric tensors, say)."""
+    return ", ".join(escape_pipes(code(t)) for t in allowed)
+
+
+class RowMakers(NamedTuple):
+    """How the rows of a body are made (`fast.Bodies` passes ones that share equal rows)."""
+
+    attribute: Callable[[Attribute], Row] = attribute_row
+    param: Callable[[FormalParameter], Row] = param_row
+    constraint: Callable[[TypeConstraint], Row] = constraint_row
+
+
+PLAIN_ROWS = RowMakers()
+
+
+def attribute_rows(schema: OpSchema, rows: RowMakers = PLAIN_ROWS) -> list[Row]:
+    return [rows.attribute(attr) for attr in sorted(schema.attributes, key=lambda a: a.name)]
+
+
+def param_rows(params: Iterable[FormalParameter], rows: RowMakers = PLAIN_ROWS) -> list[Row]:
+    return [rows.param(param) for param in params]
+
+
+def constraint_rows(schema: OpSchema, rows: RowMakers = PLAIN_ROWS) -> list[Row]:
+    return [rows.constraint(constraint) for constraint in schema.type_constraints]
+
+
+def body_parts(schema: OpSchema, rows: RowMakers = PLAIN_ROWS) -> list[str]:
     """Attributes, Inputs, Outputs and Type Constraints of one version, split where the #s of the
     section headings go (so one build serves every heading level). Plain Python rather than a
     template: it is built for every operator version and a template render costs more."""
     parts = [""]
-    attributes = attribute_rows(schema)
+    attributes = attribute_rows(schema, rows)
     if attributes:
         parts.append(f" Attributes\n\n{table(ATTRIBUTE_HEADER, attributes)}\n\n")
-    inputs = param_rows(schema.inputs)
+    inputs = param_rows(schema.inputs, rows)
     parts.append(
         f" Inputs{arity_text(schema.min_input, schema.max_input)}\n\n"
         + (table(PARAM_HEADER, inputs) if inputs else "No inputs.")
         + "\n\n"
     )
-    outputs = param_rows(schema.outputs)
+    outputs = param_rows(schema.outputs, rows)
     parts.append(
         f" Outputs{arity_text(schema.min_output, schema.max_output)}\n\n"
         + (table(PARAM_HEADER, outputs) if outputs else "No outputs.")
         + "\n\n"
     )
-    constraints = constraint_rows(schema)
+    constraints = constraint_rows(schema, rows)
     parts.append(
         " Type Constraints\n\n"
         + (table(CONSTRAINT_HEADER, constraints) if constraints else "No type constraints.")
@@ -108,8 +127,8 @@ def changes_markdown(version: VersionView) -> str:
 # --------------------------------------------------------------------------- operator views
 
 
-@dataclass(frozen=True)
-class VersionView:
+# The views are NamedTuples rather than frozen dataclasses: cheaper to define and to make.
+class VersionView(NamedTuple):
     schema: OpSchema
     anchor: str
     marks: str  # " *(experimental)*" etc., '' for a plain stable version
@@ -119,8 +138,7 @@ class VersionView:
     previous: OpSchema | None
 
 
-@dataclass(frozen=True)
-class OperatorView:
+class OperatorView(NamedTuple):
     spec: OperatorSpec
     domain: str  # display name
     latest: VersionView
@@ -158,17 +176,24 @@ def _opsets_text(spec: OperatorSpec, index: int, domain: DomainSpec) -> str:
     return f"opset versions {first} - {last}"
 
 
-def operator_view(registry: Registry, spec: OperatorSpec) -> OperatorView:
+TypeSets = Mapping[str, tuple[str, ...]]
+# What changed from one version of an operator to the next (the domain's type sets are both's)
+Changes = Callable[[OpSchema, OpSchema, TypeSets], Sequence[SchemaChange]]
+
+
+def plain_changes(old: OpSchema, new: OpSchema, type_sets: TypeSets) -> list[SchemaChange]:
+    """`diff_schemas` of two versions of an operator of one domain (`fast.version_changes` skips
+    what is equal)."""
+    return diff_schemas(old, new, old_type_sets=type_sets, new_type_sets=type_sets)
+
+
+def operator_view(registry: Registry, spec: OperatorSpec, changed: Changes = plain_changes) -> OperatorView:
     domain = registry.domain(spec.domain)
     type_sets = dict(domain.type_sets)
     views = []
     previous: OpSchema | None = None
     for index, schema in enumerate(spec.versions):
-        changes = (
-            tuple(diff_schemas(previous, schema, old_type_sets=type_sets, new_type_sets=type_sets))
-            if previous is not None
-            else ()
-        )
+        changes = tuple(changed(previous, schema, type_sets)) if previous is not None else ()
         views.append(
             VersionView(
                 schema,
@@ -194,15 +219,15 @@ def operator_view(registry: Registry, spec: OperatorSpec) -> OperatorView:
     )
 
 
-def operator_views(registry: Registry, domain: str) -> list[OperatorView]:
-    return [operator_view(registry, op) for op in sorted(registry.operators(domain), key=lambda o: o.name)]
+def operator_views(registry: Registry, domain: str, changed: Changes = plain_changes) -> list[OperatorView]:
+    operators = sorted(registry.operators(domain), key=lambda o: o.name)
+    return [operator_view(registry, op, changed) for op in operators]
 
 
 # --------------------------------------------------------------------------- changelog entries
 
 
-@dataclass(frozen=True)
-class OpsetEntry:
+class OpsetEntry(NamedTuple):
     version: int
     ir_version: int | None
     doc: str
