@@ -132,10 +132,11 @@ def _take_turns(
         status = 1
         try:
             os.close(results_end)
+            outgoing = _Outgoing(results_start)
             for chunk in _numbers(chunks, queue):
                 frame = transfer.dumps(work(chunk))
-                _write_all(results_start, len(frame).to_bytes(8, "little") + frame)
-            os.close(results_start)
+                outgoing.send(len(frame).to_bytes(8, "little") + frame)
+            outgoing.finish()
             status = 0
         finally:
             os._exit(status)
@@ -164,10 +165,32 @@ def _take_turns(
     return [*done, *received.results]
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
+class _Outgoing:
+    """The child's end of the results pipe. A frame is written as far as the pipe takes it without
+    waiting, and the rest is kept for later: the parent reads only between chunks of its own, and
+    a child that waited on a full pipe would idle meanwhile (a large tree's chunk results are far
+    larger than a pipe's buffer)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.pending = bytearray()
+        os.set_blocking(fd, False)
+
+    def send(self, data: bytes) -> None:
+        self.pending += data
+        try:
+            while self.pending:
+                del self.pending[: os.write(self.fd, self.pending)]
+        except BlockingIOError:  # full for now: the rest goes with a later frame, or `finish`
+            pass
+
+    def finish(self) -> None:
+        os.set_blocking(self.fd, True)
+        view = memoryview(self.pending)
+        while view:
+            view = view[os.write(self.fd, view) :]
+        view.release()
+        os.close(self.fd)
 
 
 def _numbers(chunks: list[Sequence[T]], queue: int) -> Iterator[Sequence[T]]:
