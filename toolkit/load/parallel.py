@@ -123,11 +123,14 @@ def _take_turns(
     would wait. None when the child failed (what it took is lost)."""
     try:
         results_end, results_start = os.pipe()
+    except OSError:
+        return _all_here(work, chunks, queue, first)
+    try:
         pid = os.fork()
-    except OSError:  # no second process: every chunk is worked here
-        if first is not None:
-            first()
-        return [work(chunk) for chunk in _numbers(chunks, queue)]
+    except OSError:
+        os.close(results_end)
+        os.close(results_start)
+        return _all_here(work, chunks, queue, first)
     if pid == 0:  # the child: work, send, and leave without any clean-up
         status = 1
         try:
@@ -163,6 +166,15 @@ def _take_turns(
     if status != 0 or not received.complete:
         return None
     return [*done, *received.results]
+
+
+def _all_here(
+    work: Callable[[Sequence[T]], R], chunks: list[Sequence[T]], queue: int, first: Callable[[], object] | None
+) -> list[R]:
+    """No second process: `first`, then every chunk, here."""
+    if first is not None:
+        first()
+    return [work(chunk) for chunk in _numbers(chunks, queue)]
 
 
 class _Outgoing:
