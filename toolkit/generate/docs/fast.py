@@ -23,7 +23,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from toolkit.generate.docs.markdown import BLANK_RUNS, FENCE_AT_START, FENCE_LINE, FENCED_BLOCK, Row, tidy
+from toolkit.generate.docs.markdown import (
+    BLANK_RUNS,
+    FENCE_AT_START,
+    FENCE_LINE,
+    FENCED_BLOCK,
+    Row,
+    scan_fences,
+    tidy,
+)
 from toolkit.generate.docs.views import (
     RowMakers,
     TypeSets,
@@ -204,17 +212,4 @@ def _collapse_blank_runs_utf8(data: bytes) -> bytes:
 
 def _fenced_blocks_utf8(data: bytes) -> Iterator[re.Match[bytes]]:
     """`markdown.fenced_blocks` over UTF-8."""
-    position = 0
-    if FENCE_AT_START_UTF8.match(data):
-        block = FENCED_BLOCK_UTF8.match(data)
-        if block is not None:
-            yield block
-            position = block.end()
-    for line in FENCE_LINE_UTF8.finditer(data, position):
-        start = line.start() + 1
-        if start < position:
-            continue  # inside the last block
-        block = FENCED_BLOCK_UTF8.match(data, start)
-        if block is not None:
-            yield block
-            position = block.end()
+    return scan_fences(data, FENCE_AT_START_UTF8, FENCE_LINE_UTF8, FENCED_BLOCK_UTF8)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from typing import NamedTuple
+from typing import Any, NamedTuple, overload
 
 from toolkit.generate.mdsafe import inline, sanitize
 from toolkit.model.spec import (
@@ -75,17 +75,32 @@ def fenced_blocks(text: str) -> Iterator[re.Match[str]]:
     """`FENCED_BLOCK.finditer(text)`, but the regex is only tried at the start of lines that
     begin as a fence does (found by one scan for a newline and what may follow it) instead of
     at every line of the page: only there can it match."""
+    return scan_fences(text, FENCE_AT_START, FENCE_LINE, FENCED_BLOCK)
+
+
+@overload
+def scan_fences(
+    text: str, at_start: re.Pattern[str], line_start: re.Pattern[str], block_pattern: re.Pattern[str]
+) -> Iterator[re.Match[str]]: ...
+@overload
+def scan_fences(
+    text: bytes, at_start: re.Pattern[bytes], line_start: re.Pattern[bytes], block_pattern: re.Pattern[bytes]
+) -> Iterator[re.Match[bytes]]: ...
+def scan_fences(
+    text: Any, at_start: re.Pattern[Any], line_start: re.Pattern[Any], block_pattern: re.Pattern[Any]
+) -> Iterator[re.Match[Any]]:
+    """`fenced_blocks` with the patterns given: the same scan over text or its UTF-8 bytes."""
     position = 0
-    if FENCE_AT_START.match(text):
-        block = FENCED_BLOCK.match(text)
+    if at_start.match(text):
+        block = block_pattern.match(text)
         if block is not None:
             yield block
             position = block.end()
-    for line in FENCE_LINE.finditer(text, position):
+    for line in line_start.finditer(text, position):
         start = line.start() + 1
         if start < position:
             continue  # inside the last block
-        block = FENCED_BLOCK.match(text, start)
+        block = block_pattern.match(text, start)
         if block is not None:
             yield block
             position = block.end()
