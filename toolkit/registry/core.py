@@ -162,14 +162,7 @@ def load_registry(
     Raises SpecError with every diagnostic when an error is found (strict=True);
     warnings stay available as `registry.diagnostics`.
     """
-    path_list = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
-
-    if path_list and all(pbload.is_pb_tree(p) for p in path_list):
-        return Registry(pbload.load_specset_from_pb(path_list))
-    result = _load_cached(path_list) if cache else _load_and_check(path_list)
-    if strict and result.errors:
-        raise SpecError(result.diagnostics)
-    return Registry(result.specs, result.diagnostics)
+    return start_registry(paths, cache=cache, strict=strict).confirm()
 
 
 class PendingRegistry:
@@ -179,29 +172,33 @@ class PendingRegistry:
     error, and the caller throws that work away. When the result came from the cache, or the read
     already failed, there is nothing left to check."""
 
-    def __init__(self, registry: Registry, check: Callable[[], LoadResult] | None = None) -> None:
+    def __init__(
+        self, registry: Registry, check: Callable[[], LoadResult] | None = None, *, strict: bool = True
+    ) -> None:
         self.registry = registry
         self._check = check
+        self._strict = strict
 
     def confirm(self) -> Registry:
-        """The registry, checked: raises SpecError with every diagnostic when one is an error;
-        afterwards `registry.diagnostics` holds every warning. Runs the checks once."""
+        """The registry, checked: raises SpecError with every diagnostic when one is an error
+        (unless made with strict=False); afterwards `registry.diagnostics` holds every finding.
+        Runs the checks once."""
         if self._check is not None:
             check, self._check = self._check, None
             result = check()
-            if result.errors:
+            if self._strict and result.errors:
                 raise SpecError(result.diagnostics)
             self.registry.diagnostics = tuple(result.diagnostics)
         return self.registry
 
 
 def start_registry(
-    paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *, cache: bool = True
+    paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *, cache: bool = True, strict: bool = True
 ) -> PendingRegistry:
-    """`load_registry(paths, cache=cache)` in two steps, so that work on the specs can overlap the
-    semantic checks: the specs are read (raising SpecError when the read itself finds an error) and
-    the checks run in `confirm()`. `confirm()` gives what `load_registry` gives, and stores the
-    checked result in the cache as it does."""
+    """`load_registry` in two steps (it is this, then `confirm()`), so that work on the specs can
+    overlap the semantic checks: the specs are read now, from the cache when it holds them, and the
+    checks run in `confirm()`, which stores the checked result in the cache. With strict=True a
+    read that already found an error raises SpecError here."""
     path_list = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
     if path_list and all(pbload.is_pb_tree(p) for p in path_list):
         return PendingRegistry(Registry(pbload.load_specset_from_pb(path_list)))
@@ -212,17 +209,19 @@ def start_registry(
 
         cached = result_cache.fetch(key)
         if cached is not None:
-            return PendingRegistry(_strict(cached))
-    from toolkit.checks.run import read_then_check  # imported on a cache miss only (_load_and_check)
+            return PendingRegistry(_checked(cached, strict))
+    # The loader and the checks are imported on a cache miss only: a warm command never pays
+    # for PyYAML, the JSON-Schema validators or the rule modules.
+    from toolkit.checks.run import read_then_check
 
     read, check = read_then_check(path_list)
     if read.errors:
-        return PendingRegistry(_strict(_stored(key, check())))
-    return PendingRegistry(Registry(read.specs, read.diagnostics), lambda: _stored(key, check()))
+        return PendingRegistry(_checked(_stored(key, check()), strict))
+    return PendingRegistry(Registry(read.specs, read.diagnostics), lambda: _stored(key, check()), strict=strict)
 
 
-def _strict(result: LoadResult) -> Registry:
-    if result.errors:
+def _checked(result: LoadResult, strict: bool) -> Registry:
+    if strict and result.errors:
         raise SpecError(result.diagnostics)
     return Registry(result.specs, result.diagnostics)
 
@@ -314,26 +313,6 @@ def _dependency_stamps() -> list[str]:
             break
         stamps.append(f"{name}={found}")
     return stamps
-
-
-def _load_and_check(paths: list[str | os.PathLike[str]]) -> LoadResult:
-    # The loader and the checks are imported on a cache miss only: a warm command never pays
-    # for PyYAML, the JSON-Schema validators or the rule modules.
-    from toolkit.checks.run import load_specs
-
-    return load_specs(paths)
-
-
-def _load_cached(paths: list[str | os.PathLike[str]]) -> LoadResult:
-    if not disk_cache.enabled():
-        return _load_and_check(paths)
-    key = _cache_key(discover(paths))
-    from toolkit.load import result_cache  # protobuf: paid only when the cache is used
-
-    cached = result_cache.fetch(key)
-    if cached is not None:
-        return cached
-    return _stored(key, _load_and_check(paths))
 
 
 def load_registry_from_pb(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> Registry:
