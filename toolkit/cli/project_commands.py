@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -49,8 +51,9 @@ def register(subparsers: Any) -> None:
 
 
 def run_init(args: argparse.Namespace) -> int:
-    from toolkit.authoring.init import init_files, toolkit_commit
+    from toolkit.authoring.init import init_files, package_name, toolkit_commit
     from toolkit.load.writer import write_tree
+    from toolkit.model.python_names import shadowed_module
 
     if not _DOMAIN.fullmatch(args.domain):
         raise UsageError(
@@ -59,10 +62,18 @@ def run_init(args: argparse.Namespace) -> int:
         )
     if args.package is not None and not _PACKAGE.fullmatch(args.package):
         raise UsageError(f"--package {args.package!r} is not a Python identifier (write e.g. newco_audio_ops)")
+    package = args.package or package_name(args.domain)
+    shadowed = shadowed_module(package)
+    if shadowed:
+        raise UsageError(
+            f"--package {package!r} would shadow {shadowed} once installed\n"
+            "  hint: pass --package with a name of your own, e.g. newco_audio_ops"
+        )
     root = Path(args.dir)
     if root.exists() and not root.is_dir():
         raise UsageError(f"{args.dir}: exists and is not a folder")
-    files = init_files(args.domain, args.package, toolkit_commit())
+    files = init_files(args.domain, package, toolkit_commit())
+    _refuse_symlinked_folders(root, files, args.dir)
     present = [path for path in files if (root / path).exists()]
     if present:
         raise UsageError(
@@ -83,6 +94,21 @@ def run_init(args: argparse.Namespace) -> int:
     return 0
 
 
+def _refuse_symlinked_folders(root: Path, files: Iterable[str], shown: str) -> None:
+    """Refuse when a folder below DIR that a file would be written into is a symbolic link: the
+    files would land outside DIR (`opsets -> /elsewhere`). DIR itself is the invoker's choice."""
+    for path in sorted(files):
+        folder = root
+        for part in Path(path).parts[:-1]:
+            folder = folder / part
+            if folder.is_symlink():
+                raise UsageError(
+                    f"{shown}: {folder.relative_to(root).as_posix()} is a symbolic link (to "
+                    f"{os.readlink(folder)}); nothing was written, since files under it would land "
+                    f"outside {shown}\n  hint: remove the link, or start in an empty folder"
+                )
+
+
 def run_schemas(args: argparse.Namespace) -> int:
     from toolkit.load.project import load_project
     from toolkit.load.schema_files import editor_schema_files
@@ -91,6 +117,8 @@ def run_schemas(args: argparse.Namespace) -> int:
     project = load_project()
     out = Path(args.out) if args.out else Path(project.path("schemas"))
     files = editor_schema_files()
+    if not args.out and not args.check:  # the tree chose the folder: it may not lead out of it
+        _refuse_symlinked_folders(project.folder, [f"schemas/{name}" for name in files], project.folder.as_posix())
     stale = []
     for name, data in files.items():
         target = out / name

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.model.diagnostics import UsageError
+from toolkit.model.python_names import shadowed_module
 
 CONFIG_FILE = "opset.toml"
 TOOL_KEY = "opset-toolkit"
@@ -181,6 +182,12 @@ def _parse(path: Path, table: dict[str, Any]) -> Project:
     python = _table(table, "python", _PYTHON_KEYS, fail)
     if "package" in python:
         settings["python_package"] = text(python["package"], "python.package", _PACKAGE)
+        shadowed = shadowed_module(settings["python_package"])
+        if shadowed:
+            raise fail(
+                f"`python.package` = {python['package']!r} would shadow {shadowed} once installed",
+                _HINTS["python.package"],
+            )
     if "distribution" in python:
         settings["python_distribution"] = text(python["distribution"], "python.distribution", _DISTRIBUTION)
     if "version" in python:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import keyword
 import re
+import sys
 from collections.abc import Iterable
 
 from toolkit.model.spec import display_domain
@@ -32,6 +33,7 @@ __all__ = [
     "SCHEMA_MODULE_RESERVED",
     "domain_package",
     "identifier",
+    "shadowed_module",
 ]
 
 # Names of the generated package's top-level `__init__` (a domain package imported as a submodule
@@ -64,6 +66,28 @@ METHOD_RESERVED = frozenset(
         "Value", "TensorValue", "SparseTensorValue", "SequenceValue", "MapValue", "OptionalValue",
     }
 )  # fmt: skip
+
+
+# Top-level import names a generated package must not take besides the standard library's: once
+# installed it would shadow them for every program in that environment (`package = "yaml"` would
+# break the toolkit itself). The toolkit, the libraries it imports, and the ones the generated
+# package and the model tools import.
+TAKEN_TOP_LEVEL = frozenset(
+    {
+        "toolkit", "yaml", "jsonschema", "fastjsonschema", "jinja2", "markupsafe", "google", "ruamel",
+        "markdown_it", "mkdocs", "nh3", "tomli", "onnx", "onnxruntime", "numpy",
+    }
+)  # fmt: skip
+
+
+def shadowed_module(package: str) -> str | None:
+    """What an installed package named `package` would shadow ("" never; None: nothing)."""
+    top = package.split(".", 1)[0]
+    if top in sys.stdlib_module_names:
+        return f"the standard library's `{top}` module"
+    if top.lower() in TAKEN_TOP_LEVEL:
+        return f"the `{top}` module opset-toolkit or the generated code imports"
+    return None
 
 
 _NOT_WORD = re.compile(r"\W", re.ASCII)

@@ -1,0 +1,106 @@
+"""Issue 23, item 8: `opset init` and `opset schemas` never write through a symbolic link that the
+tree holds, and a generated package may not take the name of a module it would shadow.
+
+Each hostile layout is built at test time; the assertions are on the real CLI's exit code and
+message and on the folders around the repository (nothing written outside)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from toolkit.cli import main
+
+DOMAIN = "domain: com.newco.audio\nopset_versions:\n  - {version: 1, ir_version: 9}\n"
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(folder).as_posix(): (
+            b"<link>" if p.is_symlink() else p.read_bytes() if p.is_file() else b"<dir>"
+        )
+        for p in sorted(folder.rglob("*"))
+    }
+
+
+def test_init_refuses_a_symlinked_opsets_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("mine")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "opsets").symlink_to(outside, target_is_directory=True)
+    before = _snapshot(tmp_path)
+
+    assert main(["init", str(repo), "--domain", "com.newco.audio"]) == 2
+
+    err = capsys.readouterr().err
+    assert "opsets is a symbolic link" in err and "hint:" in err
+    assert _snapshot(tmp_path) == before  # nothing written anywhere, the link's target untouched
+
+
+def test_init_refuses_a_symlink_deeper_down(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    repo = tmp_path / "repo"
+    (repo / ".github").mkdir(parents=True)
+    (repo / ".github" / "workflows").symlink_to(outside, target_is_directory=True)
+
+    assert main(["init", str(repo), "--domain", "com.newco.audio"]) == 2
+
+    assert ".github/workflows is a symbolic link" in capsys.readouterr().err
+    assert list(outside.iterdir()) == []
+    assert not (repo / "opset.toml").exists()  # refused before anything was written
+
+
+@pytest.mark.parametrize("package", ["json", "os", "toolkit", "yaml", "onnx", "numpy"])
+def test_init_refuses_a_package_name_that_shadows_a_module(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], package: str
+) -> None:
+    assert main(["init", str(tmp_path / "repo"), "--domain", "com.newco.audio", "--package", package]) == 2
+    err = capsys.readouterr().err
+    assert f"--package '{package}' would shadow" in err and "hint:" in err
+    assert not (tmp_path / "repo").exists()
+
+
+@pytest.mark.parametrize("package", ["json", "toolkit", "yaml"])
+def test_project_file_package_that_shadows_a_module_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], package: str
+) -> None:
+    (tmp_path / "opsets" / "com.newco.audio").mkdir(parents=True)
+    (tmp_path / "opsets" / "com.newco.audio" / "domain.yaml").write_text(DOMAIN)
+    (tmp_path / "opset.toml").write_text(f'[python]\npackage = "{package}"\n')
+    monkeypatch.chdir(tmp_path)
+
+    assert main(["generate"]) == 2
+
+    err = capsys.readouterr().err
+    assert f"opset.toml: `python.package` = '{package}' would shadow" in err
+    assert not (tmp_path / "generated").exists()
+
+
+def test_a_package_name_of_its_own_is_accepted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["init", str(tmp_path / "repo"), "--domain", "com.newco.audio", "--package", "json_ops"]) == 0
+    assert 'package = "json_ops"' in (tmp_path / "repo" / "opset.toml").read_text()
+
+
+def test_schemas_refuses_a_symlinked_schemas_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "opset.toml").write_text("")
+    (repo / "schemas").symlink_to(outside, target_is_directory=True)
+    monkeypatch.chdir(repo)
+
+    assert main(["schemas"]) == 2
+
+    assert "schemas is a symbolic link" in capsys.readouterr().err
+    assert list(outside.iterdir()) == []
+    # the invoker may still choose the folder explicitly
+    assert main(["schemas", "--out", os.fspath(outside)]) == 0
+    assert sorted(p.name for p in outside.iterdir()) != []
