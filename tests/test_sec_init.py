@@ -104,3 +104,30 @@ def test_schemas_refuses_a_symlinked_schemas_folder(
     # the invoker may still choose the folder explicitly
     assert main(["schemas", "--out", os.fspath(outside)]) == 0
     assert sorted(p.name for p in outside.iterdir()) != []
+
+
+def test_the_workflow_init_writes_runs_no_tree_code_where_it_can_write(tmp_path: Path) -> None:
+    """The job holding a write permission (SARIF upload) only reads the tree as data; the job that
+    runs the tree's code (pip install of the generated package, mkdocs with its hooks) may not
+    write; no checkout keeps the token; the trigger is pull_request, never pull_request_target."""
+    import yaml
+
+    assert main(["init", str(tmp_path / "repo"), "--domain", "com.newco.audio"]) == 0
+    workflow = yaml.safe_load((tmp_path / "repo" / ".github" / "workflows" / "opset.yml").read_text())
+    triggers = workflow[True]  # YAML 1.1 reads the key `on` as true
+    assert "pull_request" in triggers and "pull_request_target" not in triggers
+    assert workflow["permissions"] == {"contents": "read"}
+    runs_tree_code = ("pip install ./", "mkdocs")
+    for name, job in workflow["jobs"].items():
+        writes = any(level == "write" for level in job.get("permissions", {}).values())
+        commands = [step.get("run", "") for step in job["steps"]]
+        if writes:
+            assert not any(c.startswith(runs_tree_code) for c in commands), name
+        for step in job["steps"]:
+            if step.get("uses", "").startswith("actions/checkout@"):
+                assert step["with"]["persist-credentials"] is False, name
+    assert any(
+        c.startswith("mkdocs")
+        for job in workflow["jobs"].values()
+        for c in (s.get("run", "") for s in job["steps"])
+    )

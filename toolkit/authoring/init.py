@@ -160,34 +160,55 @@ name: opset
 on:
   push:
     branches: [main]
-  pull_request:
+  pull_request:   # never pull_request_target: a fork's pull request must not get a write token
 permissions:
   contents: read
-  security-events: write   # the gate uploads SARIF to code scanning
 jobs:
+  # Reads the pull request's tree as data only: nothing from it is imported or run.
   specs:
     runs-on: ubuntu-latest
+    permissions:
+      contents: read
+      security-events: write   # the gate uploads SARIF to code scanning
     steps:
       - uses: actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1 # v7.0.1
         with:
           fetch-depth: 0   # the gate compares with the base branch from git objects
+          persist-credentials: false
       - uses: actions/setup-python@ece7cb06caefa5fff74198d8649806c4678c61a1 # v6.3.0
         with:
           python-version: "3.11"
       # opset-toolkit has no release tag: install the commit you reviewed (also in `uses:` below)
-      - run: pip install "opset-toolkit[docs] @ git+https://github.com/{repo}@${{TOOLKIT_SHA}}"
+      - run: pip install "opset-toolkit @ git+https://github.com/{repo}@${{TOOLKIT_SHA}}"
         env:
           TOOLKIT_SHA: "{sha}"   # <commit sha>
       - run: opset validate
       - run: opset schemas --check
       - run: opset generate --check
-      - run: pip install ./generated/python
-      - run: mkdocs build --strict
       - if: github.event_name == 'pull_request'
         uses: {repo}@{sha} # <commit sha>
         with:
           against: origin/${{{{ github.base_ref }}}}...
           specs: opsets
+  # Installs the generated package and builds the site: both run code of the tree (its build
+  # backend, mkdocs.yml hooks), so this job gets no write permission and no secrets.
+  build:
+    needs: specs
+    runs-on: ubuntu-latest
+    permissions:
+      contents: read
+    steps:
+      - uses: actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1 # v7.0.1
+        with:
+          persist-credentials: false
+      - uses: actions/setup-python@ece7cb06caefa5fff74198d8649806c4678c61a1 # v6.3.0
+        with:
+          python-version: "3.11"
+      - run: pip install "opset-toolkit[docs] @ git+https://github.com/{repo}@${{TOOLKIT_SHA}}"
+        env:
+          TOOLKIT_SHA: "{sha}"   # <commit sha>
+      - run: pip install ./generated/python
+      - run: mkdocs build --strict
 """
 
 GITIGNORE = """\
