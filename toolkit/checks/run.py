@@ -8,7 +8,7 @@ git-ref loader, `opset bump`, the release table).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from toolkit.checks.docs import domain_doc_diagnostics, operator_doc_diagnostics
@@ -22,10 +22,12 @@ def load_specs(
     *,
     display: Callable[[Path], str] | None = None,
     jobs: int | None = None,
+    contents: Mapping[Path, bytes] | None = None,
 ) -> LoadResult:
     """Read every spec under `paths` and run the semantic checks over what could be built.
-    Never raises for bad specs: problems are diagnostics (see `toolkit.load.loader.read_specs`)."""
-    _, check = read_then_check(paths, display=display, jobs=jobs)
+    Never raises for bad specs: problems are diagnostics (see `toolkit.load.loader.read_specs`,
+    which also says what `contents` is)."""
+    _, check = read_then_check(paths, display=display, jobs=jobs, contents=contents)
     return check()
 
 
@@ -34,6 +36,7 @@ def read_then_check(
     *,
     display: Callable[[Path], str] | None = None,
     jobs: int | None = None,
+    contents: Mapping[Path, bytes] | None = None,
 ) -> tuple[LoadResult, Callable[[], LoadResult]]:
     """`load_specs` in two steps: the structural read (with the operators' doc checks) now, and a
     function that runs the remaining semantic checks over it and returns the whole result (the
@@ -43,7 +46,9 @@ def read_then_check(
     # the operator, so on a large tree they are split across its worker processes too. Which
     # list a diagnostic joins first does not change the result: every list is sorted (by
     # location, rule and message) and deduplicated below, and doc rules are checked nowhere else.
-    result = read_specs(paths, display=display, jobs=jobs, check_operator=operator_doc_diagnostics)
+    result = read_specs(
+        paths, display=display, jobs=jobs, check_operator=operator_doc_diagnostics, contents=contents
+    )
 
     def check() -> LoadResult:
         # Imported here: the rule modules are not needed to read, so a forked reader starts sooner.

@@ -72,14 +72,15 @@ def default_spec_dir() -> str | None:
     """`./opsets`, else `opsets/` at the top of the git work tree (a command run from a subfolder)."""
     if Path(DEFAULT_SPECS).is_dir():
         return DEFAULT_SPECS
-    import subprocess  # only when ./opsets is not here: every command imports this module
+    # only when ./opsets is not here: every command imports this module
+    from toolkit.load.git import GitOutputTooLarge, run_git
 
     try:
-        proc = subprocess.run(["git", "rev-parse", "--show-cdup"], capture_output=True, text=True, check=False)
-    except OSError:  # no git on PATH
+        proc = run_git(["rev-parse", "--show-cdup"], Path.cwd())
+    except (OSError, GitOutputTooLarge):  # no git on PATH
         return None
-    if proc.returncode == 0:
-        candidate = Path(proc.stdout.strip() or ".") / DEFAULT_SPECS
+    if proc.ok:
+        candidate = Path(proc.text() or ".") / DEFAULT_SPECS
         if candidate.is_dir():
             return candidate.as_posix()
     return None

@@ -1,9 +1,10 @@
 """Load the old tree of a diff from a git ref, straight from git objects (no checkout).
 
-`git ls-tree -r` lists the spec files under the requested paths at the ref, `git cat-file
---batch` streams their blobs into a temporary directory, and the loader reads them with a
-display mapping, so locations in findings show repository paths (relative to the working
-directory, like the new tree's) rather than temp paths. The loaded result is cached by the
+`toolkit.load.gittree` lists the spec files under the requested paths at the ref and reads
+their blobs into memory (nothing is written: a hostile tree's `..` entries name no file), and
+the loader reads them from there with a display mapping, so locations in findings show
+repository paths (relative to the working directory, like the new tree's). Every git call goes
+through `toolkit.load.git.run_git` (nothing the repository configures is run). The loaded result is cached by the
 git tree ids of the spec folders, so a warm diff against an unchanged ref skips git and YAML.
 Works from any subfolder of the work tree. `REF...` (git's notation) diffs against the merge
 base of REF and HEAD, which is what a pull-request gate wants.
@@ -21,7 +22,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import subprocess
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,7 +29,8 @@ from pathlib import Path
 
 from toolkit.load import cache as disk_cache
 from toolkit.load import result_cache
-from toolkit.load.discovery import MAX_FOLDER_DEPTH, SPEC_SUFFIXES, too_deep_diagnostic
+from toolkit.load.git import GitOutputTooLarge, GitResult, run_git
+from toolkit.load.gittree import path_problem, read_tree
 from toolkit.load.result import LoadResult
 from toolkit.model.diagnostics import UsageError, sort_key
 from toolkit.registry.core import toolkit_stamp
@@ -45,11 +46,13 @@ class GitTree:
     note: str = ""  # said on stderr: why the tree is not the ref's own (see the module docstring)
 
 
-def _git(args: Sequence[str], cwd: Path, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+def _git(args: Sequence[str], cwd: Path) -> GitResult:
     try:
-        return subprocess.run(["git", *args], cwd=cwd, input=stdin, capture_output=True, check=False)
-    except FileNotFoundError:
-        raise UsageError("git is not installed; pass a directory to --against instead") from None
+        return run_git(args, cwd)
+    except OSError as exc:
+        raise _no_git(exc) from None
+    except GitOutputTooLarge as exc:
+        raise UsageError(f"{exc}\n  hint: this is not a normal repository; run the command in another clone") from None
 
 
 def looks_like_git_ref(ref: str, cwd: Path | None = None) -> bool:
@@ -107,7 +110,10 @@ def load_resolved_tree(tree: GitTreeRef) -> GitTree:
         cached = result_cache.fetch(tree.key)
         if cached is not None:
             return GitTree(cached, tree.commit, tree.label, tree.note)
-    result = _extract_and_load(tree.commit, list(tree.prefixes), tree.top, tree.here)
+    try:
+        result = _read_and_load(tree.commit, list(tree.prefixes), tree.top, tree.here, f"--against {tree.label}")
+    except OSError as exc:
+        raise _no_git(exc) from None
     if tree.key:
         result_cache.store(tree.key, result)
     return GitTree(result, tree.commit, tree.label, tree.note)
@@ -127,9 +133,13 @@ def _resolve(ref: str, top: Path, here: Path) -> str:
     """A commit sha for `ref`; `REF...` (git's notation) means the merge base of REF and HEAD."""
     if ref.endswith("...") and len(ref) > 3:
         return _merge_base(ref, _resolve(ref[:-3], top, here), top)
+    notation = _not_one_commit(ref)
+    if notation is not None:
+        raise notation
     proc = _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"], top)
-    if proc.returncode == 0:
-        return proc.stdout.decode().strip()
+    commit = proc.stdout.decode("utf-8", "replace").strip()
+    if proc.returncode == 0 and _OBJECT_ID.match(commit):
+        return commit
     if _names_a_directory(ref, here):
         raise _no_such_directory(ref)
     shallow = _git(["rev-parse", "--is-shallow-repository"], top).stdout.decode().strip() == "true"
@@ -139,6 +149,12 @@ def _resolve(ref: str, top: Path, here: Path) -> str:
     # The refspec names the destination: a single-branch clone (`git clone --depth 1`,
     # `--branch X`, actions/checkout) fetches `git fetch origin main` into FETCH_HEAD only,
     # and `origin/main` would still not exist.
+    if _REFNAME_INVALID.search(ref):  # no branch or tag is spelled so: there is nothing to fetch
+        raise UsageError(
+            f"--against {ref}: no such commit\n"
+            "  hint: pass a branch, a tag or a commit id (`git log --oneline` lists them); "
+            "a directory path is also accepted"
+        )
     remote, _, branch = ref.partition("/")
     if branch and (remote == "origin" or remote in _git(["remote"], top).stdout.decode().split()):
         refspec = f"{remote} {branch}:refs/remotes/{remote}/{branch}"
@@ -156,6 +172,35 @@ def _resolve(ref: str, top: Path, here: Path) -> str:
         f"  hint: check the spelling (`git branch -a`, `git tag`), or fetch it with `{fetch}`; "
         "a directory path is also accepted"
     )
+
+
+_OBJECT_ID = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
+# What git's check-ref-format refuses in any ref name (besides the `^`, `:` forms below).
+_REFNAME_INVALID = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]|\.\.|@\{|//|^/|/$|\.lock$|\.$")
+_PEEL = re.compile(r"\^\{(?!commit\}|\})[^}]*\}$")
+
+
+def _not_one_commit(ref: str) -> UsageError | None:
+    """A usage error for git revision notation that names no single commit (an exclusion, a
+    range, a path in a tree, a peel to a tree), saying what to pass instead; None otherwise."""
+    problems = (
+        (ref.startswith("^"), "`^REF` excludes REF's history (range notation); it names no commit",
+         f"pass the commit itself: --against {ref.lstrip('^') or 'main'}"),
+        (".." in ref, "`A..B` and `A...B` are ranges of commits, not one commit",
+         f"pass the old side: --against {ref.split('..')[0] or 'main'}, or `{ref.split('..')[0] or 'main'}...` "
+         "for its merge base with HEAD"),
+        (ref.endswith(("^!", "^@")) or ref.endswith("^-") or bool(re.search(r"\^-[0-9]*$", ref)),
+         "`^!`, `^@` and `^-` name sets of commits",
+         "pass one commit, such as REF^ (its first parent) or REF~2"),
+        (":" in ref, "`REF:path` names a file or folder in a commit and `:/text` searches messages, not one commit",
+         "pass the commit (--against main); --specs chooses the spec folder"),
+        (bool(_PEEL.search(ref)), "`^{tree}`, `^{blob}` and `^{tag}` name other objects than a commit",
+         "pass the commit (drop the `^{...}`)"),
+    )
+    for applies, what, hint in problems:
+        if applies:
+            return UsageError(f"--against {ref}: {what}\n  hint: {hint}")
+    return None
 
 
 def _merge_base(ref: str, commit: str, top: Path) -> str:
@@ -251,81 +296,44 @@ def _cache_key(commit: str, prefixes: list[str], top: Path, here: Path) -> str:
     return digest.hexdigest()
 
 
-def _extract_and_load(commit: str, prefixes: list[str], top: Path, here: Path) -> LoadResult:
-    entries: dict[str, str] = {}  # repo path -> blob sha
-    too_deep: set[str] = set()  # the first folder not entered, as discovery reports it
-    for prefix in prefixes:
-        args = ["ls-tree", "-r", "-z", "--full-tree", commit]
-        if prefix:
-            args += ["--", prefix]
-        proc = _git(args, top)
-        if proc.returncode != 0:
-            raise UsageError(f"git ls-tree failed: {proc.stderr.decode().strip()}")
-        for record in proc.stdout.decode().split("\0"):
-            if not record:
-                continue
-            meta, _, path = record.partition("\t")
-            _mode, kind, sha = meta.split()
-            if kind == "blob" and path.endswith(SPEC_SUFFIXES):
-                folder = _too_deep_folder(path, prefix)
-                if folder is None:
-                    entries[path] = sha
-                else:
-                    too_deep.add(folder)
+def _read_and_load(commit: str, prefixes: list[str], top: Path, here: Path, what: str) -> LoadResult:
+    """Load the spec files under `prefixes` at `commit` from memory (`toolkit.load.gittree`)."""
+    to_top = os.path.relpath(top, here)
+
+    def name(repo_path: str) -> str:
+        if path_problem(repo_path) is None:
+            return os.path.relpath(top / repo_path, here)
+        # as the tree spells it: normalising `a/../b` would name another file
+        return repo_path if to_top == "." else f"{to_top}/{repo_path}"
+
+    tree = read_tree(commit, prefixes, top, name, what)
+    if not tree.blobs:
+        from toolkit.model.spec import SpecSet
+
+        return LoadResult(SpecSet(), tree.diagnostics, 0)
+    from toolkit.checks.run import load_specs  # the loader: only when the tree is read
+
+    # An empty folder of our own anchors the in-memory files. Nothing is written to it; only spec
+    # files are read from the ref, so an example file an old spec names (the example builder
+    # reads it from disk beside the spec) is missing there, never the work tree's file.
     with tempfile.TemporaryDirectory(prefix="opset-ref-") as tmp:
-        root = Path(tmp)
-        _write_blobs(entries, root, top)
-        roots = [root / p if p else root for p in prefixes]
-        existing = [r for r in roots if r.exists()]
+        anchor = Path(tmp)
+        contents = {anchor / path: data for path, data in tree.blobs.items()}
 
         def display(path: Path) -> str:
-            repo_path = top / path.relative_to(root)
-            return os.path.relpath(repo_path, here)
+            return name(path.relative_to(anchor).as_posix())
 
-        if not existing:
-            from toolkit.model.spec import SpecSet
-
-            result = LoadResult(SpecSet(), [], 0)
-        else:
-            from toolkit.checks.run import load_specs  # the loader: only when the tree is read
-
-            result = load_specs(existing, display=display)
-        if too_deep:
-            found = [too_deep_diagnostic(display(root / folder)) for folder in sorted(too_deep)]
-            result.diagnostics = sorted([*result.diagnostics, *found], key=sort_key)
-        return result
+        result = load_specs(sorted(contents), display=display, contents=contents)
+    if tree.diagnostics:
+        result.diagnostics = sorted([*result.diagnostics, *tree.diagnostics], key=sort_key)
+    return result
 
 
-def _too_deep_folder(path: str, prefix: str) -> str | None:
-    """The first folder of `path` deeper than discovery enters below `prefix`, or None; such
-    files are not even written out (a tree thousands of folders deep cannot be)."""
-    below = path[len(prefix) :].lstrip("/").split("/") if prefix else path.split("/")
-    if len(below) - 1 <= MAX_FOLDER_DEPTH:
-        return None
-    parts = below[: MAX_FOLDER_DEPTH + 1]
-    return "/".join([prefix, *parts] if prefix else parts)
-
-
-def _write_blobs(entries: dict[str, str], root: Path, top: Path) -> None:
-    if not entries:
-        return
-    paths = sorted(entries)
-    request = "".join(f"{entries[p]}\n" for p in paths).encode()
-    proc = _git(["cat-file", "--batch"], top, stdin=request)
-    if proc.returncode != 0:
-        raise UsageError(f"git cat-file failed: {proc.stderr.decode().strip()}")
-    data, offset = proc.stdout, 0
-    for path in paths:
-        end = data.index(b"\n", offset)
-        header = data[offset:end].split()
-        if len(header) != 3 or header[1] != b"blob":
-            raise UsageError(f"git cat-file: unexpected reply for {path}: {data[offset:end].decode()}")
-        size = int(header[2])
-        content = data[end + 1 : end + 1 + size]
-        offset = end + 1 + size + 1  # the blob is followed by a newline
-        target = root / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(content)
+def _no_git(exc: OSError) -> UsageError:
+    return UsageError(
+        f"git cannot be run ({exc.strerror or exc})\n"
+        "  hint: install git and put it on PATH, or pass a directory holding the old specs to --against"
+    )
 
 
 # --------------------------------------------------------------------------- spec roots, hook base

@@ -10,8 +10,21 @@ import os
 import stat
 from pathlib import Path
 
+from toolkit.model.diagnostics import Diagnostic
+from toolkit.model.spec import Location
+
 MAX_FILE_BYTES = 4 * 1024 * 1024
 MAX_EXAMPLE_FILE_BYTES = 64 * 1024 * 1024  # a `.npy` / `.pb` file of an operator example
+
+
+def too_large_diagnostic(display: str) -> Diagnostic:
+    """FILE-TOO-LARGE for a spec file over MAX_FILE_BYTES (on disk, or a blob in git)."""
+    return Diagnostic(
+        "FILE-TOO-LARGE",
+        f"file is larger than the limit of {MAX_FILE_BYTES} bytes",
+        Location(display, 1, 1),
+        "split the operator's versions or shorten its docs",
+    )
 
 
 class NotRegularFile(OSError):

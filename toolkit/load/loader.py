@@ -9,7 +9,7 @@ model objects live in `toolkit.checks`.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,6 +43,7 @@ def read_specs(
     display: Callable[[Path], str] | None = None,
     jobs: int | None = None,
     check_operator: OperatorCheck | None = None,
+    contents: Mapping[Path, bytes] | None = None,
 ) -> LoadResult:
     """Read every spec under `paths` into model objects, with the structural diagnostics (files,
     YAML, JSON Schema, building the model). Never raises for bad specs: problems are diagnostics.
@@ -56,15 +57,20 @@ def read_specs(
     working directory); the git-ref loader uses it to report repository paths, not temp paths.
     `jobs` caps worker processes for large trees (default: 2 when the machine has 2+ cores;
     `OPSET_TOOLKIT_JOBS=1` turns it off).
+
+    `contents`: the files' bytes, read already (the git-ref loader reads them from git objects):
+    the spec files are then exactly its keys, nothing is looked for or read on disk, and `paths`
+    is not used.
     """
     too_deep: list[Path] = []
-    files = discover(paths, too_deep)
+    files = sorted(contents) if contents is not None else discover(paths, too_deep)
     show = display or display_path
     if len(files) < parallel.MIN_FILES:
-        result = load_files(files, show, check_operator=check_operator)
+        result = load_files(files, show, check_operator=check_operator, contents=contents)
     else:
         with parallel.gc_paused():
-            result = load_files(files, show, workers=parallel.worker_count(jobs), check_operator=check_operator)
+            workers = parallel.worker_count(jobs)
+            result = load_files(files, show, workers=workers, check_operator=check_operator, contents=contents)
     if too_deep:
         result.diagnostics = sorted([*result.diagnostics, *(too_deep_diagnostic(show(f)) for f in too_deep)], key=sort_key)
     return result
@@ -76,9 +82,10 @@ def load_files(
     *,
     workers: int = 1,
     check_operator: OperatorCheck | None = None,
+    contents: Mapping[Path, bytes] | None = None,
 ) -> LoadResult:
     """Load the given spec files; `workers` > 1 splits the operator files across processes
-    (the result is the same either way). `check_operator`: see `read_specs`."""
+    (the result is the same either way). `check_operator`, `contents`: see `read_specs`."""
     diags: list[Diagnostic] = []
     broken_domain_folders: set[Path] = set()  # their operators' DOMAIN-UNKNOWN would only be noise
     meta: dict[str, list[Source]] = {"domain": [], "releases": []}
@@ -88,7 +95,7 @@ def load_files(
         if kind == "operator":
             op_files.append(path)
             continue
-        if kind == "misnamed" and _is_operator_file(path, show):
+        if kind == "misnamed" and _is_operator_file(path, show, contents):
             op_files.append(path)  # an operator named Domain (or DOMAIN) in its own file
             continue
         if kind == "misnamed":
@@ -96,7 +103,7 @@ def load_files(
             if right_name(path.name) == DOMAIN_FILE:
                 broken_domain_folders.add(path.parent)  # its operators' DOMAIN-UNKNOWN would only be noise
             continue
-        source = read_source(path, kind, show, diags)
+        source = read_source(path, kind, show, diags, contents)
         if source is None:
             if kind == "domain":
                 broken_domain_folders.add(path.parent)
@@ -106,7 +113,7 @@ def load_files(
     builder = Builder(diags, broken_domain_folders)
     domains = builder.domains(meta["domain"])
     releases = builder.releases(meta["releases"])
-    reader = _OperatorReader(show, domains, broken_domain_folders, check_operator)
+    reader = _OperatorReader(show, domains, broken_domain_folders, check_operator, contents)
     numbered = list(enumerate(op_files))
     if workers > 1:
         schema_fast.prepare("operator")  # made once, inherited by the forked worker
@@ -122,23 +129,30 @@ def load_files(
     return LoadResult(specs, sorted(dedupe(diags), key=sort_key), len(files))
 
 
-def _is_operator_file(path: Path, show: Callable[[Path], str]) -> bool:
+def _is_operator_file(path: Path, show: Callable[[Path], str], contents: Mapping[Path, bytes] | None) -> bool:
     """A `Domain.yaml` that starts `operator: Domain` is the operator's file, not a misspelled
     domain.yaml (`.yml` files are never read)."""
     if path.suffix != ".yaml":
         return False
     try:
-        data = read_yaml(path, show(path))
+        data = read_yaml(path, show(path), contents[path] if contents is not None else None)
     except (YamlProblem, OSError):
         return False
     return isinstance(data, dict) and data.get("operator") == path.stem
 
 
-def read_source(path: Path, kind: str, show: Callable[[Path], str], diags: list[Diagnostic]) -> Source | None:
-    """Read and schema-check one file; None (with diagnostics) when it cannot be used."""
+def read_source(
+    path: Path,
+    kind: str,
+    show: Callable[[Path], str],
+    diags: list[Diagnostic],
+    contents: Mapping[Path, bytes] | None = None,
+) -> Source | None:
+    """Read and schema-check one file (its bytes from `contents` when given); None (with
+    diagnostics) when it cannot be used."""
     display = show(path)
     try:
-        data = read_yaml(path, display)
+        data = read_yaml(path, display, contents[path] if contents is not None else None)
     except YamlProblem as problem:
         diags.append(problem.diagnostic)
         return None
@@ -180,6 +194,7 @@ class _OperatorReader:
     domains: dict[str, DomainSpec]
     broken_domain_folders: set[Path]
     check: OperatorCheck | None = None
+    contents: Mapping[Path, bytes] | None = None
 
     def read(self, files: Sequence[tuple[int, Path]]) -> list[FileResult]:
         out: list[FileResult] = []
@@ -187,7 +202,7 @@ class _OperatorReader:
             diags: list[Diagnostic] = []
             checked: list[Diagnostic] = []
             spec = None
-            source = read_source(path, "operator", self.show, diags)
+            source = read_source(path, "operator", self.show, diags, self.contents)
             if source is not None:
                 spec = Builder(diags, self.broken_domain_folders).operator(source, self.domains)
             if spec is not None and self.check is not None:

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
 from toolkit.load.discovery import display_path
+from toolkit.load.git import GitOutputTooLarge, run_git
 from toolkit.model.diagnostics import Diagnostic, Severity
 from toolkit.model.spec import Location
 
@@ -20,17 +20,13 @@ _HEAD_BYTES = 4096
 
 def repository_files(top: Path) -> list[Path] | None:
     """The YAML files git knows in the work tree at `top` (tracked and untracked, not ignored);
-    None outside a git work tree or without git."""
+    None outside a git work tree, without git, or when the listing is beyond reason (this
+    check only warns, so it is skipped rather than failing the command)."""
     try:
-        proc = subprocess.run(
-            ["git", "ls-files", "-co", "--exclude-standard", "-z", "--", "*.yaml", "*.yml"],
-            cwd=top,
-            capture_output=True,
-            check=False,
-        )
-    except OSError:
+        proc = run_git(["ls-files", "-co", "--exclude-standard", "-z", "--", "*.yaml", "*.yml"], top)
+    except (OSError, GitOutputTooLarge):
         return None
-    if proc.returncode != 0:
+    if not proc.ok:
         return None
     return [top / name for name in proc.stdout.decode("utf-8", "replace").split("\0") if name]
 

@@ -65,6 +65,27 @@ register(
 not a spec, and the limit keeps a bad input from exhausting memory.""",
 )
 register(
+    "FILE-GIT-PATH",
+    "load",
+    "error",
+    "A spec-named entry of a git tree read by `opset diff --against REF` has a path no checkout could hold.",
+    category=FILES,
+    hint="a commit made with git plumbing can hold such names; compare with another ref, or remove the entry",
+    doc="""\
+**Why:** `opset diff --against REF` reads the old specs from git objects. `git mktree` and
+`git commit-tree` make trees that `git add` never would: an entry named `..`, `.` or `.git`, a
+name with a backslash or a control character, a name that is not UTF-8. `git fetch` accepts such
+commits, so a pull request's base can hold them. Such an entry is not read (a path with `..`
+would name a file outside the spec tree), and the old tree is reported as broken (exit 2), not
+compared with part of its files missing.
+
+**Before:** a tree `opsets/` holding a folder named `..` that holds `evil.yaml`
+(shown as `opsets/../evil.yaml`)
+
+**After:** compare with a ref whose tree a checkout can hold (every commit `git add` made), or
+rewrite the history that made the entry.""",
+)
+register(
     "FILE-ENCODING",
     "load",
     "error",

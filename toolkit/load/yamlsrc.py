@@ -15,7 +15,7 @@ from typing import Any
 import yaml
 
 from toolkit.load import yaml12
-from toolkit.load.files import MAX_FILE_BYTES, read_regular_file
+from toolkit.load.files import MAX_FILE_BYTES, read_regular_file, too_large_diagnostic
 from toolkit.model.diagnostics import Diagnostic
 from toolkit.model.spec import Location
 
@@ -87,19 +87,14 @@ class YamlProblem(Exception):
         self.diagnostic = diagnostic
 
 
-def read_yaml(path: Path, display: str) -> Any:
+def read_yaml(path: Path, display: str, data: bytes | None = None) -> Any:
     """Read one YAML document; raise YamlProblem with a located diagnostic on any defect
-    (OSError when the file cannot be read; NotRegularFile when it is not a regular file)."""
-    data = read_regular_file(path, MAX_FILE_BYTES)
+    (OSError when the file cannot be read; NotRegularFile when it is not a regular file).
+    `data`: the file's bytes when they were read already (from git objects); `path` is not read."""
+    if data is None:
+        data = read_regular_file(path, MAX_FILE_BYTES)
     if len(data) > MAX_FILE_BYTES:
-        raise YamlProblem(
-            Diagnostic(
-                "FILE-TOO-LARGE",
-                f"file is larger than the limit of {MAX_FILE_BYTES} bytes",
-                Location(display, 1, 1),
-                "split the operator's versions or shorten its docs",
-            )
-        )
+        raise YamlProblem(too_large_diagnostic(display))
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -14,9 +14,10 @@ outside the root keeps its absolute path (a SARIF `file:` URI, never a `..` path
 from __future__ import annotations
 
 import os
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+
+from toolkit.load.git import GitOutputTooLarge, run_git
 
 # The SARIF `uriBaseId` of the repository root (GitHub's documented name) and of the old tree.
 SRCROOT = "%SRCROOT%"
@@ -75,12 +76,10 @@ def discover(cwd: Path | None = None) -> RepoPaths:
     --show-toplevel`, else `cwd` itself (no git, not a work tree)."""
     here = Path(os.path.abspath(cwd or Path.cwd()))
     try:
-        proc = subprocess.run(
-            ["git", "rev-parse", "--show-toplevel"], cwd=here, capture_output=True, text=True, check=False
-        )
-    except OSError:  # no git on PATH
+        proc = run_git(["rev-parse", "--show-toplevel"], here)
+    except (OSError, GitOutputTooLarge):  # no git on PATH
         return RepoPaths(here.resolve(), here)
-    top = proc.stdout.strip()
-    if proc.returncode != 0 or not top:
+    top = proc.text()
+    if not proc.ok or not top:
         return RepoPaths(here.resolve(), here)
     return RepoPaths(Path(top).resolve(), here, in_git=True)
