@@ -30,7 +30,7 @@ from pathlib import Path
 from toolkit.load import cache as disk_cache
 from toolkit.load import result_cache
 from toolkit.load.git import GitOutputTooLarge, GitResult, run_git
-from toolkit.load.gittree import path_problem, read_tree
+from toolkit.load.gittree import read_tree
 from toolkit.load.result import LoadResult
 from toolkit.model.diagnostics import UsageError, sort_key
 from toolkit.registry.core import toolkit_stamp
@@ -298,13 +298,9 @@ def _cache_key(commit: str, prefixes: list[str], top: Path, here: Path) -> str:
 
 def _read_and_load(commit: str, prefixes: list[str], top: Path, here: Path, what: str) -> LoadResult:
     """Load the spec files under `prefixes` at `commit` from memory (`toolkit.load.gittree`)."""
-    to_top = os.path.relpath(top, here)
 
     def name(repo_path: str) -> str:
-        if path_problem(repo_path) is None:
-            return os.path.relpath(top / repo_path, here)
-        # as the tree spells it: normalising `a/../b` would name another file
-        return repo_path if to_top == "." else f"{to_top}/{repo_path}"
+        return os.path.relpath(top / repo_path, here)
 
     tree = read_tree(commit, prefixes, top, name, what)
     if not tree.blobs:

@@ -68,6 +68,18 @@ def shown(path: str) -> str:
     )
 
 
+def _clean_head(path: str) -> str:
+    """Where a refused entry is located: the path itself, or when it has `.`, `..` or empty
+    components (which every path tool would normalise into another file's name), the folder
+    before the first of them, as the tree spells it."""
+    head: list[str] = []
+    for part in path.split("/"):
+        if part in ("", ".", ".."):
+            return "/".join(head) or "."
+        head.append(part)
+    return path
+
+
 def read_tree(
     commit: str, prefixes: Sequence[str], top: Path, name: Callable[[str], str], what: str
 ) -> TreeFiles:
@@ -83,7 +95,7 @@ def read_tree(
                 continue  # never read, whatever it is
             problem = "it is not UTF-8" if path.encode("utf-8", "surrogatepass") != raw else path_problem(path)
             if problem is not None:
-                found.diagnostics.append(_bad_path(name(shown(path)), shown(path), problem))
+                found.diagnostics.append(_bad_path(name(shown(_clean_head(path))), shown(path), problem))
             elif kind != "blob" or mode == _SYMLINK:
                 found.diagnostics.append(_not_a_file(name(path), mode))
             elif (folder := _too_deep_folder(path, prefix)) is not None:
