@@ -71,7 +71,9 @@ def _commit_with(repo: Path, *extra: tuple[str, str, str, bytes]) -> str:
             opsets.append((mode, kind, oid, name[7:]))
         else:
             top.append((mode, kind, oid, name))
-    opsets = [e for e in opsets if e[3] != b"org.example.abc"] + [("040000", "tree", _mktree(repo, abc), b"org.example.abc")]
+    opsets = [e for e in opsets if e[3] != b"org.example.abc"] + [
+        ("040000", "tree", _mktree(repo, abc), b"org.example.abc")
+    ]
     top = [e for e in top if e[3] != b"opsets"] + [("040000", "tree", _mktree(repo, opsets), b"opsets")]
     tree = _mktree(repo, top)
     return _git(repo, "commit-tree", tree, "-p", "HEAD", "-m", "hostile")
@@ -138,11 +140,13 @@ def _escape_commit(repo: Path, path: list[bytes]) -> str:
     return _commit_with(repo, (mode, kind, oid, where + name))
 
 
-def test_dotdot_entries_write_nothing_and_are_reported(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_dotdot_entries_write_nothing_and_are_reported(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     # opsets/../../../repo/.pre-commit-config.yaml: from outer/tmp/opset-ref-X/, the sentinel
     commit = _escape_commit(repo, [b"..", b"..", b"..", b"repo", b".pre-commit-config.yaml"])
     before = _snapshot(repo.parent)
-    code, out, err = _diff(commit, capsys)
+    code, _, err = _diff(commit, capsys)
     assert _snapshot(repo.parent) == before
     assert (repo / ".pre-commit-config.yaml").read_bytes() == SENTINEL
     assert code == 2
@@ -161,10 +165,18 @@ def test_dotdot_entries_write_nothing_and_are_reported(repo: Path, capsys: pytes
         ([b".", b"Dot.yaml"], "opsets", "a `.` component"),
         ([b".git", b"config.yaml"], "opsets/.git/config.yaml", "a `.git` component"),
         ([b".GIT", b"x.yaml"], "opsets/.GIT/x.yaml", "a `.git` component"),
-        ([b"org.example.abc", b"..\\..\\Evil.yaml"], "opsets/org.example.abc/..\\..\\Evil.yaml", "a backslash"),
+        (
+            [b"org.example.abc", b"..\\..\\Evil.yaml"],
+            "opsets/org.example.abc/..\\..\\Evil.yaml",
+            "a backslash",
+        ),
         ([b"org.example.abc", b"Red\x1b[31m.yaml"], "opsets/org.example.abc/Red\\u001b[31m.yaml", "U+001B"),
         ([b"org.example.abc", b"Two\nlines.yaml"], "opsets/org.example.abc/Two\\u000alines.yaml", "U+000A"),
-        ([b"org.example.abc", b"Rtl\xe2\x80\xaelmy.yaml"], "opsets/org.example.abc/Rtl\\u202elmy.yaml", "U+202E"),
+        (
+            [b"org.example.abc", b"Rtl\xe2\x80\xaelmy.yaml"],
+            "opsets/org.example.abc/Rtl\\u202elmy.yaml",
+            "U+202E",
+        ),
         ([b"org.example.abc", b"Latin\xff.yaml"], "opsets/org.example.abc/Latin\\xff.yaml", "not UTF-8"),
     ],
 )
@@ -177,7 +189,9 @@ def test_names_no_checkout_could_hold_are_located_findings(
     assert _snapshot(repo.parent) == before
     assert code == 2
     lines = [line for line in err.splitlines() if "FILE-GIT-PATH" in line]
-    assert len(lines) == 1 and lines[0].startswith(f"{shown}:1:1: error[FILE-GIT-PATH]: ") and why in lines[0], err
+    assert (
+        len(lines) == 1 and lines[0].startswith(f"{shown}:1:1: error[FILE-GIT-PATH]: ") and why in lines[0]
+    ), err
     assert all(ch == "\t" or ch >= " " for ch in err.replace("\n", "")), "a control character reached the log"
 
 
@@ -334,7 +348,12 @@ def test_no_command_of_the_repository_config_runs(repo: Path, tmp_path: Path) ->
         ["diff", "--against", "HEAD", "--format", "sarif"],
     ):
         proc = subprocess.run(
-            [sys.executable, "-m", "toolkit", *args], cwd=repo, env=env, capture_output=True, text=True, check=False
+            [sys.executable, "-m", "toolkit", *args],
+            cwd=repo,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
         )
         assert proc.returncode == 0, (args, proc.stdout, proc.stderr)
         assert "Traceback" not in proc.stderr

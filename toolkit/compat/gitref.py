@@ -126,7 +126,7 @@ def _toplevel(here: Path) -> Path:
             f"--against: '{here}' is not inside a git work tree, so a git ref cannot be read\n"
             "  hint: pass a directory holding the old specs instead (--against path/to/old/opsets)"
         )
-    return Path(proc.stdout.decode().strip()).resolve()
+    return Path(os.fsdecode(proc.stdout.rstrip(b"\n"))).resolve()
 
 
 def _resolve(ref: str, top: Path, here: Path) -> str:
@@ -142,7 +142,7 @@ def _resolve(ref: str, top: Path, here: Path) -> str:
         return commit
     if _names_a_directory(ref, here):
         raise _no_such_directory(ref)
-    shallow = _git(["rev-parse", "--is-shallow-repository"], top).stdout.decode().strip() == "true"
+    shallow = _git(["rev-parse", "--is-shallow-repository"], top).text() == "true"
     depth = _generations(ref)
     if depth is not None:
         raise _missing_ancestor(ref, depth, shallow)
@@ -156,7 +156,7 @@ def _resolve(ref: str, top: Path, here: Path) -> str:
             "a directory path is also accepted"
         )
     remote, _, branch = ref.partition("/")
-    if branch and (remote == "origin" or remote in _git(["remote"], top).stdout.decode().split()):
+    if branch and (remote == "origin" or remote in _git(["remote"], top).text().split()):
         refspec = f"{remote} {branch}:refs/remotes/{remote}/{branch}"
     else:
         remote, refspec = "origin", f"origin {ref}:{ref}"
@@ -211,7 +211,7 @@ def _merge_base(ref: str, commit: str, top: Path) -> str:
             f"--against {ref}: {name} and HEAD have no common ancestor in this clone\n"
             "  hint: fetch more history (`git fetch --unshallow`; actions/checkout `fetch-depth: 0`)"
         )
-    return proc.stdout.decode().strip()
+    return proc.text()
 
 
 def _is_branch(ref: str, top: Path) -> bool:
@@ -219,7 +219,7 @@ def _is_branch(ref: str, top: Path) -> bool:
     if ref.startswith("-"):  # never an option (rev-parse --symbolic-full-name takes no --end-of-options)
         return False
     proc = _git(["rev-parse", "--symbolic-full-name", ref], top)
-    full = proc.stdout.decode().strip() if proc.returncode == 0 else ""
+    full = proc.text() if proc.returncode == 0 else ""
     return full.startswith(("refs/heads/", "refs/remotes/"))
 
 
@@ -292,7 +292,7 @@ def _cache_key(commit: str, prefixes: list[str], top: Path, here: Path) -> str:
     for prefix in prefixes:
         # the tree id changes exactly when something below the prefix changes
         proc = _git(["rev-parse", "--verify", "--quiet", f"{commit}:{prefix}"], top)
-        digest.update(f"{prefix}\0{proc.stdout.decode().strip() or commit}\n".encode())
+        digest.update(f"{prefix}\0{proc.text() or commit}\n".encode())
     return digest.hexdigest()
 
 
@@ -348,9 +348,13 @@ def spec_roots(cwd: Path | None = None) -> list[str]:
         here,
     )
     if proc.returncode != 0:
-        raise UsageError(f"git ls-files failed: {proc.stderr.decode().strip()}")
+        raise UsageError(
+            f"git could not list the work tree's domain.yaml files: {proc.stderr}\n"
+            "  hint: run the hook inside a git work tree, or name the spec folders with --specs"
+        )
     roots: set[Path] = set()
-    for name in proc.stdout.decode().split("\0"):
+    for raw in proc.stdout.split(b"\0"):
+        name = os.fsdecode(raw)  # a name that is not UTF-8 is still the file's name
         domain_file = (here / name).resolve() if name else None
         if domain_file is None or not domain_file.is_file():
             continue  # deleted in the work tree
@@ -367,7 +371,7 @@ def hook_base(from_ref: str, to_ref: str, cwd: Path | None = None) -> str:
     here = Path(cwd or Path.cwd()).resolve()
     top = _toplevel(here)
     proc = _git(["merge-base", "--end-of-options", from_ref, to_ref], top)
-    return proc.stdout.decode().strip() if proc.returncode == 0 else from_ref
+    return proc.text() if proc.returncode == 0 else from_ref
 
 
 def has_head(cwd: Path | None = None) -> bool:

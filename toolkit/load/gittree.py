@@ -93,7 +93,9 @@ def read_tree(
             path = raw.decode("utf-8", "backslashreplace")
             if not path.endswith(SPEC_SUFFIXES):
                 continue  # never read, whatever it is
-            problem = "it is not UTF-8" if path.encode("utf-8", "surrogatepass") != raw else path_problem(path)
+            problem = (
+                "it is not UTF-8" if path.encode("utf-8", "surrogatepass") != raw else path_problem(path)
+            )
             if problem is not None:
                 found.diagnostics.append(_bad_path(name(shown(_clean_head(path))), shown(path), problem))
             elif kind != "blob" or mode == _SYMLINK:
@@ -147,7 +149,8 @@ def _list(commit: str, prefix: str, top: Path, what: str) -> list[tuple[str, str
         fields = meta.split()
         if len(fields) != 3 or not _OBJECT_ID.match(fields[2]):
             raise UsageError(f"{what}: git ls-tree printed an entry that is not understood: {meta!r}")
-        entries.append((fields[0].decode(), fields[1].decode(), fields[2].decode(), path))
+        mode, kind, oid = (field.decode("ascii", "replace") for field in fields)
+        entries.append((mode, kind, oid, path))
     return entries
 
 
@@ -168,7 +171,7 @@ def _sizes(oids: list[str], top: Path, what: str) -> dict[str, int]:
     sizes: dict[str, int] = {}
     for oid, line in zip(oids, proc.splitlines()):
         fields = line.split()
-        if len(fields) != 3 or fields[0].decode() != oid or fields[1] != b"blob":
+        if len(fields) != 3 or fields[0] != oid.encode() or fields[1] != b"blob" or not fields[2].isdigit():
             raise _missing(oid, line, what)
         sizes[oid] = int(fields[2])
     if len(sizes) != len(oids):
@@ -187,7 +190,7 @@ def _contents(sizes: dict[str, int], top: Path, what: str) -> dict[str, bytes]:
     for oid in oids:
         end = data.find(b"\n", offset)
         header = data[offset:end].split() if end >= 0 else []
-        if len(header) != 3 or header[0].decode() != oid or int(header[2]) != sizes[oid]:
+        if len(header) != 3 or header[0] != oid.encode() or header[2] != str(sizes[oid]).encode():
             raise _missing(oid, data[offset : max(end, offset)], what)
         blobs[oid] = data[end + 1 : end + 1 + sizes[oid]]
         offset = end + 1 + sizes[oid] + 1
