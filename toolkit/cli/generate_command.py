@@ -7,6 +7,7 @@ import os
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from toolkit.cli.common import add_report_arguments, add_specs_argument, emit_report, spec_paths
@@ -34,6 +35,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--check", action="store_true", help="write nothing; print a diff of stale files and exit 1 if any"
     )
+    parser.add_argument(
+        "--adopt",
+        action="store_true",
+        help="overwrite files in the output folder that opset did not write (others stay); "
+        "without it such files stop the run before anything is written",
+    )
     parser.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
     add_report_arguments(parser, output_flags=("--output",))
     parser.set_defaults(handler=run_generate)
@@ -58,12 +65,21 @@ def run_generate(args: argparse.Namespace) -> int:
     from toolkit.generate.pipeline import GeneratorError, diff_text, generate_tree
     from toolkit.load.project import load_project
 
+    from toolkit.load.output_folder import OutputRefused, check_path, check_setting
+
     kinds = _kinds(args.only)
     paths = spec_paths(args.specs)
     project = load_project()
-    if args.out is None:
-        args.out = project.out_path if project.source is not None else DEFAULT_OUT
     try:
+        if args.out is None:
+            # The tree's own setting (or the default): it may not leave the project folder.
+            setting = project.out_location()
+            if setting is not None:
+                check_setting(project.out, project.folder, setting)
+            args.out = project.out_path if project.source is not None else DEFAULT_OUT
+            check_path(Path(args.out), project.folder, setting)
+        else:
+            check_path(Path(args.out), project.folder, None)
         result = generate_tree(
             paths,
             args.out,
@@ -72,7 +88,26 @@ def run_generate(args: argparse.Namespace) -> int:
             cache=not args.no_cache,
             cli_parser=args.build_parser,
             options=project.generator_options(),
+            adopt=args.adopt,
+            on_wait=lambda timeout: print(
+                f"opset: waiting for another `opset generate` on {args.out}/ (up to {timeout:g} s)", file=sys.stderr
+            ),
         )
+    except OutputRefused as exc:
+        if exc.diagnostic is None:
+            raise  # a usage error: main prints it (and reports it in the requested format)
+        print(exc.diagnostic.format(), file=sys.stderr)
+        if args.format != "text" or args.report_file:
+            from toolkit.reporting.errors import render_load_errors
+
+            emit_report(args, render_load_errors("generate", "the project settings", [exc.diagnostic], args.format, 2))
+        return 2
+    except OSError as exc:
+        # Named by the writer (`toolkit.load.writer._naming`); nothing half-written is left behind.
+        raise UsageError(
+            f"{exc.filename or args.out}: {exc.strerror or exc}\n  hint: the outputs in {args.out}/ are as they "
+            "were (a commit that had begun is finished by the next `opset generate`)"
+        ) from None
     except GeneratorError as exc:
         if exc.diagnostic is not None:
             hint = f"nothing was written; {args.out}/ is unchanged"

@@ -24,10 +24,12 @@ import sys
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from stat import S_ISREG
 
 from toolkit.load import cache
 from toolkit.load.discovery import discover
 from toolkit.load.files import MAX_FILE_BYTES, read_regular_file
+from toolkit.load.manifest import MANIFEST
 from toolkit.load.writer import JOURNAL, TMP_SUFFIX, FilesOnDisk
 from toolkit.model.diagnostics import Diagnostic, diagnostic_from_json, diagnostic_to_json
 from toolkit.registry.core import toolkit_stamp
@@ -74,11 +76,21 @@ def _file_digest(data: bytes) -> str:
 
 
 def _walk(out: Path, kinds: Sequence[str]) -> dict[str, os.stat_result] | None:
-    """Every regular file under out/<kind>/ with its stat (None: an interrupted commit's leftovers
-    or something that is not a regular file)."""
-    if (out / JOURNAL).exists():
+    """Every regular file under out/<kind>/, and the manifest, with its stat (None: an interrupted
+    commit's leftovers or something that is not a regular file)."""
+    if os.path.lexists(out / JOURNAL):
         return None
     found: dict[str, os.stat_result] = {}
+    try:
+        manifest = os.lstat(out / MANIFEST)
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return None
+    else:
+        if not S_ISREG(manifest.st_mode):
+            return None
+        found[MANIFEST] = manifest
     pending = [(str(out / kind), kind) for kind in kinds]
     while pending:
         folder, rel = pending.pop()
@@ -132,7 +144,7 @@ def recorded_outputs(
                 return None
             if _file_digest(content) != sha:
                 return None
-    return FilesOnDisk(out, list(found)), diagnostics
+    return FilesOnDisk(out, [path for path in found if path != MANIFEST]), diagnostics
 
 
 def file_digest(data: bytes) -> str:

@@ -11,11 +11,11 @@ raised here, located as usual); what it staged is overwritten or swept.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from pathlib import Path
 
 from toolkit.generate.context import GenerateContext
-from toolkit.generate.streaming import KindOutput, stream_kind
+from toolkit.generate.streaming import KindOutput, Ownership, stream_kind
 from toolkit.load import parallel
 from toolkit.registry.core import Registry
 
@@ -42,17 +42,29 @@ def stream_kinds(
     workers: int | None = None,
     first: Callable[[], object] | None = None,
     existing: Container[str] | None = None,
+    ownership: Mapping[str, Ownership] | None = None,
 ) -> dict[str, KindOutput]:
     """{kind: its output} for every kind, split across two processes when that pays.
 
     `first` runs in this process before its own kinds, while the child already works (the specs'
     semantic checks: `toolkit.registry.core.PendingRegistry.confirm`); it must do its work once
     however often it is called. When it raises, the child is stopped and the exception
-    propagates (the caller removes what was staged). `existing`: see `stream_kind`."""
+    propagates (the caller removes what was staged). `existing`, `ownership` (by kind): see
+    `stream_kind`."""
 
     def work(part: Sequence[str]) -> dict[str, KindOutput]:
         return {
-            k: stream_kind(root, registry, context, k, check=check, digests=digests, existing=existing) for k in part
+            k: stream_kind(
+                root,
+                registry,
+                context,
+                k,
+                check=check,
+                digests=digests,
+                existing=existing,
+                ownership=None if ownership is None else ownership.get(k),
+            )
+            for k in part
         }
 
     order = sorted(kinds, key=lambda k: (KIND_ORDER.index(k) if k in KIND_ORDER else len(KIND_ORDER), k))

@@ -4,25 +4,34 @@ Each kind's files are compared with the disk as they come and the changed ones s
 targets under temporary names (`toolkit.load.writer.Staging`), so only one kind's output is in
 memory at once; no target changes until every generator has returned and the journaled commit
 renames them all, so a generator that raises leaves the previous outputs byte-identical (its
-staged files are removed). Each kind owns the `<kind>/` subfolder of the output, and stale files
-there are pruned. `--check` compares the same way and reports instead of writing. A rerun whose
+staged files are removed). Each kind writes the `<kind>/` subfolder of the output; the files opset
+wrote there are listed in a manifest, and only those are replaced or, once stale, removed
+(`ownership`). `--check` compares the same way and reports instead of writing. A rerun whose
 inputs and outputs are unchanged is answered from a record (`freshness`) without loading.
+
+Before anything is read, the output folder is checked (`toolkit.load.output_folder`: no symlinks)
+and locked (`toolkit.load.output_lock`: one writing run at a time; `--check` shares the lock).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from toolkit.generate import GenerateContext, available_kinds, freshness, get_generator, parallel_kinds
 from toolkit.generate.memo import RenderMemo
+from toolkit.generate.ownership import ownership_by_kind, refuse_foreign, stale_files, updated_manifest
 from toolkit.generate.running import GeneratorError, run_generators
 from toolkit.generate.source_paths import stable_path
 from toolkit.load import cache as disk_cache
+from toolkit.load.manifest import MANIFEST, read_manifest
+from toolkit.load.output_folder import check_kind_folders, check_path
+from toolkit.load.output_lock import output_lock
 from toolkit.load.writer import Change, FilesOnDisk, Staging, existing_tree, plan, recover, remove_new_folders
 from toolkit.model.diagnostics import Diagnostic
 from toolkit.registry.core import PendingRegistry, Registry, start_registry
@@ -83,17 +92,65 @@ def generate_tree(
     cache: bool = True,
     cli_parser: Callable[[], argparse.ArgumentParser] | None = None,
     options: Sequence[tuple[str, str]] = (),
+    adopt: bool = False,
+    on_wait: Callable[[float], None] | None = None,
 ) -> GenerateResult:
     """Load the specs (raises SpecError), run the generators, then write or (check=True) compare.
-    `options` are the generators' settings (`toolkit.load.project.Project.generator_options`)."""
+    `options` are the generators' settings (`toolkit.load.project.Project.generator_options`).
+    `adopt`: the invoker lets opset overwrite files it did not write (`ownership`); without it
+    such files raise OutputRefused before anything is written. `on_wait(timeout)`: called once
+    when another run holds the output folder's lock."""
     selected = tuple(sorted(set(kinds))) if kinds is not None else available_kinds()
     for kind in selected:
         get_generator(kind)  # unknown kinds fail before any work
+    root = Path(out)
+    check_path(root, Path.cwd(), None)
+    with _locked(root, check=check, on_wait=on_wait) as created:
+        try:
+            check_kind_folders(root, selected)
+            return _generate(
+                spec_paths, root, selected, check=check, registry=registry, source=source, cache=cache,
+                cli_parser=cli_parser, options=options, adopt=adopt, created=created,
+            )  # fmt: skip
+        except BaseException:
+            if created:
+                with contextlib.suppress(OSError):  # not empty: a run that failed left nothing in it
+                    root.rmdir()
+            raise
+
+
+@contextlib.contextmanager
+def _locked(root: Path, *, check: bool, on_wait: Callable[[float], None] | None) -> Iterator[bool]:
+    """Hold the output folder's lock (made first when a run writes into a folder that does not
+    exist yet; a check of a missing folder has nothing to lock). Yields whether it was made."""
+    created = not check and not os.path.lexists(root)
+    if created:
+        root.mkdir(parents=True, exist_ok=True)
+    if check and not root.is_dir():
+        yield False
+        return
+    with output_lock(root, shared=check, on_wait=on_wait):
+        yield created
+
+
+def _generate(
+    spec_paths: Sequence[str | os.PathLike[str]],
+    root: Path,
+    selected: tuple[str, ...],
+    *,
+    check: bool,
+    registry: Registry | None,
+    source: str | None,
+    cache: bool,
+    cli_parser: Callable[[], argparse.ArgumentParser] | None,
+    options: Sequence[tuple[str, str]],
+    adopt: bool,
+    created: bool,
+) -> GenerateResult:
     label = source if source is not None else source_label(spec_paths)
     # What the outputs depend on besides the specs: the header label and the settings
     # (opset.toml's package name, doc pages), so a changed setting is never answered from a record.
     inputs_label = label + "".join(f"\0{key}={value}" for key, value in sorted(options))
-    root = Path(out)
     digest = None
     # With the cache off (`--no-cache`, OPSET_TOOLKIT_NO_CACHE) nothing is recorded or reused, so
     # neither the inputs nor the outputs are hashed.
@@ -117,7 +174,7 @@ def generate_tree(
         memo=memo,
         options=tuple(sorted(options)),
     )
-    files, changes, digests, units = _stream(root, pending, context, selected, check=check, digests=digest is not None)
+    files, changes, digests, units = _stream(root, pending, context, selected, check=check, adopt=adopt, created=created)
     registry = pending.confirm()
     if digest is not None and (not check or not changes):
         freshness.record(root, selected, digest, digests, registry.diagnostics, units)
@@ -137,16 +194,21 @@ def _stream(
     kinds: Sequence[str],
     *,
     check: bool,
-    digests: bool,
+    adopt: bool,
+    created: bool,
 ) -> tuple[FilesOnDisk, list[Change], dict[str, str], dict[str, dict[str, object]]]:
     """Run the generators kind by kind, comparing (check) or staging (write) each file as it comes
     (`streaming`, two kinds at once on two cores: `parallel_kinds`), then commit all-or-nothing:
-    the staged files are renamed in and the stale ones removed under one journal."""
+    the staged files and the manifest are renamed in and the stale ones removed under one journal.
+    `created`: the output folder was made by this run (removed again when it fails)."""
     recover(root)  # first finish a commit that a kill interrupted (its content was decided)
     staging = None if check else Staging(root)
     # What is there before anything is staged: the stale files are those no kind produces, and
     # after a failure the folders that staging made go again.
     before, folders = existing_tree(root, kinds)
+    if created:
+        folders.discard(".")
+    manifest = read_manifest(root)
     produced: list[str] = []
     changes: list[Change] = []
     overlay: dict[str, bytes] = {}
@@ -154,8 +216,10 @@ def _stream(
     units: dict[str, dict[str, object]] = {}
     try:
         outputs = parallel_kinds.stream_kinds(
-            root, pending.registry, context, kinds, check=check, digests=digests, first=pending.confirm, existing=before
-        )
+            root, pending.registry, context, kinds, check=check, digests=True, first=pending.confirm, existing=before,
+            ownership=ownership_by_kind(manifest, kinds, adopt),
+        )  # fmt: skip
+        foreign: list[str] = []
         for kind in kinds:  # merged in kind order: the same result however the kinds were run
             output = outputs[kind]
             produced += output.produced
@@ -163,11 +227,20 @@ def _stream(
             overlay.update(output.overlay)
             file_digests.update(output.digests)
             units.update(output.units)
+            foreign += output.foreign
             if staging is not None:
                 staging.adopt(output.staged)
-        stale = sorted(before - set(produced))
+        stale, beside = stale_files(root, kinds, before, produced, manifest)
+        refuse_foreign(root, foreign, [] if adopt else beside)
         for rel in stale:
-            changes.append(Change(rel, (root / rel).read_bytes() if staging is None else b"", None))
+            changes.append(Change(rel, _old_bytes(root / rel) if staging is None else b"", None))
+        new_manifest = updated_manifest(manifest, kinds, file_digests)
+        old_manifest = _old_bytes(root / MANIFEST) if os.path.lexists(root / MANIFEST) else None
+        if old_manifest != new_manifest:
+            changes.append(Change(MANIFEST, old_manifest, new_manifest))
+            if staging is not None:
+                staging.stage(MANIFEST, new_manifest)
+        file_digests[MANIFEST] = freshness.file_digest(new_manifest)
     except BaseException:
         if staging is not None:
             staging.abandon()
@@ -178,6 +251,19 @@ def _stream(
         staging.sweep(kinds)
         staging.finish(stale)
     return FilesOnDisk(root, produced, overlay), changes, file_digests, units
+
+
+def _old_bytes(path: Path) -> bytes:
+    """A file's bytes for `--check`'s diff, never through a symlink or from a FIFO (b"" then)."""
+    from toolkit.load.files import read_regular_file
+    from toolkit.generate.streaming import MAX_DIFF_BYTES
+
+    if os.path.islink(path):
+        return b""
+    try:
+        return read_regular_file(path, MAX_DIFF_BYTES)
+    except OSError:
+        return b""
 
 
 def _is_text(data: bytes | None) -> bool:

@@ -5,6 +5,8 @@ parallel_kinds` runs some kinds in a second process with the same function."""
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Container
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,8 +14,15 @@ from pathlib import Path
 from toolkit.generate import freshness
 from toolkit.generate.context import GenerateContext
 from toolkit.generate.running import run_generators
+from toolkit.load.files import read_regular_file
+from toolkit.load.manifest import carries_header
 from toolkit.load.writer import Change, Staging, unlisted
 from toolkit.registry.core import Registry
+
+# `--check` keeps the old bytes of a differing file for its diff; a larger one (not something
+# opset wrote) is compared by size and shown as differing without being read whole.
+MAX_DIFF_BYTES = 64 * 1024 * 1024
+_HEAD_BYTES = 4096
 
 __all__ = ["KindOutput", "stream_kind"]
 
@@ -28,6 +37,22 @@ class KindOutput:
     digests: dict[str, str] = field(default_factory=dict)  # path -> freshness.file_digest
     staged: list[tuple[str, str]] = field(default_factory=list)  # (temporary, target) written
     units: dict[str, dict[str, object]] = field(default_factory=dict)  # its incremental units (memo)
+    foreign: list[str] = field(default_factory=list)  # files opset did not write it would overwrite
+
+
+@dataclass(frozen=True)
+class Ownership:
+    """Which existing files of a kind opset may overwrite: those the manifest lists (`listed`;
+    None: the kind has no manifest entry, then those that carry the generated header), or any
+    (`adopt`, the invoker's --adopt)."""
+
+    listed: frozenset[str] | None = None
+    adopt: bool = False
+
+    def allows(self, rel: str, head: bytes) -> bool:
+        if self.adopt:
+            return True
+        return rel in self.listed if self.listed is not None else carries_header(head)
 
 
 def stream_kind(
@@ -39,10 +64,12 @@ def stream_kind(
     check: bool,
     digests: bool,
     existing: Container[str] | None = None,
+    ownership: Ownership | None = None,
 ) -> KindOutput:
     """Run the generator of `kind`; compare (check) or stage (write) each of its files.
     `existing`: the files under `root` before the run (relative paths), when known; a file not
-    in it is new without trying to read it.
+    in it is new without trying to read it. `ownership`: which differing files may be replaced
+    (default: any); the others are listed in `foreign`, neither staged nor reported as changes.
 
     With check=True each change carries the old and new bytes (for the diff); after a write only
     whether the file was added or changed (`b""` stands for contents not kept). Raises what
@@ -57,8 +84,11 @@ def stream_kind(
             if digests:
                 out.digests[rel] = freshness.file_digest(data)
             absent = existing is not None and rel not in existing and not unlisted(rel)
-            old = None if absent else _read_existing(root / rel)
-            if old == data:
+            old, head = (None, b"") if absent else _read_existing(root / rel, data, keep=staging is None)
+            if old is _SAME:
+                continue
+            if old is not None and ownership is not None and not ownership.allows(rel, head):
+                out.foreign.append(rel)
                 continue
             if staging is None:
                 out.changes.append(Change(rel, old, data))
@@ -77,8 +107,23 @@ def stream_kind(
     return out
 
 
-def _read_existing(path: Path) -> bytes | None:
+_SAME = b"\0same"  # compared by identity: the file holds exactly the new bytes
+
+
+def _read_existing(path: Path, new: bytes, *, keep: bool) -> tuple[bytes | None, bytes]:
+    """(`_SAME`, or the file's bytes when kept, else b"": the file differs; its first bytes), or
+    (None, b"") when there is no file. Never follows a symlink or opens anything but a regular
+    file: a symlink, FIFO or folder in the place of an output counts as a differing file with no
+    header (so it is opset's only when the manifest lists it), and a file whose size differs is
+    not read whole unless kept for `--check`'s diff."""
     try:
-        return path.read_bytes()
+        mode = os.lstat(path)
     except (FileNotFoundError, NotADirectoryError):
-        return None
+        return None, b""
+    if not stat.S_ISREG(mode.st_mode):
+        return b"", b""
+    whole = mode.st_size == len(new) or (keep and mode.st_size <= MAX_DIFF_BYTES)
+    data = read_regular_file(path, mode.st_size if whole else _HEAD_BYTES)
+    if data == new:
+        return _SAME, data[:_HEAD_BYTES]
+    return (data if keep and whole else b""), data[:_HEAD_BYTES]

@@ -31,6 +31,7 @@ from typing import Any
 
 from toolkit.model.diagnostics import UsageError
 from toolkit.model.python_names import shadowed_module
+from toolkit.model.spec import Location
 
 CONFIG_FILE = "opset.toml"
 TOOL_KEY = "opset-toolkit"
@@ -83,6 +84,27 @@ class Project:
     @property
     def out_path(self) -> str:
         return self.path(self.out)
+
+    def out_location(self) -> Location | None:
+        """Where the `out` key is written (None: not in a file): the line of its first `out =`
+        in the project's table (opset.toml's top level, `[tool.opset-toolkit]`), else line 1."""
+        if self.source is None:
+            return None
+        shown = _shown(self.source)
+        try:
+            lines = self.source.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            return Location(shown, 1, 1)
+        in_table = self.source.name == CONFIG_FILE
+        for number, line in enumerate(lines, start=1):
+            header = _TABLE_HEADER.match(line)
+            if header is not None:
+                in_table = _TOOL_TABLE.fullmatch(header.group(1).replace(" ", "")) is not None
+                continue
+            key = _OUT_KEY.match(line) if in_table else _DOTTED_OUT_KEY.match(line)
+            if key is not None:
+                return Location(shown, number, key.start(1) + 1)
+        return Location(shown, 1, 1)
 
     def generator_options(self) -> tuple[tuple[str, str], ...]:
         """What generators read (`GenerateContext.options`), sorted."""
@@ -210,6 +232,12 @@ def _table(table: dict[str, Any], name: str, keys: set[str], fail: Any) -> dict[
         raise fail(f"unknown key(s) in [{name}]: {', '.join(unknown)}", f"known: {', '.join(sorted(keys))}")
     return value
 
+
+# Enough TOML to point at the `out` key (tomllib keeps no positions).
+_TABLE_HEADER = re.compile(r"\s*\[\s*([^\[\]]+?)\s*\]")
+_TOOL_TABLE = re.compile(r"""tool\.["']?opset-toolkit["']?""")
+_OUT_KEY = re.compile(r"""\s*(["']?out["']?)\s*=""")
+_DOTTED_OUT_KEY = re.compile(r"""\s*(tool\s*\.\s*["']?opset-toolkit["']?\s*\.\s*out)\s*=""")
 
 _HINTS = {
     "python.package": "a Python identifier, e.g. newco_audio_ops",

@@ -9,6 +9,12 @@ by the next one); a kill after it is rolled forward by the next run. Unchanged f
 not touched (their mtimes stay). A folder that does not exist yet (a generator kind's first
 run) is staged whole, its files under their own names in a temporary folder that the commit
 renames in once (`Staging(whole=...)`).
+
+The journal lies in the output folder, which may come from a stranger's pull request: it holds
+paths relative to the root, and one that names anything but this writer's own renames (a
+temporary name beside its target) and removals under the root, or that passes through a symlink,
+is refused (`JournalError`), never rolled forward. Every OSError this module lets through names
+the file it was working on (`_naming`).
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ import json
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 
 JOURNAL = ".opset-toolkit-commit.json"
 # All-or-nothing holds against failures and kills without fsync (the kernel keeps what was
@@ -32,6 +38,22 @@ class Change:
     path: str  # relative, forward slashes
     old: bytes | None  # None: file is new
     new: bytes | None  # None: file is removed
+
+
+class JournalError(OSError):
+    """A journal this writer did not write (or a damaged one): nothing of it was applied."""
+
+
+@contextlib.contextmanager
+def _naming(path: Path | str, what: str) -> Iterator[None]:
+    """An OSError raised without a file name (a write or close that hit a full disk, an fsync)
+    gets the path it concerned and what was being done, so the user reads which file failed."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is None:
+            raise OSError(exc.errno, f"cannot {what}: {exc.strerror or exc}", os.fspath(path)) from exc
+        raise
 
 
 def plan(root: Path, files: Mapping[str, bytes], prune_dirs: Iterable[str] = ()) -> list[Change]:
@@ -157,19 +179,20 @@ class Staging:
             tmp = target.with_name(target.name + TMP_SUFFIX)
             self._staged.append((str(tmp), str(target)))  # before writing: abandon() removes a partial one
         folder = tmp.parent
-        if folder not in self._folders:
-            folder.mkdir(parents=True, exist_ok=True)
-            self._folders.add(folder)
-        # os-level calls: a file object would also fstat, lseek and ask whether it is a terminal.
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0), 0o666)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            if DURABLE:
-                os.fsync(fd)
-        finally:
-            os.close(fd)
+        with _naming(self.root / rel, "write"):
+            if folder not in self._folders:
+                folder.mkdir(parents=True, exist_ok=True)
+                self._folders.add(folder)
+            # os-level calls: a file object would also fstat, lseek and ask whether it is a terminal.
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0), 0o666)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+                if DURABLE:
+                    os.fsync(fd)
+            finally:
+                os.close(fd)
 
     @property
     def staged(self) -> list[tuple[str, str]]:
@@ -202,36 +225,106 @@ class Staging:
 
     def finish(self, removals: Iterable[str]) -> None:
         """Journal the staged renames and the removals (relative paths), then apply them."""
-        gone = [str(self.root / rel) for rel in removals]
+        gone = sorted(removals)
         if not self._staged and not gone:
             return
         journal = self.root / JOURNAL
-        self.root.mkdir(parents=True, exist_ok=True)
         journal_tmp = journal.with_name(JOURNAL + TMP_SUFFIX)
-        journal_tmp.write_text(json.dumps({"renames": self._staged, "removals": gone}), encoding="utf-8")
-        os.replace(journal_tmp, journal)
-        _roll_forward(journal)
+        renames = [[self._relative(tmp), self._relative(target)] for tmp, target in self._staged]
+        with _naming(journal_tmp, "write the commit journal"):
+            self.root.mkdir(parents=True, exist_ok=True)
+            journal_tmp.write_text(json.dumps({"renames": renames, "removals": gone}), encoding="utf-8")
+            os.replace(journal_tmp, journal)
+        _roll_forward(self.root)
         self._staged = []
+
+    def _relative(self, path: str) -> str:
+        return Path(path).relative_to(self.root).as_posix()
 
 
 def recover(root: Path) -> None:
     """Finish a commit that a kill interrupted after its journal was written."""
-    journal = root / JOURNAL
-    if journal.exists():
-        _roll_forward(journal)
+    if os.path.lexists(root / JOURNAL):
+        _roll_forward(root)
     stale = root / (JOURNAL + TMP_SUFFIX)
-    if stale.exists():
+    if os.path.lexists(stale):
         _unlink(stale)
 
 
-def _roll_forward(journal: Path) -> None:
-    data = json.loads(journal.read_text(encoding="utf-8"))
-    for tmp, target in data["renames"]:
-        if os.path.exists(tmp):
-            os.replace(tmp, target)
-    for target in data["removals"]:
-        _unlink(Path(target))
+MAX_JOURNAL_BYTES = 256 * 1024 * 1024  # a journal lists paths only: far more than any real one
+
+
+def _roll_forward(root: Path) -> None:
+    """Apply the journal's renames and removals (each at most once: a rename whose temporary is
+    gone was done already, a removal whose file is gone too), then remove the journal."""
+    journal = root / JOURNAL
+    renames, removals = _read_journal(root)
+    for tmp, target in renames:
+        if os.path.lexists(root / tmp):
+            os.replace(root / tmp, root / target)
+    for target in removals:
+        _unlink(root / target)
     _unlink(journal)
+
+
+def _read_journal(root: Path) -> tuple[list[tuple[str, str]], list[str]]:
+    """The journal's (temporary, target) renames and removals, relative to `root`, after checking
+    that they are what `Staging.finish` writes; JournalError otherwise."""
+    from toolkit.load.files import read_regular_file  # imported on use: only a kill leaves a journal
+
+    journal = root / JOURNAL
+    refused = JournalError(
+        0,
+        "not a commit journal opset-toolkit wrote (it names paths outside the output folder, through "
+        "a symlink, or not its own temporary files); nothing of it was applied: delete it",
+        os.fspath(journal),
+    )
+    try:
+        data = json.loads(read_regular_file(journal, MAX_JOURNAL_BYTES))
+        renames = [(tmp, target) for tmp, target in data["renames"]]
+        removals = list(data["removals"])
+    except OSError:
+        raise
+    except (ValueError, KeyError, TypeError):
+        raise refused from None
+    for tmp, target in renames:
+        if not (_inside(root, tmp) and _inside(root, target) and tmp == target + TMP_SUFFIX):
+            raise refused
+    if not all(_inside(root, target) for target in removals):
+        raise refused
+    return renames, removals
+
+
+def _inside(root: Path, rel: object) -> bool:
+    """`rel` is a relative path below `root` (no `..`, no absolute path, no backslash) whose
+    folders under `root` are not symlinks."""
+    if not isinstance(rel, str) or not rel or "\\" in rel or os.path.isabs(rel) or PureWindowsPath(rel).drive:
+        return False
+    parts = rel.split("/")
+    if any(part in ("", ".", "..") for part in parts):
+        return False
+    folder = root
+    for part in parts[:-1]:
+        folder = folder / part
+        if os.path.islink(folder):
+            return False
+    return True
+
+
+def symlinked_folders(root: Path, prune_dirs: Iterable[str]) -> list[str]:
+    """The folders root/<dir> (and below) that are symlinks (relative paths): a write through one
+    would land wherever it points, so the caller refuses them. A walk that never follows links."""
+    found: list[str] = []
+    for sub in prune_dirs:
+        base = root / sub
+        if os.path.islink(base):
+            found.append(sub)
+            continue
+        for dirpath, dirs, _names in os.walk(base):
+            for name in dirs:
+                if os.path.islink(os.path.join(dirpath, name)):
+                    found.append((Path(dirpath) / name).relative_to(root).as_posix())
+    return sorted(found)
 
 
 def _remove(path: Path) -> None:
@@ -263,12 +356,12 @@ def write_file(path: Path, data: bytes) -> None:
     import tempfile  # imported on use: only reports are written this way
 
     if path.exists() and not path.is_file():
-        with open(path, "wb") as out:
+        with _naming(path, "write"), open(path, "wb") as out:
             out.write(data)
         return
     handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(handle, "wb") as out:
+        with _naming(path, "write"), os.fdopen(handle, "wb") as out:
             out.write(data)
             if DURABLE:
                 out.flush()

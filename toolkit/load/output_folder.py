@@ -1,0 +1,122 @@
+"""Where `opset generate` may write: the checks made before anything is read or written.
+
+The output folder's path comes from the invoker (`--out`) or from the tree (`out` in
+`opset.toml` / `[tool.opset-toolkit]`, else `generated`). The tree may be a stranger's pull
+request, so what it says cannot send the outputs elsewhere:
+
+- a path from the tree's settings must stay inside the project folder (no absolute path, no
+  `..` out of it); `--out` on the command line is the invoker's own choice and may name any folder;
+- the output folder, every folder between the project folder and it, the kinds' folders and the
+  folders below them must not be symlinks: a write or a removal through one lands wherever it
+  points.
+
+A refusal is an `OutputRefused` (a usage error: exit 2) that names the path and how to proceed;
+when the `out` setting is at fault it carries a GEN-OUT-UNSAFE diagnostic located at that key.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from toolkit.load.writer import symlinked_folders
+from toolkit.model.diagnostics import Diagnostic, UsageError
+from toolkit.model.rules import register
+from toolkit.model.spec import Location
+
+OUT_UNSAFE = "GEN-OUT-UNSAFE"
+register(
+    OUT_UNSAFE,
+    "load",
+    "error",
+    "The `out` setting sends `opset generate` outside the project folder or through a symlink; nothing is written.",
+    category="Generated documents",
+    hint="name a real folder inside the project, or pass the folder with --out",
+    doc="""\
+**Why:** the settings file is part of the tree, and a tree can come from a stranger's pull
+request. A setting that points the outputs at an absolute path, at `..` beyond the project
+folder, or through a symlink would let that tree write (and replace files) anywhere the command
+can, so `opset generate` refuses it and exits 2 with nothing written. Writing elsewhere is the
+invoker's decision: `opset generate --out DIR` on the command line.
+
+**Before:** `out = "../website/static/ops"` in `opset.toml`, or `generated` a symlink to
+`/srv/www`
+
+**After:** `out = "generated"` (a real folder inside the project), and a CI step that runs
+`opset generate --out ../website/static/ops` when the outputs really belong there""",
+)
+
+
+class OutputRefused(UsageError):
+    """opset will not write the output folder as asked; nothing was read or written.
+    `diagnostic`: the located finding when a setting of the tree is at fault."""
+
+    def __init__(self, message: str, hint: str, diagnostic: Diagnostic | None = None) -> None:
+        super().__init__(f"{message}\n  hint: {hint}")
+        self.diagnostic = diagnostic
+
+
+def check_setting(out: str, folder: Path, setting: Location) -> None:
+    """Refuse an `out` setting of the tree (the value `out`, relative to the project `folder`,
+    written at `setting`) that leaves the project folder."""
+    inside = _under(os.path.normpath(os.path.join(os.path.abspath(folder), out)), os.path.abspath(folder))
+    if not os.path.isabs(out) and inside:
+        return
+    what = "an absolute path" if os.path.isabs(out) else "outside the project folder"
+    message = f"`out` = {out!r} is {what}; opset writes there only when you pass the folder with --out"
+    hint = f"write a folder inside {_shown(folder)}, e.g. out = \"generated\", or run `opset generate --out {out}`"
+    diagnostic = Diagnostic(OUT_UNSAFE, message, setting, hint)
+    raise OutputRefused(message, hint, diagnostic)
+
+
+def check_path(out: Path, folder: Path, setting: Location | None) -> None:
+    """Refuse an output folder reached through a symlink below the project `folder` (or that is one
+    itself, wherever it is). `setting`: where the tree's `out` is written, when it comes from there."""
+    target = Path(os.path.abspath(out))
+    base = Path(os.path.abspath(folder))
+    steps = [target] if not _under(str(target), str(base)) else _between(base, target)
+    for step in steps:
+        if os.path.islink(step):
+            link = _shown(step)
+            message = f"{link} is a symlink (to {os.readlink(step)}); opset does not write through symlinks"
+            hint = f"make {link} a real folder, or pass the folder it points to with --out"
+            located = Diagnostic(OUT_UNSAFE, message, setting, hint) if setting is not None else None
+            raise OutputRefused(message, hint, located)
+        if not os.path.lexists(step):
+            return
+
+
+def check_kind_folders(out: Path, kinds: Sequence[str]) -> None:
+    """Refuse symlinked folders among the kinds' folders and below them."""
+    linked = symlinked_folders(out, kinds)
+    if linked:
+        names = listed(f"{_shown(out)}/{rel}" for rel in linked)
+        raise OutputRefused(
+            f"{names}: symlinked folder(s) inside the output folder; opset does not write through symlinks",
+            "replace each with a real folder (or remove it: opset writes the folder again)",
+        )
+
+
+def _between(base: Path, target: Path) -> list[Path]:
+    """The folders from the first one below `base` down to `target`."""
+    parts = target.relative_to(base).parts
+    return [base.joinpath(*parts[: i + 1]) for i in range(len(parts))]
+
+
+def _under(path: str, base: str) -> bool:
+    return path == base or path.startswith(base.rstrip(os.sep) + os.sep)
+
+
+def _shown(path: Path) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return str(path)
+
+
+def listed(names: Iterable[str], most: int = 5) -> str:
+    """The first few names, and how many more."""
+    items = list(names)
+    shown = ", ".join(items[:most])
+    return shown + (f" and {len(items) - most} more" if len(items) > most else "")
