@@ -14,6 +14,7 @@ from toolkit.cli import main
 from toolkit.generate import GENERATORS, GenerateContext, available_kinds, register_generator
 from toolkit.generate.pipeline import GeneratorError, diff_text, generate_tree, run_generators, source_label
 from toolkit.generate.python import builders as python_builders
+from toolkit.load import manifest as writer_manifest
 from toolkit.load import writer
 from toolkit.registry.core import Registry
 
@@ -84,13 +85,25 @@ def test_generate_writes_only_changed_files_and_prunes(out: Path, shipped_regist
     mtime = textproto.stat().st_mtime_ns
     stale = out / "proto/org.example.abc/opset_99.pb"
     stale.write_bytes(b"old")
+    _list_in_manifest(out, "proto", "proto/org.example.abc/opset_99.pb")  # as if an earlier run wrote it
     foreign = out / "notes.txt"  # not a generated kind's folder: never pruned
     foreign.write_text("keep me")
+    unlisted = out / "proto/org.example.abc/mine.pb"  # not opset's (not in its manifest): left alone
+    unlisted.write_bytes(b"mine")
     result = generate_tree([OPSETS], out, kinds=["proto", "python"], registry=shipped_registry, source="opsets")
-    assert [c.path for c in result.changes] == ["proto/org.example.abc/opset_99.pb"]
+    assert [c.path for c in result.changes] == ["proto/org.example.abc/opset_99.pb", writer_manifest.MANIFEST]
     assert not stale.exists()
-    assert foreign.read_text() == "keep me"
+    assert foreign.read_text() == "keep me" and unlisted.read_bytes() == b"mine"
     assert textproto.stat().st_mtime_ns == mtime  # unchanged files are not rewritten
+
+
+def _list_in_manifest(out: Path, kind: str, rel: str) -> None:
+    import json
+
+    path = out / writer_manifest.MANIFEST
+    data = json.loads(path.read_text())
+    data["kinds"][kind][rel] = "0" * 64
+    path.write_text(json.dumps(data))
 
 
 def test_only_prunes_the_selected_kinds(out: Path, shipped_registry: Registry) -> None:
@@ -125,13 +138,14 @@ def test_check_exit_codes_and_diff(
     textproto.write_bytes(textproto.read_bytes().replace(b'op_type: "B"', b'op_type: "Bee"'))
     (target / "proto/org.example.abc/opset_2.pb").write_bytes(b"\x00garbage")
     (target / "python/stale.py").write_text("x = 1\n")
+    _list_in_manifest(target, "python", "python/stale.py")  # as if an earlier run wrote it
     before = snapshot(target)
     code, stdout, stderr = run_cli([*base, "--check"], capsys)
     assert code == 1
     assert '-  op_type: "Bee"' in stdout and '+  op_type: "B"' in stdout
     assert f"Binary file {target}/proto/org.example.abc/opset_2.pb differs" in stdout
     assert "--- a/" in stdout and "stale.py" in stdout and "+++ /dev/null" in stdout
-    assert "3 generated file(s)" in stderr
+    assert "4 generated file(s)" in stderr  # and the manifest, which lists stale.py
     assert snapshot(target) == before
 
 
@@ -215,6 +229,7 @@ def test_kill_after_journal_is_rolled_forward(
     for rel in ("proto/org.example.abc/opset_1.textproto", "python/opset_toolkit_generated/_runtime.py"):
         (out / rel).write_text("old")
     (out / "proto/org.example.abc/stale.pb").write_bytes(b"stale")
+    _list_in_manifest(out, "proto", "proto/org.example.abc/stale.pb")
     real_replace = os.replace
     state = {"n": 0}
 

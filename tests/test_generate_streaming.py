@@ -13,6 +13,7 @@ import pytest
 from toolkit.generate import GenerateContext
 from toolkit.generate.pipeline import generate_tree, plan_outputs, run_generators
 from toolkit.load import writer
+from toolkit.load.manifest import MANIFEST
 from toolkit.registry.core import Registry
 
 REPO = Path(__file__).resolve().parent.parent
@@ -28,11 +29,10 @@ def test_streamed_result_matches_the_in_memory_plan(tmp_path: Path, shipped_regi
     out = tmp_path / "gen"
     _generate(out, shipped_registry)
     files = run_generators(shipped_registry, GenerateContext(source="opsets"), KINDS)
-    # damage: one file changed, one removed, one stray file in a generated kind's folder
+    # damage: one file changed, one removed (stale files of the manifest: tests/test_generate.py)
     changed, removed = "proto/org.example.abc/opset_1.textproto", "docs/index.md"
     (out / changed).write_text("changed")
     (out / removed).unlink()
-    (out / "python" / "stray.py").write_text("x = 1\n")
     expected = plan_outputs(out, files, KINDS)
     checked = _generate(out, shipped_registry, check=True)
     assert checked.changes == tuple(expected)  # same paths, same old and new bytes, same order
@@ -42,7 +42,6 @@ def test_streamed_result_matches_the_in_memory_plan(tmp_path: Path, shipped_regi
         (c.path, c.old is None, c.new is None) for c in expected
     ]
     assert {p: (out / p).read_bytes() for p in files} == files
-    assert not (out / "python" / "stray.py").exists()
     assert dict(written.files) == files
 
 
@@ -240,10 +239,10 @@ def test_a_first_run_renames_each_kind_folder_in_once(
     out = tmp_path / "gen"
     _generate(out, shipped_registry)
     monkeypatch.setattr(os, "replace", real_replace)
-    assert sorted(renamed) == sorted([writer.JOURNAL, *KINDS])
+    assert sorted(renamed) == sorted([writer.JOURNAL, MANIFEST, *KINDS])
     assert not list(tmp_path.rglob("*" + writer.TMP_SUFFIX))
     files = run_generators(shipped_registry, GenerateContext(source="opsets"), KINDS)
-    assert _tree(out) == {**dict.fromkeys(_folders(files)), **files}
+    assert _tree(out) == {**dict.fromkeys(_folders(files)), **files, MANIFEST: (out / MANIFEST).read_bytes()}
 
 
 def _folders(files: dict[str, bytes]) -> set[str]:

@@ -86,7 +86,7 @@ class Project:
         return self.path(self.out)
 
     def out_location(self) -> Location | None:
-        """Where the `out` key is written (None: not in a file): the line of its first `out =`
+        """Where the `out` key is written (None: no project file): the line of its first `out =`
         in the project's table (opset.toml's top level, `[tool.opset-toolkit]`), else line 1."""
         if self.source is None:
             return None
