@@ -63,9 +63,8 @@ def _kinds(text: str | None) -> list[str] | None:
 
 def run_generate(args: argparse.Namespace) -> int:
     from toolkit.generate.pipeline import GeneratorError, diff_text, generate_tree
-    from toolkit.load.project import load_project
-
     from toolkit.load.output_folder import OutputRefused, check_path, check_setting
+    from toolkit.load.project import load_project
 
     kinds = _kinds(args.only)
     paths = spec_paths(args.specs)

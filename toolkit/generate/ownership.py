@@ -62,10 +62,12 @@ def refuse_foreign(root: Path, overwritten: Sequence[str], beside: Sequence[str]
     if not overwritten and not beside:
         return
     shown = str(root).rstrip("/") or "."
-    names = [f"{shown}/{rel} (would be overwritten)" for rel in overwritten] + [f"{shown}/{rel}" for rel in beside]
+    names = [f"{shown}/{rel} (would be overwritten)" for rel in overwritten] + [
+        f"{shown}/{rel}" for rel in beside
+    ]
     raise OutputRefused(
         f"{listed(names)}: {len(names)} file(s) opset-toolkit did not write (not in {shown}/{MANIFEST}, no "
         "generated header) in the folders `opset generate` writes; nothing was written",
-        f"move them out of the way or choose another output folder (--out, `out` in opset.toml); or pass "
-        f"--adopt to let opset overwrite the files it generates and leave the others in place",
+        "move them out of the way or choose another output folder (--out, `out` in opset.toml); or pass "
+        "--adopt to let opset overwrite the files it generates and leave the others in place",
     )

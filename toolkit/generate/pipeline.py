@@ -255,8 +255,8 @@ def _stream(
 
 def _old_bytes(path: Path) -> bytes:
     """A file's bytes for `--check`'s diff, never through a symlink or from a FIFO (b"" then)."""
-    from toolkit.load.files import read_regular_file
     from toolkit.generate.streaming import MAX_DIFF_BYTES
+    from toolkit.load.files import read_regular_file
 
     if os.path.islink(path):
         return b""

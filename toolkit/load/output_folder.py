@@ -65,7 +65,9 @@ def check_setting(out: str, folder: Path, setting: Location) -> None:
         return
     what = "an absolute path" if os.path.isabs(out) else "outside the project folder"
     message = f"`out` = {out!r} is {what}; opset writes there only when you pass the folder with --out"
-    hint = f"write a folder inside {_shown(folder)}, e.g. out = \"generated\", or run `opset generate --out {out}`"
+    hint = (
+        f'write a folder inside {_shown(folder)}, e.g. out = "generated", or run `opset generate --out {out}`'
+    )
     diagnostic = Diagnostic(OUT_UNSAFE, message, setting, hint)
     raise OutputRefused(message, hint, diagnostic)
 
