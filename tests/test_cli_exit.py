@@ -23,7 +23,9 @@ def test_exit_codes_and_all_output_survive_the_quick_exit() -> None:
     assert listed.returncode == 0
     in_process = subprocess.run(
         [sys.executable, "-c", "from toolkit.cli import main; raise SystemExit(main(['rules']))"],
-        capture_output=True, text=True, cwd=REPO,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
     )
     assert listed.stdout == in_process.stdout and listed.stdout.count("\n") > 100
     usage = _opset("validate", "--no-such-option")
@@ -42,3 +44,17 @@ def test_the_console_script_and_module_use_the_quick_exit() -> None:
     text = (REPO / "pyproject.toml").read_text()
     assert 'opset = "toolkit.cli:run"' in text
     assert "run()" in (REPO / "toolkit" / "__main__.py").read_text()
+
+
+def test_an_os_error_without_a_file_name_reads_cleanly_and_sigint_is_130() -> None:
+    """A nameless OSError (ENOSPC from a write) is `opset: error: <reason>`, not `: <reason>`;
+    Ctrl-C is exit 130 with one line, as the exit-code contract in the README says."""
+    nospace = "import errno, toolkit.cli.rules_command as r; r.run_rules = lambda a: (_ for _ in ()).throw(OSError(errno.ENOSPC, 'No space left on device'))"
+    full = _opset("rules", setup=nospace)
+    assert full.returncode == 2
+    assert full.stderr == "opset: error: No space left on device\n"
+    interrupted = _opset(
+        "rules",
+        setup="import toolkit.cli.rules_command as r; r.run_rules = lambda a: (_ for _ in ()).throw(KeyboardInterrupt())",
+    )
+    assert (interrupted.returncode, interrupted.stderr) == (130, "opset: interrupted\n")

@@ -155,8 +155,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("opset: interrupted", file=sys.stderr)
         return 130
     except OSError as exc:
-        print(f"opset: error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
-        _report_failure(argv, args, UsageError(f"{exc.filename or ''}: {exc.strerror or exc}"), EXIT_USAGE)
+        where = f"{exc.filename}: " if exc.filename else ""  # never an empty `: ` before the reason
+        print(f"opset: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        _report_failure(argv, args, UsageError(f"{where}{exc.strerror or exc}"), EXIT_USAGE)
         return EXIT_USAGE
     except Exception as exc:  # last line of defence: a message, never a traceback
         print(f"opset: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)

@@ -95,18 +95,18 @@ def run_init(args: argparse.Namespace) -> int:
 
 
 def _refuse_symlinked_folders(root: Path, files: Iterable[str], shown: str) -> None:
-    """Refuse when a folder below DIR that a file would be written into is a symbolic link: the
-    files would land outside DIR (`opsets -> /elsewhere`). DIR itself is the invoker's choice."""
-    for path in sorted(files):
-        folder = root
-        for part in Path(path).parts[:-1]:
-            folder = folder / part
-            if folder.is_symlink():
-                raise UsageError(
-                    f"{shown}: {folder.relative_to(root).as_posix()} is a symbolic link (to "
-                    f"{os.readlink(folder)}); nothing was written, since files under it would land "
-                    f"outside {shown}\n  hint: remove the link, or start in an empty folder"
-                )
+    """Refuse when a folder below DIR that files would be written into is a symbolic link: they
+    would land outside DIR (`opsets -> /elsewhere`). DIR itself is the invoker's choice."""
+    from toolkit.load.writer import symlinked_folders
+
+    tops = sorted({Path(path).parts[0] for path in files if len(Path(path).parts) > 1})
+    links = symlinked_folders(root, tops)
+    if links:
+        first = root / links[0]
+        raise UsageError(
+            f"{shown}: {links[0]} is a symbolic link (to {os.readlink(first)}); nothing was written, "
+            f"since files under it would land outside {shown}\n  hint: remove the link, or start in an empty folder"
+        )
 
 
 def run_schemas(args: argparse.Namespace) -> int:
