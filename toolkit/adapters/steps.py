@@ -17,6 +17,7 @@ from toolkit.adapters.node import (
     Node,
 )
 from toolkit.model.adapter_steps import callable_problem
+from toolkit.model.opt_in import ALLOW_PYTHON_ADAPTERS_ENV, env_flag
 from toolkit.model.spec import AdapterStep, AttrType, FormalParameter, OpSchema
 from toolkit.model.types import looks_like_type_string
 
@@ -275,16 +276,30 @@ def input_position(schema: OpSchema, step: AdapterStep) -> int:
     raise AdapterError(f"{schema.id} has no input at index {index}")
 
 
+# The toolkit's own python adapters (the ai.onnx overlays in toolkit/data/onnx_adapters): they
+# always run. Any other module is named by a spec tree, and importing it runs its code: only
+# with the invoker's opt-in (toolkit.model.opt_in).
+BUILT_IN_ADAPTER_MODULES = frozenset({"toolkit.adapters.onnx_ops", "toolkit.adapters.onnx_ml_ops"})
+
+
 def load_callable(spec: str) -> Callable[..., Any]:
-    """`package.module:function` -> the function; AdapterError when it cannot be loaded."""
+    """`package.module:function` -> the function; AdapterError when it cannot be loaded or the
+    invoker did not allow the specs' python adapters."""
     problem = callable_problem(spec)
     if problem:
         raise AdapterError(problem)
     module_name, _, attr = spec.partition(":")
+    if module_name not in BUILT_IN_ADAPTER_MODULES and not env_flag(ALLOW_PYTHON_ADAPTERS_ENV):
+        raise AdapterError(
+            f"python adapter {spec} not run: it is code the specs name, and importing it would run it; "
+            f"set {ALLOW_PYTHON_ADAPTERS_ENV}=1 where the specs are trusted"
+        )
     try:
         module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise AdapterError(f"cannot import module '{module_name}' of python adapter {spec}: {exc}") from exc
+    except (Exception, SystemExit) as exc:  # the adapter module's own failure is reported, not raised
+        raise AdapterError(
+            f"cannot import module '{module_name}' of python adapter {spec}: {type(exc).__name__}: {exc}"
+        ) from None
     func = getattr(module, attr, None)
     if not callable(func):
         raise AdapterError(f"module '{module_name}' has no function '{attr}' (python adapter {spec})")

@@ -16,6 +16,7 @@ from types import ModuleType
 from typing import NoReturn
 
 from toolkit import __version__
+from toolkit.cli.argv import command_parser, option_value, refuse_option_like_values, value_options
 from toolkit.cli.common import REPORT_FORMATS
 from toolkit.model.diagnostics import SpecError, UsageError
 
@@ -132,8 +133,10 @@ def run() -> NoReturn:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args: argparse.Namespace | None = None
+    parser: argparse.ArgumentParser | None = None
     try:
         parser = build_parser(argv[0] if argv and not argv[0].startswith("-") else None)
+        refuse_option_like_values(parser, argv)
         args = parser.parse_args(argv)
         with _caches_off(getattr(args, "no_cache", False)):
             code: int = args.handler(args)
@@ -143,11 +146,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(diag.format(), file=sys.stderr)
         errors = len(exc.errors)
         print(f"{errors} error(s), {len(exc.diagnostics) - errors} warning(s)", file=sys.stderr)
-        _report_failure(argv, args, exc, EXIT_FINDINGS)
+        _report_failure(argv, args, exc, EXIT_FINDINGS, parser)
         return EXIT_FINDINGS
     except UsageError as exc:
         print(f"opset: error: {exc}", file=sys.stderr)
-        _report_failure(argv, args, exc, EXIT_USAGE)
+        _report_failure(argv, args, exc, EXIT_USAGE, parser)
         return EXIT_USAGE
     except BrokenPipeError:
         return EXIT_OK
@@ -157,23 +160,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""  # never an empty `: ` before the reason
         print(f"opset: error: {where}{exc.strerror or exc}", file=sys.stderr)
-        _report_failure(argv, args, UsageError(f"{where}{exc.strerror or exc}"), EXIT_USAGE)
+        _report_failure(argv, args, UsageError(f"{where}{exc.strerror or exc}"), EXIT_USAGE, parser)
         return EXIT_USAGE
     except Exception as exc:  # last line of defence: a message, never a traceback
         print(f"opset: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         print("  hint: please report this with the command you ran", file=sys.stderr)
         with contextlib.suppress(Exception):  # the report is a courtesy; the exit code is not
-            _report_failure(argv, args, UsageError(f"internal error: {type(exc).__name__}: {exc}"), EXIT_USAGE)
+            _report_failure(
+                argv, args, UsageError(f"internal error: {type(exc).__name__}: {exc}"), EXIT_USAGE, parser
+            )
         return EXIT_USAGE
 
 
 def _report_failure(
-    argv: list[str], args: argparse.Namespace | None, exc: SpecError | UsageError, code: int
+    argv: list[str],
+    args: argparse.Namespace | None,
+    exc: SpecError | UsageError,
+    code: int,
+    parser: argparse.ArgumentParser | None = None,
 ) -> None:
     """A command asked for a machine format (`--format github|sarif|junit|json`) gets its load or
     usage error in that format too, on stdout or in `--output`, so it reaches the pull request;
     the text above went to stderr as always."""
-    command, fmt, target = _report_options(argv, args)
+    command, fmt, target = _report_options(argv, args, parser)
     if fmt in (None, "text"):
         if not target:
             return  # the text above is the report
@@ -198,9 +207,12 @@ def _report_failure(
 _REPORTING = {"validate", "generate", "diff", "check-model", "compat", "convert"}
 
 
-def _report_options(argv: list[str], args: argparse.Namespace | None) -> tuple[str, str | None, str | None]:
+def _report_options(
+    argv: list[str], args: argparse.Namespace | None, parser: argparse.ArgumentParser | None = None
+) -> tuple[str, str | None, str | None]:
     """(command, format, report file) from the parsed arguments, else read off `argv` (the
-    arguments did not parse: the usage error itself must reach the report)."""
+    arguments did not parse: the usage error itself must reach the report) the way
+    `toolkit.cli.argv` reads it: a word after an option taking a value is that value."""
     if args is not None:
         command = str(getattr(args, "command", "") or "opset")
         if command not in _REPORTING:
@@ -210,15 +222,9 @@ def _report_options(argv: list[str], args: argparse.Namespace | None) -> tuple[s
     if command not in _REPORTING:
         return command or "opset", None, None
     output_flags = {"convert": ("--report",), "generate": ("--output",)}.get(command, ("--output", "-o"))
-    fmt = target = None
-    for i, arg in enumerate(argv):
-        name, eq, value = arg.partition("=")
-        if not eq:
-            value = argv[i + 1] if i + 1 < len(argv) else ""
-        if name == "--format":
-            fmt = value
-        elif name in output_flags and value:
-            target = value
+    options = value_options(command_parser(parser, argv) if parser is not None else None)
+    fmt = option_value(argv, ("--format",), options)
+    target = option_value(argv, output_flags, options)
     if fmt not in REPORT_FORMATS:
         fmt = None
     return command, fmt, target

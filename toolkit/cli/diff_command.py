@@ -38,7 +38,43 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     diff.add_argument("--config", metavar="FILE", help="config file (default: opset.toml or pyproject.toml)")
     diff.add_argument("--profile", metavar="NAME", help="profile (default: the config's, else onnx-strict)")
+    add_plugin_arguments(diff)
     diff.set_defaults(handler=run_diff)
+
+
+def add_plugin_arguments(parser: argparse.ArgumentParser) -> None:
+    """`--plugins MOD` and `--allow-plugins`: the invoker's opt-in to importing rule plugins
+    (`toolkit.compat.plugins`; the tree's configuration alone never imports anything)."""
+    parser.add_argument(
+        "--plugins", action="append", metavar="MODULE",
+        help="import this gate-rule plugin module (repeatable; also OPSET_TOOLKIT_PLUGINS=MOD,MOD)",
+    )
+    parser.add_argument(
+        "--allow-plugins", action="store_true",
+        help="also import the plugins the config's `plugins` names: only for trusted trees, the config "
+        "is part of the tree (also OPSET_TOOLKIT_ALLOW_PLUGINS=1)",
+    )
+
+
+def plugin_arguments(args: argparse.Namespace) -> list[str]:
+    """The plugin options given, as arguments for another `opset` command (`opset pre-commit`)."""
+    out = [f"--plugins={module}" for module in args.plugins or ()]
+    return out + (["--allow-plugins"] if args.allow_plugins else [])
+
+
+def gate_config(path: str | None, profile: str | None, args: argparse.Namespace) -> GateConfig:
+    """The gate configuration (`--config`, else the one found from here) with the plugins the
+    invoker opted in to imported; its warnings (PLUGINS-IGNORED) go to stderr."""
+    from toolkit.compat.config import find_config
+    from toolkit.compat.plugins import load_gate_config, plugin_choice
+
+    if path and not Path(path).is_file():
+        raise UsageError(f"--config {path}: no such file")
+    choice = plugin_choice(args.plugins, args.allow_plugins)
+    config = load_gate_config(Path(path) if path else find_config(), profile, choice)
+    for warning in config.warnings:
+        print(warning.format(), file=sys.stderr)
+    return config
 
 
 # --------------------------------------------------------------------------- opset diff
@@ -51,7 +87,7 @@ def run_diff(args: argparse.Namespace) -> int:
     from toolkit.registry.core import Registry, load_registry
 
     _require_against(args.against)
-    config = _config(args.config, args.profile)
+    config = gate_config(args.config, args.profile, args)
     paths = specs_from_args(args)
     cache = not args.no_cache
     git = looks_like_git_ref(args.against)
@@ -127,15 +163,6 @@ def _require_against(against: str) -> None:
             "--against: the value is empty (an unset variable such as $BASE?)\n"
             "  hint: pass the old tree as a git ref (main, origin/main..., HEAD~1) or a directory"
         )
-
-
-def _config(path: str | None, profile: str | None) -> GateConfig:
-    from toolkit.compat.config import find_config
-    from toolkit.compat.plugins import load_gate_config
-
-    if path and not Path(path).is_file():
-        raise UsageError(f"--config {path}: no such file")
-    return load_gate_config(Path(path) if path else find_config(), profile)
 
 
 def _load(args: argparse.Namespace, what: str, load: Callable[[], Registry]) -> Registry | None:

@@ -17,6 +17,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from toolkit.cli.diff_command import add_plugin_arguments, plugin_arguments
 from toolkit.model.diagnostics import Severity, UsageError
 
 
@@ -44,6 +45,7 @@ def register(subparsers: Any) -> None:
     hook.add_argument("--config", metavar="FILE", help="gate config file")
     hook.add_argument("--profile", metavar="NAME", help="gate profile")
     hook.add_argument("--no-cache", action="store_true", help="do not use or fill the load caches")
+    add_plugin_arguments(hook)
     hook.set_defaults(handler=run_pre_commit)
 
 
@@ -64,18 +66,21 @@ def run_pre_commit(args: argparse.Namespace) -> int:
     if against == "HEAD" and not args.no_gate and not has_head():
         print("opset pre-commit: no commit yet, so nothing to gate against; validating only", file=sys.stderr)
         args.no_gate = True
+    # Every value is joined to its option (`--specs=ROOT`) and paths follow `--`: a spec folder
+    # is named by the tree (a folder called `--output=x` must stay a folder) and a ref may come
+    # from the environment, so no value can be read as an option of the command run.
     common = ["--no-cache"] if args.no_cache else []
-    gate = [*common, "--fail-on", args.fail_on]
-    gate += ["--config", args.config] if args.config else []
-    gate += ["--profile", args.profile] if args.profile else []
+    gate = [*common, f"--fail-on={args.fail_on}", *plugin_arguments(args)]
+    gate += [f"--config={args.config}"] if args.config else []
+    gate += [f"--profile={args.profile}"] if args.profile else []
     worst = 0
     for root in roots:
-        code = run(["validate", root])
+        code = run(["validate", "--", root])
         if code == 0:  # spec errors were said once, by validate: the other steps would repeat them
             if not args.no_gate:
-                code = run(["diff", "--against", against, "--specs", root, *gate])
+                code = run(["diff", f"--against={against}", f"--specs={root}", *gate])
             if args.generated:
-                generated = run(["generate", "--check", "--quiet", "--specs", root, "--out", args.generated])
+                generated = run(["generate", "--check", "--quiet", f"--specs={root}", f"--out={args.generated}"])
                 code = max(code, generated)
         worst = max(worst, code)
     return worst

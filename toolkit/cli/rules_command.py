@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
-from pathlib import Path
 from typing import Any
 
+from toolkit.cli.diff_command import add_plugin_arguments, gate_config
 from toolkit.model.diagnostics import UsageError
 from toolkit.model.rules import FAMILIES
 
@@ -26,20 +26,23 @@ def register(subparsers: Any) -> None:
         default="text",
         help="text (default), markdown (full docs), json (SARIF rule descriptors) or catalog (index page)",
     )
-    rules.add_argument("--config", metavar="FILE", help="gate config file whose plugins add rules")
+    rules.add_argument(
+        "--config", metavar="FILE", help="gate config file (its plugins add rules with --allow-plugins)"
+    )
+    add_plugin_arguments(rules)
     rules.set_defaults(handler=run_rules)
 
 
 def run_rules(args: argparse.Namespace) -> int:
     from toolkit.compat.docs import render_rule, render_rules_page
-    from toolkit.compat.plugins import load_gate_config
+    from toolkit.compat.plugins import load_gate_config, plugin_choice
     from toolkit.reporting.catalog import all_rules, render_catalog_page, render_text
     from toolkit.reporting.gate import sarif_rule
 
     if args.config:
-        if not Path(args.config).is_file():
-            raise UsageError(f"--config {args.config}: no such file")
-        load_gate_config(Path(args.config), None)
+        gate_config(args.config, None, args)
+    else:  # the plugins the invoker names (flags, environment) add their rules too
+        load_gate_config(None, None, plugin_choice(args.plugins, args.allow_plugins))
     rules = all_rules(args.family)
     if args.rule:
         by_id = {r.id: r for r in rules}
@@ -62,3 +65,4 @@ def run_rules(args: argparse.Namespace) -> int:
     else:
         print(render_text(rules), end="")
     return 0
+

@@ -6,7 +6,8 @@ profile = "onnx-strict"              # or "bc-only", or one of your profiles bel
 disable = ["DOC-CHANGED"]            # rule ids switched off
 severity = { ATTR-DEFAULT-CHANGED = "warning" }
 options = { require_adapters = true }
-plugins = ["mypackage.my_rules"]     # modules registering more rules with @compat_rule
+plugins = ["mypackage.my_rules"]     # modules registering more rules with @compat_rule, imported
+                                     # only with the invoker's --allow-plugins (toolkit.compat.plugins)
 
 [tool.opset-toolkit.profiles.release]
 extends = "bc-only"
@@ -41,7 +42,7 @@ from typing import Any
 
 from toolkit.load.discovery import display_path
 from toolkit.load.project import PROJECT_KEYS
-from toolkit.model.diagnostics import Severity, UsageError
+from toolkit.model.diagnostics import Diagnostic, Severity, UsageError
 from toolkit.model.spec import Location
 
 if sys.version_info >= (3, 11):
@@ -106,8 +107,13 @@ class AllowEntry:
 class GateConfig:
     profile: Profile = BUILTIN_PROFILES[DEFAULT_PROFILE]
     allowlist: tuple[AllowEntry, ...] = ()
+    # The plugin modules the gate imports: only those the invoker opted in to
+    # (`toolkit.compat.plugins.load_gate_config` fills it; the file alone never does).
     plugins: tuple[str, ...] = ()
     source: str | None = None  # the config file's display path
+    named_plugins: tuple[str, ...] = ()  # what the file's `plugins` names (untrusted: not imported as such)
+    plugins_location: Location = field(default_factory=lambda: Location("<config>"))
+    warnings: tuple[Diagnostic, ...] = ()  # about the configuration itself (PLUGINS-IGNORED)
 
     def enabled(self, rule_id: str) -> bool:
         return rule_id not in self.profile.disabled
@@ -215,7 +221,13 @@ class _Parser:
         plugins = table.get("plugins", [])
         if not isinstance(plugins, list) or not all(isinstance(p, str) for p in plugins):
             raise self.fail("`plugins` must be a list of module names")
-        return GateConfig(profile, self.allowlist(table.get("allowlist", [])), tuple(plugins), self.display)
+        return GateConfig(
+            profile,
+            self.allowlist(table.get("allowlist", [])),
+            source=self.display,
+            named_plugins=tuple(plugins),
+            plugins_location=self.key_location("plugins"),
+        )
 
     def profile(self, name: str, profiles: dict[str, Any], stack: tuple[str, ...]) -> Profile:
         if name in stack:
@@ -344,6 +356,22 @@ class _Parser:
                 )
             )
         return tuple(out)
+
+    def key_location(self, key: str) -> Location:
+        """Where `key` of the configuration's table is set: at top level (opset.toml) or under
+        `[tool.opset-toolkit]`; the file itself when it is spelled some other way."""
+        header = re.compile(r"^\s*\[")
+        ours = re.compile(r"^\s*\[\s*tool\s*\.\s*[\"']?opset-toolkit[\"']?\s*\]")
+        assignment = re.compile(rf"^(\s*){re.escape(key)}\s*=")
+        in_table = self.path.name != "pyproject.toml"  # opset.toml's keys may sit at top level
+        for number, line in enumerate(self.text.splitlines(), 1):
+            if header.match(line):
+                in_table = bool(ours.match(line))
+                continue
+            found = assignment.match(line)
+            if in_table and found:
+                return Location(self.display, number, len(found.group(1)) + 1)
+        return Location(self.display)
 
     def entry_lines(self) -> list[int]:
         """1-based lines of the `[[...allowlist]]` headers, so entries can be located."""

@@ -53,6 +53,7 @@ class OpsetPlugin(BasePlugin[OpsetPluginConfig]):  # type: ignore[no-untyped-cal
         site_folder = Path(config.config_file_path or ".").resolve().parent
         project = load_project(site_folder)
         root = site_folder / (self.config.specs or project.spec_path_from(site_folder))
+        _check_options(self.config, root, site_folder)
         pages = self.config.pages if self.config.pages is not None else list(project.doc_pages)
         self.spec_root = root
         self.pages = render_pages(root, site_folder, tuple(pages))
@@ -74,6 +75,29 @@ class OpsetPlugin(BasePlugin[OpsetPluginConfig]):  # type: ignore[no-untyped-cal
         if self.spec_root is not None and self.spec_root.is_dir():
             server.watch(str(self.spec_root))
         return server
+
+
+def _check_options(options: OpsetPluginConfig, root: Path, site_folder: Path) -> None:
+    """The options come from the tree's mkdocs.yml (and the spec folder maybe from its
+    opset.toml): the spec folder must be inside the site's repository (not a folder elsewhere on
+    the machine rendered into the site) and `mount` a plain relative folder (the pages written
+    under it must stay inside the site)."""
+    top = _repository(site_folder)
+    resolved = root.resolve()
+    if resolved != top and top not in resolved.parents:
+        raise PluginError(f"opset: the spec folder {root} is outside the repository {top} (fix `specs:` or spec_root)")
+    mount = options.mount
+    parts = mount.replace("\\", "/").split("/")
+    if mount.startswith(("/", "\\")) or ":" in mount or any(p in ("", ".", "..") for p in parts):
+        raise PluginError(f"opset: `mount: {mount}` must be a relative folder such as `reference` (no '..')")
+
+
+def _repository(site_folder: Path) -> Path:
+    """The work tree holding the site (the nearest folder with `.git`), else the site's folder."""
+    for folder in (site_folder, *site_folder.parents):
+        if (folder / ".git").exists():
+            return folder
+    return site_folder
 
 
 def render_pages(root: Path, site_folder: Path, pages: tuple[str, ...]) -> dict[str, str]:

@@ -30,6 +30,10 @@ _CODES = {
 }
 
 
+# numpy refuses to read a longer header unless told to (`max_header_size`, numpy >= 1.24)
+MAX_HEADER = 10_000
+
+
 class NpyError(ValueError):
     """Bytes that are not a supported `.npy` array."""
 
@@ -46,9 +50,11 @@ def read_npy(data: bytes) -> ExampleTensor:
         start = 12
     else:
         raise NpyError(f".npy format version {major} is not supported")
+    if length > MAX_HEADER:  # the header is parsed as a Python literal: bound what is parsed
+        raise NpyError(f"the .npy header is {length} bytes (at most {MAX_HEADER}; numpy writes about 128)")
     try:
         header = ast.literal_eval(data[start : start + length].decode("latin-1" if major < 3 else "utf-8"))
-    except (ValueError, SyntaxError, UnicodeDecodeError) as exc:
+    except (ValueError, SyntaxError, UnicodeDecodeError, RecursionError, MemoryError) as exc:
         raise NpyError("the .npy header is not a Python literal") from exc
     if not isinstance(header, dict) or not {"descr", "fortran_order", "shape"} <= header.keys():
         raise NpyError("the .npy header lacks descr, fortran_order or shape")

@@ -11,11 +11,12 @@
 | `docs`        | DOC-CHANGED                                                        |
 | `functions`   | FUNCTION-BODY-CHANGED (a released version's function body)         |
 | `allowlist`   | ALLOWLIST-* (emitted by the gate from the configuration)           |
+| `plugins`     | PLUGINS-IGNORED (the configuration's plugins, not opted in to)     |
 
 Every rule is a `toolkit.model.rules.Rule` of family "gate" in the one `CATALOG`; importing
 this package registers them all. A new built-in rule goes into its category's module (write it
 with `compat_rule`, see `toolkit.compat.rules.base`) plus a positive and a negative case in
-tests/test_compat_rules.py. User rules come from `plugins = [...]` in the gate configuration
+tests/test_compat_rules.py. User rules come from plugin modules the invoker names or allows
 (`toolkit.compat.plugins`).
 """
 
@@ -28,6 +29,7 @@ from toolkit.compat.rules import (  # noqa: F401  (imported to register their ru
     functions,
     inventory,
     lifecycle,
+    plugins,
     signature,
     types,
     versioning,

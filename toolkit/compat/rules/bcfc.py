@@ -103,6 +103,7 @@ NOTES: dict[str, str] = {
     "DOC-CHANGED": "Documentation is not part of a node.",
     "ALLOWLIST-EXPIRED": "A configuration finding, about no node.",
     "ALLOWLIST-UNUSED": "A configuration finding, about no node.",
+    "PLUGINS-IGNORED": "A configuration finding, about no node.",
 }
 
 

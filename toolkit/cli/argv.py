@@ -1,0 +1,87 @@
+"""Option values that look like options: refused before argparse reads them.
+
+argparse reads `--against --output=/x` as `--against` without a value followed by `--output`:
+a CI template's `--against "$BASE"` with such a value would turn into an option of the
+command (argparse then fails, but the failure report was written to the `--output` it read).
+So a value-taking option written as two words whose second looks like an option is a usage
+error that says to join them (`--against=VALUE`), and the argv scan that finds the report file
+of a command whose arguments did not parse reads the words as this module does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+
+from toolkit.model.diagnostics import UsageError
+
+_NEGATIVE_NUMBER = re.compile(r"-\d+$|-\d*\.\d+$")  # argparse reads these as values
+
+
+def looks_like_option(word: str) -> bool:
+    """Whether argparse may read `word` as an option rather than a value."""
+    return word.startswith("-") and word != "-" and not _NEGATIVE_NUMBER.match(word) and " " not in word
+
+
+def command_parser(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.ArgumentParser | None:
+    """The sub-parser of the command `argv` names (its first word), if any."""
+    if not argv or argv[0].startswith("-"):
+        return None
+    for action in parser._subparsers._group_actions if parser._subparsers else ():  # noqa: SLF001
+        if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
+            found = action.choices.get(argv[0])
+            return found if isinstance(found, argparse.ArgumentParser) else None
+    return None
+
+
+def value_options(parser: argparse.ArgumentParser | None) -> frozenset[str]:
+    """The option strings of `parser` that take exactly one value (`--against REF`)."""
+    if parser is None:
+        return frozenset()
+    return frozenset(
+        option
+        for action in parser._actions  # noqa: SLF001
+        if action.option_strings and action.nargs is None and not isinstance(action, _NO_VALUE)
+        for option in action.option_strings
+    )
+
+
+_NO_VALUE = (
+    argparse._StoreConstAction,  # noqa: SLF001  (store_true/false are subclasses)
+    argparse._CountAction,  # noqa: SLF001
+    argparse._HelpAction,  # noqa: SLF001
+    argparse._VersionAction,  # noqa: SLF001
+)
+
+
+def refuse_option_like_values(parser: argparse.ArgumentParser, argv: list[str]) -> None:
+    """UsageError when a value-taking option's next word looks like an option (see the module
+    docstring); `--` ends the options, as for argparse."""
+    options = value_options(command_parser(parser, argv))
+    for word, after in zip(argv, argv[1:]):
+        if word == "--":
+            return
+        if word in options and looks_like_option(after):
+            raise UsageError(
+                f"{word}: the value '{after}' looks like an option, so it cannot be told from one\n"
+                f"  hint: join the option and its value: {word}={after}"
+            )
+
+
+def option_value(argv: list[str], names: tuple[str, ...], options: frozenset[str]) -> str | None:
+    """The last value given to one of `names` (`--output FILE` or `--output=FILE`), reading the
+    word after any value-taking option in `options` as its value, never as an option."""
+    found = None
+    index = 0
+    while index < len(argv):
+        word = argv[index]
+        if word == "--":
+            break
+        name, eq, value = word.partition("=")
+        if word in options and not eq:
+            value = argv[index + 1] if index + 1 < len(argv) else ""
+            index += 1
+        if name in names and value and (eq or word in options):
+            found = value
+        index += 1
+    return found
