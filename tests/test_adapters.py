@@ -142,7 +142,8 @@ def test_derived_inverse_of_set_if_absent_keeps_only_its_value(tmp_path: Path) -
         apply_downgrade(Node("Scale", ["X"], ["Y"]), v2, v1)
 
 
-def test_rename_inverse_and_python_steps(shipped_registry) -> None:  # type: ignore[no-untyped-def]
+def test_rename_inverse_and_python_steps(shipped_registry, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("OPSET_TOOLKIT_ALLOW_PYTHON_ADAPTERS", "1")  # the invoker's opt-in
     v1, v3 = shipped_registry.versions("Normalize", VISION)
     rename = [step("rename_attribute", attribute="mean", to="average")]
     assert inverse_steps(rename) == (step("rename_attribute", attribute="average", to="mean"),)

@@ -24,7 +24,7 @@ GENERATED_MODULES = {
 }
 
 # importlib is allowed only where the toolkit loads *user* code by name: python adapter steps
-# (`package.module:function`), gate plugins from the configuration, and the optional onnx package.
+# (`package.module:function`) and gate plugins, each on the invoker's opt-in, and the optional onnx package.
 IMPORTLIB_ALLOWED = {
     "toolkit/adapters/steps.py",
     "toolkit/compat/plugins.py",

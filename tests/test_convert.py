@@ -226,8 +226,10 @@ def forgetful_adapter(node: Any, ctx: Any) -> Any:
     return node.copy()
 
 
-def test_an_adapter_that_produces_an_invalid_node_fails(tmp_path: Path) -> None:
+def test_an_adapter_that_produces_an_invalid_node_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from toolkit import load_registry
+
+    monkeypatch.setenv("OPSET_TOOLKIT_ALLOW_PYTHON_ADAPTERS", "1")  # the invoker's opt-in to the spec's python step
 
     folder = tmp_path / "com.example.gain"
     folder.mkdir()

@@ -293,9 +293,10 @@ def edited(ctx):
 
 
 def test_plugin_rules_from_the_config(trees: tuple[Path, Path], tmp_path: Path) -> None:
-    """The documented plugin API (docs/guide/ci-gate.md): a module named in `plugins` registers a
-    gate rule with `compat_rule`; diff reports it, rules lists it, the config may name it. In a
-    subprocess, so the plugin stays out of this process's catalog."""
+    """The documented plugin API (docs/guide/ci-gate.md): a module named in `plugins` (imported
+    with the invoker's --allow-plugins) registers a gate rule with `compat_rule`; diff reports it,
+    rules lists it, the config may name it. In a subprocess, so the plugin stays out of this
+    process's catalog."""
     (tmp_path / "acme_rules.py").write_text(PLUGIN)
     _write_config(tmp_path, '[tool.opset-toolkit]\nplugins = ["acme_rules"]\nseverity = { ACME-EDITED = "info" }\n')
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(REPO)])}
@@ -305,12 +306,12 @@ def test_plugin_rules_from_the_config(trees: tuple[Path, Path], tmp_path: Path) 
             [sys.executable, "-m", "toolkit", *argv], cwd=tmp_path, env=env, capture_output=True, text=True
         )
 
-    diff = opset("diff", "--against", "old", "--specs", "new")
+    diff = opset("diff", "--against", "old", "--specs", "new", "--allow-plugins")
     assert diff.returncode == 1, diff.stderr
     assert "info[ACME-EDITED]: org.example.abc.C:4: edited (plugin)" in diff.stdout
-    listed = opset("rules", "--config", "opset.toml")
+    listed = opset("rules", "--config", "opset.toml", "--allow-plugins")
     assert "ACME-EDITED" in listed.stdout and listed.stdout.count("\n") == len(listed.stdout.splitlines())
-    doc = opset("rules", "--config", "opset.toml", "acme-edited")
+    doc = opset("rules", "--config", "opset.toml", "--allow-plugins", "acme-edited")
     assert doc.returncode == 0 and doc.stdout.startswith("## ACME-EDITED") and "**How to fix:** fix" in doc.stdout
     without = opset("rules", "ACME-EDITED")  # no config, no plugin
     assert without.returncode == 2 and "unknown rule" in without.stderr

@@ -85,19 +85,20 @@ def load_gate_config(path: Path | None, profile: str | None, choice: PluginChoic
     for module, origin in choice.named:
         _import(module, origin)
     modules = [module for module, _ in choice.named]
+    rest = [module for module in plain.named_plugins if module not in modules]
     warnings: tuple[Diagnostic, ...] = ()
-    if plain.named_plugins and choice.allow_config:
-        load_plugins(plain.named_plugins, str(plain.plugins_location))
-        modules += plain.named_plugins
-    elif plain.named_plugins:
-        warnings = (_ignored(plain),)
+    if rest and choice.allow_config:
+        load_plugins(rest, str(plain.plugins_location))
+        modules += rest
+    elif rest:
+        warnings = (_ignored(plain, rest),)
     known = frozenset() if warnings else frozenset(r.id for r in all_rules())
     config = load_config(path, profile, known_rules=known) if path is not None else plain
     return replace(config, plugins=tuple(dict.fromkeys(modules)), warnings=warnings)
 
 
-def _ignored(config: GateConfig) -> Diagnostic:
-    names = ", ".join(config.named_plugins)
+def _ignored(config: GateConfig, modules: Sequence[str]) -> Diagnostic:
+    names = ", ".join(modules)
     return Diagnostic(
         PLUGINS_IGNORED,
         f"plugins not imported ({names}): the configuration is part of the tree under review, and "
