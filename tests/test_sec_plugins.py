@@ -23,7 +23,7 @@ ABC = REPO / "opsets" / "org.example.abc"
 OPSET = shutil.which("opset") or str(Path(sys.executable).with_name("opset"))
 
 # A plugin that leaves a marker when imported and registers a rule that fires on every edit.
-EVIL = '''
+EVIL = """
 import pathlib
 pathlib.Path(__file__).with_name("MARKER").write_text("imported")
 
@@ -39,7 +39,7 @@ def evil_ran(ctx):
 
     for edit in ctx.edits:
         yield Hit(edit.new.id, "the plugin ran", edit.new.location)
-'''
+"""
 # A module that shadows a real one: it only leaves its marker (the real module is never reached).
 SHADOW = 'import pathlib\npathlib.Path(__file__).with_name("MARKER").write_text("shadowed")\n'
 CONFIG = '# the gate configuration of the tree under review\nplugins = ["evil"]\ndisable = ["DOC-CHANGED"]\n'
@@ -65,7 +65,8 @@ def tree(tmp_path: Path) -> Path:
     c = tmp_path / "new" / "org.example.abc" / "C.yaml"
     c.write_text(
         c.read_text().replace(
-            'T: {allowed: "@numbers"}', 'T: {allowed: "@numbers"}\n    attributes:\n      axis: {type: int, default: 0}'
+            'T: {allowed: "@numbers"}',
+            'T: {allowed: "@numbers"}\n    attributes:\n      axis: {type: int, default: 0}',
         )
     )
     (tmp_path / "opset.toml").write_text(CONFIG)
@@ -97,7 +98,11 @@ def test_the_trees_plugins_are_not_imported(tree: Path, argv: tuple[str, ...]) -
 def test_rules_config_does_not_import_the_trees_plugins(tree: Path) -> None:
     result = _run(tree, "rules", "--config", "opset.toml")
     assert result.returncode == 0, result.stderr
-    assert "ATTR-ADDED" in result.stdout and "EVIL-RAN" not in result.stdout and "PLUGINS-IGNORED" in result.stdout
+    assert (
+        "ATTR-ADDED" in result.stdout
+        and "EVIL-RAN" not in result.stdout
+        and "PLUGINS-IGNORED" in result.stdout
+    )
     assert WARNING in result.stderr and not (tree / "MARKER").exists()
 
 
@@ -111,7 +116,9 @@ def test_rules_config_does_not_import_the_trees_plugins(tree: Path) -> None:
     ],
     ids=["--plugins", "--allow-plugins", "OPSET_TOOLKIT_PLUGINS", "OPSET_TOOLKIT_ALLOW_PLUGINS"],
 )
-def test_the_invokers_opt_in_runs_the_plugin(tree: Path, argv: tuple[str, ...], extra: dict[str, str]) -> None:
+def test_the_invokers_opt_in_runs_the_plugin(
+    tree: Path, argv: tuple[str, ...], extra: dict[str, str]
+) -> None:
     if "--allow-plugins" not in argv and "OPSET_TOOLKIT_ALLOW_PLUGINS" not in extra:
         (tree / "opset.toml").write_text("")  # a module the invoker names needs no configuration
     result = _run(tree, "diff", "--against", "old", "--specs", "new", *argv, env=_env(tree, **extra))
@@ -121,14 +128,18 @@ def test_the_invokers_opt_in_runs_the_plugin(tree: Path, argv: tuple[str, ...], 
 
 
 def test_the_opt_in_reaches_the_gate_of_pre_commit(tree: Path) -> None:
-    result = _run(tree, "pre-commit", "--against", "old", "--specs", "new", "--plugins", "evil", env=_env(tree))
+    result = _run(
+        tree, "pre-commit", "--against", "old", "--specs", "new", "--plugins", "evil", env=_env(tree)
+    )
     assert result.returncode == 1 and "error[EVIL-RAN]" in result.stdout, result.stderr
 
 
 def test_a_plugin_that_cannot_be_imported_is_a_usage_error(tree: Path) -> None:
     missing = _run(tree, "diff", "--against", "old", "--specs", "new", "--plugins", "no_such_plugin")
     assert missing.returncode == 2 and "internal error" not in missing.stderr
-    assert "opset: error: --plugins: cannot import plugin module 'no_such_plugin': not found" in missing.stderr
+    assert (
+        "opset: error: --plugins: cannot import plugin module 'no_such_plugin': not found" in missing.stderr
+    )
     assert "hint: install the module" in missing.stderr
     (tree / "opset.toml").write_text(CONFIG.replace('"evil"', '"broken"'))
     (tree / "broken.py").write_text("raise RuntimeError('boom')\n")
@@ -184,14 +195,18 @@ def test_pre_commit_keeps_a_spec_folder_named_like_an_option_a_folder(tmp_path: 
     assert not (tmp_path / "report").exists()
 
 
-def test_python_adapter_steps_of_the_specs_need_the_opt_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_python_adapter_steps_of_the_specs_need_the_opt_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from toolkit.adapters import load_callable
     from toolkit.adapters.steps import AdapterError
 
     (tmp_path / "spec_adapter.py").write_text(SHADOW + "def upgrade(node, ctx):\n    return node\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delenv("OPSET_TOOLKIT_ALLOW_PYTHON_ADAPTERS", raising=False)
-    with pytest.raises(AdapterError, match="OPSET_TOOLKIT_ALLOW_PYTHON_ADAPTERS=1 where the specs are trusted"):
+    with pytest.raises(
+        AdapterError, match="OPSET_TOOLKIT_ALLOW_PYTHON_ADAPTERS=1 where the specs are trusted"
+    ):
         load_callable("spec_adapter:upgrade")
     assert not (tmp_path / "MARKER").exists()
     assert callable(load_callable("toolkit.adapters.onnx_ops:inference_only"))  # the toolkit's own
@@ -216,7 +231,11 @@ def test_mkdocs_options_stay_inside_the_repository(tmp_path: Path, options: str,
     (work / "mkdocs.yml").write_text(f"site_name: t\nplugins:\n  - opset:\n{options}")
     result = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "-f", str(work / "mkdocs.yml"), "-d", str(work / "site")],
-        capture_output=True, text=True, env=_env(NO_MKDOCS_2_WARNING="1"), timeout=120, cwd=work,
+        capture_output=True,
+        text=True,
+        env=_env(NO_MKDOCS_2_WARNING="1"),
+        timeout=120,
+        cwd=work,
     )
     assert result.returncode != 0 and message in result.stderr, result.stderr[-2000:]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["outside", "work"]

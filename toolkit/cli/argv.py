@@ -11,6 +11,7 @@ of a command whose arguments did not parse reads the words as this module does.
 from __future__ import annotations
 
 import argparse
+import itertools
 import re
 
 from toolkit.model.diagnostics import UsageError
@@ -27,8 +28,8 @@ def command_parser(parser: argparse.ArgumentParser, argv: list[str]) -> argparse
     """The sub-parser of the command `argv` names (its first word), if any."""
     if not argv or argv[0].startswith("-"):
         return None
-    for action in parser._subparsers._group_actions if parser._subparsers else ():  # noqa: SLF001
-        if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
+    for action in parser._subparsers._group_actions if parser._subparsers else ():
+        if isinstance(action, argparse._SubParsersAction):
             found = action.choices.get(argv[0])
             return found if isinstance(found, argparse.ArgumentParser) else None
     return None
@@ -40,17 +41,17 @@ def value_options(parser: argparse.ArgumentParser | None) -> frozenset[str]:
         return frozenset()
     return frozenset(
         option
-        for action in parser._actions  # noqa: SLF001
+        for action in parser._actions
         if action.option_strings and action.nargs is None and not isinstance(action, _NO_VALUE)
         for option in action.option_strings
     )
 
 
 _NO_VALUE = (
-    argparse._StoreConstAction,  # noqa: SLF001  (store_true/false are subclasses)
-    argparse._CountAction,  # noqa: SLF001
-    argparse._HelpAction,  # noqa: SLF001
-    argparse._VersionAction,  # noqa: SLF001
+    argparse._StoreConstAction,  # store_true/false are subclasses
+    argparse._CountAction,
+    argparse._HelpAction,
+    argparse._VersionAction,
 )
 
 
@@ -58,7 +59,7 @@ def refuse_option_like_values(parser: argparse.ArgumentParser, argv: list[str]) 
     """UsageError when a value-taking option's next word looks like an option (see the module
     docstring); `--` ends the options, as for argparse."""
     options = value_options(command_parser(parser, argv))
-    for word, after in zip(argv, argv[1:]):
+    for word, after in itertools.pairwise(argv):
         if word == "--":
             return
         if word in options and looks_like_option(after):

@@ -46,11 +46,14 @@ def add_plugin_arguments(parser: argparse.ArgumentParser) -> None:
     """`--plugins MOD` and `--allow-plugins`: the invoker's opt-in to importing rule plugins
     (`toolkit.compat.plugins`; the tree's configuration alone never imports anything)."""
     parser.add_argument(
-        "--plugins", action="append", metavar="MODULE",
+        "--plugins",
+        action="append",
+        metavar="MODULE",
         help="import this gate-rule plugin module (repeatable; also OPSET_TOOLKIT_PLUGINS=MOD,MOD)",
     )
     parser.add_argument(
-        "--allow-plugins", action="store_true",
+        "--allow-plugins",
+        action="store_true",
         help="also import the plugins the config's `plugins` names: only for trusted trees, the config "
         "is part of the tree (also OPSET_TOOLKIT_ALLOW_PLUGINS=1)",
     )

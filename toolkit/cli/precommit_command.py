@@ -80,7 +80,9 @@ def run_pre_commit(args: argparse.Namespace) -> int:
             if not args.no_gate:
                 code = run(["diff", f"--against={against}", f"--specs={root}", *gate])
             if args.generated:
-                generated = run(["generate", "--check", "--quiet", f"--specs={root}", f"--out={args.generated}"])
+                generated = run(
+                    ["generate", "--check", "--quiet", f"--specs={root}", f"--out={args.generated}"]
+                )
                 code = max(code, generated)
         worst = max(worst, code)
     return worst

@@ -65,4 +65,3 @@ def run_rules(args: argparse.Namespace) -> int:
     else:
         print(render_text(rules), end="")
     return 0
-

@@ -46,7 +46,9 @@ class PluginChoice:
 def plugin_choice(flags: Sequence[str] | None = None, allow: bool = False) -> PluginChoice:
     """The invoker's choice: the command-line flags plus the environment variables."""
     named = [(module, "--plugins") for module in flags or ()]
-    named += [(module, PLUGINS_ENV) for module in re.split(r"[\s,]+", os.environ.get(PLUGINS_ENV, "")) if module]
+    named += [
+        (module, PLUGINS_ENV) for module in re.split(r"[\s,]+", os.environ.get(PLUGINS_ENV, "")) if module
+    ]
     return PluginChoice(tuple(named), allow or env_flag(ALLOW_PLUGINS_ENV))
 
 
@@ -75,7 +77,9 @@ def _import(module: str, origin: str) -> None:
         ) from None
 
 
-def load_gate_config(path: Path | None, profile: str | None, choice: PluginChoice | None = None) -> GateConfig:
+def load_gate_config(
+    path: Path | None, profile: str | None, choice: PluginChoice | None = None
+) -> GateConfig:
     """The gate configuration at `path` (None: built-in profiles only) with the plugins `choice`
     opts in to imported first, so the rule ids the configuration names are checked against the
     whole catalog. The configuration's own plugins, not opted in to, give a PLUGINS-IGNORED

@@ -85,7 +85,7 @@ def _check_options(options: OpsetPluginConfig, root: Path, site_folder: Path) ->
     top = _repository(site_folder)
     resolved = root.resolve()
     if resolved != top and top not in resolved.parents:
-        raise PluginError(f"opset: the spec folder {root} is outside the repository {top} (fix `specs:` or spec_root)")
+        raise PluginError(f"opset: the spec folder {root} is outside the repository {top} (fix `specs:`)")
     mount = options.mount
     parts = mount.replace("\\", "/").split("/")
     if mount.startswith(("/", "\\")) or ":" in mount or any(p in ("", ".", "..") for p in parts):
