@@ -17,7 +17,7 @@ from typing import NoReturn
 
 from toolkit import __version__
 from toolkit.cli.argv import command_parser, option_value, refuse_option_like_values, value_options
-from toolkit.cli.common import REPORT_FORMATS
+from toolkit.cli.common import REPORT_FORMATS, example_budget_set
 from toolkit.model.diagnostics import SpecError, UsageError
 
 NO_CACHE_ENV = "OPSET_TOOLKIT_NO_CACHE"  # read by toolkit.load.cache.enabled()
@@ -138,7 +138,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser = build_parser(argv[0] if argv and not argv[0].startswith("-") else None)
         refuse_option_like_values(parser, argv)
         args = parser.parse_args(argv)
-        with _caches_off(getattr(args, "no_cache", False)):
+        with _caches_off(getattr(args, "no_cache", False)), example_budget_set(getattr(args, "max_example_bytes", None)):
             code: int = args.handler(args)
         return code
     except SpecError as exc:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,6 +29,48 @@ def add_specs_argument(parser: argparse.ArgumentParser, *, vendor: bool = False)
         help=f"{what} (repeatable; default: spec_root of opset.toml, else {default}, else {DEFAULT_SPECS}/ at the git top level)",
     )
     parser.add_argument("--no-cache", action="store_true", help="do not use or fill the load caches")
+    add_example_budget_argument(parser)
+
+
+def add_example_budget_argument(parser: argparse.ArgumentParser) -> None:
+    """`--max-example-bytes SIZE`: the budget of a spec tree's example files (see
+    `toolkit.load.example_files`; `example_budget_set` hands it to the loader)."""
+    parser.add_argument(
+        "--max-example-bytes", metavar="SIZE", type=_size,
+        help="budget of the example files a spec tree names, each reference counted (bytes, or with "
+        "k/M/G; default: $OPSET_TOOLKIT_MAX_EXAMPLE_BYTES, else 64M; opset.toml's max_example_bytes "
+        "can only lower it)",
+    )
+
+
+def _size(text: str) -> int:
+    from toolkit.load.example_files import parse_size
+
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+@contextlib.contextmanager
+def example_budget_set(budget: int | None) -> Iterator[None]:
+    """`--max-example-bytes` for the command: the environment variable the loader reads (also
+    in the processes it forks, and in loads the command does not make itself, such as the old
+    tree of `opset diff`), restored afterwards so in-process callers are unaffected."""
+    if budget is None:
+        yield
+        return
+    from toolkit.load.example_files import BUDGET_ENV
+
+    previous = os.environ.get(BUDGET_ENV)
+    os.environ[BUDGET_ENV] = str(budget)
+    try:
+        yield
+    finally:
+        if previous is None:
+            del os.environ[BUDGET_ENV]
+        else:
+            os.environ[BUDGET_ENV] = previous
 
 
 def spec_paths(values: list[str] | None, *, required: bool = True) -> list[str]:

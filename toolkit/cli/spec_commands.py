@@ -8,6 +8,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from toolkit.cli.common import (
+    add_example_budget_argument,
     add_report_arguments,
     add_specs_argument,
     emit_report,
@@ -31,6 +32,7 @@ def register(subparsers: Any) -> None:
     add_report_arguments(validate)
     validate.add_argument("--warnings-as-errors", action="store_true", help="exit 1 on warnings too")
     validate.add_argument("--rules", action="store_true", help="list the spec-check rules and exit")
+    add_example_budget_argument(validate)
     validate.set_defaults(handler=run_validate)
 
     show = subparsers.add_parser(

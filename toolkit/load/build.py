@@ -14,6 +14,7 @@ from typing import Any
 
 from toolkit.load.adapter_build import build_adapter
 from toolkit.load.build_examples import with_examples
+from toolkit.load.example_files import ExampleRef
 from toolkit.load.build_functions import function_fields
 from toolkit.load.build_values import attribute_default, whole_numbers
 from toolkit.load.discovery import folder_name
@@ -47,6 +48,7 @@ class Builder:
     def __init__(self, diags: list[Diagnostic], broken_domain_folders: set[Path]) -> None:
         self.diags = diags
         self.broken_domain_folders = broken_domain_folders
+        self.example_refs: list[ExampleRef] = []  # read by the loader once every file is built
 
     def error(self, rule: str, message: str, location: Location, hint: str = "") -> None:
         self.diags.append(Diagnostic(rule, message, location, hint))
@@ -237,7 +239,7 @@ class Builder:
                         "inherit from an earlier since_version listed above this one",
                     )
             schema = self.version(source, index, entry, base, domain, data["operator"])
-            schema = with_examples(source, ("versions", index), entry, schema, self.diags)
+            schema = with_examples(source, ("versions", index), entry, schema, self.diags, self.example_refs)
             if since in built:
                 self.error(
                     "VERSION-ORDER",

@@ -1,21 +1,22 @@
 """`examples:` of an operator version -> `toolkit.model.examples` objects, with located errors.
 
-Tensor literals are flattened and checked against their shape and element type here; `.npy` and
-TensorProto `.pb` files beside the spec are read here too (a path relative to the spec file's
-folder, never outside it), so the model holds plain values whatever the source. Attribute values
+Tensor literals are flattened and checked against their shape and element type here. A `.npy` or
+TensorProto `.pb` file (a path relative to the spec file's folder) is only recorded here: the
+loader reads every tree's files at once, once each and within a budget
+(`toolkit.load.example_files`), and puts their tensors in, so the model holds plain values
+whatever the source. Attribute values
 are typed by the version's declaration while building. The signature checks that need only the
 model (arity, types allowed by the constraints) are spec rules in `toolkit.checks.examples`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from toolkit.load.build_values import attribute_default
-from toolkit.load.files import MAX_EXAMPLE_FILE_BYTES, read_regular_file
+from toolkit.load.example_files import FILE_HINT, ExampleRef
 from toolkit.load.yamlsrc import Source
 from toolkit.model.diagnostics import Diagnostic
 from toolkit.model.examples import (
@@ -29,8 +30,6 @@ from toolkit.model.examples import (
     element_problem,
     normalise,
 )
-from toolkit.model.npy import NpyError, read_npy
-from toolkit.model.onnx_wire import WireError, read_tensor
 from toolkit.model.spec import DEFAULTABLE_ATTR_TYPES, AttrType, Location, OpSchema
 
 MAX_LITERAL_DEPTH = 16  # nested lists deeper than a tensor's rank could plausibly be
@@ -38,28 +37,32 @@ MAX_LITERAL_DEPTH = 16  # nested lists deeper than a tensor's rank could plausib
 Path_ = tuple[str | int, ...]
 
 
-def with_examples(source: Source, at: Path_, entry: Any, schema: OpSchema, diags: list[Diagnostic]) -> OpSchema:
-    """`schema` (built from the version entry at `at`) with the entry's examples, if it has any."""
+def with_examples(
+    source: Source, at: Path_, entry: Any, schema: OpSchema, diags: list[Diagnostic], refs: list[ExampleRef]
+) -> OpSchema:
+    """`schema` (built from the version entry at `at`) with the entry's examples, if it has any.
+    Their `file:` references are added to `refs`, to be read once every operator file is built."""
     if "examples" not in entry:
         return schema
-    return replace(schema, examples=build_examples(source, at, entry, schema, diags))
+    return replace(schema, examples=build_examples(source, at, entry, schema, diags, refs))
 
 
 def build_examples(
-    source: Source, at: Path_, entry: Any, schema: OpSchema, diags: list[Diagnostic]
+    source: Source, at: Path_, entry: Any, schema: OpSchema, diags: list[Diagnostic], refs: list[ExampleRef]
 ) -> tuple[Example, ...]:
-    """The examples of the version entry at `at` (already built as `schema`)."""
-    reader = _ExampleReader(source, schema, diags)
+    """The examples of the version entry at `at` (already built as `schema`); see `with_examples`."""
+    reader = _ExampleReader(source, schema, diags, refs)
     return tuple(
         reader.example((*at, "examples", index), item) for index, item in enumerate(entry.get("examples") or ())
     )
 
 
 class _ExampleReader:
-    def __init__(self, source: Source, schema: OpSchema, diags: list[Diagnostic]) -> None:
+    def __init__(self, source: Source, schema: OpSchema, diags: list[Diagnostic], refs: list[ExampleRef]) -> None:
         self.source = source
         self.schema = schema
         self.diags = diags
+        self.refs = refs
 
     def error(self, rule: str, message: str, at: Path_, hint: str, *, key: bool = False) -> None:
         self.diags.append(Diagnostic(rule, message, self.source.loc(*at, key=key), hint))
@@ -170,56 +173,35 @@ class _ExampleReader:
         return ExampleTensor(dtype, shape, tuple(normalise(dtype, v) for v in flat), location=where)
 
     def from_file(self, at: Path_, item: Any, where: Location) -> ExampleTensor:
+        """An empty tensor in the place of the file's, which `toolkit.load.example_files` reads once
+        every operator file is built (with the reference recorded here)."""
         name = str(item["file"])
         empty = ExampleTensor(str(item.get("dtype", "float")), (0,), (), file=name, location=where)
-        path = self.resolve((*at, "file"), name)
-        if path is None:
-            return empty
-        try:
-            data = read_regular_file(path, MAX_EXAMPLE_FILE_BYTES)
-        except OSError as exc:
-            self.error(
-                "EXAMPLE-FILE",
-                f"cannot read example file '{name}': {exc.strerror or exc}",
-                (*at, "file"),
-                "put the file beside the spec (the path is relative to the spec's folder)",
+        if self.resolve((*at, "file"), name) is not None:
+            declared = tuple(
+                (key, list(item[key]) if key == "shape" else item[key], self.source.loc(*at, key))
+                for key in ("dtype", "shape")
+                if key in item
             )
-            return empty
-        if len(data) > MAX_EXAMPLE_FILE_BYTES:
-            self.error("EXAMPLE-FILE", f"example file '{name}' is larger than 64 MiB", (*at, "file"), "use a smaller tensor")
-            return empty
-        reader: Callable[[bytes], ExampleTensor] = read_npy if name.endswith(".npy") else read_tensor
-        try:
-            tensor = reader(data)
-        except (NpyError, WireError) as exc:
-            kind = ".npy array" if name.endswith(".npy") else "TensorProto"
-            self.error("EXAMPLE-FILE", f"'{name}' is not a usable {kind}: {exc}", (*at, "file"), _FILE_HINT)
-            return empty
-        for key, found in (("dtype", tensor.dtype), ("shape", list(tensor.shape))):
-            if key in item and (list(item[key]) if key == "shape" else item[key]) != found:
-                self.error(
-                    "EXAMPLE-FILE",
-                    f"`{key}: {item[key]}` disagrees with the file '{name}', which holds {found}",
-                    (*at, key),
-                    f"remove `{key}` (the file says it) or fix it",
-                )
-        return ExampleTensor(tensor.dtype, tensor.shape, tensor.data, file=name, location=where)
+            self.refs.append(ExampleRef(self.source.path, name, where, self.source.loc(*at, "file"), declared))
+        return empty
 
     def resolve(self, at: Path_, name: str) -> Path | None:
+        """The file's path as written (relative, in the spec's folder); None, reported, when the
+        name cannot be one. Where it really leads is checked when it is read."""
         relative = PurePosixPath(name)
         if relative.is_absolute() or ".." in relative.parts or "\\" in name or not name.endswith((".npy", ".pb")):
             self.error(
                 "EXAMPLE-FILE",
                 f"example file '{name}' must be a relative `.npy` or `.pb` path inside the spec's folder",
                 at,
-                _FILE_HINT,
+                FILE_HINT,
             )
             return None
         return self.source.path.parent.joinpath(*relative.parts)
 
 
 _TENSOR_HINT = "write `{dtype: float, shape: [2], data: [1.0, 2.0]}` or `{file: x.npy}`"
-_FILE_HINT = "write the tensor with numpy.save (.npy) or as an onnx TensorProto (.pb), beside the spec"
 
 
 def _flatten(data: Any) -> tuple[list[Element] | None, tuple[int, ...]]:

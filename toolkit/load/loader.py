@@ -24,6 +24,7 @@ from toolkit.load.discovery import (
     right_name,
     too_deep_diagnostic,
 )
+from toolkit.load.example_files import ExampleFiles, ExampleRef, example_budget, filled
 from toolkit.load.files import NotRegularFile
 from toolkit.load.result import LoadResult
 from toolkit.load.schema import article, schema_diagnostics
@@ -31,8 +32,9 @@ from toolkit.load.yamlsrc import Source, YamlProblem, read_yaml
 from toolkit.model.diagnostics import Diagnostic, sort_key
 from toolkit.model.spec import DomainSpec, Location, OperatorSpec, SpecSet
 
-# (position in the load, spec, its file's diagnostics, the diagnostics of `check_operator`)
-FileResult = tuple[int, OperatorSpec | None, list[Diagnostic], list[Diagnostic]]
+# (position in the load, spec, its file's diagnostics, the diagnostics of `check_operator`, the
+# example files it names: read by this process once every file is built, see `example_files`)
+FileResult = tuple[int, OperatorSpec | None, list[Diagnostic], list[Diagnostic], list[ExampleRef]]
 # A check of one operator on its own, run where the operator was built (see `read_specs`).
 OperatorCheck = Callable[[OperatorSpec], list[Diagnostic]]
 
@@ -65,12 +67,17 @@ def read_specs(
     too_deep: list[Path] = []
     files = sorted(contents) if contents is not None else discover(paths, too_deep)
     show = display or display_path
+    # what example files stay inside: each spec folder or file's folder (in-memory files: none,
+    # so each spec's own folder)
+    roots = [] if contents is not None else sorted({Path(p) if Path(p).is_dir() else Path(p).parent for p in paths})
     if len(files) < parallel.MIN_FILES:
-        result = load_files(files, show, check_operator=check_operator, contents=contents)
+        result = load_files(files, show, check_operator=check_operator, contents=contents, roots=roots)
     else:
         with parallel.gc_paused():
             workers = parallel.worker_count(jobs)
-            result = load_files(files, show, workers=workers, check_operator=check_operator, contents=contents)
+            result = load_files(
+                files, show, workers=workers, check_operator=check_operator, contents=contents, roots=roots
+            )
     if too_deep:
         result.diagnostics = sorted([*result.diagnostics, *(too_deep_diagnostic(show(f)) for f in too_deep)], key=sort_key)
     return result
@@ -83,9 +90,12 @@ def load_files(
     workers: int = 1,
     check_operator: OperatorCheck | None = None,
     contents: Mapping[Path, bytes] | None = None,
+    roots: Sequence[Path] = (),
 ) -> LoadResult:
     """Load the given spec files; `workers` > 1 splits the operator files across processes
-    (the result is the same either way). `check_operator`, `contents`: see `read_specs`."""
+    (the result is the same either way). `check_operator`, `contents`: see `read_specs`. The
+    example files the operators name must really lie under the one of `roots` their spec is in
+    (else, or without roots, under the spec's folder)."""
     diags: list[Diagnostic] = []
     broken_domain_folders: set[Path] = set()  # their operators' DOMAIN-UNKNOWN would only be noise
     meta: dict[str, list[Source]] = {"domain": [], "releases": []}
@@ -120,7 +130,10 @@ def load_files(
         chunks = parallel.run_shared(reader.read, numbered, workers)
     else:
         chunks = [reader.read(numbered)]
-    operators = _merge_operators(chunks, diags)
+    results = sorted((r for chunk in chunks for r in chunk), key=lambda r: r[0])
+    refs = [ref for result in results for ref in result[4]]  # in load order: the budget's order
+    tensors = ExampleFiles(roots, example_budget()).read(refs, diags) if refs else {}
+    operators = [filled(spec, tensors) for spec in _merge_operators(results, diags)]
     specs = SpecSet(
         domains=tuple(sorted(domains.values(), key=lambda d: d.name)),
         operators=tuple(sorted(operators, key=lambda o: (o.domain, o.name))),
@@ -201,25 +214,27 @@ class _OperatorReader:
         for index, path in files:
             diags: list[Diagnostic] = []
             checked: list[Diagnostic] = []
+            refs: list[ExampleRef] = []
             spec = None
             source = read_source(path, "operator", self.show, diags, self.contents)
             if source is not None:
-                spec = Builder(diags, self.broken_domain_folders).operator(source, self.domains)
+                builder = Builder(diags, self.broken_domain_folders)
+                spec = builder.operator(source, self.domains)
+                refs = builder.example_refs
             if spec is not None and self.check is not None:
                 checked = self.check(spec)
-            out.append((index, spec, diags, checked))
+            out.append((index, spec, diags, checked, refs))
         return out
 
 
-def _merge_operators(chunks: list[list[FileResult]], diags: list[Diagnostic]) -> list[OperatorSpec]:
-    """The operators of every file in load order; a second definition is NAME-DUPLICATE. The
-    diagnostics of the operator check are kept for the operators kept."""
-    results = sorted((r for chunk in chunks for r in chunk), key=lambda r: r[0])
-    for _, _, file_diags, _ in results:
+def _merge_operators(results: list[FileResult], diags: list[Diagnostic]) -> list[OperatorSpec]:
+    """The operators of every file (`results` in load order); a second definition is
+    NAME-DUPLICATE. The diagnostics of the operator check are kept for the operators kept."""
+    for _, _, file_diags, _, _ in results:
         diags.extend(file_diags)
     seen: dict[tuple[str, str], OperatorSpec] = {}
     checked: dict[int, list[Diagnostic]] = {}  # by id() of the spec
-    for _, spec, _, spec_checked in results:
+    for _, spec, _, spec_checked, _ in results:
         if spec is None:
             continue
         checked[id(spec)] = spec_checked

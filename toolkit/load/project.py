@@ -16,6 +16,8 @@ or a parent up to the top of the git work tree::
     [docs]
     pages = ["domains", "releases"]   # of domains, releases, dsl, cli (default: all)
 
+    max_example_bytes = 16777216  # lowers the example files' budget (`toolkit.load.example_files`)
+
 Paths are relative to the folder holding the file. Without a file, everything has its default
 (this repository's layout).
 """
@@ -40,7 +42,7 @@ DEFAULT_OUT = "generated"
 DEFAULT_PACKAGE = "opset_toolkit_generated"
 DOC_PAGES = ("domains", "releases", "dsl", "cli")
 # The keys this module reads; the gate's own keys are read by toolkit.compat.config.
-PROJECT_KEYS = frozenset({"spec_root", "out", "python", "docs"})
+PROJECT_KEYS = frozenset({"spec_root", "out", "python", "docs", "max_example_bytes"})
 _PYTHON_KEYS = {"package", "distribution", "version"}
 _DOCS_KEYS = {"pages"}
 _PACKAGE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -60,6 +62,7 @@ class Project:
     python_distribution: str = ""
     python_version: str = "0.1.0"
     doc_pages: tuple[str, ...] = DOC_PAGES
+    max_example_bytes: int | None = None  # may only lower the invoker's budget: the tree is not trusted
 
     @property
     def distribution(self) -> str:
@@ -220,6 +223,11 @@ def _parse(path: Path, table: dict[str, Any]) -> Project:
         if not isinstance(pages, list) or any(p not in DOC_PAGES for p in pages):
             raise fail(f"`docs.pages` = {pages!r} is not valid", f"a list of: {', '.join(DOC_PAGES)}")
         settings["doc_pages"] = tuple(p for p in DOC_PAGES if p in pages)
+    if "max_example_bytes" in table:
+        limit = table["max_example_bytes"]
+        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
+            raise fail(f"`max_example_bytes` = {limit!r} is not valid", "a number of bytes, e.g. 16777216")
+        settings["max_example_bytes"] = limit
     return Project(folder=path.parent, source=path, **settings)
 
 
