@@ -18,40 +18,68 @@ import struct
 from typing import Any
 
 from toolkit.load import cache
+from toolkit.load.example_files import example_budget
 from toolkit.load.parallel import gc_paused
 from toolkit.load.result import LoadResult
 from toolkit.model.codec import schema_set_document, specset_from_schema_documents
 from toolkit.model.codec_digest import NO_DIGEST, digest_without_locations, may_be_unequal_to_itself
 from toolkit.model.diagnostics import Diagnostic, diagnostic_from_json, diagnostic_to_json
-from toolkit.model.spec import Location, OperatorSpec, Release, SpecSet
+from toolkit.model.spec import ExampleTensor, Location, OperatorSpec, Release, SpecSet
 
 MAGIC = b"OPSETTOOLKIT-LOADRESULT\n"
 FORMAT = 2  # 2: per-operator digests in the header
 _LENGTH = struct.Struct(">I")
 
 
+def entry_name(key: str) -> str:
+    """The entry of `key`: the budget of example files is part of it, since it decides which
+    examples a load reads (`toolkit.load.example_files`) and it is not in the caller's key."""
+    return f"{key}-examples{example_budget()}"
+
+
 def fetch(key: str) -> LoadResult | None:
     """The cached result stored under `key`, or None (absent, stale format, damaged, caching off)."""
-    data = cache.read_entry(key)
+    name = entry_name(key)
+    data = cache.read_entry(name)
     if data is None:
         return None
     try:
         # Decoding allocates a few objects per spec field and frees none: the cyclic collector's
         # passes over them find nothing and, on a large catalog, take longer than the decoding.
         with gc_paused(freeze=True):
-            return decode(data, key)
+            return decode(data, name)
     except (ValueError, TypeError, KeyError, IndexError, struct.error):
         return None  # protobuf's DecodeError is a ValueError
 
 
+# A result whose example tensors hold more elements than this, counted once per reference, is not
+# cached. The loader reads an example file once and every reference shares its elements; an entry
+# holds one copy per reference and decoding it makes one tuple per reference, so the cache would
+# undo that sharing (24 references to a 16 MiB file: 3.6 GiB to store, 7 GiB to read back). Such
+# a tree loads from its files instead, where the budget bounds it. 1 Mi elements: 4 MiB of float32.
+MAX_CACHED_EXAMPLE_ELEMENTS = 1 << 20
+
+
 def store(key: str, result: LoadResult) -> None:
-    if not cache.enabled():
+    if not cache.enabled() or example_elements(result.specs) > MAX_CACHED_EXAMPLE_ELEMENTS:
         return
+    name = entry_name(key)
     try:
-        data = encode(result, key)
+        data = encode(result, name)
     except (ValueError, TypeError, KeyError):
         return  # a value the encoding cannot hold: just not cached
-    cache.write_entry(key, data)
+    cache.write_entry(name, data)
+
+
+def example_elements(specs: SpecSet) -> int:
+    """The elements of every example tensor of `specs`, once per reference."""
+    total = 0
+    for operator in specs.operators:
+        for version in operator.versions:
+            for example in version.examples:
+                tensors = [*example.inputs, *example.outputs, *(a.value for a in example.attributes)]
+                total += sum(len(t.data) for t in tensors if isinstance(t, ExampleTensor))
+    return total
 
 
 def encode(result: LoadResult, key: str) -> bytes:

@@ -48,12 +48,13 @@ class CachedParts:
 def fetch_parts(key: str) -> CachedParts | None:
     """The entry stored under `key` (by `result_cache.store`), in parts; None when absent,
     stale, damaged or caching is off."""
-    data = cache.read_entry(key)
+    name = result_cache.entry_name(key)
+    data = cache.read_entry(name)
     if data is None:
         return None
     try:
         with gc_paused(freeze=True):  # as result_cache.fetch: few objects, none of them cyclic
-            return _parts(data, key)
+            return _parts(data, name)
     except (ValueError, TypeError, KeyError, IndexError, struct.error):
         return None  # protobuf's DecodeError is a ValueError
 

@@ -9,6 +9,11 @@ this form (`toolkit.load.build_examples`), so every later layer (codec, docs, ba
 
 from __future__ import annotations
 
+import functools
+import struct
+import sys
+from array import array
+
 from toolkit.model.spec import (
     DEFAULT_ATOL,
     DEFAULT_RTOL,
@@ -31,6 +36,33 @@ INT_RANGES: dict[str, tuple[int, int]] = {
     "uint64": (0, 2**64 - 1),
 }
 EXAMPLE_DTYPES: tuple[str, ...] = (*FLOAT_TYPES, *INT_RANGES, "bool", "string")
+
+def unpack_elements(code: str, order: str, body: bytes) -> tuple[Element, ...]:
+    """The elements of `body`, packed with the struct code `code` in byte order `order` ('<' or
+    '>'), as a tuple. An element is a pointer plus its object; the elements of 1- and 2-byte types
+    (int8, uint16, float16, ...) are taken from a table of every value the type has, so they cost
+    the pointer only (see the memory figures in `toolkit.load.example_files`)."""
+    fmt = order + code
+    width = struct.calcsize(fmt)
+    if width > 2 or code == "?":  # bools are singletons already
+        return tuple(v for (v,) in struct.iter_unpack(fmt, body))
+    table = _every_value(fmt)
+    if width == 1:
+        return tuple(map(table.__getitem__, body))
+    bits = array("H")
+    bits.frombytes(body)
+    if (order == ">") != (sys.byteorder == "big"):
+        bits.byteswap()
+    return tuple(map(table.__getitem__, bits))
+
+
+@functools.cache
+def _every_value(fmt: str) -> tuple[Element, ...]:
+    """Every value of a 1- or 2-byte struct format, indexed by its bit pattern."""
+    width = struct.calcsize(fmt)
+    pattern = fmt[0] + ("B" if width == 1 else "H")
+    return tuple(struct.unpack(fmt, struct.pack(pattern, bits))[0] for bits in range(1 << (8 * width)))
+
 
 def element_problem(dtype: str, value: object) -> str:
     """Why `value` is not an element of `dtype` ("" when it is)."""

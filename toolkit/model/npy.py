@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import struct
 
-from toolkit.model.examples import FLOAT_TYPES, Element, ExampleTensor
+from toolkit.model.examples import ExampleTensor, unpack_elements
 
 MAGIC = b"\x93NUMPY"
 # numpy's type codes (without byte order) -> (element type, struct format).
@@ -74,7 +74,4 @@ def read_npy(data: bytes) -> ExampleTensor:
     width = struct.calcsize(order + code)
     if len(body) != size * width:
         raise NpyError(f"the data holds {len(body)} bytes, the header promises {size * width}")
-    values: list[Element] = [v for (v,) in struct.iter_unpack(order + code, body)] if size else []
-    if dtype in FLOAT_TYPES:
-        values = [float(v) for v in values]
-    return ExampleTensor(dtype, tuple(shape), tuple(values))
+    return ExampleTensor(dtype, tuple(shape), unpack_elements(code, order, body))

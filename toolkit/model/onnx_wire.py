@@ -11,9 +11,9 @@ fragments too (`toolkit.generate.proto_fragments`).
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
-from toolkit.model.examples import FLOAT_TYPES, Element, ExampleTensor
+from toolkit.model.examples import FLOAT_TYPES, Element, ExampleTensor, unpack_elements
 from toolkit.model.types import ELEMENT_TYPE_NUMBERS
 
 ELEMENT_TYPE_NAMES = {number: name for name, number in ELEMENT_TYPE_NUMBERS.items()}
@@ -216,10 +216,12 @@ def read_tensor(data: bytes) -> ExampleTensor:
         size *= d
     if len(values) != size:
         raise WireError(f"the tensor has {len(values)} elements but its shape {dims} holds {size}")
-    return ExampleTensor(dtype, tuple(dims), tuple(values))
+    return ExampleTensor(dtype, tuple(dims), values if isinstance(values, tuple) else tuple(values))
 
 
-def _values(dtype: str, raw: bytes | None, ints: list[int], floats: list[float], strings: list[bytes]) -> list[Element]:
+def _values(
+    dtype: str, raw: bytes | None, ints: list[int], floats: list[float], strings: list[bytes]
+) -> Sequence[Element]:
     if dtype == "string":
         try:
             return [s.decode("utf-8") for s in strings]
@@ -229,9 +231,8 @@ def _values(dtype: str, raw: bytes | None, ints: list[int], floats: list[float],
         if dtype == "bfloat16":
             bits = [b for (b,) in struct.iter_unpack("<H", _whole(raw, 2))]
             return [_from_bfloat16(b) for b in bits]
-        fmt = "<" + _RAW_FORMATS[dtype]
-        items = [v for (v,) in struct.iter_unpack(fmt, _whole(raw, struct.calcsize(fmt)))]
-        return [float(v) if dtype in FLOAT_TYPES else v for v in items]
+        code = _RAW_FORMATS[dtype]
+        return unpack_elements(code, "<", _whole(raw, struct.calcsize("<" + code)))
     if dtype in ("float", "double"):
         return list(floats)
     if dtype in ("float16", "bfloat16"):  # the bit patterns, in int32_data
