@@ -1,9 +1,9 @@
 """Spec checks of operator examples (EXAMPLE-*).
 
 EXAMPLE-ARITY, EXAMPLE-TYPE and EXAMPLE-NAME-DUPLICATE only need the model and run here;
-EXAMPLE-TENSOR, EXAMPLE-FILE, EXAMPLE-BUDGET and EXAMPLE-ATTRIBUTE are found while the loader
-reads literals, files and attribute values (`toolkit.load.build_examples`,
-`toolkit.load.example_files`) and are registered here.
+EXAMPLE-TENSOR, EXAMPLE-FILE and EXAMPLE-ATTRIBUTE are found while the loader reads literals,
+files and attribute values (`toolkit.load.build_examples`, `toolkit.load.example_files`) and are
+registered here; the loader's budget of example files is EXAMPLE-BUDGET in `toolkit.load.rules`.
 """
 
 from __future__ import annotations
@@ -11,14 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from toolkit.checks.base import located
-from toolkit.load.example_files import BUDGET_ENV, DEFAULT_MAX_EXAMPLE_BYTES
 from toolkit.model.diagnostics import Diagnostic
 from toolkit.model.examples import Example, ExampleTensor
 from toolkit.model.rules import register, rule
 from toolkit.model.spec import MAX_ARITY, DomainSpec, FormalParameter, OpSchema, SpecSet
 
 EXAMPLES = "Examples"
-_BUDGET_MIB = DEFAULT_MAX_EXAMPLE_BYTES >> 20
 
 
 @rule(
@@ -202,31 +200,6 @@ into the generated docs. Hard links are read (git cannot record one).
 **Before:** `inputs: [{file: ../../data/x.npy}]`, or `examples/x.npy` a symlink to `/home/me/x.npy`
 
 **After:** `inputs: [{file: examples/x.npy}]` with the file in `opsets/<domain>/examples/`.""",
-)
-register(
-    "EXAMPLE-BUDGET",
-    "spec",
-    "error",
-    f"The example files of the spec tree, counted once per reference, are larger than the budget ({_BUDGET_MIB} MiB unless the invoker sets another).",
-    category=EXAMPLES,
-    hint=f"use smaller example tensors, or raise the budget with --max-example-bytes SIZE or {BUDGET_ENV}",
-    doc=f"""\
-**Why:** every example tensor becomes Python objects when the specs load (about ten bytes of
-memory per byte of a float32 file), and one copy per reference in what is made from the specs
-(the `.pb` documents, the backend test data, the load cache). A tree from a pull request could
-name one large file of zeros, a few kilobytes in git, hundreds of times. So the example files of
-a tree are read within a budget: each reference is charged its file's size, in load order, and
-the reference that crosses the budget is reported; no example file after it is read. A file is
-still read only once, however often it is named.
-
-The budget is {_BUDGET_MIB} MiB. The invoker may raise or lower it (`--max-example-bytes 256M` on the
-commands that read specs, or `{BUDGET_ENV}`); the project file may only lower
-it (`max_example_bytes = 16777216` in `opset.toml`), because the tree itself is not trusted.
-
-**Before:** 24 examples with `inputs: [{{file: examples/zeros.npy}}]`, a 16 MiB file.
-
-**After:** a small tensor that shows the behaviour, `inputs: [{{file: examples/small.npy}}]`, or
-`opset validate --max-example-bytes 512M` when the large examples are meant.""",
 )
 register(
     "EXAMPLE-ATTRIBUTE",

@@ -138,7 +138,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser = build_parser(argv[0] if argv and not argv[0].startswith("-") else None)
         refuse_option_like_values(parser, argv)
         args = parser.parse_args(argv)
-        with _caches_off(getattr(args, "no_cache", False)), example_budget_set(getattr(args, "max_example_bytes", None)):
+        budget = getattr(args, "max_example_bytes", None)
+        with _caches_off(getattr(args, "no_cache", False)), example_budget_set(budget):
             code: int = args.handler(args)
         return code
     except SpecError as exc:

@@ -14,10 +14,10 @@ from typing import Any
 
 from toolkit.load.adapter_build import build_adapter
 from toolkit.load.build_examples import with_examples
-from toolkit.load.example_files import ExampleRef
 from toolkit.load.build_functions import function_fields
 from toolkit.load.build_values import attribute_default, whole_numbers
 from toolkit.load.discovery import folder_name
+from toolkit.load.example_files import ExampleRef
 from toolkit.load.yamlsrc import MarkedDict, MarkedList, Source
 from toolkit.model.diagnostics import Diagnostic
 from toolkit.model.spec import (

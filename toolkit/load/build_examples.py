@@ -58,7 +58,9 @@ def build_examples(
 
 
 class _ExampleReader:
-    def __init__(self, source: Source, schema: OpSchema, diags: list[Diagnostic], refs: list[ExampleRef]) -> None:
+    def __init__(
+        self, source: Source, schema: OpSchema, diags: list[Diagnostic], refs: list[ExampleRef]
+    ) -> None:
         self.source = source
         self.schema = schema
         self.diags = diags
@@ -183,7 +185,8 @@ class _ExampleReader:
                 for key in ("dtype", "shape")
                 if key in item
             )
-            self.refs.append(ExampleRef(self.source.path, name, where, self.source.loc(*at, "file"), declared))
+            file_at = self.source.loc(*at, "file")
+            self.refs.append(ExampleRef(self.source.path, name, where, file_at, declared))
         return empty
 
     def resolve(self, at: Path_, name: str) -> Path | None:

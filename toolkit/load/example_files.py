@@ -143,7 +143,9 @@ class ExampleFiles:
         try:
             info = os.stat(real)
         except OSError as exc:
-            error("EXAMPLE-FILE", f"cannot read example file '{ref.name}': {exc.strerror or exc}", _WHERE_HINT)
+            error(
+                "EXAMPLE-FILE", f"cannot read example file '{ref.name}': {exc.strerror or exc}", _WHERE_HINT
+            )
             return None
         if info.st_size > MAX_EXAMPLE_FILE_BYTES:
             error("EXAMPLE-FILE", f"example file '{ref.name}' is larger than 64 MiB", "use a smaller tensor")
@@ -207,7 +209,9 @@ class ExampleFiles:
         try:
             data = read_regular_file(Path(real), MAX_EXAMPLE_FILE_BYTES)
         except NotRegularFile as exc:
-            found = _Read(None, f"example file '{{name}}' is {exc.strerror}", "name a regular file inside the spec tree")
+            found = _Read(
+                None, f"example file '{{name}}' is {exc.strerror}", "name a regular file inside the spec tree"
+            )
         except OSError as exc:
             found = _Read(None, f"cannot read example file '{{name}}': {exc.strerror or exc}", _WHERE_HINT)
         else:
@@ -259,5 +263,7 @@ def filled(spec: OperatorSpec, tensors: dict[Location, ExampleTensor]) -> Operat
             outputs=tuple(tensor(t) for t in item.outputs),
         )
 
-    versions = tuple(replace(v, examples=tuple(example(e) for e in v.examples)) if v.examples else v for v in spec.versions)
+    versions = tuple(
+        replace(v, examples=tuple(example(e) for e in v.examples)) if v.examples else v for v in spec.versions
+    )
     return replace(spec, versions=versions)

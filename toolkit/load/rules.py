@@ -8,6 +8,7 @@ imports it, so the catalog is complete whenever specs are checked.
 
 from __future__ import annotations
 
+from toolkit.load.example_files import BUDGET_ENV, DEFAULT_MAX_EXAMPLE_BYTES
 from toolkit.model.rules import register
 
 FILES = "Reading files"
@@ -18,6 +19,7 @@ DOMAINS = "Domains and opset versions"
 TYPES = "Types"
 PARAMS = "Parameters and attributes"
 VERSIONS = "Versions"
+_BUDGET_MIB = DEFAULT_MAX_EXAMPLE_BYTES >> 20
 
 # --------------------------------------------------------------------------- reading files
 
@@ -36,6 +38,31 @@ block the command and `/dev/zero` would never end.
 **Before:** `opsets/com.acme/Foo.yaml -> /dev/zero`
 
 **After:** a regular file `opsets/com.acme/Foo.yaml`, or no file at all.""",
+)
+register(
+    "EXAMPLE-BUDGET",
+    "load",
+    "error",
+    f"The example files of the spec tree, counted once per reference, are larger than the budget ({_BUDGET_MIB} MiB unless the invoker sets another).",
+    category=FILES,
+    hint=f"use smaller example tensors, or raise the budget with --max-example-bytes SIZE or {BUDGET_ENV}",
+    doc=f"""\
+**Why:** every example tensor becomes Python objects when the specs load (about ten bytes of
+memory per byte of a float32 file), and one copy per reference in what is made from the specs
+(the `.pb` documents, the backend test data, the load cache). A tree from a pull request could
+name one large file of zeros, a few kilobytes in git, hundreds of times. So the example files of
+a tree are read within a budget: each reference is charged its file's size, in load order, and
+the reference that crosses the budget is reported; no example file after it is read. A file is
+still read only once, however often it is named.
+
+The budget is {_BUDGET_MIB} MiB. The invoker may raise or lower it (`--max-example-bytes 256M` on the
+commands that read specs, or `{BUDGET_ENV}`); the project file may only lower
+it (`max_example_bytes = 16777216` in `opset.toml`), because the tree itself is not trusted.
+
+**Before:** 24 examples with `inputs: [{{file: examples/zeros.npy}}]`, a 16 MiB file.
+
+**After:** a small tensor that shows the behaviour, `inputs: [{{file: examples/small.npy}}]`, or
+`opset validate --max-example-bytes 512M` when the large examples are meant.""",
 )
 register(
     "FILE-DEPTH",

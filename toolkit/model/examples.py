@@ -37,6 +37,7 @@ INT_RANGES: dict[str, tuple[int, int]] = {
 }
 EXAMPLE_DTYPES: tuple[str, ...] = (*FLOAT_TYPES, *INT_RANGES, "bool", "string")
 
+
 def unpack_elements(code: str, order: str, body: bytes) -> tuple[Element, ...]:
     """The elements of `body`, packed with the struct code `code` in byte order `order` ('<' or
     '>'), as a tuple. An element is a pointer plus its object; the elements of 1- and 2-byte types

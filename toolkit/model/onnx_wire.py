@@ -13,7 +13,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Iterator, Sequence
 
-from toolkit.model.examples import FLOAT_TYPES, Element, ExampleTensor, unpack_elements
+from toolkit.model.examples import Element, ExampleTensor, unpack_elements
 from toolkit.model.types import ELEMENT_TYPE_NUMBERS
 
 ELEMENT_TYPE_NAMES = {number: name for name, number in ELEMENT_TYPE_NUMBERS.items()}
