@@ -187,7 +187,8 @@ def read_tensor(data: bytes) -> ExampleTensor:
     raw: bytes | None = None
     ints: list[int] = []
     floats: list[float] = []
-    strings: list[bytes] = []
+    strings: list[str] = []  # decoded as they come: a list of bytes objects would double the peak
+    bad_utf8 = False  # an error only for a string tensor (other tensors ignore string_data)
     for number, wire, value in fields(data):
         if number == 1:
             dims.extend(_signed(v) for v in _varints(wire, value))
@@ -198,7 +199,9 @@ def read_tensor(data: bytes) -> ExampleTensor:
         elif number in (5, 7, 11):
             ints.extend(_varints(wire, value))
         elif number == 6 and isinstance(value, bytes):
-            strings.append(value)
+            text = value.decode("utf-8", "replace")
+            bad_utf8 = bad_utf8 or ("\ufffd" in text and text.encode("utf-8") != value)
+            strings.append(text)
         elif number == 9 and isinstance(value, bytes):
             raw = value
         elif number == 10:
@@ -210,6 +213,8 @@ def read_tensor(data: bytes) -> ExampleTensor:
         raise WireError(f"element type {dtype or data_type} is not supported in examples")
     if any(d < 0 for d in dims):
         raise WireError("a dimension is negative")
+    if dtype == "string" and bad_utf8:
+        raise WireError("a string element is not UTF-8")
     values = _values(dtype, raw, ints, floats, strings)
     size = 1
     for d in dims:
@@ -220,13 +225,10 @@ def read_tensor(data: bytes) -> ExampleTensor:
 
 
 def _values(
-    dtype: str, raw: bytes | None, ints: list[int], floats: list[float], strings: list[bytes]
+    dtype: str, raw: bytes | None, ints: list[int], floats: list[float], strings: list[str]
 ) -> Sequence[Element]:
     if dtype == "string":
-        try:
-            return [s.decode("utf-8") for s in strings]
-        except UnicodeDecodeError as exc:
-            raise WireError("a string element is not UTF-8") from exc
+        return strings
     if raw is not None:
         if dtype == "bfloat16":
             bits = [b for (b,) in struct.iter_unpack("<H", _whole(raw, 2))]
