@@ -26,7 +26,9 @@ from toolkit.load.writer import JOURNAL, TMP_SUFFIX
 
 REPO = Path(__file__).resolve().parent.parent
 DOMAINS = ("org.example.abc", "com.acme.vision")
-LOCATED = re.compile(r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?P<col>\d+): error\[GEN-OUT-UNSAFE\]: ", re.M)
+LOCATED = re.compile(
+    r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?P<col>\d+): error\[PROJECT-PATH-UNSAFE\]: ", re.M
+)
 
 
 def _project(root: Path, toml: str = "") -> Path:
@@ -291,3 +293,36 @@ def test_disk_full_names_the_file_and_leaves_the_outputs(
     ), text
     assert "opset: error: : " not in text
     assert _tree(here) == before  # nothing half-written, no temporary file left
+
+
+# --------------------------------------------------------------------------- spec_root
+
+
+@pytest.mark.parametrize("command", ["validate", "generate"])
+@pytest.mark.parametrize("spec_root", ["../elsewhere", "ABSOLUTE", "linked"])
+def test_a_spec_root_setting_may_not_read_outside_the_project(
+    here: Path, capsys: pytest.CaptureFixture[str], command: str, spec_root: str
+) -> None:
+    """The tree's `spec_root` is read, and what is read is published in the generated docs: it
+    may not lead out of the project, as `out` may not; `--specs` (the invoker) still may."""
+    elsewhere = here.parent / "elsewhere"
+    shutil.copytree(REPO / "opsets" / "org.example.abc", elsewhere / "org.example.abc")
+    (here / "linked").symlink_to(elsewhere, target_is_directory=True)
+    value = str(elsewhere) if spec_root == "ABSOLUTE" else spec_root
+    (here / "opset.toml").write_text(f'# settings\nspec_root = "{value}"\n')
+    before = _tree(here.parent)
+
+    code = main([command])
+
+    err = capsys.readouterr().err
+    assert code == 2
+    found = LOCATED.search(err)
+    assert found is not None and (found["file"], found["line"], found["col"]) == ("opset.toml", "2", "1"), err
+    assert "hint:" in err and "Traceback" not in err
+    assert _tree(here.parent) == before
+    invoker = (
+        ["--no-cache", "--specs", str(elsewhere), "--out", "out"]
+        if command == "generate"
+        else [str(elsewhere)]
+    )
+    assert main([command, *invoker]) == 0

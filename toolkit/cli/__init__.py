@@ -150,7 +150,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _report_failure(argv, args, exc, EXIT_FINDINGS, parser)
         return EXIT_FINDINGS
     except UsageError as exc:
-        print(f"opset: error: {exc}", file=sys.stderr)
+        # A file of the tree at fault: its located finding (file:line:col, rule id), still exit 2.
+        print(exc.diagnostic.format() if exc.diagnostic else f"opset: error: {exc}", file=sys.stderr)
         _report_failure(argv, args, exc, EXIT_USAGE, parser)
         return EXIT_USAGE
     except BrokenPipeError:
@@ -192,6 +193,8 @@ def _report_failure(
 
     if isinstance(exc, SpecError):
         text = render_load_errors(command, "the spec tree", exc.diagnostics, fmt, code)
+    elif exc.diagnostic is not None:
+        text = render_load_errors(command, "the project settings", [exc.diagnostic], fmt, code)
     else:
         text = render_usage_error(command, str(exc), fmt, code)
     try:

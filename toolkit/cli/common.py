@@ -82,6 +82,13 @@ def spec_paths(values: list[str] | None, *, required: bool = True) -> list[str]:
 
     project = load_project()
     if project.source is not None:
+        from toolkit.load.output_folder import check_path, check_setting
+
+        # The tree's own setting: it may not lead outside the project (PROJECT-PATH-UNSAFE).
+        setting = project.key_location("spec_root")
+        if setting is not None:
+            check_setting("spec_root", project.spec_root, project.folder, setting, "--specs")
+            check_path(Path(project.spec_path), project.folder, setting)
         if not Path(project.spec_path).is_dir():
             if not required:
                 return []

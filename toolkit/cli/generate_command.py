@@ -63,7 +63,7 @@ def _kinds(text: str | None) -> list[str] | None:
 
 def run_generate(args: argparse.Namespace) -> int:
     from toolkit.generate.pipeline import GeneratorError, diff_text, generate_tree
-    from toolkit.load.output_folder import OutputRefused, check_path, check_setting
+    from toolkit.load.output_folder import check_path, check_setting
     from toolkit.load.project import load_project
 
     kinds = _kinds(args.only)
@@ -72,9 +72,9 @@ def run_generate(args: argparse.Namespace) -> int:
     try:
         if args.out is None:
             # The tree's own setting (or the default): it may not leave the project folder.
-            setting = project.out_location()
+            setting = project.key_location("out")
             if setting is not None:
-                check_setting(project.out, project.folder, setting)
+                check_setting("out", project.out, project.folder, setting, "--out")
             args.out = project.out_path if project.source is not None else DEFAULT_OUT
             check_path(Path(args.out), project.folder, setting)
         else:
@@ -92,15 +92,6 @@ def run_generate(args: argparse.Namespace) -> int:
                 f"opset: waiting for another `opset generate` on {args.out}/ (up to {timeout:g} s)", file=sys.stderr
             ),
         )
-    except OutputRefused as exc:
-        if exc.diagnostic is None:
-            raise  # a usage error: main prints it (and reports it in the requested format)
-        print(exc.diagnostic.format(), file=sys.stderr)
-        if args.format != "text" or args.report_file:
-            from toolkit.reporting.errors import render_load_errors
-
-            emit_report(args, render_load_errors("generate", "the project settings", [exc.diagnostic], args.format, 2))
-        return 2
     except OSError as exc:
         # Named by the writer (`toolkit.load.writer._naming`); nothing half-written is left behind.
         raise UsageError(

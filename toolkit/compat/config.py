@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.load.discovery import display_path
-from toolkit.load.project import PROJECT_KEYS
+from toolkit.load.project import PROJECT_KEYS, toml_key_location
 from toolkit.model.diagnostics import Diagnostic, Severity, UsageError
 from toolkit.model.spec import Location
 
@@ -358,20 +358,8 @@ class _Parser:
         return tuple(out)
 
     def key_location(self, key: str) -> Location:
-        """Where `key` of the configuration's table is set: at top level (opset.toml) or under
-        `[tool.opset-toolkit]`; the file itself when it is spelled some other way."""
-        header = re.compile(r"^\s*\[")
-        ours = re.compile(r"^\s*\[\s*tool\s*\.\s*[\"']?opset-toolkit[\"']?\s*\]")
-        assignment = re.compile(rf"^(\s*){re.escape(key)}\s*=")
-        in_table = self.path.name != "pyproject.toml"  # opset.toml's keys may sit at top level
-        for number, line in enumerate(self.text.splitlines(), 1):
-            if header.match(line):
-                in_table = bool(ours.match(line))
-                continue
-            found = assignment.match(line)
-            if in_table and found:
-                return Location(self.display, number, len(found.group(1)) + 1)
-        return Location(self.display)
+        """Where `key` of the configuration's table is set (`toml_key_location`)."""
+        return toml_key_location(self.path, self.text, key, self.display)
 
     def entry_lines(self) -> list[int]:
         """1-based lines of the `[[...allowlist]]` headers, so entries can be located."""

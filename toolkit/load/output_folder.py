@@ -10,8 +10,11 @@ request, so what it says cannot send the outputs elsewhere:
   folders below them must not be symlinks: a write or a removal through one lands wherever it
   points.
 
+The spec root from the tree's settings (`spec_root`) obeys the same two rules: it is only read,
+but what is read there is published in the generated docs.
+
 A refusal is an `OutputRefused` (a usage error: exit 2) that names the path and how to proceed;
-when the `out` setting is at fault it carries a GEN-OUT-UNSAFE diagnostic located at that key.
+when a folder setting is at fault it carries a PROJECT-PATH-UNSAFE diagnostic located at that key.
 """
 
 from __future__ import annotations
@@ -25,51 +28,48 @@ from toolkit.model.diagnostics import Diagnostic, UsageError
 from toolkit.model.rules import register
 from toolkit.model.spec import Location
 
-OUT_UNSAFE = "GEN-OUT-UNSAFE"
+PATH_UNSAFE = "PROJECT-PATH-UNSAFE"
 register(
-    OUT_UNSAFE,
+    PATH_UNSAFE,
     "load",
     "error",
-    "The `out` setting sends `opset generate` outside the project folder or through a symlink; nothing is written.",
+    "A folder setting (`out`, `spec_root`) leads outside the project folder or through a symlink; nothing is read or written.",
     category="Generated documents",
-    hint="name a real folder inside the project, or pass the folder with --out",
+    hint="name a real folder inside the project, or pass the folder on the command line (--out, --specs)",
     doc="""\
 **Why:** the settings file is part of the tree, and a tree can come from a stranger's pull
 request. A setting that points the outputs at an absolute path, at `..` beyond the project
 folder, or through a symlink would let that tree write (and replace files) anywhere the command
-can, so `opset generate` refuses it and exits 2 with nothing written. Writing elsewhere is the
-invoker's decision: `opset generate --out DIR` on the command line.
+can; a `spec_root` that does so would have the toolkit read, and publish in the generated docs,
+files from elsewhere on the machine. So the command refuses it and exits 2 with nothing read or
+written. Another folder is the invoker's decision: `--out DIR` or `--specs DIR` on the command line.
 
-**Before:** `out = "../website/static/ops"` in `opset.toml`, or `generated` a symlink to
-`/srv/www`
+**Before:** `out = "../website/static/ops"` or `spec_root = "/srv/specs"` in `opset.toml`, or
+`generated` a symlink to `/srv/www`
 
-**After:** `out = "generated"` (a real folder inside the project), and a CI step that runs
-`opset generate --out ../website/static/ops` when the outputs really belong there""",
+**After:** `out = "generated"` and `spec_root = "opsets"` (real folders inside the project), and a
+CI step that runs `opset generate --out ../website/static/ops` when the outputs really belong there""",
 )
 
 
 class OutputRefused(UsageError):
-    """opset will not write the output folder as asked; nothing was read or written.
-    `diagnostic`: the located finding when a setting of the tree is at fault."""
+    """opset will not use a folder as asked; nothing was read or written. `diagnostic`: the
+    located finding when a setting of the tree is at fault."""
 
     def __init__(self, message: str, hint: str, diagnostic: Diagnostic | None = None) -> None:
-        super().__init__(f"{message}\n  hint: {hint}")
-        self.diagnostic = diagnostic
+        super().__init__(f"{message}\n  hint: {hint}", diagnostic)
 
 
-def check_setting(out: str, folder: Path, setting: Location) -> None:
-    """Refuse an `out` setting of the tree (the value `out`, relative to the project `folder`,
-    written at `setting`) that leaves the project folder."""
-    inside = _under(os.path.normpath(os.path.join(os.path.abspath(folder), out)), os.path.abspath(folder))
-    if not os.path.isabs(out) and inside:
+def check_setting(key: str, value: str, folder: Path, setting: Location, flag: str) -> None:
+    """Refuse a folder setting of the tree (`key` = `value`, relative to the project `folder`,
+    written at `setting`) that leaves the project folder; `flag` is the invoker's way to name it."""
+    inside = _under(os.path.normpath(os.path.join(os.path.abspath(folder), value)), os.path.abspath(folder))
+    if not os.path.isabs(value) and inside:
         return
-    what = "an absolute path" if os.path.isabs(out) else "outside the project folder"
-    message = f"`out` = {out!r} is {what}; opset writes there only when you pass the folder with --out"
-    hint = (
-        f'write a folder inside {_shown(folder)}, e.g. out = "generated", or run `opset generate --out {out}`'
-    )
-    diagnostic = Diagnostic(OUT_UNSAFE, message, setting, hint)
-    raise OutputRefused(message, hint, diagnostic)
+    what = "an absolute path" if os.path.isabs(value) else "outside the project folder"
+    message = f"`{key}` = {value!r} is {what}; opset uses it only when you pass the folder with {flag}"
+    hint = f'write a folder inside {_shown(folder)}, or run the command with {flag} {value}'
+    raise OutputRefused(message, hint, Diagnostic(PATH_UNSAFE, message, setting, hint))
 
 
 def check_path(out: Path, folder: Path, setting: Location | None) -> None:
@@ -83,7 +83,7 @@ def check_path(out: Path, folder: Path, setting: Location | None) -> None:
             link = _shown(step)
             message = f"{link} is a symlink (to {os.readlink(step)}); opset does not write through symlinks"
             hint = f"make {link} a real folder, or pass the folder it points to with --out"
-            located = Diagnostic(OUT_UNSAFE, message, setting, hint) if setting is not None else None
+            located = Diagnostic(PATH_UNSAFE, message, setting, hint) if setting is not None else None
             raise OutputRefused(message, hint, located)
         if not os.path.lexists(step):
             return

@@ -88,26 +88,15 @@ class Project:
     def out_path(self) -> str:
         return self.path(self.out)
 
-    def out_location(self) -> Location | None:
-        """Where the `out` key is written (None: no project file): the line of its first `out =`
-        in the project's table (opset.toml's top level, `[tool.opset-toolkit]`), else line 1."""
+    def key_location(self, key: str) -> Location | None:
+        """Where `key` is set (None: no project file): see `toml_key_location`."""
         if self.source is None:
             return None
-        shown = _shown(self.source)
         try:
-            lines = self.source.read_text(encoding="utf-8", errors="replace").splitlines()
+            text = self.source.read_text(encoding="utf-8", errors="replace")
         except OSError:
-            return Location(shown, 1, 1)
-        in_table = self.source.name == CONFIG_FILE
-        for number, line in enumerate(lines, start=1):
-            header = _TABLE_HEADER.match(line)
-            if header is not None:
-                in_table = _TOOL_TABLE.fullmatch(header.group(1).replace(" ", "")) is not None
-                continue
-            key = _OUT_KEY.match(line) if in_table else _DOTTED_OUT_KEY.match(line)
-            if key is not None:
-                return Location(shown, number, key.start(1) + 1)
-        return Location(shown, 1, 1)
+            text = ""
+        return toml_key_location(self.source, text, key, _shown(self.source))
 
     def generator_options(self) -> tuple[tuple[str, str], ...]:
         """What generators read (`GenerateContext.options`), sorted."""
@@ -244,8 +233,24 @@ def _table(table: dict[str, Any], name: str, keys: set[str], fail: Any) -> dict[
 # Enough TOML to point at the `out` key (tomllib keeps no positions).
 _TABLE_HEADER = re.compile(r"\s*\[\s*([^\[\]]+?)\s*\]")
 _TOOL_TABLE = re.compile(r"""tool\.["']?opset-toolkit["']?""")
-_OUT_KEY = re.compile(r"""\s*(["']?out["']?)\s*=""")
-_DOTTED_OUT_KEY = re.compile(r"""\s*(tool\s*\.\s*["']?opset-toolkit["']?\s*\.\s*out)\s*=""")
+
+
+def toml_key_location(source: Path, text: str, key: str, shown: str) -> Location:
+    """Where `key` of the toolkit's table is first set in `source`, whose content is `text`:
+    `key =` at opset.toml's top level or under `[tool.opset-toolkit]`, or the dotted
+    `tool.opset-toolkit.key =`; line 1 when it is spelled some other way."""
+    plain = re.compile(rf"""\s*(["']?{re.escape(key)}["']?)\s*=""")
+    dotted = re.compile(rf"""\s*(tool\s*\.\s*["']?opset-toolkit["']?\s*\.\s*{re.escape(key)})\s*=""")
+    in_table = source.name == CONFIG_FILE
+    for number, line in enumerate(text.splitlines(), start=1):
+        header = _TABLE_HEADER.match(line)
+        if header is not None:
+            in_table = _TOOL_TABLE.fullmatch(header.group(1).replace(" ", "")) is not None
+            continue
+        found = plain.match(line) if in_table else dotted.match(line)
+        if found is not None:
+            return Location(shown, number, found.start(1) + 1)
+    return Location(shown, 1, 1)
 
 _HINTS = {
     "python.package": "a Python identifier, e.g. newco_audio_ops",

@@ -93,7 +93,13 @@ def sort_key(diag: Diagnostic) -> tuple[str, int, int, str, str]:
 
 
 class UsageError(Exception):
-    """A problem with how the tool was called or with the file system (exit code 2)."""
+    """A problem with how the tool was called or with the file system (exit code 2).
+    `diagnostic`: the located finding when a file of the tree is at fault (a setting that points
+    outside the project): the command prints it, `file:line:col` and rule id, instead of the text."""
+
+    def __init__(self, message: str = "", diagnostic: Diagnostic | None = None) -> None:
+        super().__init__(message)
+        self.diagnostic = diagnostic
 
 
 def diagnostic_to_json(diag: Diagnostic) -> list[object]:
