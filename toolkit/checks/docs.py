@@ -1,7 +1,7 @@
 """DOC-* rules: doc text that the generated pages would have to repair.
 
-Every `doc` of a loaded spec (operator versions, their inputs, outputs, attributes and type
-constraints, domains and opset versions) is read with the CommonMark parser of
+Every `doc` of a loaded spec (operator versions, their inputs, outputs, attributes, type
+constraints and examples, domains and opset versions) is read with the CommonMark parser of
 `toolkit.checks.markdown`; the docs generator repairs exactly what these rules report
 (`toolkit.generate.mdsafe`). One diagnostic per rule and doc field, at the first place in the doc
 (the message counts the others). A version's `suppress:` silences DOC-* rules for the docs of that
@@ -43,7 +43,7 @@ DOCS = "Docs"
 # shown: an operator version's doc sits under the version's section headings (level 4 in the
 # changelog), a parameter's doc under the table of its section, a domain's doc under the domain
 # page title, an opset version's doc under its changelog heading.
-HEADING_FLOOR = {"version": 5, "parameter": 6, "domain": 3, "opset": 4}
+HEADING_FLOOR = {"version": 5, "parameter": 6, "domain": 3, "opset": 4, "example": 5}
 
 DOC_HTML = register(
     "DOC-HTML",
@@ -61,6 +61,30 @@ HTML: `a < b`, autolinks such as `<https://onnx.ai>` and anything inside code ar
 **Before:** `doc: Returns <b>x</b> squared.`
 
 **After:** ``doc: Returns **x** squared.`` (or `` `<b>` `` when the text is about the tag).""",
+)
+DOC_UNSAFE_LINK = register(
+    "DOC-UNSAFE-LINK",
+    "docs",
+    "warning",
+    "A doc links to a URL other than http, https, mailto or a relative one (the docs generator "
+    "shows the link as text).",
+    category=DOCS,
+    hint="link to an http(s) page, a mailto: address or a relative path; put a URL meant as text in `code`",
+    doc="""\
+**Why:** a doc is shown on generated pages, and a link to a `javascript:`, `vbscript:` or
+`data:` URL runs script in the reader's browser when followed (an image loads its target
+without a click). Docs may come from a stranger's pull request, so only http, https and mailto
+URLs and scheme-less ones (`other.md`, `#anchor`) are kept; the scheme is read as a browser
+reads it, after entities (`java&#x09;script:`), escapes and control characters. The rule covers
+inline links and images, link reference definitions (`[x]: url`) and autolinks (`<scheme:...>`):
+an autolink is kept only when every renderer shows it as a link (`<https://...>`, an e-mail
+address), since Python-Markdown reads `<xx:y/onfocus=...>` as an HTML element. The docs
+generator shows the construct as text (it escapes the `(` after the link text, the `[` of the
+definition, or the autolink's `<`) and adds a note.
+
+**Before:** `doc: See [the demo](javascript:run()) or <xx:y/onfocus=run()/autofocus>.`
+
+**After:** `doc: See [the demo](https://example.com/demo).`""",
 )
 DOC_FENCE = register(
     "DOC-FENCE",
@@ -132,6 +156,13 @@ def operator_doc_diagnostics(op: OperatorSpec) -> list[Diagnostic]:
             place = _place(owner, schema.location)
             kind = "version" if field is None else "parameter"
             out += (d for d in doc_diagnostics(text, what, place, kind) if d.rule not in silenced)
+        for example in schema.examples:  # not inherited: each version's own
+            if example.doc and may_need_repair(example.doc):
+                where = (example.location if example.location != NOWHERE else schema.location, False)
+                what = f"{schema.id} example '{example.name}'"
+                out += (
+                    d for d in doc_diagnostics(example.doc, what, where, "example") if d.rule not in silenced
+                )
     return out
 
 
@@ -223,7 +254,8 @@ def _findings(analysis: Analysis, what: str, at: _Locator, floor: int) -> Iterat
         construct = "an HTML block" if first.block else "raw HTML"
         yield _diagnostic(
             DOC_HTML.id,
-            f"{at.prefix(what, first.line)}{construct} '{_short(first.text)}'" + _more(len(analysis.html) - 1),
+            f"{at.prefix(what, first.line)}{construct} '{_short(first.text)}'"
+            + _more(len(analysis.html) - 1),
             at.where(first.line, first.column),
             DOC_HTML.hint,
         )
@@ -236,13 +268,26 @@ def _findings(analysis: Analysis, what: str, at: _Locator, floor: int) -> Iterat
             at.where(fence.line, fence.column),
             DOC_FENCE.hint,
         )
+    if analysis.unsafe_links:
+        link = analysis.unsafe_links[0]
+        if link.construct == "autolink":
+            shown = f"autolink of scheme '{link.scheme}' (a renderer may read it as an HTML element)"
+        else:
+            shown = f"{link.construct} to a {link.scheme}: URL"
+        yield _diagnostic(
+            DOC_UNSAFE_LINK.id,
+            f"{at.prefix(what, link.line)}{shown}" + _more(len(analysis.unsafe_links) - 1),
+            at.where(link.line, link.column),
+            DOC_UNSAFE_LINK.hint,
+        )
     headings = [h for h in analysis.headings if h.level < floor]
     if headings:
         heading = headings[0]
         style = "setext" if heading.setext else "ATX"
         yield _diagnostic(
             DOC_HEADING.id,
-            f"{at.prefix(what, heading.line)}{style} heading of level {heading.level}" + _more(len(headings) - 1),
+            f"{at.prefix(what, heading.line)}{style} heading of level {heading.level}"
+            + _more(len(headings) - 1),
             at.where(heading.line, heading.column),
             DOC_HEADING.hint,
         )

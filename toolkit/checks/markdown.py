@@ -12,7 +12,13 @@ source offsets are recorded while they are parsed. Nothing here guesses structur
 * code fences that are never closed (the fence then runs to the end of its container);
 * headings, ATX (`## Title`) and setext (`Title` over `=====` or `-----`), with their lines;
 * `<` in literal text that a lenient renderer could still take for a tag (`<Scalar Tensor [3]>`
-  is text to CommonMark, a tag to Python-Markdown): the docs repair writes those as `&lt;` too.
+  is text to CommonMark, a tag to Python-Markdown): the docs repair writes those as `&lt;` too;
+* links, images, link reference definitions and autolinks whose target is not an allowed URL
+  (`toolkit.checks.markdown_links`: http, https, mailto or none), as CommonMark reads them and as
+  Python-Markdown's laxer syntax may read them (the parser here accepts every target, so that
+  `[x](javascript:...)` is seen as the link it is to a renderer that does not refuse it);
+* `{` in literal text that opens what Python-Markdown's attr_list extension (used by mkdocs sites)
+  reads as attributes of an element (`{onclick=...}`): escaped with a backslash (renders the same).
 
 The checks (`toolkit.checks.docs`) turn the findings into DOC-* diagnostics and the docs generator
 (`toolkit.generate.mdsafe`) repairs exactly what they describe.
@@ -21,10 +27,12 @@ The checks (`toolkit.checks.docs`) turn the findings into DOC-* diagnostics and 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
+
+from toolkit.checks.markdown_links import autolink_kept, lenient_links, unsafe_scheme, url_scheme
 
 if TYPE_CHECKING:  # the parser is imported on first use: most docs never need it
     from markdown_it import MarkdownIt
@@ -36,7 +44,17 @@ if TYPE_CHECKING:  # the parser is imported on first use: most docs never need i
 # What a lenient renderer may read as the start of a tag: a tag name ended by a space, `/`, `>`
 # or the line end, a closing tag, a comment/declaration or a processing instruction.
 _TAG_START = re.compile(r"<[A-Za-z/!?]")  # what raw HTML and tag-like text both start with
-TAG_LIKE = re.compile(r"<(?=[A-Za-z][A-Za-z0-9-]*(?:[\s/>]|$)|/[A-Za-z]|!|\?)", re.M)
+# The second branch is Python-Markdown's inline HTML pattern (markdown.inlinepatterns HTML_RE):
+# `<a:b onfocus=...>` is text to CommonMark (`a:b` is no tag name) and an element to it.
+TAG_LIKE = re.compile(
+    r"<(?=[A-Za-z][A-Za-z0-9-]*(?:[\s/>]|$)|/[A-Za-z]|!|\?|/?[A-Za-z][^<>@ ]*(?: [^<>]*)?>)", re.M
+)
+# What Python-Markdown's attr_list extension reads as an attribute list (its `{...}` patterns),
+# and the opening `_` of an emphasis (PM: not after a word character) that a `_{` may close.
+ATTR_LIST = re.compile(r"\{:?[ ]*[^}\n ][^}\n]*\}")
+_EMPHASIS_OPENER = re.compile(r"(?<!\w)_(?=\S)")
+# Inline content that may hold raw HTML, a tag-like `<`, a link target or an attribute list.
+_INLINE_RISK = re.compile(r"<[A-Za-z/!?]|\][(:]|\{")
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,16 +95,53 @@ class Heading:
 
 
 @dataclass(frozen=True, slots=True)
+class UnsafeLink:
+    """A link construct at `line`, `column` whose target has a disallowed `scheme`; the repair
+    neutralizes it through the character at `fix` (line, column): an autolink's `<` is written
+    `&lt;`, a link's `(` after its text and a definition's `[` are escaped with a backslash."""
+
+    line: int
+    column: int
+    construct: str  # "link", "image", "autolink", "link reference definition"
+    scheme: str
+    fix: tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
 class Analysis:
     lines: tuple[str, ...]  # the normalized text, split
     html: tuple[RawHtml, ...]
     open_fences: tuple[OpenFence, ...]
     headings: tuple[Heading, ...]
     tag_like: tuple[tuple[int, int], ...]  # (line, column) of a `<` in literal text that looks like a tag
+    unsafe_links: tuple[UnsafeLink, ...] = ()
+    attr_like: tuple[tuple[int, int], ...] = ()  # (line, column) of a `{` opening an attribute list
 
     @property
     def clean(self) -> bool:
-        return not (self.html or self.open_fences or self.headings or self.tag_like)
+        return not (
+            self.html
+            or self.open_fences
+            or self.headings
+            or self.tag_like
+            or self.unsafe_links
+            or self.attr_like
+        )
+
+
+def attribute_lists(content: str) -> Iterator[int]:
+    """Offsets of the `{` of each attribute list that attr_list would apply: one that ends its
+    line (the last of a paragraph, heading or table cell) or follows the end of an inline
+    element (code, emphasis, a link, an autolink). `a_{n-1}` (a subscript) is text to it."""
+    for match in ATTR_LIST.finditer(content):
+        at = match.start()
+        before = content[at - 1] if at else ""
+        if (
+            not content[match.end() :].split("\n", 1)[0].strip(" ")
+            or before in ("`", "*", ")", "]", ">")
+            or (before == "_" and _EMPHASIS_OPENER.search(content, 0, at - 1) is not None)
+        ):
+            yield at
 
 
 # --------------------------------------------------------------------------- normalizing
@@ -130,27 +185,77 @@ def _trim_blank_edges(lines: list[str]) -> list[str]:
 # --------------------------------------------------------------------------- the parser
 
 
+# A recorded span: (rule name, start, stop, the link target for links, images and autolinks,
+# and for an inline link or image the offset of the `(` after its text, else -1).
+Span = tuple[str, int, int, str, int]
+_LINK_RULES = ("link", "image", "autolink")
+
+
 def _recording(name: str, rule: Callable[[StateInline, bool], bool]) -> Callable[[StateInline, bool], bool]:
-    """Wrap an inline rule so that every span it consumes of the top-level text is recorded."""
+    """Wrap an inline rule so that every span it consumes of the top-level text is recorded,
+    with the target of a link, image or autolink (the first token the rule pushed)."""
 
     def recorded(state: StateInline, silent: bool) -> bool:
         start = state.pos
+        pushed = len(state.tokens)
         if not rule(state, silent):
             return False
         env = state.env
         if not silent and state.src is env["src"]:
-            env["spans"].append((name, start, state.pos))
+            target, opening = "", -1
+            if name in _LINK_RULES:
+                token = state.tokens[pushed]
+                target = str(token.attrGet("src" if name == "image" else "href") or "")
+                if name != "autolink" and state.src[state.pos - 1] == ")":  # inline, not a reference
+                    opening = _label_end(state, start, name) + 1
+            env["spans"].append((name, start, state.pos, target, opening))
         return True
 
     return recorded
 
 
+def _label_end(state: StateInline, start: int, name: str) -> int:
+    """Where the text of the link or image at `start` ends, found as the rule found it."""
+    from markdown_it.helpers import parseLinkLabel
+
+    after = state.pos
+    state.pos = start
+    try:
+        if name == "image":
+            return parseLinkLabel(state, start + 1, False)
+        return parseLinkLabel(state, start, True)
+    finally:
+        state.pos = after
+
+
+class _AnyTarget:
+    """Link targets as written (entities and escapes decoded) and never refused: markdown-it
+    drops links to `javascript:` and the like, a renderer without that check does not, so the
+    analysis sees every link and judges its target itself (`markdown_links`)."""
+
+    @staticmethod
+    def validateLink(url: str) -> bool:
+        return True
+
+    @staticmethod
+    def normalizeLink(url: str) -> str:
+        return url
+
+    @staticmethod
+    def normalizeLinkText(link: str) -> str:
+        return link
+
+
 @lru_cache(maxsize=1)
 def parser() -> MarkdownIt:
-    """CommonMark, block level only: inline content is parsed on demand by `_inline_spans`."""
+    """CommonMark, block level only: inline content is parsed on demand by `_inline_spans`.
+    Link reference definitions are kept as `definition` tokens (with their target)."""
     from markdown_it import MarkdownIt, rules_inline
 
-    md = MarkdownIt("commonmark")
+    class Parser(_AnyTarget, MarkdownIt):
+        pass
+
+    md = Parser("commonmark", {"inline_definitions": True})
     md.disable(["inline", "text_join"])
     rules: dict[str, Callable[[StateInline, bool], bool]] = {
         "escape": rules_inline.escape,
@@ -166,11 +271,11 @@ def parser() -> MarkdownIt:
     return md
 
 
-def _inline_spans(content: str) -> list[tuple[str, int, int]]:
+def _inline_spans(content: str) -> list[Span]:
     md = parser()
     env: dict[str, Any] = {"src": content, "spans": []}
     md.inline.parse(content, md, env, [])
-    spans: list[tuple[str, int, int]] = env["spans"]
+    spans: list[Span] = env["spans"]
     return spans
 
 
@@ -205,10 +310,7 @@ def analyse_lines(lines: tuple[str, ...]) -> Analysis:
     if not lines:
         return Analysis((), (), (), (), ())
     tokens = parser().parse("\n".join(lines) + "\n")
-    html: list[RawHtml] = []
-    fences: list[OpenFence] = []
-    headings: list[Heading] = []
-    tag_like: list[tuple[int, int]] = []
+    found = _Found()
     for index, token in enumerate(tokens):
         kind = token.type
         if token.map is None:
@@ -219,15 +321,42 @@ def analyse_lines(lines: tuple[str, ...]) -> Analysis:
                 line = lines[first]
                 column = line.index(token.markup[0])
                 prefix = _continuation(line[:column]) if token.level else ""
-                fences.append(OpenFence(first, column, token.markup, end, prefix))
+                found.fences.append(OpenFence(first, column, token.markup, end, prefix))
         elif kind == "html_block":
             line = lines[first]
-            html.append(RawHtml(first, line.index("<"), token.content.split("\n", 1)[0].strip(), True))
+            found.html.append(RawHtml(first, line.index("<"), token.content.split("\n", 1)[0].strip(), True))
         elif kind == "heading_open":
-            headings.append(_heading(token, tokens[index + 1], lines))
-        elif kind == "inline" and "<" in token.content and _TAG_START.search(token.content):
-            _inline_html(token, lines, html, tag_like)
-    return Analysis(lines, tuple(html), tuple(fences), tuple(headings), tuple(tag_like))
+            found.headings.append(_heading(token, tokens[index + 1], lines))
+        elif kind == "definition":
+            scheme = unsafe_scheme(str(token.meta["url"]))
+            if scheme is not None:
+                column = lines[first].index("[")
+                found.links.append(
+                    UnsafeLink(first, column, "link reference definition", scheme, (first, column))
+                )
+        elif kind == "inline" and _INLINE_RISK.search(token.content):
+            _inline(token, lines, found)
+    return Analysis(
+        lines,
+        tuple(found.html),
+        tuple(found.fences),
+        tuple(found.headings),
+        tuple(found.tag_like),
+        tuple(sorted(found.links, key=lambda link: link.fix)),
+        tuple(found.attr_like),
+    )
+
+
+class _Found:
+    """What `analyse_lines` collects."""
+
+    def __init__(self) -> None:
+        self.html: list[RawHtml] = []
+        self.fences: list[OpenFence] = []
+        self.headings: list[Heading] = []
+        self.tag_like: list[tuple[int, int]] = []
+        self.links: list[UnsafeLink] = []
+        self.attr_like: list[tuple[int, int]] = []
 
 
 def _heading(token: Token, inline: Token, lines: tuple[str, ...]) -> Heading:
@@ -240,9 +369,9 @@ def _heading(token: Token, inline: Token, lines: tuple[str, ...]) -> Heading:
     return Heading(first, end, level, True, columns[0], columns)
 
 
-def _inline_html(
-    token: Token, lines: tuple[str, ...], html: list[RawHtml], tag_like: list[tuple[int, int]]
-) -> None:
+def _inline(token: Token, lines: tuple[str, ...], found: _Found) -> None:
+    """Raw HTML, tag-like `<`, links with disallowed targets and attribute lists of one inline
+    content (a paragraph's or a heading's)."""
     content = token.content
     first = token.map[0] if token.map else 0
     parts = content.split("\n")
@@ -257,16 +386,37 @@ def _inline_html(
         row = _row(starts, at)
         return first + row, columns[row] + at - starts[row]
 
+    # Spans whose `<` and `{` are not literal text: escapes, code, raw HTML, autolinks, images
+    # (their text is an attribute) and the target part of inline links (their text is text).
     protected: list[tuple[int, int]] = []
-    for name, start, stop in _inline_spans(content):
+    # Spans in which a `](` is not the start of a link target: all of the above but links.
+    quoted: list[tuple[int, int]] = []
+    fixes: set[int] = set()
+    for name, start, stop, target, opening in _inline_spans(content):
         if name == "html_inline":
             line, column = position(start)
-            html.append(RawHtml(line, column, content[start:stop], False))
+            found.html.append(RawHtml(line, column, content[start:stop], False))
+        if name in _LINK_RULES:
+            kept = autolink_kept(content[start + 1 : stop - 1]) if name == "autolink" else None
+            scheme = url_scheme(target) or "" if kept is False else unsafe_scheme(target)
+            if kept is False or (scheme is not None and opening >= 0):
+                fix = start if name == "autolink" else opening
+                fixes.add(fix)
+                found.links.append(UnsafeLink(*position(start), name, scheme or "", position(fix)))
+        if name == "link":
+            protected.append((opening, stop) if opening >= 0 else (start, stop))
+            continue
         protected.append((start, stop))
-    for match in TAG_LIKE.finditer(content):
-        at = match.start()
-        if not any(start <= at < stop for start, stop in protected):
-            tag_like.append(position(at))
+        quoted.append((start, stop))
+    for at, construct, scheme in lenient_links(content, quoted):
+        if at not in fixes:
+            fixes.add(at)
+            found.links.append(UnsafeLink(*position(at), construct, scheme, position(at)))
+    tag_like = (match.start() for match in TAG_LIKE.finditer(content))
+    for out, offsets in ((found.tag_like, tag_like), (found.attr_like, attribute_lists(content))):
+        for at in offsets:
+            if at not in fixes and not any(start <= at < stop for start, stop in protected):
+                out.append(position(at))
 
 
 def _row(starts: list[int], at: int) -> int:

@@ -6,7 +6,9 @@ parse is only needed when the text holds a `<` that could start a tag (raw HTML,
 `<` in literal text), a line of only `=` or `-` after another line (a setext underline), or a `#`
 or fence run that is not simply part of top-level fenced blocks that all close. Anything else
 that could open a container or a heading (list and quote markers, deep indentation, a `#` at the
-start of a line, link reference definitions) also sends the text to the parser.
+start of a line, link reference definitions) also sends the text to the parser, and so does
+anything that could hold a link target with a disallowed scheme (`markdown_links.
+may_hold_unsafe_target`; an autolink starts with `<` and a letter) or an attribute list.
 
 `may_need_repair(text) is False` implies `analyse(text).clean` (tests/test_docs_fastpaths.py
 checks it on random Markdown-like text with hypothesis).
@@ -24,8 +26,17 @@ import re
 from bisect import bisect_right
 from functools import lru_cache
 
-from toolkit.checks.markdown import TAG_LIKE, Analysis, Heading, OpenFence, RawHtml, normalize
+from toolkit.checks.markdown import (
+    TAG_LIKE,
+    Analysis,
+    Heading,
+    OpenFence,
+    RawHtml,
+    attribute_lists,
+    normalize,
+)
 from toolkit.checks.markdown_blocks import HTML_TAG, Paragraph, read_blocks
+from toolkit.checks.markdown_links import may_hold_unsafe_target
 
 _TAG_START = re.compile(r"<[A-Za-z/!?]")
 # A line of `=` or `-` (after blockquote markers and indentation) that follows another line.
@@ -39,6 +50,8 @@ def may_need_repair(text: str) -> bool:
     or `<` that looks like a tag)."""
     if "<" in text and _TAG_START.search(text):
         return True
+    if _link_or_attributes(text):
+        return True
     if "=" in text or "-" in text:
         lines = text.replace("\r", "\n") if "\r" in text else text
         if _UNDERLINE.search(lines):
@@ -46,6 +59,14 @@ def may_need_repair(text: str) -> bool:
     if "#" not in text and "```" not in text and "~~~" not in text:
         return False
     return not _closed_top_level_fences_only(normalize(text))
+
+
+def _link_or_attributes(text: str) -> bool:
+    """Whether `text` may hold a link target with a disallowed scheme or an attribute list
+    (looked for in all of the text, code included: a superset of what the analysis finds)."""
+    if "]" in text and may_hold_unsafe_target(text):
+        return True
+    return "{" in text and next(attribute_lists(text), None) is not None
 
 
 def _closed_top_level_fences_only(text: str) -> bool:
@@ -98,7 +119,7 @@ def simple_analysis(text: str) -> Analysis | None:
     """The analysis of `text` when its structure is one `read_blocks` reads (see above): equal
     to `analyse(text)`, computed without the parser. None for any other text."""
     normalized = normalize(text)
-    if _NOT_SIMPLE.search(normalized):
+    if _NOT_SIMPLE.search(normalized) or ("]" in normalized and may_hold_unsafe_target(normalized)):
         return None
     lines = tuple(normalized.split("\n")) if normalized else ()
     blocks = read_blocks(lines)
@@ -108,30 +129,39 @@ def simple_analysis(text: str) -> Analysis | None:
     fences: list[OpenFence] = []
     headings: list[Heading] = []
     tag_like: list[tuple[int, int]] = []
+    attr_like: list[tuple[int, int]] = []
     for block in blocks:
         if isinstance(block, Paragraph):
-            if not _paragraph(lines, block, html, tag_like):
+            if not _paragraph(lines, block, html, tag_like, attr_like):
                 return None
         elif isinstance(block, RawHtml):
             html.append(block)
         elif isinstance(block, OpenFence):
             fences.append(block)
+        elif "{" in lines[block.line] and next(attribute_lists(lines[block.line]), None) is not None:
+            return None  # an ATX heading's inline content: left to the parser
         else:
             headings.append(block)
-    return Analysis(lines, tuple(html), tuple(fences), tuple(headings), tuple(tag_like))
+    return Analysis(lines, tuple(html), tuple(fences), tuple(headings), tuple(tag_like), (), tuple(attr_like))
 
 
 def _paragraph(
-    lines: tuple[str, ...], paragraph: Paragraph, html: list[RawHtml], tag_like: list[tuple[int, int]]
+    lines: tuple[str, ...],
+    paragraph: Paragraph,
+    html: list[RawHtml],
+    tag_like: list[tuple[int, int]],
+    attr_like: list[tuple[int, int]],
 ) -> bool:
-    """Add the raw HTML and tag-like `<` of `paragraph`, as `analyse` reports them; False when
-    its inline content needs the parser."""
+    """Add the raw HTML, tag-like `<` and attribute lists of `paragraph`, as `analyse` reports
+    them; False when its inline content needs the parser."""
     first, columns = paragraph.line, paragraph.columns
     parts = [lines[first + row][column:] for row, column in enumerate(columns)]
     content = "\n".join(parts)
-    if "<" not in content or not _TAG_START.search(content):
-        return True  # the analysis reads no inline content without a possible tag
-    if _AUTOLINK.search(content):
+    tags = "<" in content and _TAG_START.search(content) is not None
+    attributes = list(attribute_lists(content)) if "{" in content else []
+    if not tags and not attributes:
+        return True  # the analysis reads no inline content without a possible tag or attributes
+    if tags and _AUTOLINK.search(content):
         return False
     starts = [0]  # offset in `content` where each line starts
     for part in parts[:-1]:
@@ -151,7 +181,7 @@ def _paragraph(
             protected.append((at, pos))
         elif run == "[":
             # a link from here would protect what it spans, and may hold raw HTML of its own
-            if "](" in content[at:] and "<" in content[at:]:
+            if tags and "](" in content[at:] and "<" in content[at:]:
                 return False
             pos = at + 1
         elif run == "<":
@@ -171,4 +201,8 @@ def _paragraph(
         at = match.start()
         if not any(start <= at < stop for start, stop in protected):
             tag_like.append(position(at))
+    attributes = [at for at in attributes if not any(start <= at < stop for start, stop in protected)]
+    if attributes and "](" in content:
+        return False  # a link's target would protect a `{` it holds
+    attr_like += (position(at) for at in attributes)
     return True

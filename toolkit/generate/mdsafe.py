@@ -4,6 +4,9 @@ What `sanitize` guarantees for a doc string dropped into a generated page:
 
 * raw HTML outside code is escaped (`<script>` becomes `&lt;script>`), so it shows as text and
   can neither inject markup nor swallow the rest of the page; autolinks (`<https://...>`) stay;
+* a link, image, link reference definition or autolink whose target is not an http, https,
+  mailto or scheme-less URL (`javascript:`, `vbscript:`, `data:`...) is shown as text: the `(`
+  after a link's text or the `[` of a definition is escaped, an autolink's `<` written `&lt;`;
 * an unclosed code fence is closed where its container ends (the end of the text, or of the list
   item or quote holding it), so it cannot turn the rest of the page into code;
 * headings, ATX and setext, are demoted below the level of the page section that holds the doc,
@@ -15,7 +18,8 @@ one `opset validate` reports as DOC-HTML, DOC-FENCE and DOC-HEADING). Every chan
 an `Issue` (rule id, line within the doc, message) and the docs generator prints a visible note
 next to the text: nothing is passed through silently. The one change without a note: a `<` that
 CommonMark already shows as text but a lenient renderer (Python-Markdown, used by mkdocs) could
-take for a tag is written `&lt;`, which renders the same.
+take for a tag is written `&lt;`, and a `{` that Python-Markdown's attr_list would read as the
+attributes of an element is written with a backslash before it: both render the same in CommonMark.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ BLOCK_START = re.compile(r"^ {0,3}(?:[-+*]\s|\d{1,9}[.)]\s|>|#|\||```|~~~)|^ {4}
 # Issue, SafeMarkdown and Repair are NamedTuples rather than frozen dataclasses: a docs run makes
 # thousands, and a NamedTuple is cheaper to define (at import) and to make.
 class Issue(NamedTuple):
-    rule: str  # DOC-HTML, DOC-FENCE, DOC-HEADING
+    rule: str  # DOC-HTML, DOC-UNSAFE-LINK, DOC-FENCE, DOC-HEADING
     line: int  # 1-based line in the (dedented) doc text
     message: str
 
@@ -49,7 +53,7 @@ class SafeMarkdown(NamedTuple):
     @property
     def note(self) -> str:
         """A visible Markdown note about repairs that change how the text renders ('' if none)."""
-        shown = [i for i in self.issues if i.rule in ("DOC-HTML", "DOC-FENCE")]
+        shown = [i for i in self.issues if i.rule in _NOTED]
         if not shown:
             return ""
         items = "; ".join(f"line {i.line}: {i.message}" for i in shown)
@@ -57,7 +61,8 @@ class SafeMarkdown(NamedTuple):
 
 
 FENCE_MESSAGE = "code fence opened here was never closed; closed at the end"
-_ORDER = {"DOC-HEADING": 0, "DOC-HTML": 1, "DOC-FENCE": 2}  # issues on one line
+_ORDER = {"DOC-HEADING": 0, "DOC-HTML": 1, "DOC-UNSAFE-LINK": 2, "DOC-FENCE": 3}  # issues on one line
+_NOTED = ("DOC-HTML", "DOC-UNSAFE-LINK", "DOC-FENCE")  # the repairs that change how the text renders
 
 
 class Repair(NamedTuple):
@@ -135,15 +140,24 @@ def repair_with(
     current: Analysis = analyse_text(text)
     lines = list(current.lines)
     html_lines: set[int] = set()
-    while current.html or current.tag_like:
+    link_issues: dict[tuple[int, str], None] = {}  # (line, message), in order
+    while current.html or current.tag_like or current.unsafe_links or current.attr_like:
         html_lines.update(h.line for h in current.html)
-        escapes = sorted({(h.line, h.column) for h in current.html} | set(current.tag_like), reverse=True)
-        for line, column in escapes:
-            lines[line] = lines[line][:column] + "&lt;" + lines[line][column + 1 :]
-        if not current.html:
-            break  # `<` of literal text written as `&lt;`: the structure is unchanged
-        current = analyse_normalized(tuple(lines))  # an escaped HTML block may uncover more markup
+        edits = {(h.line, h.column): "&lt;" for h in current.html}
+        edits.update((at, "&lt;") for at in current.tag_like)
+        edits.update((at, "\\{") for at in current.attr_like)
+        for link in current.unsafe_links:
+            link_issues[link.line, link_message(link.construct, link.scheme)] = None
+            line, column = link.fix
+            edits[link.fix] = "&lt;" if link.construct == "autolink" else "\\" + lines[line][column]
+        for (line, column), replacement in sorted(edits.items(), reverse=True):
+            lines[line] = lines[line][:column] + replacement + lines[line][column + 1 :]
+        # An escaped construct may uncover more markup; and a `<` written `&lt;` may let an earlier
+        # one reach a `>` (`x<y<b>`): analysed again until nothing is left. Each round escapes at
+        # least one `<`, `{`, `(` or `[` for good, so the rounds are at most their number.
+        current = analyse_normalized(tuple(lines))
     issues = [Issue("DOC-HTML", line + 1, "raw HTML escaped") for line in sorted(html_lines)]
+    issues += [Issue("DOC-UNSAFE-LINK", line + 1, message) for line, message in link_issues]
     issues += [Issue("DOC-FENCE", fence.line + 1, FENCE_MESSAGE) for fence in current.open_fences]
     closings = tuple((fence.end - 1, fence.prefix + fence.marker) for fence in current.open_fences)
     issues.sort(key=lambda issue: (issue.line, _ORDER[issue.rule]))
@@ -151,6 +165,13 @@ def repair_with(
     return Repair(
         tuple(lines), closings, current.headings, tuple(issues), min_level, _assemble(lines, closings)
     )
+
+
+def link_message(construct: str, scheme: str) -> str:
+    """The repair note of a link with a disallowed target (`scheme` is letters, digits, `+.-`)."""
+    if construct == "autolink":
+        return "autolink shown as text (only http, https and mailto links are kept)"
+    return f"{construct} to a {scheme}: URL shown as text (only http, https and mailto links are kept)"
 
 
 def demote(repair: Repair, level: int) -> SafeMarkdown:
