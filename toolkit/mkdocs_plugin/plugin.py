@@ -17,6 +17,9 @@ The pages are rendered from the specs while the site builds (the `docs` generato
 site never lags the specs. A spec with errors stops the build with the located diagnostics.
 Guide pages named in `nav` that do not exist (yet) are dropped with a log message; Markdown
 pages in docs/ that the nav does not name join its Guide/Reference sections or its end.
+
+The rendered HTML of these pages is cleaned with an allowlist (`html_safe.clean_html`) before it
+is written: their text comes from spec docs, which may come from a stranger's pull request.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
 
 log = logging.getLogger("mkdocs.plugins.opset")
 
@@ -46,6 +50,7 @@ class OpsetPlugin(BasePlugin[OpsetPluginConfig]):  # type: ignore[no-untyped-cal
     def __init__(self) -> None:
         self.pages: dict[str, str] = {}
         self.spec_root: Path | None = None
+        self.rendered: set[str] = set()  # the site paths of the pages rendered from the specs
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         from toolkit.load.project import load_project
@@ -66,10 +71,22 @@ class OpsetPlugin(BasePlugin[OpsetPluginConfig]):  # type: ignore[no-untyped-cal
         return config
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
+        self.rendered = set()
         for path, text in sorted(self.pages.items()):
             if path.endswith(".md"):
-                files.append(File.generated(config, f"{self.config.mount}/{path}", content=text))
+                uri = f"{self.config.mount}/{path}"
+                files.append(File.generated(config, uri, content=text))
+                self.rendered.add(uri)
         return files
+
+    def on_page_content(self, html: str, /, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+        """The HTML of a page rendered from the specs, cleaned (whatever Python-Markdown and its
+        extensions made of the docs, no element, attribute or URL that runs script is left)."""
+        if page.file.src_uri not in self.rendered:
+            return html
+        from toolkit.mkdocs_plugin.html_safe import clean_html
+
+        return clean_html(html)
 
     def on_serve(self, server: Any, config: MkDocsConfig, builder: Any) -> Any:
         if self.spec_root is not None and self.spec_root.is_dir():
