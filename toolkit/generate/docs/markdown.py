@@ -110,8 +110,12 @@ def scan_fences(
 
 
 def code(text: object) -> str:
-    """`text` as a Markdown code span, whatever backticks it contains."""
+    """`text` as a Markdown code span, whatever backticks it contains. A line break would end
+    a table row in the middle of the span (and leave the rest outside code), so it is written
+    as the space that CommonMark makes of it anyway."""
     value = str(text)
+    if "\n" in value or "\r" in value:
+        value = value.replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
     if "`" not in value and value.strip() == value and value:
         return f"`{value}`"
     run = 0
@@ -217,4 +221,14 @@ def doc_markdown(text: str, level: int) -> str:
 
 def first_sentence(text: str) -> str:
     first = inline(text.split("\n\n", 1)[0]) or ""
-    return first if len(first) <= 300 else first[:297].rsplit(" ", 1)[0] + " ..."
+    if len(first) <= 300:
+        return first
+    # Cut at a space, which may be inside a code span: what the span held (`<b onclick=...>`)
+    # would be markup once its closing backticks are cut off, so the cut text is repaired again.
+    return sanitize(first[:297].rsplit(" ", 1)[0] + " ...").text
+
+
+def prose(text: str) -> str:
+    """Generated text that quotes spec values in Markdown (a change message quotes a default
+    value, say) as one line of a page: made safe as a doc is."""
+    return inline(text) or code(text)

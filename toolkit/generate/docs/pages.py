@@ -13,9 +13,9 @@ from collections.abc import Callable, Sequence
 
 from toolkit.generate.docs.examples import examples_markdown
 from toolkit.generate.docs.functions import function_section
-from toolkit.generate.docs.markdown import code, doc_markdown, first_sentence
+from toolkit.generate.docs.markdown import code, doc_markdown, first_sentence, prose
 from toolkit.generate.docs.views import OperatorView, VersionView, changes_markdown, opset_entries
-from toolkit.generate.mdsafe import escape_pipes, inline, sanitize
+from toolkit.generate.mdsafe import inline, sanitize
 from toolkit.model.spec import DomainSpec, OperatorSpec, OpSchema, display_domain
 from toolkit.registry.core import Registry
 from toolkit.registry.inventory import SinceTable, since_table_markdown
@@ -267,7 +267,7 @@ def release_rows(registry: Registry) -> tuple[list[str], list[list[str]]]:
     for release in registry.releases:
         versions = dict(release.opsets)
         rows.append(
-            [escape_pipes(release.name), str(release.ir_version)]
+            [prose(release.name), str(release.ir_version)]
             + [str(versions[d]) if d in versions else "-" for d in domains]
         )
     return [display_domain(d) for d in domains], rows

@@ -18,6 +18,7 @@ from toolkit.generate.docs.markdown import (
     code,
     doc_cell,
     param_tags,
+    prose,
     table,
 )
 from toolkit.generate.mdsafe import escape_pipes, sanitize
@@ -121,7 +122,7 @@ def changes_markdown(version: VersionView) -> str:
     """The diff against the previous version as a bullet list of sentences with their kind."""
     if not version.changes:
         return "No change to the signature or the documentation: this version changes behaviour only."
-    return "\n".join(f"- {change.message} ({code(change.kind)})" for change in version.changes)
+    return "\n".join(f"- {prose(change.message)} ({code(change.kind)})" for change in version.changes)
 
 
 # --------------------------------------------------------------------------- operator views
