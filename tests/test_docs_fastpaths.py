@@ -72,6 +72,9 @@ PIECES = st.sampled_from(
         "```", "~~~", "````py", "`", "``", "<b>", "</i>", "<https://x.y>", "<!-- c -->", "- ",
         "1. ", "> ", "|", "text", " word ", "x<y", "===", "---", "\\<", "<div>", "[a](<b c>)",
         "<Scalar T [3]>", "&lt;",
+        # link targets and lenient-renderer constructs (issue #23: no script in the docs site)
+        "[x](javascript:a)", "[x](https://ok)", "](", "]:", "[r]: vbscript:a", "<xx:y/onfocus=a>",
+        "<mailto:a@b>", "&#x09;", "{onclick=a}", "`x`{a}", "a_{n}", "<a:b c>", "![i](data:x)",
     ]
 )  # fmt: skip
 MARKDOWNISH = st.lists(PIECES, max_size=30).map("".join)

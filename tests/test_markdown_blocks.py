@@ -48,7 +48,8 @@ WORDS = st.sampled_from(
         "text", "a", "Tensor<T>", "<br>", "</b>", "<T>", "a < b", "<Scalar Tensor [3]>", "`<b>`", "``a`b``",
         "`", "\\<b>", "\\", "&lt;", "[x](y)", "[x](<b>)", "[<b>]", "]", "<https://x.y>", "<a@b.c>",
         "<!-- c -->", "<!-- a --->", "<a href='x'>", '<a href="x', 'y">', "<a", "b=c>", "*", "_", "#",
-        "```", "~~~", "---", "===",
+        "```", "~~~", "---", "===", "[x](javascript:a)", "<xx:y/a=b>", "{onclick=a}", "`x`{a}", "a_{n}",
+        "[r]: data:x",
     ]
 )  # fmt: skip
 PREFIX = st.tuples(INDENTS, st.lists(MARKERS, max_size=2).map("".join), st.sampled_from(["", "", " ", "   "]))

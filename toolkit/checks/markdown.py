@@ -137,7 +137,7 @@ def attribute_lists(content: str) -> Iterator[int]:
         at = match.start()
         before = content[at - 1] if at else ""
         if (
-            not content[match.end() :].split("\n", 1)[0].strip(" ")
+            not content[match.end() :].split("\n", 1)[0].strip()
             or before in ("`", "*", ")", "]", ">")
             or (before == "_" and _EMPHASIS_OPENER.search(content, 0, at - 1) is not None)
         ):
@@ -204,7 +204,9 @@ def _recording(name: str, rule: Callable[[StateInline, bool], bool]) -> Callable
         if not silent and state.src is env["src"]:
             target, opening = "", -1
             if name in _LINK_RULES:
-                token = state.tokens[pushed]
+                # the first token the rule pushed (pending text may be flushed before it)
+                kind = "image" if name == "image" else "link_open"
+                token = next(t for t in state.tokens[pushed:] if t.type == kind)
                 target = str(token.attrGet("src" if name == "image" else "href") or "")
                 if name != "autolink" and state.src[state.pos - 1] == ")":  # inline, not a reference
                     opening = _label_end(state, start, name) + 1

@@ -125,7 +125,9 @@ def render_pages(root: Path, site_folder: Path, pages: tuple[str, ...]) -> dict[
     from toolkit.registry.core import load_registry
 
     if not root.is_dir():
-        raise PluginError(f"opset: spec folder {root} does not exist (set `specs:` or spec_root in opset.toml)")
+        raise PluginError(
+            f"opset: spec folder {root} does not exist (set `specs:` or spec_root in opset.toml)"
+        )
     try:
         registry = load_registry([root])
     except SpecError as exc:
