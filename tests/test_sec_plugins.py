@@ -248,3 +248,19 @@ def test_npy_header_parsed_as_a_literal_is_bounded() -> None:
     data = b"\x93NUMPY\x02\x00" + struct.pack("<I", len(header)) + header
     with pytest.raises(NpyError, match=r"the .npy header is \d+ bytes \(at most 10000"):
         read_npy(data)
+
+
+def test_the_ignored_plugins_warning_in_process(
+    tree: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same refusal through `toolkit.cli.main` in this process (the rule catalog's
+    completeness test records what this process emits): the gate runs, the plugin does not."""
+    from toolkit.cli import main
+
+    monkeypatch.chdir(tree)
+    monkeypatch.syspath_prepend(str(tree))  # importable, were it imported
+    monkeypatch.setenv("OPSET_TOOLKIT_NO_CACHE", "1")
+    code = main(["diff", "--against", "old", "--specs", "new"])
+    out, err = capsys.readouterr()
+    assert code == 1 and WARNING in err and "ATTR-ADDED" in out
+    assert not (tree / "MARKER").exists() and "evil" not in sys.modules
