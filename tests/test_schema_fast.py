@@ -54,7 +54,10 @@ def test_onnx_catalog_agrees(onnx_catalog_dir: Path) -> None:
 
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers(-3, 30) | st.sampled_from(["x", "bad name", "1st", "", "float"]),
-    lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.sampled_from(["name", "type", "doc"]), inner, max_size=2),
+    lambda inner: (
+        st.lists(inner, max_size=2)
+        | st.dictionaries(st.sampled_from(["name", "type", "doc"]), inner, max_size=2)
+    ),
     max_leaves=4,
 )
 
@@ -78,7 +81,12 @@ def test_mutated_operator_files_agree(data: st.DataObject) -> None:
         action = data.draw(st.sampled_from(["rename", "suppress", "drop", "replace"]))
         versions = doc.get("versions")
         version = data.draw(st.sampled_from(versions)) if isinstance(versions, list) and versions else None
-        if action == "rename" and isinstance(version, dict) and isinstance(version.get("inputs"), list) and version["inputs"]:
+        if (
+            action == "rename"
+            and isinstance(version, dict)
+            and isinstance(version.get("inputs"), list)
+            and version["inputs"]
+        ):
             param = data.draw(st.sampled_from(version["inputs"]))
             if isinstance(param, dict):
                 param["name"] = data.draw(st.sampled_from(["bad name", "1st", "ok_name", "a-b"]))
@@ -97,67 +105,73 @@ def test_mutated_operator_files_agree(data: st.DataObject) -> None:
     assert schema_diagnostics(source, "operator") == explain(source, "operator")
 
 
-# -- the checked-in validators (tools/regen_validators.py) ----------------------------------------
+# -- the validators are compiled in memory from the packaged schemas ------------------------------
 
 
-def _compiled_here(kind: str, lenient: bool) -> Any:
-    """The validator as a process compiles it when no checked-in source fits."""
+def test_no_generated_validator_is_checked_in() -> None:
+    """The packaged JSON Schemas are the one definition: no module of the toolkit is a validator
+    generated from them (fastjsonschema's generated code raises its JsonSchemaValueException)."""
+    generated = [
+        path.relative_to(TESTS.parent).as_posix()
+        for path in (TESTS.parent / "toolkit").rglob("*.py")
+        if "JsonSchemaValueException" in path.read_text(encoding="utf-8")
+    ]
+    assert generated == []
+    assert not (TESTS.parent / "tools" / "regen_validators.py").exists()
+
+
+def _compiles(monkeypatch: Any) -> list[tuple[str, bool]]:
+    """Record (title, identifier pattern kept) of every validator compiled from now on, with the
+    process's validators all to be made afresh."""
     import fastjsonschema
 
-    return fastjsonschema.compile(schema_fast._schema(kind, lenient), use_default=False, detailed_exceptions=False)
+    made: list[tuple[str, bool]] = []
+    compile_ = fastjsonschema.compile
+
+    def recording(schema: dict[str, Any], **options: Any) -> Any:
+        identifier = schema.get("$defs", {}).get("identifier", {"pattern": "none to drop"})
+        made.append((schema["title"], "pattern" in identifier))
+        return compile_(schema, **options)
+
+    monkeypatch.setattr(fastjsonschema, "compile", recording)
+    schema_fast._compiled.cache_clear()
+    return made
 
 
-def _verdict(validate: Any, data: Any) -> bool:
-    import fastjsonschema
+def _run_validate(args: list[str]) -> int:
+    from toolkit.cli import main
 
-    try:
-        validate(data)
-    except fastjsonschema.JsonSchemaException:
-        return False
-    return True
+    return main(["validate", *args])
 
 
-def test_checked_in_validators_are_current() -> None:
-    package = TESTS.parent / "toolkit" / "load"
-    for (kind, lenient), module in schema_fast.CHECKED_IN.items():
-        written = (package / f"{module}.py").read_text(encoding="utf-8")
-        assert written == schema_fast.generated_source(kind, lenient), (
-            f"toolkit/load/{module}.py is stale: run `python tools/regen_validators.py`"
-        )
-
-
-def test_checked_in_validators_are_used() -> None:
-    for kind, lenient in schema_fast.CHECKED_IN:
-        module = schema_fast._checked_in(kind, lenient)
-        assert schema_fast._compiled(kind, lenient) is module.validate
-
-
-def test_a_schema_its_checked_in_validator_was_not_made_from_is_compiled(monkeypatch: Any) -> None:
-    monkeypatch.setattr(schema_fast, "schema_text", lambda schema: "another schema")
-    validate = schema_fast._compiled.__wrapped__("operator", False)
-    assert validate is not schema_fast._checked_in("operator", False).validate
-    assert all(_verdict(validate, doc) for doc in OPERATORS)
-
-
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.data())
-def test_checked_in_and_compiled_validators_agree(data: st.DataObject) -> None:
-    doc = copy.deepcopy(json.loads(json.dumps(data.draw(st.sampled_from([s.data for s, _ in CORPUS])))))
-    for _ in range(data.draw(st.integers(0, 3))):
-        paths = _paths(doc)[1:]
-        if not paths:
-            break
-        path = data.draw(st.sampled_from(paths))
-        parent = doc
-        for step in path[:-1]:
-            parent = parent[step]
-        parent[path[-1]] = data.draw(JSON_VALUES)
-    for kind, lenient in schema_fast.CHECKED_IN:
-        checked_in = schema_fast._checked_in(kind, lenient).validate
-        assert _verdict(checked_in, doc) == _verdict(_COMPILED[kind, lenient], doc)
-
-
-_COMPILED = {key: _compiled_here(*key) for key in schema_fast.CHECKED_IN}
+def test_validators_are_compiled_once_and_the_lenient_one_only_when_a_tree_needs_it(
+    monkeypatch: Any, tmp_path: Path, capsys: Any
+) -> None:
+    made = _compiles(monkeypatch)
+    monkeypatch.setenv("OPSET_TOOLKIT_NO_CACHE", "1")
+    monkeypatch.setenv("OPSET_TOOLKIT_JOBS", "1")
+    assert _run_validate([str(TESTS.parent / "opsets")]) == 0
+    titles = [title for title, _ in made]
+    assert len(titles) == len(set(titles)) == 3  # operator, domain, releases: each compiled once
+    assert all(strict for _, strict in made)  # no file needs the lenient validator
+    # A version that suppresses NAME-NOT-IDENTIFIER and has such a name: the lenient validator
+    # is compiled now (once), and the file is clean, as jsonschema's explanation says.
+    tree = tmp_path / "opsets" / "com.test.x"
+    tree.mkdir(parents=True)
+    (tree / "domain.yaml").write_text(
+        "domain: com.test.x\nopset_versions:\n  - {version: 1, ir_version: 8}\n", encoding="utf-8"
+    )
+    (tree / "Op.yaml").write_text(
+        "operator: Op\ndomain: com.test.x\nversions:\n  - since_version: 1\n"
+        "    suppress: [NAME-NOT-IDENTIFIER]\n    inputs:\n      - {name: 'x...', type: T}\n"
+        "    type_constraints:\n      T: {allowed: ['tensor(float)']}\n",
+        encoding="utf-8",
+    )
+    made.clear()
+    for _ in range(2):
+        assert _run_validate([str(tmp_path / "opsets")]) == 0, capsys.readouterr()
+    assert made == [("opset-toolkit operator file", False)]
+    schema_fast._compiled.cache_clear()
 
 
 def _blur_with(place: str, name: str, suppress: bool) -> dict[str, Any]:

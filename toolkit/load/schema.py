@@ -8,31 +8,26 @@ mapped to a rule id (SCHEMA-*, NAME-NOT-IDENTIFIER) at the file:line:col of the 
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from toolkit.load import schema_fast
+from toolkit.load.schema_fast import end_anchored
 from toolkit.load.schema_files import SCHEMA_DIR, json_schema
 from toolkit.load.yamlsrc import Source
 from toolkit.model.diagnostics import Diagnostic
 
-__all__ = ["SCHEMA_DIR", "article", "explain", "json_schema", "schema_diagnostics", "validate_document"]
-
-
-# An unescaped `$` in a schema pattern. JSON Schema patterns are ECMA-262 regexes, where `$`
-# (without the m flag) matches only at the very end; Python's `$` also matches before a final
-# line break, so `^[A-Za-z_][A-Za-z0-9_]*$` would pass "name\n". Both validators read `$` as
-# `\Z` (fastjsonschema rewrites patterns the same way).
-_DOLLAR = re.compile(r"(?<!\\)\$")
-
-
-@cache
-def end_anchored(pattern: str) -> re.Pattern[str]:
-    """`pattern` compiled with ECMA-262 end-of-string semantics for `$`."""
-    return re.compile(_DOLLAR.sub(r"\\Z", pattern))
+__all__ = [
+    "SCHEMA_DIR",
+    "article",
+    "end_anchored",
+    "explain",
+    "json_schema",
+    "schema_diagnostics",
+    "validate_document",
+]
 
 
 @cache

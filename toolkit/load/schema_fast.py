@@ -2,17 +2,16 @@
 plain, explaining validator in `toolkit.load.schema`.
 
 Nearly every spec file is valid, and a validator compiled by fastjsonschema answers that far
-faster than jsonschema; jsonschema then explains the rare invalid file in full. The validators'
-source is generated from the schemas and checked in (`schema_compiled_*.py`, written by
-`tools/regen_validators.py`), so a run does not compile them; a schema that no longer matches its
-checked-in validator has its validator compiled in this process instead, kept in memory only:
-nothing is written to or executed from the cache folder.
-`tests/test_schema_fast.py` checks both paths give the same diagnostics.
+faster than jsonschema (and without importing it); jsonschema then explains the rare invalid file
+in full. The packaged JSON Schemas (`toolkit/schemas/*.schema.json`) stay the one definition: each
+validator is compiled from its schema in memory, on first use in a process, and nothing compiled
+is written anywhere or read back. `tests/test_schema_fast.py` checks both paths give the same
+diagnostics.
 """
 
 from __future__ import annotations
 
-import json
+import copy
 import re
 from collections.abc import Callable
 from functools import cache
@@ -20,95 +19,52 @@ from typing import Any
 
 from toolkit.load.schema_files import json_schema
 
-# Matched with fullmatch: `$` would also accept a name ending in a line break.
-IDENTIFIER_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# An unescaped `$` in a schema pattern. JSON Schema patterns are ECMA-262 regexes, where `$`
+# (without the m flag) matches only at the very end; Python's `$` also matches before a final
+# line break, so `^[A-Za-z_][A-Za-z0-9_]*$` would pass "name\n". Both validators read `$` as
+# `\Z` (fastjsonschema rewrites patterns the same way).
+_DOLLAR = re.compile(r"(?<!\\)\$")
+
+
+@cache
+def end_anchored(pattern: str) -> re.Pattern[str]:
+    """`pattern` compiled with ECMA-262 end-of-string semantics for `$`."""
+    return re.compile(_DOLLAR.sub(r"\\Z", pattern))
 
 
 @cache
 def _compiled(kind: str, lenient_names: bool) -> Callable[[Any], Any]:
-    """The fastjsonschema validator of `schemas/<kind>.schema.json`. `lenient_names` drops the
-    C-identifier pattern (see `only_silenced_names`). The checked-in source of the validator is
-    used when it was generated from this very schema by the installed fastjsonschema
-    (`tools/regen_validators.py`); else the validator is compiled here."""
+    """The fastjsonschema validator of `schemas/<kind>.schema.json`, compiled in this process on
+    first use (before a fork when the loader asks, see `prepare`). `lenient_names` drops the
+    C-identifier pattern (see `only_silenced_names`); that one is compiled only for a tree that
+    has such names."""
     import fastjsonschema
 
     schema = _schema(kind, lenient_names)
     try:
-        module = _checked_in(kind, lenient_names)
-    except ImportError:  # written by a fastjsonschema with other names than the one installed
-        module = None
-    # Used only when it is what this process would compile: same schema, same fastjsonschema.
-    if module is not None and module.VERSION == fastjsonschema.VERSION and schema_text(schema) == module.SCHEMA:
-        validate: Callable[[Any], Any] = module.validate
-        return validate
-    try:
         # Only valid/invalid is asked for (jsonschema explains), so the exceptions need no detail;
         # without it the generated code is a fraction of the size and compiles that much faster.
-        validate = fastjsonschema.compile(schema, use_default=False, detailed_exceptions=False)
+        validate: Callable[[Any], Any] = fastjsonschema.compile(
+            schema, use_default=False, detailed_exceptions=False
+        )
     except TypeError:  # a fastjsonschema without the option
         validate = fastjsonschema.compile(schema, use_default=False)
     return validate
 
 
 def _schema(kind: str, lenient_names: bool) -> dict[str, Any]:
-    schema: dict[str, Any] = json.loads(json.dumps(json_schema(kind)))
+    schema: dict[str, Any] = copy.deepcopy(json_schema(kind))
     schema["$schema"] = "http://json-schema.org/draft-07/schema#"  # same keywords, a draft it compiles
     if lenient_names:
         schema.get("$defs", {}).get("identifier", {}).pop("pattern", None)
     return schema
 
 
-def schema_text(schema: dict[str, Any]) -> str:
-    """The schema as a checked-in validator records it (what it was generated from)."""
-    return json.dumps(schema, sort_keys=True, ensure_ascii=True)
-
-
-# The validators whose source is checked in, by (kind, lenient_names): the module names.
-CHECKED_IN = {
-    ("operator", False): "schema_compiled_operator",
-    ("operator", True): "schema_compiled_operator_lenient",
-    ("domain", False): "schema_compiled_domain",
-    ("releases", False): "schema_compiled_releases",
-}
-
-
-def _checked_in(kind: str, lenient_names: bool) -> Any:
-    """The checked-in validator module of (kind, lenient_names), or None (written out so that
-    no module is loaded by name)."""
-    key = (kind, lenient_names)
-    if key == ("operator", False):
-        from toolkit.load import schema_compiled_operator
-
-        return schema_compiled_operator
-    if key == ("operator", True):
-        from toolkit.load import schema_compiled_operator_lenient
-
-        return schema_compiled_operator_lenient
-    if key == ("domain", False):
-        from toolkit.load import schema_compiled_domain
-
-        return schema_compiled_domain
-    if key == ("releases", False):
-        from toolkit.load import schema_compiled_releases
-
-        return schema_compiled_releases
-    return None
-
-
-def generated_source(kind: str, lenient_names: bool) -> str:
-    """The source of the checked-in validator of (kind, lenient_names), as the installed
-    fastjsonschema writes it (`tools/regen_validators.py`; a test checks the files are current)."""
-    import fastjsonschema
-
-    schema = _schema(kind, lenient_names)
-    code = fastjsonschema.compile_to_code(schema, use_default=False, detailed_exceptions=False)
-    header = (
-        f'"""Generated by tools/regen_validators.py from schemas/{kind}.schema.json'
-        f'{" (identifier pattern dropped)" if lenient_names else ""}: do not edit."""\n'
-        "# ruff: noqa\n"
-        f"SCHEMA = {schema_text(schema)!r}\n"
-    )
-    return header + code
+@cache
+def _identifier() -> re.Pattern[str]:
+    """The schema's C-identifier pattern (`$defs/identifier`), read as the validators read it."""
+    pattern: str = json_schema("operator")["$defs"]["identifier"]["pattern"]
+    return end_anchored(pattern)
 
 
 def prepare(kind: str) -> None:
@@ -126,6 +82,11 @@ def is_valid(kind: str, data: Any, *, lenient_names: bool = False) -> bool:
     return True
 
 
+def is_identifier(name: str) -> bool:
+    """True when `name` passes the schema's C-identifier pattern."""
+    return _identifier().search(name) is not None
+
+
 def only_silenced_names(data: Any) -> bool:
     """True when an operator file's only schema problem is non-identifier names inside versions
     that `suppress: [NAME-NOT-IDENTIFIER]` (historical ONNX schemas such as Split-1's
@@ -139,5 +100,5 @@ def only_silenced_names(data: Any) -> bool:
     # the versions that do not silence it, with the rest of the file, must be valid as they are.
     unsilenced = [v for v in data["versions"] if "NAME-NOT-IDENTIFIER" not in v.get("suppress", ())]
     if not unsilenced:
-        return IDENTIFIER_NAME.fullmatch(data["operator"]) is not None
+        return is_identifier(data["operator"])
     return is_valid("operator", {**data, "versions": unsilenced})
