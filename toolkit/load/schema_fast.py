@@ -32,59 +32,71 @@ def end_anchored(pattern: str) -> re.Pattern[str]:
     return re.compile(_DOLLAR.sub(r"\\Z", pattern))
 
 
+# The C-identifier pattern of `$defs/identifier` is compiled as a format of this name, whose
+# check is given per call: one validator per schema then serves both readings, names checked
+# (the check is the schema's own pattern) or not (see `only_silenced_names`).
+IDENTIFIER_FORMAT = "identifier"
+_NAMES_UNCHECKED = {IDENTIFIER_FORMAT: lambda _name: True}
+
+
 @cache
-def _compiled(kind: str, lenient_names: bool) -> Callable[[Any], Any]:
+def _compiled(kind: str) -> Callable[..., Any]:
     """The fastjsonschema validator of `schemas/<kind>.schema.json`, compiled in this process on
-    first use (before a fork when the loader asks, see `prepare`). `lenient_names` drops the
-    C-identifier pattern (see `only_silenced_names`); that one is compiled only for a tree that
-    has such names."""
+    first use (before a fork when the loader asks, see `prepare`); it is called with the
+    identifier check as `custom_formats`."""
     import fastjsonschema
 
-    schema = _schema(kind, lenient_names)
+    schema = _schema(kind)
     try:
         # Only valid/invalid is asked for (jsonschema explains), so the exceptions need no detail;
         # without it the generated code is a fraction of the size and compiles that much faster.
-        validate: Callable[[Any], Any] = fastjsonschema.compile(
-            schema, use_default=False, detailed_exceptions=False
+        validate: Callable[..., Any] = fastjsonschema.compile(
+            schema, formats=_names_checked(kind), use_default=False, detailed_exceptions=False
         )
     except TypeError:  # a fastjsonschema without the option
-        validate = fastjsonschema.compile(schema, use_default=False)
+        validate = fastjsonschema.compile(schema, formats=_names_checked(kind), use_default=False)
     return validate
 
 
-def _schema(kind: str, lenient_names: bool) -> dict[str, Any]:
+def _schema(kind: str) -> dict[str, Any]:
+    """The schema as fastjsonschema compiles it: draft-07, the identifier pattern as a format."""
     schema: dict[str, Any] = copy.deepcopy(json_schema(kind))
     schema["$schema"] = "http://json-schema.org/draft-07/schema#"  # same keywords, a draft it compiles
-    if lenient_names:
-        schema.get("$defs", {}).get("identifier", {}).pop("pattern", None)
+    identifier = schema.get("$defs", {}).get("identifier", {})
+    if "pattern" in identifier:
+        identifier["format"] = IDENTIFIER_FORMAT
+        del identifier["pattern"]
     return schema
 
 
 @cache
-def _identifier() -> re.Pattern[str]:
-    """The schema's C-identifier pattern (`$defs/identifier`), read as the validators read it."""
-    pattern: str = json_schema("operator")["$defs"]["identifier"]["pattern"]
-    return end_anchored(pattern)
+def _names_checked(kind: str) -> dict[str, Callable[[str], object]]:
+    """The identifier format's check for `kind`: its schema's pattern, read as jsonschema reads it."""
+    pattern = json_schema(kind).get("$defs", {}).get("identifier", {}).get("pattern")
+    return {IDENTIFIER_FORMAT: end_anchored(pattern).search} if pattern else {}
 
 
 def prepare(kind: str) -> None:
     """Make the validator of `kind` now (before forking, so workers inherit it)."""
-    _compiled(kind, False)
+    _compiled(kind)
 
 
 def is_valid(kind: str, data: Any, *, lenient_names: bool = False) -> bool:
+    """Whether `data` is valid against `kind`'s schema; with `lenient_names`, C-identifier names
+    (`$defs/identifier`) pass whatever their spelling."""
     import fastjsonschema
 
+    formats = _NAMES_UNCHECKED if lenient_names else _names_checked(kind)
     try:
-        _compiled(kind, lenient_names)(data)
+        _compiled(kind)(data, custom_formats=formats)
     except fastjsonschema.JsonSchemaException:
         return False
     return True
 
 
 def is_identifier(name: str) -> bool:
-    """True when `name` passes the schema's C-identifier pattern."""
-    return _identifier().search(name) is not None
+    """True when `name` passes the operator schema's C-identifier pattern."""
+    return _names_checked("operator")[IDENTIFIER_FORMAT](name) is not None
 
 
 def only_silenced_names(data: Any) -> bool:
