@@ -60,7 +60,10 @@ def test_no_import_cycles() -> None:
     grimp = pytest.importorskip("grimp")
     graph = grimp.build_graph("toolkit")
     modules = sorted(m for m in graph.modules if m.startswith("toolkit"))
-    edges = {m: sorted(i for i in graph.find_modules_directly_imported_by(m) if i.startswith("toolkit")) for m in modules}
+    edges = {
+        m: sorted(i for i in graph.find_modules_directly_imported_by(m) if i.startswith("toolkit"))
+        for m in modules
+    }
     cycles = _strongly_connected(edges)
     assert not cycles, f"import cycles: {cycles}"
 

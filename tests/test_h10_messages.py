@@ -152,7 +152,10 @@ versions:
       T: {allowed: [tensor(float)]}
 {suppress}"""
     root = _tree(tmp_path, operator.replace("{suppress}", ""))
-    assert sorted(d.rule for d in load_specs([root], jobs=1).errors) == ["PARAM-HOMOGENEOUS", "PARAM-MIN-ARITY"]
+    assert sorted(d.rule for d in load_specs([root], jobs=1).errors) == [
+        "PARAM-HOMOGENEOUS",
+        "PARAM-MIN-ARITY",
+    ]
     (root / "com.test.h" / "Op.yaml").write_text(
         operator.replace("{suppress}", "    suppress: [PARAM-MIN-ARITY, PARAM-HOMOGENEOUS]\n")
     )

@@ -36,7 +36,7 @@ def end_anchored(pattern: str) -> re.Pattern[str]:
 # check is given per call: one validator per schema then serves both readings, names checked
 # (the check is the schema's own pattern) or not (see `only_silenced_names`).
 IDENTIFIER_FORMAT = "identifier"
-_NAMES_UNCHECKED = {IDENTIFIER_FORMAT: lambda _name: True}
+_NAMES_UNCHECKED: dict[str, Callable[[str], bool]] = {IDENTIFIER_FORMAT: lambda _name: True}
 
 
 @cache
@@ -70,10 +70,13 @@ def _schema(kind: str) -> dict[str, Any]:
 
 
 @cache
-def _names_checked(kind: str) -> dict[str, Callable[[str], object]]:
+def _names_checked(kind: str) -> dict[str, Callable[[str], bool]]:
     """The identifier format's check for `kind`: its schema's pattern, read as jsonschema reads it."""
     pattern = json_schema(kind).get("$defs", {}).get("identifier", {}).get("pattern")
-    return {IDENTIFIER_FORMAT: end_anchored(pattern).search} if pattern else {}
+    if pattern is None:
+        return {}
+    search = end_anchored(pattern).search
+    return {IDENTIFIER_FORMAT: lambda name: search(name) is not None}
 
 
 def prepare(kind: str) -> None:
@@ -96,7 +99,7 @@ def is_valid(kind: str, data: Any, *, lenient_names: bool = False) -> bool:
 
 def is_identifier(name: str) -> bool:
     """True when `name` passes the operator schema's C-identifier pattern."""
-    return _names_checked("operator")[IDENTIFIER_FORMAT](name) is not None
+    return _names_checked("operator")[IDENTIFIER_FORMAT](name)
 
 
 def only_silenced_names(data: Any) -> bool:
