@@ -36,9 +36,8 @@ cheap.
 
 Modules: `layout` (files and what goes in each), `builders` (opset methods), `schema_classes`,
 `release_table`, `names`, `source` (literals, docstrings, line layout), `runtime` (the
-generated package's runtime; data to the toolkit, never imported by it), the Jinja2 templates of
-`templates/` (`jinja_render`, the definition of the files) and their fast path `render_fast` and
-`render_fast_package` (the same text in plain Python: generating imports no Jinja2).
+generated package's runtime; data to the toolkit, never imported by it), and the Jinja2 templates
+of `templates/`, the one definition of the files, rendered by `jinja_render`.
 """
 
 from __future__ import annotations

@@ -1,6 +1,11 @@
-"""The templates of the `python` kind (`templates/`), rendered by Jinja2: the definition of the
-generated files. Generating uses their fast path, `render_fast`, which writes the same text
-without Jinja2; tests/test_python_render_fast.py renders both and compares.
+"""The templates of the `python` kind (`templates/`), rendered by Jinja2: the one definition of
+the generated files; generating renders them and nothing else.
+
+Each template is compiled in memory once per process, on first use (Jinja2's own compiler, its
+templates kept by `_template`). No compiled template is read from disk: the toolkit's caches hold
+data only, and code read from a cache is never run, so Jinja2's bytecode caches are not used.
+Compiling them in memory was measured against compiling them when the package is built (issue
+#24): it costs a cold run about what importing Jinja2 costs, which any way of rendering them pays.
 """
 
 from __future__ import annotations
@@ -18,6 +23,10 @@ __all__ = ["TEMPLATES", "environment", "render"]
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 
+def _indent_lines(lines: list[str], width: int) -> str:
+    return ("\n" + " " * width).join(lines)
+
+
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
@@ -27,13 +36,22 @@ def environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         undefined=jinja2.StrictUndefined,
+        # The templates are the toolkit's own files: a render never asks whether they changed on
+        # disk (a stat per generated file otherwise). Editing one invalidates the caches of
+        # generated outputs through the toolkit stamp (`registry.core.toolkit_stamp`).
+        auto_reload=False,
     )
     env.filters["pystr"] = str_literal
     env.filters["doctext"] = doc_escape_line
-    env.filters["indent_lines"] = lambda lines, n: ("\n" + " " * n).join(lines)
+    env.filters["indent_lines"] = _indent_lines
     return env
+
+
+@lru_cache(maxsize=None)
+def _template(name: str) -> jinja2.Template:
+    return environment().get_template(name)
 
 
 def render(template: str, values: Mapping[str, object]) -> str:
     """The text of `template` (a file name in `templates/`) with `values`."""
-    return environment().get_template(template).render(**values)
+    return _template(template).render(**values)

@@ -1,5 +1,5 @@
-"""Which files the `python` kind writes, and what goes in each (templates in `templates/`,
-written by their plain-Python fast path `render_fast`).
+"""Which files the `python` kind writes, and what goes in each (the templates in `templates/`,
+rendered by `jinja_render`).
 
 The runtime module is `runtime.py` beside this one, copied byte for byte under the header line:
 it is real, linted and type-checked source of the toolkit, and stands alone (it imports nothing
@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from toolkit.generate.context import rendering
-from toolkit.generate.python import builders, render_fast
+from toolkit.generate.python import builders, jinja_render
 from toolkit.generate.python.builders import OpsetClass, body_lines, method_names, signature_lines
 from toolkit.generate.python.names import (
     PACKAGE,
@@ -47,9 +47,7 @@ RUNTIME_SOURCE = Path(__file__).resolve().parent / "runtime.py"
 
 
 def _render(template: str, **values: object) -> bytes:
-    # The templates' fast path: without Jinja2's import, template compiling and per-node overhead.
-    # The templates stay the definition (`jinja_render`; tests/test_python_render_fast.py).
-    return render_fast.render(template, values).encode("utf-8")
+    return jinja_render.render(template, values).encode("utf-8")
 
 
 @lru_cache(maxsize=1)

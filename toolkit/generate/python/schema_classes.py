@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import partial
 
 from toolkit.generate.python.names import schema_class_name
 from toolkit.generate.python.source import (
     Arg,
     SourceMemo,
-    call_lines,
     docstring,
     needs_math,
     py_literal,
@@ -39,16 +37,13 @@ class SchemaClass:
     uses_math: bool  # an attribute default is NaN or infinite (`math.nan`, `math.inf`)
 
 
-def _param_lines(param: FormalParameter, memo: SourceMemo) -> list[str]:
-    key = (
-        "ParamInfo", param.name, param.type_str, param.option, param.min_arity, param.homogeneous,
-        param.differentiability, param.doc,
-    )  # fmt: skip
-    return memo.lines(key, partial(_param_call, param))
+# The `_args` functions are the one place that says which fields of a model object its record
+# shows; the memo keys on the arguments they give (with the doc), never on a list of fields of
+# its own, so a field that starts to show in the text cannot be left out of the key.
 
 
-def _param_call(param: FormalParameter) -> list[str]:
-    args = [str_literal(param.name), str_literal(param.type_str)]
+def _param_args(param: FormalParameter) -> list[Arg]:
+    args: list[Arg] = [str_literal(param.name), str_literal(param.type_str)]
     if param.option is not ParamOption.SINGLE:
         args.append(f"option={str_literal(param.option.value)}")
     if param.min_arity != 1:
@@ -57,37 +52,21 @@ def _param_call(param: FormalParameter) -> list[str]:
         args.append("homogeneous=False")
     if param.differentiability.value != "unknown":
         args.append(f"differentiability={str_literal(param.differentiability.value)}")
-    return call_lines("ParamInfo", args, param.doc)
+    return args
 
 
-def _attr_call(attr: Attribute) -> list[str]:
-    args = [str_literal(attr.name), str_literal(attr.type.value)]
+def _attr_args(attr: Attribute) -> list[Arg]:
+    args: list[Arg] = [str_literal(attr.name), str_literal(attr.type.value)]
     if attr.required:
         args.append("required=True")
     if attr.default is not None:
         args.append(f"default={py_literal(attr.default)}")
-    return call_lines("AttrInfo", args, attr.doc)
+    return args
 
 
-def _attr_lines(schema: OpSchema, memo: SourceMemo) -> list[list[str]]:
-    # the default by its repr: 1, 1.0, True and -0.0, 0.0 are equal keys but different literals
-    return [
-        memo.lines(("AttrInfo", a.name, a.type, a.required, repr(a.default), a.doc), partial(_attr_call, a))
-        for a in schema.attributes
-    ]
-
-
-def _constraint_call(constraint: TypeConstraint, memo: SourceMemo) -> list[str]:
-    # a long list of types gets one type per line
-    args: list[Arg] = [str_literal(constraint.param), memo.type_tuple(constraint.allowed)]
-    return call_lines("TypeConstraintInfo", args, constraint.doc)
-
-
-def _constraint_lines(schema: OpSchema, memo: SourceMemo) -> list[list[str]]:
-    return [
-        memo.lines(("TypeConstraintInfo", c.param, c.allowed, c.doc), partial(_constraint_call, c, memo))
-        for c in schema.type_constraints
-    ]
+def _constraint_args(constraint: TypeConstraint, memo: SourceMemo) -> list[Arg]:
+    # a long list of types gets one type per line (a Bracket)
+    return [str_literal(constraint.param), memo.type_tuple(constraint.allowed)]
 
 
 def build_schema_class(schema: OpSchema, memo: SourceMemo | None = None) -> SchemaClass:
@@ -104,9 +83,11 @@ def build_schema_class(schema: OpSchema, memo: SourceMemo | None = None) -> Sche
         name=schema_class_name(schema.name, schema.since_version),
         schema=schema,
         docstring=docstring(text, 4, memo),
-        inputs=[_param_lines(p, memo) for p in schema.inputs],
-        outputs=[_param_lines(p, memo) for p in schema.outputs],
-        attributes=_attr_lines(schema, memo),
-        constraints=_constraint_lines(schema, memo),
+        inputs=[memo.call_lines("ParamInfo", _param_args(p), p.doc) for p in schema.inputs],
+        outputs=[memo.call_lines("ParamInfo", _param_args(p), p.doc) for p in schema.outputs],
+        attributes=[memo.call_lines("AttrInfo", _attr_args(a), a.doc) for a in schema.attributes],
+        constraints=[
+            memo.call_lines("TypeConstraintInfo", _constraint_args(c, memo), c.doc) for c in schema.type_constraints
+        ],
         uses_math=any(needs_math(a.default) for a in schema.attributes),
     )

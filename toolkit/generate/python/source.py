@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import textwrap
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from toolkit.generate.python.wrap_fast import wrap_simple
@@ -115,25 +115,27 @@ class SourceMemo:
     """Source text that recurs across the versions of a domain's operators, made once.
 
     Later operator versions mostly repeat the inputs, attributes, type lists and docs of the
-    earlier ones. Each entry is a pure function of its key (strings, tuples of strings), so a
-    hit gives the very text a call would make. One memo serves one domain's rendering and is
-    dropped with it, which bounds it by that domain's size.
+    earlier ones. Every entry memoizes a pure function of this module on its own arguments
+    (strings, `Bracket`s and tuples of them, whose equality is exact), never on a key a caller
+    lists: what goes into a piece of text is written once, in the function that makes it, so
+    a model field that starts to show in the text cannot be missing from the key. One memo
+    serves one domain's rendering and is dropped with it, which bounds it by that domain's size.
     """
 
-    __slots__ = ("_lines", "_summaries", "_type_tuples", "_wrapped")
+    __slots__ = ("_calls", "_summaries", "_type_tuples", "_wrapped")
 
     def __init__(self) -> None:
-        self._lines: dict[tuple[object, ...], list[str]] = {}
+        self._calls: dict[tuple[str, tuple[Arg, ...], str], list[str]] = {}
         self._summaries: dict[str, str] = {}
         self._type_tuples: dict[tuple[str, ...], Bracket] = {}
         self._wrapped: dict[tuple[str, int], list[str]] = {}
 
-    def lines(self, key: tuple[object, ...], make: Callable[[], list[str]]) -> list[str]:
-        """The lines `make()` gives, made once per `key`, which must hold everything they are
-        made of (the caller must not change the list)."""
-        found = self._lines.get(key)
+    def call_lines(self, func: str, args: Sequence[Arg], doc: str) -> list[str]:
+        """`call_lines(func, args, doc)` (the caller must not change the list)."""
+        key = (func, tuple(args), doc)
+        found = self._calls.get(key)
         if found is None:
-            found = self._lines[key] = make()
+            found = self._calls[key] = call_lines(func, args, doc)
         return found
 
     def summary(self, text: str) -> str:
