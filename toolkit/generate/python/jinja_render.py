@@ -11,7 +11,7 @@ Compiling them in memory was measured against compiling them when the package is
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import jinja2
@@ -47,7 +47,7 @@ def environment() -> jinja2.Environment:
     return env
 
 
-@lru_cache(maxsize=None)
+@cache
 def _template(name: str) -> jinja2.Template:
     return environment().get_template(name)
 

@@ -87,7 +87,8 @@ def build_schema_class(schema: OpSchema, memo: SourceMemo | None = None) -> Sche
         outputs=[memo.call_lines("ParamInfo", _param_args(p), p.doc) for p in schema.outputs],
         attributes=[memo.call_lines("AttrInfo", _attr_args(a), a.doc) for a in schema.attributes],
         constraints=[
-            memo.call_lines("TypeConstraintInfo", _constraint_args(c, memo), c.doc) for c in schema.type_constraints
+            memo.call_lines("TypeConstraintInfo", _constraint_args(c, memo), c.doc)
+            for c in schema.type_constraints
         ],
         uses_math=any(needs_math(a.default) for a in schema.attributes),
     )
