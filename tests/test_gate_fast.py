@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from toolkit.cli import main
-from toolkit.compat import gate_fast
+from toolkit.compat import gate, gate_fast
 from toolkit.compat.config import BUILTIN_PROFILES, GateConfig
 from toolkit.compat.gate import GateResult, active_rules, run_gate
 from toolkit.compat.gate_fast import differing_registries, run_gate_cached
@@ -277,23 +277,33 @@ def test_nan_defaults_are_compared_by_decoding(cache_dir: Path) -> None:
     assert assert_agrees(old, new) == "compared"
 
 
-def test_steps_aside_without_cache_entries_or_with_plugin_rules(
-    cache_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_steps_aside_without_cache_entries(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     old, new = copy_specs(Path("old")), copy_specs(Path("new"))
     assert fast_gate(old, new) is None  # nothing cached yet
     load_registry([old]), load_registry([new])
     assert fast_gate(old, new) is not None
+    monkeypatch.setenv("OPSET_TOOLKIT_NO_CACHE", "1")
+    assert fast_gate(old, new) is None
 
-    def reads_every_operator(ctx: Any) -> Any:  # a plugin's rule: not toolkit.compat.rules'
+
+def test_a_whole_tree_rule_gets_both_trees_whole(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A check of the `DiffContext` (how plugins were written before the pair handlers) may read
+    any operator: the fast path decodes them all, and the rule sees every operator."""
+    old, new = copy_specs(Path("old")), copy_specs(Path("new"))
+    rewrite(new / "org.example.abc" / "C.yaml", lambda doc: _attr_added(doc, 0))
+    load_registry([old]), load_registry([new])
+    seen: list[int] = []
+
+    def reads_every_operator(ctx: Any) -> Any:
+        seen.append(len(ctx.new.specs.operators))
         return iter(())
 
     plugin = dataclasses.replace(active_rules(GateConfig())[0], id="X-PLUGIN", check=reads_every_operator)
     with monkeypatch.context() as patch:
-        patch.setattr(gate_fast, "active_rules", lambda config: [*active_rules(config), plugin])
-        assert fast_gate(old, new) is None
-    monkeypatch.setenv("OPSET_TOOLKIT_NO_CACHE", "1")
-    assert fast_gate(old, new) is None
+        for module in (gate_fast, gate):
+            patch.setattr(module, "active_rules", lambda config: [*active_rules(config), plugin])
+        assert fast_gate(old, new) is not None
+    assert seen == [len(operator_files(new))]
 
 
 def test_cli_output_is_the_same_with_the_fast_path(cache_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -6,8 +6,10 @@ is an open opset version (after every released one); any change to a released op
 inventory needs a new opset version. Experimental operators are exempt. What is released is
 `toolkit.model.released` (the old tree's release table, else every opset of the old tree).
 
-`DiffContext` pairs the two trees once (in-place edits, version bumps, added/removed operators
-and versions, changed opsets and type sets); every rule of `toolkit.compat.rules` reads it and
+`DiffContext` pairs the two trees once: domains, operators and type sets
+(`toolkit.compat.pairs`; an operator pair knows its in-place edits, version bumps and removed
+versions). A rule's check is a handler of one kind of pair, which the engine calls for each
+pair whose sides differ, or a whole-tree handler of the context (`toolkit.compat.handlers`); it
 yields `Hit`s, which `run_rules` turns into `Finding`s (rule id, severity, fingerprint) and
 filters through the gate configuration (profile, severities, allowlist).
 """
@@ -20,12 +22,27 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from toolkit.model.changes import SchemaChange, diff_schemas
+from toolkit.compat.pairs import DomainPair, Edit, NewVersion, OperatorPair, TypeSetPair, is_exempt
 from toolkit.model.diagnostics import Severity
 from toolkit.model.released import released_through
 from toolkit.model.rules import Rule
-from toolkit.model.spec import NOWHERE, DomainSpec, Location, OperatorSpec, OpSchema, display_domain
+from toolkit.model.spec import DomainSpec, Location, OperatorSpec, OpSchema
 from toolkit.registry.core import Registry
+
+# The pairs are defined in `toolkit.compat.pairs`; plugins import them from here too.
+__all__ = [
+    "DiffContext",
+    "DomainPair",
+    "Edit",
+    "Finding",
+    "Hit",
+    "NewVersion",
+    "OperatorPair",
+    "TypeSetPair",
+    "fingerprint",
+    "is_exempt",
+    "run_rules",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,64 +90,47 @@ def fingerprint(rule: str, operator: str, subject: str, key: tuple[object, ...])
 # --------------------------------------------------------------------------- the pairing
 
 
-@dataclass(frozen=True, slots=True)
-class Edit:
-    """A version present in both trees (same since_version) whose content differs."""
-
-    old: OpSchema
-    new: OpSchema
-    changes: tuple[SchemaChange, ...]
-    released: bool  # since_version <= the old tree's newest released opset version (released_max)
-
-
-@dataclass(frozen=True, slots=True)
-class NewVersion:
-    """A version only the new tree has (a version bump); `previous` is the version before it in
-    the new tree. (Not `Bump`: that name is model-diff's semver level.)"""
-
-    schema: OpSchema
-    previous: OpSchema | None
-    changes: tuple[SchemaChange, ...]  # previous -> schema ("what this version changed")
-    in_new_opset: bool  # since_version > every released opset version (an open opset)
-    new_operator: bool  # the old tree has no such operator
-
-
-@dataclass(frozen=True, slots=True)
-class OperatorPair:
-    old: OperatorSpec | None
-    new: OperatorSpec | None
-
-    @property
-    def any(self) -> OperatorSpec:
-        spec = self.new or self.old
-        assert spec is not None
-        return spec
-
-
 @dataclass
 class DiffContext:
+    """The two trees paired once: per domain, per operator and per type set (the pairs of
+    `toolkit.compat.pairs`, which pair handlers get one at a time), and the whole-tree views a
+    whole-tree handler reads (`edits`, `bumps`, ..., each the pairs' lists in pair order)."""
+
     old: Registry
     new: Registry
     options: Mapping[str, object] = field(default_factory=dict)
     old_label: str = "old tree"
+    _domains: dict[str, DomainPair] = field(default_factory=dict, init=False, repr=False)
 
     # -- per domain ---------------------------------------------------------------------
 
+    def domain(self, name: str) -> DomainPair:
+        """The pair of domain `name` (both sides None when neither tree has a domain file)."""
+        pair = self._domains.get(name)
+        if pair is None:
+            old, new = self.old_domain(name), self.new_domain(name)
+            released = released_through(old, self.old.releases) if old is not None else 0
+            pair = self._domains[name] = DomainPair(name, old, new, released, self.options)
+        return pair
+
+    @cached_property
+    def domains(self) -> list[DomainPair]:
+        """Every domain of either tree, by name."""
+        return [self.domain(n) for n in sorted(set(self.old.domains()) | set(self.new.domains()))]
+
     def old_max(self, domain: str) -> int:
         """The old tree's latest opset version of `domain` (0 when the domain is new)."""
-        return self.old.domain(domain).max_version if self.old.has_domain(domain) else 0
+        return self.domain(domain).old_max
 
     def released_max(self, domain: str) -> int:
         """The newest released opset version of `domain` in the old tree (0 when the domain is
         new): with the old tree's release table, the newest version a row ships; without one,
         every opset of the old tree (`toolkit.model.released`). Versions after it are open."""
-        if not self.old.has_domain(domain):
-            return 0
-        return released_through(self.old.domain(domain), self.old.releases)
+        return self.domain(domain).released_max
 
     def next_opset(self, domain: str) -> int:
         """The first open opset version: where a change to a released version must go."""
-        return self.released_max(domain) + 1
+        return self.domain(domain).next_opset
 
     def new_domain(self, domain: str) -> DomainSpec | None:
         return self.new.domain(domain) if self.new.has_domain(domain) else None
@@ -139,16 +139,34 @@ class DiffContext:
         return self.old.domain(domain) if self.old.has_domain(domain) else None
 
     def domain_location(self, domain: str) -> Location:
-        spec = self.new_domain(domain) or self.old_domain(domain)
-        return spec.location if spec is not None else NOWHERE
+        return self.domain(domain).location
+
+    @property
+    def domain_pairs(self) -> list[tuple[DomainSpec | None, DomainSpec | None]]:
+        return [(pair.old, pair.new) for pair in self.domains]
 
     @cached_property
-    def domain_pairs(self) -> list[tuple[DomainSpec | None, DomainSpec | None]]:
-        names = sorted(set(self.old.domains()) | set(self.new.domains()))
-        return [(self.old_domain(n), self.new_domain(n)) for n in names]
+    def type_set_pairs(self) -> list[TypeSetPair]:
+        """The type sets of the domains both trees have, the old tree's sets first (in its
+        order), then the sets only the new tree has."""
+        out: list[TypeSetPair] = []
+        for domain in self.domains:
+            if domain.old is None or domain.new is None:
+                continue
+            old_sets, new_sets = dict(domain.old.type_sets), dict(domain.new.type_sets)
+            for name in [*old_sets, *(n for n in new_sets if n not in old_sets)]:
+                before, now = old_sets.get(name), new_sets.get(name)
+                users = () if before == now else self._set_users(domain.name, name)
+                out.append(TypeSetPair(name, before, now, users, domain))
+        return out
 
-    def _type_sets(self, domain: DomainSpec | None) -> dict[str, tuple[str, ...]]:
-        return dict(domain.type_sets) if domain is not None else {}
+    def _set_users(self, domain: str, name: str) -> tuple[OpSchema, ...]:
+        return tuple(
+            schema
+            for spec in self.old.operators(domain)
+            for schema in spec.versions
+            if any(name in c.type_sets for c in schema.type_constraints)
+        )
 
     # -- per operator -------------------------------------------------------------------
 
@@ -156,68 +174,27 @@ class DiffContext:
     def operator_pairs(self) -> list[OperatorPair]:
         old = {(o.domain, o.name): o for o in self.old.specs.operators}
         new = {(o.domain, o.name): o for o in self.new.specs.operators}
-        return [OperatorPair(old.get(k), new.get(k)) for k in sorted(set(old) | set(new))]
-
-    @cached_property
-    def _pairing(self) -> tuple[list[Edit], list[NewVersion], list[tuple[OpSchema, OperatorSpec]]]:
-        edits: list[Edit] = []
-        bumps: list[NewVersion] = []
-        removed: list[tuple[OpSchema, OperatorSpec]] = []
-        for pair in self.operator_pairs:
-            domain = pair.any.domain
-            released = self.released_max(domain)
-            old_sets = self._type_sets(self.old_domain(domain))
-            new_sets = self._type_sets(self.new_domain(domain))
-            old_versions = {v.since_version: v for v in pair.old.versions} if pair.old else {}
-            if pair.new is None:
-                continue
-            previous: OpSchema | None = None
-            for schema in pair.new.versions:
-                before = old_versions.get(schema.since_version)
-                if before is None:
-                    changes = (
-                        diff_schemas(previous, schema, old_type_sets=new_sets, new_type_sets=new_sets)
-                        if previous is not None
-                        else []
-                    )
-                    bumps.append(
-                        NewVersion(
-                            schema, previous, tuple(changes), schema.since_version > released, pair.old is None
-                        )
-                    )
-                elif before != schema:
-                    changes = diff_schemas(before, schema, old_type_sets=old_sets, new_type_sets=new_sets)
-                    if changes:
-                        edits.append(Edit(before, schema, tuple(changes), before.since_version <= released))
-                previous = schema
-            if pair.old is not None:
-                new_since = {v.since_version for v in pair.new.versions}
-                removed.extend((v, pair.new) for v in pair.old.versions if v.since_version not in new_since)
-        return edits, bumps, removed
+        return [OperatorPair(old.get(k), new.get(k), self.domain(k[0])) for k in sorted(set(old) | set(new))]
 
     @property
     def all_edits(self) -> list[Edit]:
         """Every version changed in place, experimental or not, released or not."""
-        return self._pairing[0]
+        return [edit for pair in self.operator_pairs for edit in pair.all_edits]
 
     @cached_property
     def edits(self) -> list[Edit]:
         """In-place changes of released, non-experimental versions: what the law forbids."""
-        return [e for e in self._pairing[0] if e.released and not e.old.experimental]
+        return [edit for pair in self.operator_pairs for edit in pair.edits]
 
-    @property
+    @cached_property
     def bumps(self) -> list[NewVersion]:
         """The versions only the new tree has."""
-        return self._pairing[1]
+        return [bump for pair in self.operator_pairs for bump in pair.bumps]
 
     @cached_property
     def removed_versions(self) -> list[tuple[OpSchema, OperatorSpec]]:
         """(old version, new operator spec) for released versions the new tree dropped."""
-        return [
-            (v, spec)
-            for v, spec in self._pairing[2]
-            if v.since_version <= self.released_max(v.domain) and not v.experimental
-        ]
+        return [(v, pair.new) for pair in self.operator_pairs if pair.new for v in pair.removed_versions]
 
     @property
     def added_operators(self) -> list[OperatorSpec]:
@@ -234,24 +211,13 @@ class DiffContext:
     # -- helpers for rules ----------------------------------------------------------------
 
     def bump_hint(self, schema: OpSchema) -> str:
-        n = self.next_opset(schema.domain)
-        return (
-            f"keep {schema.id} as released and add the change as a new version "
-            f"`since_version: {n}` (opset {n} of {display_domain(schema.domain)}, declared in domain.yaml)"
-        )
-
-
-def is_exempt(spec: OperatorSpec) -> bool:
-    """Experimental operators (every version experimental) are outside the versioning law."""
-    return all(v.experimental for v in spec.versions)
+        return self.domain(schema.domain).bump_hint(schema)
 
 
 # --------------------------------------------------------------------------- running rules
 
 
-def run_rules(
-    ctx: DiffContext, rules: Iterable[Rule], severities: Mapping[str, Severity]
-) -> list[Finding]:
+def run_rules(ctx: DiffContext, rules: Iterable[Rule], severities: Mapping[str, Severity]) -> list[Finding]:
     """Run each rule's check and stamp its hits; `severities` maps rule id -> effective severity.
     Rules without a check (the allowlist's, which the gate emits itself) are skipped."""
     out: list[Finding] = []

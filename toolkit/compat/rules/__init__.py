@@ -15,13 +15,15 @@
 
 Every rule is a `toolkit.model.rules.Rule` of family "gate" in the one `CATALOG`; importing
 this package registers them all. A new built-in rule goes into its category's module (write it
-with `compat_rule`, see `toolkit.compat.rules.base`) plus a positive and a negative case in
+with `compat_rule` over a pair handler, see `toolkit.compat.rules.base` and
+`toolkit.compat.handlers`) plus a positive and a negative case in
 tests/test_compat_rules.py. User rules come from plugin modules the invoker names or allows
 (`toolkit.compat.plugins`).
 """
 
 from __future__ import annotations
 
+from toolkit.compat.handlers import domain_pairs, operator_pairs, type_set_pairs
 from toolkit.compat.rules import (  # noqa: F401  (imported to register their rules)
     adapters,
     allowlist,
@@ -37,7 +39,17 @@ from toolkit.compat.rules import (  # noqa: F401  (imported to register their ru
 from toolkit.compat.rules.base import CATEGORIES, FAMILY, compat_rule, rule_doc
 from toolkit.model.rules import CATALOG, Rule
 
-__all__ = ["CATEGORIES", "Rule", "all_rules", "compat_rule", "get_rule", "rule_doc"]
+__all__ = [
+    "CATEGORIES",
+    "Rule",
+    "all_rules",
+    "compat_rule",
+    "domain_pairs",
+    "get_rule",
+    "operator_pairs",
+    "rule_doc",
+    "type_set_pairs",
+]
 
 
 def all_rules() -> list[Rule]:

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from toolkit.compat.engine import DiffContext, Hit, NewVersion, is_exempt
+from toolkit.compat.engine import Hit, NewVersion, OperatorPair, is_exempt
+from toolkit.compat.handlers import operator_pairs
 from toolkit.compat.rules.base import compat_rule, rule_doc
 from toolkit.model.spec import OpSchema
-from toolkit.registry.core import SchemaNotFound
 
 OPTION = "require_adapters"
 
@@ -55,10 +55,10 @@ _FIX = (
 _DOC = rule_doc(_WHY, _BEFORE, _AFTER, _FIX)
 
 
-def breaking_bumps_without_adapter(ctx: DiffContext) -> Iterator[Hit]:
+def breaking_bumps_without_adapter(pair: OperatorPair) -> Iterator[Hit]:
     """Bumps of stable, pre-existing operators that change the previous version and lack an adapter."""
-    for bump in ctx.bumps:
-        if not _needs_adapter(ctx, bump):
+    for bump in pair.bumps:
+        if not _needs_adapter(pair, bump):
             continue
         previous = bump.previous
         assert previous is not None
@@ -81,16 +81,12 @@ def has_upgrade(schema: OpSchema) -> bool:
     return schema.adapter is not None and bool(schema.adapter.upgrade)
 
 
-def _needs_adapter(ctx: DiffContext, bump: NewVersion) -> bool:
+def _needs_adapter(pair: OperatorPair, bump: NewVersion) -> bool:
     if bump.previous is None or bump.new_operator or has_upgrade(bump.schema):
         return False
     if bump.previous.experimental or bump.schema.experimental:
         return False
-    try:
-        spec = ctx.new.operator(bump.schema.name, bump.schema.domain)
-    except SchemaNotFound:
-        return False
-    return not is_exempt(spec) and any(c.breaking for c in bump.changes)
+    return pair.new is not None and not is_exempt(pair.new) and any(c.breaking for c in bump.changes)
 
 
 @compat_rule(
@@ -105,8 +101,9 @@ def _needs_adapter(ctx: DiffContext, bump: NewVersion) -> bool:
     option=OPTION,
     doc=_DOC,
 )
-def adapter_missing(ctx: DiffContext) -> Iterator[Hit]:
-    yield from breaking_bumps_without_adapter(ctx)
+@operator_pairs
+def adapter_missing(pair: OperatorPair) -> Iterator[Hit]:
+    yield from breaking_bumps_without_adapter(pair)
 
 
 @compat_rule(
@@ -120,7 +117,8 @@ def adapter_missing(ctx: DiffContext) -> Iterator[Hit]:
     "(profiles without `require_adapters`).",
     doc=_DOC,
 )
-def adapter_recommended(ctx: DiffContext) -> Iterator[Hit]:
-    if ctx.options.get(OPTION):
+@operator_pairs
+def adapter_recommended(pair: OperatorPair) -> Iterator[Hit]:
+    if pair.domain.options.get(OPTION):
         return  # ADAPTER-MISSING reports these as errors
-    yield from breaking_bumps_without_adapter(ctx)
+    yield from breaking_bumps_without_adapter(pair)

@@ -1,12 +1,14 @@
 """How a gate rule is written: `compat_rule`, the doc template, and the change-rule helper.
 
-A gate rule is a `toolkit.model.rules.Rule` of family "gate" whose `check` takes a
-`DiffContext` and yields `Hit`s; `compat_rule` is `toolkit.model.rules.rule(..., family="gate")`
-with the fields every gate rule must fill (name, BC/FC, category, doc). The rule modules of
-this package use it, and so do user plugins (`plugins = [...]` in the gate configuration):
+A gate rule is a `toolkit.model.rules.Rule` of family "gate" whose `check` is a pair handler
+(`toolkit.compat.handlers`: called by the engine once per operator, domain or type set that
+differs between the trees) or a whole-tree handler of the `DiffContext`, and yields `Hit`s;
+`compat_rule` is `toolkit.model.rules.rule(..., family="gate")` with the fields every gate rule
+must fill (name, BC/FC, category, doc). The rule modules of this package use it, and so do user
+plugins (`plugins = [...]` in the gate configuration):
 
-    from toolkit.compat.rules import compat_rule
-    from toolkit.compat.engine import DiffContext, Hit
+    from toolkit.compat.rules import compat_rule, operator_pairs
+    from toolkit.compat.engine import Hit, OperatorPair
 
     @compat_rule(
         "ACME-NO-FLOAT64",
@@ -19,16 +21,19 @@ this package use it, and so do user plugins (`plugins = [...]` in the gate confi
         option="no_float64",   # optional: runs only when the profile option is true
         doc=rule_doc(why, before, after, fix),
     )
-    def no_float64(ctx: DiffContext) -> Iterator[Hit]: ...
+    @operator_pairs
+    def no_float64(pair: OperatorPair) -> Iterator[Hit]: ...
 
 Ids are stable API (configs and allowlists name them); never reuse or rename one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
+from typing import TypeVar
 
-from toolkit.compat.engine import DiffContext, Edit, Hit
+from toolkit.compat.engine import Edit, Hit, OperatorPair
+from toolkit.compat.handlers import GateCheck, operator_pairs
 from toolkit.compat.rules.bcfc import note
 from toolkit.model.changes import KINDS, SchemaChange, kind_defaults
 from toolkit.model.diagnostics import Severity
@@ -38,7 +43,7 @@ FAMILY = "gate"
 # The gate's categories in the order `opset rules` and the rules page list them.
 CATEGORIES = ("signature", "types", "versioning", "inventory", "lifecycle", "docs", "config")
 
-CheckFn = Callable[[DiffContext], Iterable[Hit]]
+C = TypeVar("C", bound=GateCheck)
 
 
 def compat_rule(
@@ -53,8 +58,9 @@ def compat_rule(
     doc: str,
     hint: str = "",
     option: str | None = None,
-) -> Callable[[CheckFn], CheckFn]:
-    """Register a check function as gate rule `rule_id` (see the module docstring)."""
+) -> Callable[[C], C]:
+    """Register a check (a pair handler or a whole-tree handler) as gate rule `rule_id` (see the
+    module docstring)."""
     _check_category(rule_id, category)
     return rule(
         rule_id,
@@ -86,7 +92,14 @@ def emitted_rule(
     (the allowlist rules, see `toolkit.compat.rules.allowlist`). Its record has no `check`."""
     _check_category(rule_id, category)
     register(
-        rule_id, FAMILY, severity, summary, name=name, bc=bc, fc=fc, category=category,
+        rule_id,
+        FAMILY,
+        severity,
+        summary,
+        name=name,
+        bc=bc,
+        fc=fc,
+        category=category,
         doc=_with_note(doc, rule_id, bc, fc),
     )
 
@@ -130,11 +143,11 @@ def change_rule(kind: str, name: str, category: str, why: str, before: str, afte
     key) to released versions; its BC/FC come from the change model, its fix is a bump."""
     _breaking, bc, fc = kind_defaults(kind)
 
-    def check(ctx: DiffContext) -> Iterator[Hit]:
-        for edit in ctx.edits:
+    def check(pair: OperatorPair) -> Iterator[Hit]:
+        for edit in pair.edits:
             for change in edit.changes:
                 if change.kind == kind:
-                    yield change_hit(ctx, edit, change)
+                    yield change_hit(pair, edit, change)
 
     compat_rule(
         kind,
@@ -145,7 +158,7 @@ def change_rule(kind: str, name: str, category: str, why: str, before: str, afte
         category=category,
         summary=_change_title(kind),
         doc=rule_doc(why, before, after, FIX_BUMP),
-    )(check)
+    )(operator_pairs(check))
 
 
 def _change_title(kind: str) -> str:
@@ -153,13 +166,13 @@ def _change_title(kind: str) -> str:
     return text[0].upper() + text[1:] + " in a released operator version."
 
 
-def change_hit(ctx: DiffContext, edit: Edit, change: SchemaChange) -> Hit:
+def change_hit(pair: OperatorPair, edit: Edit, change: SchemaChange) -> Hit:
     return Hit(
         operator=edit.new.id,
         message=f"{change.message} in released version {edit.new.id}",
         location=change.new_location,
         old_location=change.old_location,
-        hint=ctx.bump_hint(edit.new),
+        hint=pair.domain.bump_hint(edit.new),
         subject=change.subject,
         key=(change.old, change.new),
         bc=change.bc,

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from toolkit.compat.engine import DiffContext, Hit
+from toolkit.compat.engine import Hit, OperatorPair
+from toolkit.compat.handlers import operator_pairs
 from toolkit.compat.rules.base import V1, compat_rule, rule_doc
 
 
@@ -23,8 +24,9 @@ from toolkit.compat.rules.base import V1, compat_rule, rule_doc
         "nothing to fix; make sure the edit clarifies and does not change behaviour.",
     ),
 )
-def doc_changed(ctx: DiffContext) -> Iterator[Hit]:
-    for edit in ctx.edits:
+@operator_pairs
+def doc_changed(pair: OperatorPair) -> Iterator[Hit]:
+    for edit in pair.edits:
         docs = [c for c in edit.changes if c.kind == "DOC-CHANGED"]
         if docs:
             subjects = [c.subject or "operator" for c in docs]

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from toolkit.compat.engine import DiffContext, Hit
+from toolkit.compat.engine import Hit, OperatorPair
+from toolkit.compat.handlers import operator_pairs
 from toolkit.compat.rules.base import FIX_BUMP, V1, compat_rule, rule_doc
 from toolkit.model.onnx_text import TextNode, TextParseError, parse_nodes
 from toolkit.model.spec import FunctionBody, OpSchema
@@ -33,7 +34,11 @@ def _what(old: OpSchema, new: OpSchema) -> str | None:
             return "lost its function body"
         return "has a different function body"
     if old.context_dependent_function != new.context_dependent_function:
-        return "gained a context-dependent function" if new.context_dependent_function else "lost its context-dependent function"
+        return (
+            "gained a context-dependent function"
+            if new.context_dependent_function
+            else "lost its context-dependent function"
+        )
     return None
 
 
@@ -56,23 +61,23 @@ def _what(old: OpSchema, new: OpSchema) -> str | None:
         FIX_BUMP,
     ),
 )
-def function_body_changed(ctx: DiffContext) -> Iterator[Hit]:
-    for pair in ctx.operator_pairs:
-        if pair.old is None or pair.new is None:
+@operator_pairs
+def function_body_changed(pair: OperatorPair) -> Iterator[Hit]:
+    if pair.old is None or pair.new is None:
+        return
+    old_max = pair.domain.old_max
+    before = {v.since_version: v for v in pair.old.versions}
+    for schema in pair.new.versions:
+        old = before.get(schema.since_version)
+        if old is None or old.experimental or schema.since_version > old_max:
             continue
-        old_max = ctx.old_max(pair.new.domain)
-        before = {v.since_version: v for v in pair.old.versions}
-        for schema in pair.new.versions:
-            old = before.get(schema.since_version)
-            if old is None or old.experimental or schema.since_version > old_max:
-                continue
-            what = _what(old, schema)
-            if what is not None:
-                yield Hit(
-                    schema.id,
-                    f"released version {schema.id} {what}",
-                    (schema.function or schema).location,
-                    (old.function or old).location,
-                    ctx.bump_hint(schema),
-                    key=(what,),
-                )
+        what = _what(old, schema)
+        if what is not None:
+            yield Hit(
+                schema.id,
+                f"released version {schema.id} {what}",
+                (schema.function or schema).location,
+                (old.function or old).location,
+                pair.domain.bump_hint(schema),
+                key=(what,),
+            )

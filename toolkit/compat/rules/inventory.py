@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from toolkit.compat.engine import DiffContext, Hit, is_exempt
+from toolkit.compat.engine import DomainPair, Hit, OperatorPair, is_exempt
+from toolkit.compat.handlers import domain_pairs, operator_pairs
 from toolkit.compat.rules.base import compat_rule, rule_doc
 from toolkit.model.spec import display_domain
 
@@ -26,33 +27,41 @@ from toolkit.model.spec import display_domain
         "give the operator's first version `since_version: N+1` (a new opset version).",
     ),
 )
-def opset_op_added(ctx: DiffContext) -> Iterator[Hit]:
-    for spec in ctx.added_operators:
-        first = spec.versions[0] if spec.versions else None
-        if first is None or is_exempt(spec) or first.since_version > ctx.released_max(spec.domain):
-            continue
+@operator_pairs
+def opset_op_added(pair: OperatorPair) -> Iterator[Hit]:
+    old, new, domain = pair.old, pair.new, pair.domain
+    if new is None:
+        return
+    if old is None:
+        first = new.versions[0] if new.versions else None
+        if first is None or is_exempt(new) or first.since_version > domain.released_max:
+            return
         yield Hit(
             first.id,
-            f"operator {display_domain(spec.domain)}.{spec.name} added with since_version "
+            f"operator {display_domain(new.domain)}.{new.name} added with since_version "
             f"{first.since_version}, an already released opset version",
             first.location,
             None,
-            f"use `since_version: {ctx.next_opset(spec.domain)}` for the first version",
+            f"use `since_version: {domain.next_opset}` for the first version",
         )
-    for old, new in ctx.kept_operators:
-        # un-removing: the operator reappears in opsets released without it
-        old_max = ctx.released_max(new.domain)
-        reappears = new.removed_in is None or (old.removed_in is not None and new.removed_in > old.removed_in)
-        if old.removed_in is not None and old.removed_in <= old_max and not is_exempt(new) and reappears:
-            yield Hit(
-                f"{display_domain(new.domain)}.{new.name}",
-                f"operator {new.name} was removed in opset {old.removed_in} and now reappears there",
-                new.location,
-                old.location,
-                f"keep `removed_in: {old.removed_in}`; to bring it back add a version with since_version "
-                f"{ctx.next_opset(new.domain)}",
-                key=(old.removed_in, new.removed_in),
-            )
+        return
+    # un-removing: the operator reappears in opsets released without it
+    reappears = new.removed_in is None or (old.removed_in is not None and new.removed_in > old.removed_in)
+    if (
+        old.removed_in is not None
+        and old.removed_in <= domain.released_max
+        and not is_exempt(new)
+        and reappears
+    ):
+        yield Hit(
+            f"{display_domain(new.domain)}.{new.name}",
+            f"operator {new.name} was removed in opset {old.removed_in} and now reappears there",
+            new.location,
+            old.location,
+            f"keep `removed_in: {old.removed_in}`; to bring it back add a version with since_version "
+            f"{domain.next_opset}",
+            key=(old.removed_in, new.removed_in),
+        )
 
 
 @compat_rule(
@@ -72,31 +81,34 @@ def opset_op_added(ctx: DiffContext) -> Iterator[Hit]:
         "successor with `replaced_by:`.",
     ),
 )
-def opset_op_removed(ctx: DiffContext) -> Iterator[Hit]:
-    for spec in ctx.removed_operators:
-        if is_exempt(spec) or not spec.versions or spec.versions[0].since_version > ctx.released_max(spec.domain):
-            continue
+@operator_pairs
+def opset_op_removed(pair: OperatorPair) -> Iterator[Hit]:
+    old, new, domain = pair.old, pair.new, pair.domain
+    if old is None:
+        return
+    if new is None:
+        if is_exempt(old) or not old.versions or old.versions[0].since_version > domain.released_max:
+            return
         yield Hit(
-            f"{display_domain(spec.domain)}.{spec.name}",
-            f"operator {display_domain(spec.domain)}.{spec.name} was deleted from released opsets",
-            ctx.domain_location(spec.domain),
-            spec.location,
-            f"restore {spec.location.file} and set `removed_in: {ctx.next_opset(spec.domain)}` instead",
-        )
-    for old, new in ctx.kept_operators:
-        old_max = ctx.released_max(new.domain)
-        if new.removed_in is None or is_exempt(new) or new.removed_in > old_max:
-            continue
-        if old.removed_in is not None and old.removed_in <= new.removed_in:
-            continue  # unchanged (or un-removal, see OPSET-OP-ADDED)
-        yield Hit(
-            f"{display_domain(new.domain)}.{new.name}",
-            f"operator {new.name} removed in opset {new.removed_in}, which is already released",
-            new.location,
+            f"{display_domain(old.domain)}.{old.name}",
+            f"operator {display_domain(old.domain)}.{old.name} was deleted from released opsets",
+            domain.location,
             old.location,
-            f"set `removed_in: {ctx.next_opset(new.domain)}` (a new opset version)",
-            key=(old.removed_in, new.removed_in),
+            f"restore {old.location.file} and set `removed_in: {domain.next_opset}` instead",
         )
+        return
+    if new.removed_in is None or is_exempt(new) or new.removed_in > domain.released_max:
+        return
+    if old.removed_in is not None and old.removed_in <= new.removed_in:
+        return  # unchanged (or un-removal, see OPSET-OP-ADDED)
+    yield Hit(
+        f"{display_domain(new.domain)}.{new.name}",
+        f"operator {new.name} removed in opset {new.removed_in}, which is already released",
+        new.location,
+        old.location,
+        f"set `removed_in: {domain.next_opset}` (a new opset version)",
+        key=(old.removed_in, new.removed_in),
+    )
 
 
 @compat_rule(
@@ -114,32 +126,32 @@ def opset_op_removed(ctx: DiffContext) -> Iterator[Hit]:
         "restore the opset version; opset versions are append-only.",
     ),
 )
-def opset_removed(ctx: DiffContext) -> Iterator[Hit]:
-    for old, new in ctx.domain_pairs:
-        if old is None:
-            continue
-        if new is None:
-            if ctx.released_max(old.name) < (old.versions[0] if old.versions else 1):
-                continue  # nothing of the domain was released yet
-            yield Hit(
-                old.display_name,
-                f"domain {old.display_name} (opset versions {_ranges(old.versions)}) was removed",
-                old.location,
-                old.location,
-                f"restore {old.location.file}",
-            )
-            continue
-        released = ctx.released_max(old.name)
-        gone = [v for v in old.opset_versions if new.opset(v.version) is None and v.version <= released]
-        for opset in gone:
-            yield Hit(
-                new.display_name,
-                f"opset version {opset.version} of {new.display_name} was removed",
-                new.location,
-                opset.location,
-                "restore it; opset versions are append-only",
-                subject=str(opset.version),
-            )
+@domain_pairs
+def opset_removed(pair: DomainPair) -> Iterator[Hit]:
+    old, new, released = pair.old, pair.new, pair.released_max
+    if old is None:
+        return
+    if new is None:
+        if released < (old.versions[0] if old.versions else 1):
+            return  # nothing of the domain was released yet
+        yield Hit(
+            old.display_name,
+            f"domain {old.display_name} (opset versions {_ranges(old.versions)}) was removed",
+            old.location,
+            old.location,
+            f"restore {old.location.file}",
+        )
+        return
+    gone = [v for v in old.opset_versions if new.opset(v.version) is None and v.version <= released]
+    for opset in gone:
+        yield Hit(
+            new.display_name,
+            f"opset version {opset.version} of {new.display_name} was removed",
+            new.location,
+            opset.location,
+            "restore it; opset versions are append-only",
+            subject=str(opset.version),
+        )
 
 
 @compat_rule(
@@ -157,26 +169,26 @@ def opset_removed(ctx: DiffContext) -> Iterator[Hit]:
         "restore the IR version; declare a new opset version with the new IR version instead.",
     ),
 )
-def opset_ir_changed(ctx: DiffContext) -> Iterator[Hit]:
-    for old, new in ctx.domain_pairs:
-        if old is None or new is None:
-            continue
-        released = ctx.released_max(old.name)
-        for opset in old.opset_versions:
-            if opset.version > released:
-                continue  # an open opset version may still change
-            now = new.opset(opset.version)
-            if now is not None and now.ir_version != opset.ir_version:
-                yield Hit(
-                    new.display_name,
-                    f"opset {new.display_name} {opset.version}: ir_version changed from "
-                    f"{opset.ir_version} to {now.ir_version}",
-                    now.location,
-                    opset.location,
-                    f"restore `ir_version: {opset.ir_version}`",
-                    subject=str(opset.version),
-                    key=(opset.ir_version, now.ir_version),
-                )
+@domain_pairs
+def opset_ir_changed(pair: DomainPair) -> Iterator[Hit]:
+    old, new = pair.old, pair.new
+    if old is None or new is None:
+        return
+    for opset in old.opset_versions:
+        if opset.version > pair.released_max:
+            continue  # an open opset version may still change
+        now = new.opset(opset.version)
+        if now is not None and now.ir_version != opset.ir_version:
+            yield Hit(
+                new.display_name,
+                f"opset {new.display_name} {opset.version}: ir_version changed from "
+                f"{opset.ir_version} to {now.ir_version}",
+                now.location,
+                opset.location,
+                f"restore `ir_version: {opset.ir_version}`",
+                subject=str(opset.version),
+                key=(opset.ir_version, now.ir_version),
+            )
 
 
 def _ranges(versions: tuple[int, ...]) -> str:

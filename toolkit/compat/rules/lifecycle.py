@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from toolkit.compat.engine import DiffContext, Hit
+from toolkit.compat.engine import Hit, OperatorPair
+from toolkit.compat.handlers import operator_pairs
 from toolkit.compat.rules.base import compat_rule, rule_doc
 from toolkit.model.spec import display_domain
 
@@ -25,22 +26,22 @@ from toolkit.model.spec import display_domain
         "add `replaced_by: Resize` (the successor operator) at the top of the operator file.",
     ),
 )
-def deprecated_without_replacement(ctx: DiffContext) -> Iterator[Hit]:
-    for pair in ctx.operator_pairs:
-        new = pair.new
-        if new is None or new.replaced_by or not new.versions or not new.versions[-1].deprecated:
-            continue
-        old_latest = pair.old.versions[-1] if pair.old and pair.old.versions else None
-        if old_latest is not None and old_latest.deprecated and pair.old and not pair.old.replaced_by:
-            continue  # already so in the old tree: not this change's doing
-        latest = new.versions[-1]
-        yield Hit(
-            latest.id,
-            f"{display_domain(new.domain)}.{new.name} is deprecated but names no replacement",
-            latest.location,
-            old_latest.location if old_latest else None,
-            "add `replaced_by: OTHER_OP` to the operator file",
-        )
+@operator_pairs
+def deprecated_without_replacement(pair: OperatorPair) -> Iterator[Hit]:
+    new = pair.new
+    if new is None or new.replaced_by or not new.versions or not new.versions[-1].deprecated:
+        return
+    old_latest = pair.old.versions[-1] if pair.old and pair.old.versions else None
+    if old_latest is not None and old_latest.deprecated and pair.old and not pair.old.replaced_by:
+        return  # already so in the old tree: not this change's doing
+    latest = new.versions[-1]
+    yield Hit(
+        latest.id,
+        f"{display_domain(new.domain)}.{new.name} is deprecated but names no replacement",
+        latest.location,
+        old_latest.location if old_latest else None,
+        "add `replaced_by: OTHER_OP` to the operator file",
+    )
 
 
 @compat_rule(
@@ -58,15 +59,18 @@ def deprecated_without_replacement(ctx: DiffContext) -> Iterator[Hit]:
         "add `replaced_by: C` naming the operator that takes over.",
     ),
 )
-def removed_without_replacement(ctx: DiffContext) -> Iterator[Hit]:
-    for old, new in ctx.kept_operators:
-        if new.removed_in is None or new.replaced_by or old.removed_in == new.removed_in:
-            continue
-        yield Hit(
-            f"{display_domain(new.domain)}.{new.name}",
-            f"{display_domain(new.domain)}.{new.name} is removed in opset {new.removed_in} "
-            "but names no replacement",
-            new.location,
-            old.location,
-            "add `replaced_by: OTHER_OP` to the operator file",
-        )
+@operator_pairs
+def removed_without_replacement(pair: OperatorPair) -> Iterator[Hit]:
+    old, new = pair.old, pair.new
+    if old is None or new is None:
+        return
+    if new.removed_in is None or new.replaced_by or old.removed_in == new.removed_in:
+        return
+    yield Hit(
+        f"{display_domain(new.domain)}.{new.name}",
+        f"{display_domain(new.domain)}.{new.name} is removed in opset {new.removed_in} "
+        "but names no replacement",
+        new.location,
+        old.location,
+        "add `replaced_by: OTHER_OP` to the operator file",
+    )

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from toolkit.compat.engine import DiffContext, Hit
+from toolkit.compat.engine import Hit, TypeSetPair
+from toolkit.compat.handlers import type_set_pairs
 from toolkit.compat.rules.base import V1, change_rule, compat_rule, rule_doc
 
 # change_rule(kind, name, category, why, before, after)
@@ -20,8 +21,7 @@ change_rule(
     "types",
     "A new type parameter changes how inputs and outputs are typed together.",
     V1 + "    type_constraints:\n      T: {allowed: '@float_types'}",
-    V1
-    + "    type_constraints:\n      T: {allowed: '@float_types'}\n      T1: {allowed: [tensor(int64)]}",
+    V1 + "    type_constraints:\n      T: {allowed: '@float_types'}\n      T1: {allowed: [tensor(int64)]}",
 )
 
 change_rule(
@@ -29,8 +29,7 @@ change_rule(
     "type-param-removed",
     "types",
     "Removing a type parameter changes how inputs and outputs are typed together.",
-    V1
-    + "    type_constraints:\n      T: {allowed: '@float_types'}\n      T1: {allowed: [tensor(int64)]}",
+    V1 + "    type_constraints:\n      T: {allowed: '@float_types'}\n      T1: {allowed: [tensor(int64)]}",
     V1 + "    type_constraints:\n      T: {allowed: '@float_types'}",
 )
 
@@ -59,8 +58,7 @@ change_rule(
     "TYPE-REMOVED",
     "type-removed",
     "types",
-    "Existing models using the type no longer validate (BC), also when the type leaves a "
-    "shared type set.",
+    "Existing models using the type no longer validate (BC), also when the type leaves a shared type set.",
     V1 + "    type_constraints:\n      T: {allowed: [tensor(float), tensor(bool)]}",
     V1 + "    type_constraints:\n      T: {allowed: [tensor(float)]}",
 )
@@ -83,33 +81,27 @@ change_rule(
         "leave the released set alone and define a new set (e.g. `float_types_v2`) for new versions.",
     ),
 )
-def type_set_changed(ctx: DiffContext) -> Iterator[Hit]:
-    for old, new in ctx.domain_pairs:
-        if old is None or new is None:
-            continue
-        new_sets = dict(new.type_sets)
-        for name, types in old.type_sets:
-            now = new_sets.get(name)
-            if now is None or set(now) == set(types):
-                continue
-            users = sorted(
-                schema.id
-                for spec in ctx.old.operators(old.name)
-                for schema in spec.versions
-                if not schema.experimental
-                and schema.since_version <= ctx.released_max(old.name)
-                and any(name in c.type_sets for c in schema.type_constraints)
-            )
-            added = [t for t in now if t not in types]
-            removed = [t for t in types if t not in now]
-            delta = ", ".join([f"+{t}" for t in added] + [f"-{t}" for t in removed])
-            yield Hit(
-                new.display_name,
-                f"type set `@{name}` changed ({delta}); affects {len(users)} released operator version(s): "
-                + (", ".join(users) if users else "none"),
-                new.type_set_location(name),
-                old.type_set_location(name),
-                f"define a new type set for new versions and keep `@{name}` unchanged" if users else "",
-                subject=name,
-                key=(tuple(types), tuple(now)),
-            )
+@type_set_pairs
+def type_set_changed(pair: TypeSetPair) -> Iterator[Hit]:
+    types, now, name = pair.old, pair.new, pair.name
+    old, new = pair.domain.old, pair.domain.new
+    if types is None or now is None or old is None or new is None or set(now) == set(types):
+        return
+    users = sorted(
+        schema.id
+        for schema in pair.users
+        if not schema.experimental and schema.since_version <= pair.domain.released_max
+    )
+    added = [t for t in now if t not in types]
+    removed = [t for t in types if t not in now]
+    delta = ", ".join([f"+{t}" for t in added] + [f"-{t}" for t in removed])
+    yield Hit(
+        new.display_name,
+        f"type set `@{name}` changed ({delta}); affects {len(users)} released operator version(s): "
+        + (", ".join(users) if users else "none"),
+        new.type_set_location(name),
+        old.type_set_location(name),
+        f"define a new type set for new versions and keep `@{name}` unchanged" if users else "",
+        subject=name,
+        key=(tuple(types), tuple(now)),
+    )

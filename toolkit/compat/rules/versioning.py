@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from toolkit.compat.engine import DiffContext, Hit
+from toolkit.compat.engine import Hit, OperatorPair
+from toolkit.compat.handlers import operator_pairs
 from toolkit.compat.rules.base import FIX_BUMP, V1, change_rule, compat_rule, rule_doc
 
 
@@ -30,8 +31,9 @@ from toolkit.compat.rules.base import FIX_BUMP, V1, change_rule, compat_rule, ru
         FIX_BUMP,
     ),
 )
-def version_modified(ctx: DiffContext) -> Iterator[Hit]:
-    for edit in ctx.edits:
+@operator_pairs
+def version_modified(pair: OperatorPair) -> Iterator[Hit]:
+    for edit in pair.edits:
         other = [c for c in edit.changes if not c.breaking and c.kind != "DOC-CHANGED"]
         if other:
             yield Hit(
@@ -39,7 +41,7 @@ def version_modified(ctx: DiffContext) -> Iterator[Hit]:
                 f"released version {edit.new.id} modified in place: " + "; ".join(c.message for c in other),
                 edit.new.location,
                 edit.old.location,
-                ctx.bump_hint(edit.new),
+                pair.domain.bump_hint(edit.new),
                 key=tuple((c.kind, c.subject, c.old, c.new) for c in other),
             )
 
@@ -60,14 +62,16 @@ def version_modified(ctx: DiffContext) -> Iterator[Hit]:
         "restore the version; to retire the operator set `removed_in:` to a new opset version.",
     ),
 )
-def version_removed(ctx: DiffContext) -> Iterator[Hit]:
-    for schema, spec in ctx.removed_versions:
+@operator_pairs
+def version_removed(pair: OperatorPair) -> Iterator[Hit]:
+    spec = pair.any
+    for schema in pair.removed_versions:
         yield Hit(
             schema.id,
             f"released version {schema.id} was deleted",
             spec.location,
             schema.location,
-            f"restore {schema.id}; to retire {spec.name} set `removed_in: {ctx.next_opset(spec.domain)}`",
+            f"restore {schema.id}; to retire {spec.name} set `removed_in: {pair.domain.next_opset}`",
         )
 
 
@@ -88,11 +92,12 @@ def version_removed(ctx: DiffContext) -> Iterator[Hit]:
         "opset N+1 in domain.yaml.",
     ),
 )
-def version_not_new_opset(ctx: DiffContext) -> Iterator[Hit]:
-    for bump in ctx.bumps:
+@operator_pairs
+def version_not_new_opset(pair: OperatorPair) -> Iterator[Hit]:
+    for bump in pair.bumps:
         if bump.in_new_opset or bump.new_operator or bump.schema.experimental:
             continue
-        n = ctx.next_opset(bump.schema.domain)
+        n = pair.domain.next_opset
         yield Hit(
             bump.schema.id,
             f"new version {bump.schema.id} uses since_version {bump.schema.since_version}, an opset version "

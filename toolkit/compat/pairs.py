@@ -1,0 +1,182 @@
+"""The corresponding elements of two trees that gate rules compare, one pair at a time.
+
+Like buf's breaking-change handlers, a gate rule is written for one kind of pair and the engine
+(`toolkit.compat.engine.DiffContext`) iterates the pairs:
+
+- `DomainPair`: a domain's spec in the old and the new tree, with what the gate knows about the
+  domain (its released opset versions) and the profile's options;
+- `OperatorPair`: an operator's spec in both trees (None on the side that lacks it), with the
+  versions edited in place, the versions only the new tree has and the released ones it dropped;
+- `TypeSetPair`: a type set of a domain both trees have, with the old tree's operator versions
+  that name it.
+
+A pair handler sees its pair and nothing else of the trees, and the engine never hands it a
+pair whose two sides are equal (equal as model objects, which ignore source locations). That
+is what lets `opset diff` skip every operator whose content did not change
+(`toolkit.compat.gate_fast`). The handler types are in `toolkit.compat.handlers`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from toolkit.model.changes import SchemaChange, diff_schemas
+from toolkit.model.spec import NOWHERE, DomainSpec, Location, OperatorSpec, OpSchema, display_domain
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """A version present in both trees (same since_version) whose content differs."""
+
+    old: OpSchema
+    new: OpSchema
+    changes: tuple[SchemaChange, ...]
+    released: bool  # since_version <= the old tree's newest released opset version (released_max)
+
+
+@dataclass(frozen=True, slots=True)
+class NewVersion:
+    """A version only the new tree has (a version bump); `previous` is the version before it in
+    the new tree. (Not `Bump`: that name is model-diff's semver level.)"""
+
+    schema: OpSchema
+    previous: OpSchema | None
+    changes: tuple[SchemaChange, ...]  # previous -> schema ("what this version changed")
+    in_new_opset: bool  # since_version > every released opset version (an open opset)
+    new_operator: bool  # the old tree has no such operator
+
+
+@dataclass(frozen=True, eq=False)
+class DomainPair:
+    """A domain in both trees (None on the side without a domain file) and what the gate knows
+    about it; every operator and type-set pair of the domain holds it as `domain`."""
+
+    name: str
+    old: DomainSpec | None
+    new: DomainSpec | None
+    released_max: int  # the newest released opset version in the old tree (0: nothing released)
+    options: Mapping[str, object] = field(default_factory=dict)  # the profile's options
+
+    @property
+    def old_max(self) -> int:
+        """The old tree's latest opset version of the domain (0 when the domain is new)."""
+        return self.old.max_version if self.old is not None else 0
+
+    @property
+    def next_opset(self) -> int:
+        """The first open opset version: where a change to a released version must go."""
+        return self.released_max + 1
+
+    @property
+    def location(self) -> Location:
+        spec = self.new or self.old
+        return spec.location if spec is not None else NOWHERE
+
+    @property
+    def changed(self) -> bool:
+        return self.old != self.new
+
+    def bump_hint(self, schema: OpSchema) -> str:
+        n = self.next_opset
+        return (
+            f"keep {schema.id} as released and add the change as a new version "
+            f"`since_version: {n}` (opset {n} of {display_domain(schema.domain)}, declared in domain.yaml)"
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class OperatorPair:
+    """An operator in both trees (None on the side that lacks it) within its `domain`."""
+
+    old: OperatorSpec | None
+    new: OperatorSpec | None
+    domain: DomainPair
+
+    @property
+    def any(self) -> OperatorSpec:
+        spec = self.new or self.old
+        assert spec is not None
+        return spec
+
+    @property
+    def changed(self) -> bool:
+        return self.old != self.new
+
+    @cached_property
+    def all_edits(self) -> tuple[Edit, ...]:
+        """Every version changed in place, experimental or not, released or not."""
+        return self._pairing[0]
+
+    @cached_property
+    def edits(self) -> tuple[Edit, ...]:
+        """In-place changes of released, non-experimental versions: what the law forbids."""
+        return tuple(e for e in self.all_edits if e.released and not e.old.experimental)
+
+    @property
+    def bumps(self) -> tuple[NewVersion, ...]:
+        """The versions only the new tree has."""
+        return self._pairing[1]
+
+    @cached_property
+    def removed_versions(self) -> tuple[OpSchema, ...]:
+        """Released, non-experimental versions of the old tree that the new tree dropped."""
+        released = self.domain.released_max
+        return tuple(v for v in self._pairing[2] if v.since_version <= released and not v.experimental)
+
+    @cached_property
+    def _pairing(self) -> tuple[tuple[Edit, ...], tuple[NewVersion, ...], tuple[OpSchema, ...]]:
+        if self.new is None:
+            return (), (), ()
+        released = self.domain.released_max
+        old_sets = dict(self.domain.old.type_sets) if self.domain.old is not None else {}
+        new_sets = dict(self.domain.new.type_sets) if self.domain.new is not None else {}
+        old_versions = {v.since_version: v for v in self.old.versions} if self.old else {}
+        edits: list[Edit] = []
+        bumps: list[NewVersion] = []
+        previous: OpSchema | None = None
+        for schema in self.new.versions:
+            before = old_versions.get(schema.since_version)
+            if before is None:
+                changes = (
+                    diff_schemas(previous, schema, old_type_sets=new_sets, new_type_sets=new_sets)
+                    if previous is not None
+                    else []
+                )
+                bumps.append(
+                    NewVersion(
+                        schema, previous, tuple(changes), schema.since_version > released, self.old is None
+                    )
+                )
+            elif before != schema:
+                changes = diff_schemas(before, schema, old_type_sets=old_sets, new_type_sets=new_sets)
+                if changes:
+                    edits.append(Edit(before, schema, tuple(changes), before.since_version <= released))
+            previous = schema
+        removed: tuple[OpSchema, ...] = ()
+        if self.old is not None:
+            new_since = {v.since_version for v in self.new.versions}
+            removed = tuple(v for v in self.old.versions if v.since_version not in new_since)
+        return tuple(edits), tuple(bumps), removed
+
+
+@dataclass(frozen=True, eq=False)
+class TypeSetPair:
+    """A type set of a domain both trees have, by name (None on the side without the set), and
+    the old tree's operator versions of the domain whose type constraints name it."""
+
+    name: str
+    old: tuple[str, ...] | None
+    new: tuple[str, ...] | None
+    users: tuple[OpSchema, ...]
+    domain: DomainPair
+
+    @property
+    def changed(self) -> bool:
+        return self.old != self.new
+
+
+def is_exempt(spec: OperatorSpec) -> bool:
+    """Experimental operators (every version experimental) are outside the versioning law."""
+    return all(v.experimental for v in spec.versions)
