@@ -16,10 +16,13 @@ from toolkit.adapters.node import (
     NewConstant,
     Node,
 )
-from toolkit.model.adapter_steps import callable_problem
+from toolkit.model.adapter_steps import PerKind, callable_problem
 from toolkit.model.opt_in import ALLOW_PYTHON_ADAPTERS_ENV, env_flag
 from toolkit.model.spec import AdapterStep, AttrType, FormalParameter, OpSchema
 from toolkit.model.types import looks_like_type_string
+
+Handler = Callable[[AdapterStep, AdapterResult, AdapterContext], None]
+_STEPS: PerKind[Handler] = PerKind("adapter step handlers")  # what each step kind does to a node
 
 
 def apply_steps(steps: Sequence[AdapterStep], node: Node, ctx: AdapterContext) -> AdapterResult:
@@ -39,10 +42,12 @@ def apply_steps(steps: Sequence[AdapterStep], node: Node, ctx: AdapterContext) -
     return result
 
 
+@_STEPS.of("compatible")
 def _compatible(step: AdapterStep, result: AdapterResult, ctx: AdapterContext) -> None:
     return None
 
 
+@_STEPS.of("remove_attribute")
 def _remove_attribute(step: AdapterStep, result: AdapterResult, ctx: AdapterContext) -> None:
     name = str(step.arg("attribute"))
     if ctx.direction == "downgrade":
@@ -69,7 +74,11 @@ def _refuse_meaningful_value(step: AdapterStep, node: Node, source: OpSchema, na
         )
     if not present or (default is not None and same_value(value, default)):
         return
-    why = f"its default in {source.id} is {default!r}" if default is not None else f"{source.id} gives it no default"
+    why = (
+        f"its default in {source.id} is {default!r}"
+        if default is not None
+        else f"{source.id} gives it no default"
+    )
     raise AdapterError(
         f"attribute '{name}' is {value!r}; the older version has no such attribute and {why}, "
         "so removing it would change what the node computes"
@@ -85,7 +94,12 @@ def same_value(a: Any, b: Any) -> bool:
     if isinstance(b, bytes):
         b = b.decode("utf-8")
     numbers = (int, float)
-    if isinstance(a, numbers) and isinstance(b, numbers) and not isinstance(a, bool) and not isinstance(b, bool):
+    if (
+        isinstance(a, numbers)
+        and isinstance(b, numbers)
+        and not isinstance(a, bool)
+        and not isinstance(b, bool)
+    ):
         return _float32(float(a)) == _float32(float(b))
     return bool(a == b)
 
@@ -97,6 +111,7 @@ def _float32(value: float) -> float:
         return value
 
 
+@_STEPS.of("rename_attribute")
 def _rename_attribute(step: AdapterStep, result: AdapterResult, ctx: AdapterContext) -> None:
     name, to = str(step.arg("attribute")), str(step.arg("to"))
     attrs = result.node.attributes
@@ -106,12 +121,14 @@ def _rename_attribute(step: AdapterStep, result: AdapterResult, ctx: AdapterCont
         attrs[to] = attrs.pop(name)
 
 
+@_STEPS.of("set_attribute_if_absent")
 def _set_attribute_if_absent(step: AdapterStep, result: AdapterResult, ctx: AdapterContext) -> None:
     name = str(step.arg("attribute"))
     if name not in result.node.attributes:
         result.node.attributes[name] = _thaw(step.arg("value"))
 
 
+@_STEPS.of("attribute_to_input")
 def _attribute_to_input(step: AdapterStep, result: AdapterResult, ctx: AdapterContext) -> None:
     node = result.node
     name = str(step.arg("attribute"))
@@ -135,6 +152,7 @@ def _attribute_to_input(step: AdapterStep, result: AdapterResult, ctx: AdapterCo
     node.inputs.insert(position, constant_name)
 
 
+@_STEPS.of("input_to_attribute")
 def _input_to_attribute(step: AdapterStep, result: AdapterResult, ctx: AdapterContext) -> None:
     node = result.node
     name = str(step.arg("attribute"))
@@ -153,6 +171,7 @@ def _input_to_attribute(step: AdapterStep, result: AdapterResult, ctx: AdapterCo
     result.dropped_inputs.append(value_name)
 
 
+@_STEPS.of("type_restriction")
 def _type_restriction(step: AdapterStep, result: AdapterResult, ctx: AdapterContext) -> None:
     param = str(step.arg("param"))
     banned = {str(t) for t in _as_list(step.arg("types"))}
@@ -176,7 +195,9 @@ def _type_restriction(step: AdapterStep, result: AdapterResult, ctx: AdapterCont
             bound.append((kind, value_name, ctx.value_type(value_name), formal.homogeneous))
     for kind, value_name, found, _ in bound:
         if found in banned:
-            raise AdapterError(f"{kind} '{value_name}' has type {found}, which {ctx.target.id} does not accept")
+            raise AdapterError(
+                f"{kind} '{value_name}' has type {found}, which {ctx.target.id} does not accept"
+            )
     known = any(found is not None and homogeneous for _, _, found, homogeneous in bound)
     for kind, value_name, found, homogeneous in bound:
         if found is None and not (known and homogeneous):
@@ -186,24 +207,30 @@ def _type_restriction(step: AdapterStep, result: AdapterResult, ctx: AdapterCont
             )
 
 
+@_STEPS.of("require_attribute")
 def _require_attribute(step: AdapterStep, result: AdapterResult, ctx: AdapterContext) -> None:
     """Refuse unless the attribute (or its source default) is one of `values` / at least `min`:
     the values for which the target version computes what the source does."""
     name = str(step.arg("attribute"))
     declared = ctx.source.attribute(name)
     present = name in result.node.attributes
-    value = result.node.attributes[name] if present else (None if declared is None else _thaw(declared.default))
+    value = (
+        result.node.attributes[name] if present else (None if declared is None else _thaw(declared.default))
+    )
     if value is None:
         return  # absent without a default: nothing the target could read differently
     allowed, least = step.arg("values"), step.arg("min")
     what = f"{value!r}" if present else f"absent, so {value!r} (the default of {ctx.source.id})"
     if allowed is not None and not any(same_value(value, v) for v in _as_list(allowed)):
         choices = ", ".join(repr(_thaw(v)) for v in _as_list(allowed))
-        raise AdapterError(f"attribute '{name}' is {what}; {ctx.target.id} computes the same only for {choices}")
+        raise AdapterError(
+            f"attribute '{name}' is {what}; {ctx.target.id} computes the same only for {choices}"
+        )
     if isinstance(least, int) and any(isinstance(v, (int, float)) and v < least for v in _flatten(value)):
         raise AdapterError(f"attribute '{name}' is {what}; {ctx.target.id} accepts only values >= {least}")
 
 
+@_STEPS.of("remove_input")
 def _remove_input(step: AdapterStep, result: AdapterResult, ctx: AdapterContext) -> None:
     """The source's optional input has no counterpart in the target: only a node that omits it moves."""
     position = input_position(ctx.source, step)
@@ -212,7 +239,7 @@ def _remove_input(step: AdapterStep, result: AdapterResult, ctx: AdapterContext)
         raise AdapterError(
             f"input {position} ('{node.inputs[position]}') is given; {ctx.target.id} has no such input"
         )
-    del node.inputs[position:position + 1]
+    del node.inputs[position : position + 1]
 
 
 def _formal_at(formals: tuple[FormalParameter, ...], index: int) -> FormalParameter | None:
@@ -224,6 +251,7 @@ def _formal_at(formals: tuple[FormalParameter, ...], index: int) -> FormalParame
     return None
 
 
+@_STEPS.of("python")
 def _python(step: AdapterStep, result: AdapterResult, ctx: AdapterContext) -> None:
     func = load_callable(str(step.arg("callable")))
     try:
@@ -247,18 +275,7 @@ def _python(step: AdapterStep, result: AdapterResult, ctx: AdapterContext) -> No
         raise AdapterError(f"python adapter {step.arg('callable')} returned {type(out).__name__}, not a Node")
 
 
-_HANDLERS: dict[str, Callable[[AdapterStep, AdapterResult, AdapterContext], None]] = {
-    "compatible": _compatible,
-    "remove_attribute": _remove_attribute,
-    "rename_attribute": _rename_attribute,
-    "set_attribute_if_absent": _set_attribute_if_absent,
-    "attribute_to_input": _attribute_to_input,
-    "input_to_attribute": _input_to_attribute,
-    "type_restriction": _type_restriction,
-    "require_attribute": _require_attribute,
-    "remove_input": _remove_input,
-    "python": _python,
-}
+_HANDLERS = _STEPS.complete()
 
 # --------------------------------------------------------------------------- helpers
 

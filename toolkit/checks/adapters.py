@@ -9,14 +9,23 @@ exist on the source side, what is added or moved *to* on the target side.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
-from toolkit.model.adapter_steps import COMMON_ARGS, STEP_KINDS, callable_problem, invalidating_changes
+from toolkit.model.adapter_steps import (
+    COMMON_ARGS,
+    STEP_KINDS,
+    PerKind,
+    callable_problem,
+    invalidating_changes,
+)
 from toolkit.model.diagnostics import Diagnostic, Severity
 from toolkit.model.rules import register, rule
 from toolkit.model.spec import AdapterStep, AttrType, DomainSpec, OpSchema, SpecSet
 
 ADAPTERS = "Version adapters"
+
+StepCheck = Callable[[AdapterStep, OpSchema, OpSchema], Iterator[Diagnostic]]
+_CHECKS: PerKind[StepCheck] = PerKind("adapter step checks")  # what each step kind's arguments must name
 
 
 @rule(
@@ -106,6 +115,7 @@ def _usage(kind: str) -> str:
     return f"{kind} takes: {', '.join(sorted(allowed)) or 'no arguments'}"
 
 
+@_CHECKS.of("compatible")  # no argument to check
 def _no_check(step: AdapterStep, source: OpSchema, target: OpSchema) -> Iterator[Diagnostic]:
     return iter(())
 
@@ -148,6 +158,7 @@ def _input_on(side: OpSchema, step: AdapterStep, what: str) -> Iterator[Diagnost
         )
 
 
+@_CHECKS.of("remove_attribute")
 def _remove_attribute(step: AdapterStep, source: OpSchema, target: OpSchema) -> Iterator[Diagnostic]:
     yield from _attribute_on(source, step, "attribute", "the attribute removed")
     attr = source.attribute(str(step.arg("attribute")))
@@ -155,11 +166,13 @@ def _remove_attribute(step: AdapterStep, source: OpSchema, target: OpSchema) -> 
         yield from _value_type(step, attr.type, attr.name)
 
 
+@_CHECKS.of("rename_attribute")
 def _rename_attribute(step: AdapterStep, source: OpSchema, target: OpSchema) -> Iterator[Diagnostic]:
     yield from _attribute_on(source, step, "attribute", "the old name")
     yield from _attribute_on(target, step, "to", "the new name")
 
 
+@_CHECKS.of("set_attribute_if_absent")
 def _set_attribute_if_absent(step: AdapterStep, source: OpSchema, target: OpSchema) -> Iterator[Diagnostic]:
     attr = target.attribute(str(step.arg("attribute")))
     if attr is None:
@@ -192,16 +205,19 @@ def _scalar_fits(value: object, types: tuple[type, ...]) -> bool:
     return isinstance(value, types) and not isinstance(value, bool)
 
 
+@_CHECKS.of("attribute_to_input")
 def _attribute_to_input(step: AdapterStep, source: OpSchema, target: OpSchema) -> Iterator[Diagnostic]:
     yield from _attribute_on(source, step, "attribute", "the attribute moved")
     yield from _input_on(target, step, "the input it becomes")
 
 
+@_CHECKS.of("input_to_attribute")
 def _input_to_attribute(step: AdapterStep, source: OpSchema, target: OpSchema) -> Iterator[Diagnostic]:
     yield from _input_on(source, step, "the input moved")
     yield from _attribute_on(target, step, "attribute", "the attribute it becomes")
 
 
+@_CHECKS.of("type_restriction")
 def _type_restriction(step: AdapterStep, source: OpSchema, target: OpSchema) -> Iterator[Diagnostic]:
     param = str(step.arg("param"))
     before, after = source.constraint_map.get(param), target.constraint_map.get(param)
@@ -233,6 +249,7 @@ def _type_restriction(step: AdapterStep, source: OpSchema, target: OpSchema) -> 
             )
 
 
+@_CHECKS.of("require_attribute")
 def _require_attribute(step: AdapterStep, source: OpSchema, target: OpSchema) -> Iterator[Diagnostic]:
     yield from _attribute_on(source, step, "attribute", "the attribute checked")
     attr = source.attribute(str(step.arg("attribute")))
@@ -248,27 +265,19 @@ def _require_attribute(step: AdapterStep, source: OpSchema, target: OpSchema) ->
                 )
 
 
+@_CHECKS.of("remove_input")
 def _remove_input(step: AdapterStep, source: OpSchema, target: OpSchema) -> Iterator[Diagnostic]:
     yield from _input_on(source, step, "the input removed")
 
 
+@_CHECKS.of("python")
 def _python(step: AdapterStep, source: OpSchema, target: OpSchema) -> Iterator[Diagnostic]:
     problem = callable_problem(step.arg("callable"))
     if problem:
         yield _diag("ADAPTER-CALLABLE", problem, step, "write `package.module:function`")
 
 
-_STEP_CHECKS = {
-    "remove_attribute": _remove_attribute,
-    "rename_attribute": _rename_attribute,
-    "set_attribute_if_absent": _set_attribute_if_absent,
-    "attribute_to_input": _attribute_to_input,
-    "input_to_attribute": _input_to_attribute,
-    "type_restriction": _type_restriction,
-    "require_attribute": _require_attribute,
-    "remove_input": _remove_input,
-    "python": _python,
-}
+_STEP_CHECKS = _CHECKS.complete()
 
 
 def _diag(

@@ -1,12 +1,18 @@
 """The vocabulary of version-adapter steps: which step kinds exist, the arguments each takes, and
 which schema changes a `compatible` step cannot cover. Shared by the adapter checks (ADAPTER-*,
 checks layer) and the adapter engine (`toolkit.adapters`), which runs the steps on nodes.
+
+`STEP_KINDS` is the one list of kinds. Each of those layers has one function per kind (what the
+step does to a node; what its arguments must name), registered under its kind with a `PerKind`
+table, which refuses a kind outside `STEP_KINDS` and a table that misses one.
 """
 
 from __future__ import annotations
 
 import keyword
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Any, Generic, TypeVar
 
 from toolkit.model.changes import SchemaChange, diff_schemas
 from toolkit.model.spec import OpSchema, ParamOption
@@ -27,6 +33,35 @@ STEP_KINDS: Mapping[str, tuple[tuple[tuple[str, ...], ...], frozenset[str]]] = {
 }
 COMMON_ARGS = frozenset({"doc"})
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class PerKind(Generic[F]):
+    """One function per step kind for one layer (`layer` names it in errors): each function
+    declares its kind with `@table.of("kind")`, and `complete()`, called once the layer's module
+    has defined them all, gives the kind -> function mapping or refuses a table missing a kind."""
+
+    def __init__(self, layer: str) -> None:
+        self._layer = layer
+        self._by_kind: dict[str, F] = {}
+
+    def of(self, kind: str) -> Callable[[F], F]:
+        if kind not in STEP_KINDS:
+            raise ValueError(f"{self._layer}: '{kind}' is not a step kind (one of {', '.join(STEP_KINDS)})")
+
+        def attach(function: F) -> F:
+            if kind in self._by_kind:
+                raise ValueError(f"{self._layer}: step kind '{kind}' has two functions")
+            self._by_kind[kind] = function
+            return function
+
+        return attach
+
+    def complete(self) -> Mapping[str, F]:
+        missing = [kind for kind in STEP_KINDS if kind not in self._by_kind]
+        if missing:
+            raise ValueError(f"{self._layer}: no function for step kind(s) {', '.join(missing)}")
+        return MappingProxyType(self._by_kind)
 
 
 # Changes after which a node of the source version is not a valid node of the target
