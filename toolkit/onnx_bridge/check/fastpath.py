@@ -8,6 +8,10 @@ the node once against a schema's facts compiled into plain ints, names and froze
 may be conservative (DIRTY for a node the checker passes costs time, not correctness) but must
 never call a node clean that the checker would report: tests/test_check_fastpath.py checks
 that, and that findings are the same with and without the fast path, on random and real models.
+
+What `clean` tests is derived from the node rules (`rules.NODE_RULES`): each declares the
+precondition under which it cannot fire, and `clean` is the conjunction of the `GUARDS` of the
+preconditions they name (RESOLVED is `plan`'s: a node without a plan takes the reporting path).
 """
 
 from __future__ import annotations
@@ -17,12 +21,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolkit.model.spec import FormalParameter, OpSchema, ParamOption, canonical_domain
+from toolkit.onnx_bridge.check.rules import NODE_RULES, Precondition
 from toolkit.onnx_bridge.check.schema_facts import PerRegistry, SchemaFacts
 from toolkit.onnx_bridge.check.types import VALUE_FIELDS
 from toolkit.onnx_bridge.graph import GRAPH_ATTR, GRAPHS_ATTR
 from toolkit.registry.core import Registry
 
-_Slot = tuple[str, frozenset[str], bool]  # per input/output position: type parameter, allowed types, homogeneous
+_Slot = tuple[
+    str, frozenset[str], bool
+]  # per input/output position: type parameter, allowed types, homogeneous
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,10 +61,17 @@ def compile_schema(schema: OpSchema, facts: SchemaFacts, unchecked: bool) -> Fas
 
     min_in, max_in, min_out, max_out = facts.arity
     return FastSchema(
-        min_in, max_in, min_out, max_out, singles(schema.inputs), singles(schema.outputs),
+        min_in,
+        max_in,
+        min_out,
+        max_out,
+        singles(schema.inputs),
+        singles(schema.outputs),
         {name: spec.type.proto_number for name, spec in facts.attributes.items()},
-        tuple(spec.name for spec in facts.required), unchecked,
-        slots(schema.inputs), slots(schema.outputs),
+        tuple(spec.name for spec in facts.required),
+        unchecked,
+        slots(schema.inputs),
+        slots(schema.outputs),
     )
 
 
@@ -97,59 +111,94 @@ def plan(
 
 DIRTY = -1  # `clean`: the node may have findings, take the reporting path
 
+Types = Callable[[str], str | None]
+GuardTest = Callable[[Any, list[str], list[str], "FastSchema", Types | None], bool]
 
-def clean(node: Any, fast: FastSchema, types: Callable[[str], str | None] | None) -> int:
+
+@dataclass(frozen=True, slots=True)
+class Guard:
+    """The test of a precondition on one node: (node, inputs, outputs, schema, types) -> holds.
+    `by_typing`: when no value name is empty, the answer depends only on the declared types per
+    position, so one answer serves every node of the same typing (`FastSchema.typings`)."""
+
+    test: GuardTest
+    by_typing: bool
+
+
+def _guards(preconditions: Container[Precondition], by_typing: bool) -> tuple[GuardTest, ...]:
+    """The tests of `preconditions` (in `Precondition` order) with the given `by_typing`."""
+    out = []
+    for precondition in Precondition:
+        if precondition not in preconditions or precondition is Precondition.RESOLVED:
+            continue  # RESOLVED: a node has a plan only when it holds
+        guard = GUARDS.get(precondition)
+        if guard is None:
+            raise LookupError(f"check-model's fast path has no test of precondition {precondition.name}")
+        if guard.by_typing == by_typing:
+            out.append(guard.test)
+    return tuple(out)
+
+
+def clean(node: Any, fast: FastSchema, types: Types | None) -> int:
     """DIRTY unless `node` certainly passes every check the reporting checker makes against the
     schema of `fast` (then 1 when it holds graph attributes, else 0). `types` looks up declared
     value types; None in a function body, where types are not checked."""
     inputs = node.input[:]
     outputs = node.output[:]
-    # A node whose value names are all present passes the count and type checks exactly when an
-    # earlier one with the same declared types per position (hence the same counts) did.
     typing = None
     if types is not None and "" not in inputs and "" not in outputs:
         typing = (tuple(map(types, inputs)), tuple(map(types, outputs)))
     if typing is None or typing not in fast.typings:
-        if not _clean_values(inputs, outputs, fast):
-            return DIRTY
-        if types is not None and not _clean_types(inputs, outputs, fast, types):
-            return DIRTY
+        for test in _BY_TYPING:
+            if not test(node, inputs, outputs, fast, types):
+                return DIRTY
         if typing is not None:
             fast.typings.add(typing)
-    graphs = 0
+    for test in _PER_NODE:
+        if not test(node, inputs, outputs, fast, types):
+            return DIRTY
+    for attr in node.attribute:
+        if attr.type in _GRAPH_KINDS:
+            return 1
+    return 0
+
+
+_GRAPH_KINDS = (GRAPH_ATTR, GRAPHS_ATTR)
+
+
+def _clean_attributes(
+    node: Any, inputs: list[str], outputs: list[str], fast: FastSchema, types: Types | None
+) -> bool:
+    """Whether the node's attributes pass the checker's attribute checks."""
     attrs = node.attribute
-    if attrs:
-        attr_types = fast.attr_types
-        seen: set[str] = set()
-        for attr in attrs[:]:  # a list iterates faster than the repeated field
-            name = attr.name
-            kind = attr.type
-            if kind in (GRAPH_ATTR, GRAPHS_ATTR):
-                graphs = 1
-            if name in seen:
-                return DIRTY
-            seen.add(name)
-            if name.startswith("__"):
+    if not attrs:
+        return not fast.required_attrs
+    attr_types = fast.attr_types
+    seen: set[str] = set()
+    for attr in attrs[:]:  # a list iterates faster than the repeated field
+        name = attr.name
+        if name in seen:
+            return False
+        seen.add(name)
+        if name.startswith("__"):
+            continue
+        expected = attr_types.get(name)
+        if expected is None:
+            if fast.unchecked:
                 continue
-            expected = attr_types.get(name)
-            if expected is None:
-                if fast.unchecked:
-                    continue
-                return DIRTY
-            if kind != expected:
-                return DIRTY
-            value_field = VALUE_FIELDS.get(kind)
-            if value_field and not attr.HasField(value_field) and not attr.ref_attr_name:
-                return DIRTY
-        for name in fast.required_attrs:
-            if name not in seen:
-                return DIRTY
-    elif fast.required_attrs:
-        return DIRTY
-    return graphs
+            return False
+        kind = attr.type
+        if kind != expected:
+            return False
+        value_field = VALUE_FIELDS.get(kind)
+        if value_field and not attr.HasField(value_field) and not attr.ref_attr_name:
+            return False
+    return all(name in seen for name in fast.required_attrs)
 
 
-def _clean_values(inputs: list[str], outputs: list[str], fast: FastSchema) -> bool:
+def _clean_values(
+    node: Any, inputs: list[str], outputs: list[str], fast: FastSchema, types: Types | None
+) -> bool:
     """Whether the node's input and output names pass the checker's count and empty-name checks."""
     count = len(inputs)
     if not fast.min_in <= count <= fast.max_in:
@@ -169,9 +218,12 @@ def _clean_values(inputs: list[str], outputs: list[str], fast: FastSchema) -> bo
 
 
 def _clean_types(
-    inputs: list[str], outputs: list[str], fast: FastSchema, types: Callable[[str], str | None]
+    node: Any, inputs: list[str], outputs: list[str], fast: FastSchema, types: Types | None
 ) -> bool:
-    """Whether the declared types of the node's values pass the checker's type checks."""
+    """Whether the declared types of the node's values pass the checker's type checks (which
+    function bodies, `types` None, skip)."""
+    if types is None:
+        return True
     bound: dict[str, str] = {}
     for names, slots in ((inputs, fast.in_slots), (outputs, fast.out_slots)):
         if not slots:
@@ -189,3 +241,13 @@ def _clean_types(
             if homogeneous and bound.setdefault(param, actual) != actual:
                 return False
     return True
+
+
+GUARDS: Mapping[Precondition, Guard] = {
+    Precondition.VALUES: Guard(_clean_values, by_typing=True),
+    Precondition.TYPES: Guard(_clean_types, by_typing=True),
+    Precondition.ATTRIBUTES: Guard(_clean_attributes, by_typing=False),
+}
+_DECLARED = frozenset(NODE_RULES.values())
+_BY_TYPING = _guards(_DECLARED, by_typing=True)
+_PER_NODE = _guards(_DECLARED, by_typing=False)

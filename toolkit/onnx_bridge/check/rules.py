@@ -2,17 +2,50 @@
 
 `MODEL_RULES` keeps the order the docs' Rules section and SARIF's rule list show them in:
 scope and resolution first, then the node checks in the order a node is checked.
+
+A rule the node walk reports (`checker._Walk.node`) is registered with `_node(PRECONDITION, ...)`:
+the cheap test under which it cannot fire. check-model's fast path (`fastpath.clean`) passes a
+node without the reporting checker exactly when every precondition the node rules declare holds,
+so a new node rule is covered by naming its precondition here (and a new kind of precondition
+by its test in `fastpath.GUARDS`).
 """
 
 from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
 
 from toolkit.model.rules import Rule, register
 
 FAMILY = "model"
 
+
+class Precondition(enum.Enum):
+    """A cheap test of one node under which a node rule cannot fire."""
+
+    RESOLVED = "the node calls no model-local function, its domain is imported and has specs, and it resolves to a stable, not deprecated version"
+    VALUES = "the node's input and output counts are within the schema's, and no required one is empty"
+    TYPES = "the declared types of the node's values are allowed and bind each type parameter once"
+    ATTRIBUTES = "every attribute is declared, typed as declared, set once and has its value; every required one is set"
+
+
+_NODE_RULES: dict[str, Precondition] = {}
+
+
+def _node(precondition: Precondition, rule_id: str, severity: str, summary: str, **fields: Any) -> Rule:
+    """Register a rule of the node walk with the precondition under which it cannot fire."""
+    rule = register(rule_id, FAMILY, severity, summary, **fields)
+    _NODE_RULES[rule_id] = precondition
+    return rule
+
+
 MODEL_RULES: tuple[Rule, ...] = (
-    register(
-        "MODEL-DOMAIN-NOT-IMPORTED", FAMILY, "error",
+    _node(
+        Precondition.RESOLVED,
+        "MODEL-DOMAIN-NOT-IMPORTED",
+        "error",
         "A node uses a domain that the model (or its function) does not list in opset_import.",
         name="domain not imported",
         hint="add an opset_import entry for the domain",
@@ -24,8 +57,10 @@ import the node means nothing to a runtime.
 
 **After:** `opset_import` also lists `com.acme` at the opset version the model was built for.""",
     ),
-    register(
-        "MODEL-DOMAIN-UNKNOWN", FAMILY, "warning",
+    _node(
+        Precondition.RESOLVED,
+        "MODEL-DOMAIN-UNKNOWN",
+        "warning",
         "The model imports a domain that neither the onnx catalog nor the given specs define; "
         "its nodes cannot be checked.",
         name="domain without specs",
@@ -37,7 +72,9 @@ leaves its nodes unchecked (reported once per domain, at its first node).
 **Fix:** give the domain's spec folder with `--specs`.""",
     ),
     register(
-        "MODEL-OPSET-UNKNOWN", FAMILY, "warning",
+        "MODEL-OPSET-UNKNOWN",
+        FAMILY,
+        "warning",
         "The model imports an opset version newer than the newest version the specs define.",
         name="opset version not defined",
         hint="use a released opset version or update the specs",
@@ -47,8 +84,10 @@ defined opset the specs cannot say what is in effect, so the checks may miss cha
 
 **Fix:** import a defined opset version, or check against newer specs.""",
     ),
-    register(
-        "MODEL-OP-UNKNOWN", FAMILY, "error",
+    _node(
+        Precondition.RESOLVED,
+        "MODEL-OP-UNKNOWN",
+        "error",
         "The operator does not exist in the node's domain.",
         name="operator unknown",
         hint="check the op_type spelling and domain",
@@ -58,8 +97,10 @@ can run the node.
 
 **Before:** `op_type: "Reul"`. **After:** `op_type: "Relu"`.""",
     ),
-    register(
-        "MODEL-OP-NOT-IN-OPSET", FAMILY, "error",
+    _node(
+        Precondition.RESOLVED,
+        "MODEL-OP-NOT-IN-OPSET",
+        "error",
         "The operator exists, but its first version is newer than the opset version the model imports.",
         name="operator not in the imported opset",
         hint="import a newer opset version of the domain (opset convert)",
@@ -71,8 +112,10 @@ runtime of that opset does not have the operator.
 
 **After:** import `ai.onnx` 20 (`opset convert --to ai.onnx=20`).""",
     ),
-    register(
-        "MODEL-OP-REMOVED", FAMILY, "error",
+    _node(
+        Precondition.RESOLVED,
+        "MODEL-OP-REMOVED",
+        "error",
         "The operator was removed at or before the opset version the model imports.",
         name="operator removed",
         hint="use the replacement operator, or import an older opset version",
@@ -83,8 +126,10 @@ versions exist.
 **Fix:** replace the node by the operator the specs name as replacement, or import an opset
 version before the removal.""",
     ),
-    register(
-        "MODEL-OP-DEPRECATED", FAMILY, "warning",
+    _node(
+        Precondition.RESOLVED,
+        "MODEL-OP-DEPRECATED",
+        "warning",
         "The operator version in effect is deprecated.",
         name="operator deprecated",
         hint="move to the replacement operator",
@@ -94,16 +139,20 @@ remove it.
 
 **Fix:** use the operator its documentation names as replacement.""",
     ),
-    register(
-        "MODEL-OP-EXPERIMENTAL", FAMILY, "info",
+    _node(
+        Precondition.RESOLVED,
+        "MODEL-OP-EXPERIMENTAL",
+        "info",
         "The operator version in effect is experimental and may change without a version bump.",
         name="experimental operator",
         doc="""\
 **Why:** an experimental operator's signature is not covered by the versioning rules; a model
 using it may stop working on a newer runtime without any opset change.""",
     ),
-    register(
-        "MODEL-INPUT-COUNT", FAMILY, "error",
+    _node(
+        Precondition.VALUES,
+        "MODEL-INPUT-COUNT",
+        "error",
         "The node has fewer inputs than the schema requires or more than it allows.",
         name="wrong number of inputs",
         hint="trailing optional inputs may be omitted; skipped ones in the middle are empty names",
@@ -113,8 +162,10 @@ version in effect.
 
 **Before:** `Flatten(x, x)` (Flatten takes one input). **After:** `Flatten(x)`.""",
     ),
-    register(
-        "MODEL-OUTPUT-COUNT", FAMILY, "error",
+    _node(
+        Precondition.VALUES,
+        "MODEL-OUTPUT-COUNT",
+        "error",
         "The node has fewer outputs than the schema requires or more than it allows.",
         name="wrong number of outputs",
         doc="""\
@@ -123,8 +174,10 @@ computed.
 
 **Before:** `Flatten(x) -> (y, z)`. **After:** `Flatten(x) -> y`.""",
     ),
-    register(
-        "MODEL-INPUT-EMPTY", FAMILY, "error",
+    _node(
+        Precondition.VALUES,
+        "MODEL-INPUT-EMPTY",
+        "error",
         "An empty input name (a skipped input) is only allowed for an optional input.",
         name="required input skipped",
         doc="""\
@@ -132,16 +185,20 @@ computed.
 
 **Before:** `Gemm(a, "", c)` (B is required). **After:** `Gemm(a, b, c)`.""",
     ),
-    register(
-        "MODEL-OUTPUT-EMPTY", FAMILY, "error",
+    _node(
+        Precondition.VALUES,
+        "MODEL-OUTPUT-EMPTY",
+        "error",
         "An empty output name is only allowed for an optional output.",
         name="required output skipped",
         doc="""\
 **Why:** an empty output name says the output is not wanted, which only an optional output
 allows.""",
     ),
-    register(
-        "MODEL-ATTR-UNKNOWN", FAMILY, "error",
+    _node(
+        Precondition.ATTRIBUTES,
+        "MODEL-ATTR-UNKNOWN",
+        "error",
         "The node sets an attribute the operator version does not declare.",
         name="unknown attribute",
         hint="remove it, or use the operator version that declares it",
@@ -154,8 +211,10 @@ are not checked.
 
 **After:** `LeakyRelu(x, alpha=1.0)`, or `Relu(x)`.""",
     ),
-    register(
-        "MODEL-ATTR-TYPE", FAMILY, "error",
+    _node(
+        Precondition.ATTRIBUTES,
+        "MODEL-ATTR-TYPE",
+        "error",
         "The attribute's AttributeProto.type differs from the type the schema declares.",
         name="attribute type mismatch",
         doc="""\
@@ -164,8 +223,10 @@ is not converted.
 
 **Before:** `Flatten(x, axis=1.0)`. **After:** `Flatten(x, axis=1)`.""",
     ),
-    register(
-        "MODEL-ATTR-REQUIRED", FAMILY, "error",
+    _node(
+        Precondition.ATTRIBUTES,
+        "MODEL-ATTR-REQUIRED",
+        "error",
         "The schema declares the attribute required and the node does not set it.",
         name="required attribute missing",
         doc="""\
@@ -173,8 +234,10 @@ is not converted.
 
 **Before:** `Cast(x)`. **After:** `Cast(x, to=FLOAT)`.""",
     ),
-    register(
-        "MODEL-ATTR-DUPLICATE", FAMILY, "error",
+    _node(
+        Precondition.ATTRIBUTES,
+        "MODEL-ATTR-DUPLICATE",
+        "error",
         "The node sets the same attribute name more than once.",
         name="attribute set twice",
         doc="""\
@@ -182,16 +245,20 @@ is not converted.
 
 **Fix:** keep one of the two attributes.""",
     ),
-    register(
-        "MODEL-ATTR-VALUE-MISSING", FAMILY, "error",
+    _node(
+        Precondition.ATTRIBUTES,
+        "MODEL-ATTR-VALUE-MISSING",
+        "error",
         "A tensor, graph, sparse-tensor or type attribute declares its type but carries no value.",
         name="attribute without value",
         doc="""\
 **Why:** the attribute's type says which field holds its value; when that field is not set the
 attribute has no value at all (a reference to a function attribute, `ref_attr_name`, is fine).""",
     ),
-    register(
-        "MODEL-TYPE-NOT-ALLOWED", FAMILY, "error",
+    _node(
+        Precondition.TYPES,
+        "MODEL-TYPE-NOT-ALLOWED",
+        "error",
         "A value's declared type is not in the type constraint of the input or output it feeds.",
         name="type not allowed",
         doc="""\
@@ -202,8 +269,10 @@ no kernel for another.
 
 **After:** cast to a numeric type first, or use an operator that takes strings.""",
     ),
-    register(
-        "MODEL-TYPE-INCONSISTENT", FAMILY, "error",
+    _node(
+        Precondition.TYPES,
+        "MODEL-TYPE-INCONSISTENT",
+        "error",
         "Homogeneous parameters sharing a type parameter carry different declared types.",
         name="type parameter bound twice",
         doc="""\
@@ -213,8 +282,10 @@ no kernel for another.
 
 **After:** cast one of them so both are `tensor(float)`.""",
     ),
-    register(
-        "MODEL-FUNCTION-CALL", FAMILY, "error",
+    _node(
+        Precondition.RESOLVED,
+        "MODEL-FUNCTION-CALL",
+        "error",
         "A node calling a model-local function passes more inputs or outputs than it declares, "
         "or an attribute it does not declare.",
         name="bad call of a model-local function",
@@ -223,7 +294,9 @@ no kernel for another.
 anything beyond them has nothing to bind to.""",
     ),
     register(
-        "MODEL-IR-VERSION-MISSING", FAMILY, "error",
+        "MODEL-IR-VERSION-MISSING",
+        FAMILY,
+        "error",
         "The model does not set ir_version.",
         name="IR version not set",
         hint="set ir_version to the IR version the model was written for",
@@ -235,7 +308,9 @@ fields and rules apply (onnx.checker refuses such a model).
 imported opsets need).""",
     ),
     register(
-        "MODEL-NAME-EMPTY", FAMILY, "error",
+        "MODEL-NAME-EMPTY",
+        FAMILY,
+        "error",
         "A graph input, graph output, value_info entry or initializer has an empty name.",
         name="empty value name",
         doc="""\
@@ -245,9 +320,10 @@ or output, so a declared value with no name can never be used.
 **Before:** an initializer with `name: ""`. **After:** `name: "weight"`.""",
     ),
     register(
-        "MODEL-NAME-DUPLICATE", FAMILY, "error",
-        "Two graph inputs, two initializers, two function inputs or two model-local functions "
-        "share a name.",
+        "MODEL-NAME-DUPLICATE",
+        FAMILY,
+        "error",
+        "Two graph inputs, two initializers, two function inputs or two model-local functions share a name.",
         name="name declared twice",
         doc="""\
 **Why:** a name declares one value (or one function); with two declarations which one a node
@@ -258,7 +334,9 @@ reads is not defined.
 An initializer that is also a graph input is fine: it is that input's default value.""",
     ),
     register(
-        "MODEL-IO-TYPE-INCOMPLETE", FAMILY, "error",
+        "MODEL-IO-TYPE-INCOMPLETE",
+        FAMILY,
+        "error",
         "An input or output of the main graph has no type, or a tensor input no element type.",
         name="model input/output type incomplete",
         hint="declare the type (a tensor's element type included)",
@@ -271,7 +349,9 @@ need their type, and nothing can be inferred from an input whose element type is
 **After:** `input { name: "x" type { tensor_type { elem_type: 1 shape { dim { dim_param: "N" } } } } }`.""",
     ),
     register(
-        "MODEL-IO-SHAPE-MISSING", FAMILY, "warning",
+        "MODEL-IO-SHAPE-MISSING",
+        FAMILY,
+        "warning",
         "A tensor input or output of the main graph declares no shape.",
         name="model input/output without shape",
         hint="declare the shape; an unknown dimension is a dim without value or a dim_param",
@@ -285,7 +365,9 @@ this is a warning: the model is valid for the runtime but not for the checker.
 **After:** `output { name: "y" type { tensor_type { elem_type: 1 shape { dim { dim_param: "N" } } } } }`.""",
     ),
     register(
-        "MODEL-VALUE-REDEFINED", FAMILY, "error",
+        "MODEL-VALUE-REDEFINED",
+        FAMILY,
+        "error",
         "A node output reuses a name already defined: by an earlier node, a graph input or "
         "initializer, or an enclosing graph (values are assigned once, SSA).",
         name="value defined twice",
@@ -299,7 +381,9 @@ graph's values but not define one of their names again.
 **After:** `Relu(x) -> y`, `Sigmoid(x) -> y2` (and readers of the second use `y2`).""",
     ),
     register(
-        "MODEL-NODE-ORDER", FAMILY, "error",
+        "MODEL-NODE-ORDER",
+        FAMILY,
+        "error",
         "A node reads a value that a later node of the same graph produces: the nodes are not in "
         "topological order.",
         name="nodes out of order",
@@ -311,7 +395,9 @@ list order and expect every input to exist when a node is reached.
 **Before:** `[Relu(t) -> y, Abs(x) -> t]`. **After:** `[Abs(x) -> t, Relu(t) -> y]`.""",
     ),
     register(
-        "MODEL-VALUE-UNDEFINED", FAMILY, "error",
+        "MODEL-VALUE-UNDEFINED",
+        FAMILY,
+        "error",
         "A node reads a value that nothing defines: no graph input or initializer, no node, no "
         "enclosing graph (before the node holding the subgraph).",
         name="value undefined",
@@ -326,7 +412,9 @@ own inputs.
 **After:** an initializer (or graph input) named `bias`.""",
     ),
     register(
-        "MODEL-OUTPUT-UNDEFINED", FAMILY, "error",
+        "MODEL-OUTPUT-UNDEFINED",
+        FAMILY,
+        "error",
         "A graph or function output names a value the graph does not define.",
         name="output undefined",
         doc="""\
@@ -337,7 +425,9 @@ enclosing graph's value).
 **Before:** graph outputs `[y]`, nodes `[Relu(x) -> t]`. **After:** `[Relu(x) -> y]`.""",
     ),
     register(
-        "MODEL-FUNCTION-IMPORT-MISSING", FAMILY, "error",
+        "MODEL-FUNCTION-IMPORT-MISSING",
+        FAMILY,
+        "error",
         "A node of a model-local function uses a domain that only the model imports, not the "
         "function's own opset_import.",
         name="function body domain not imported by the function",
@@ -353,7 +443,9 @@ node at the model's version).
 **After:** the function's `opset_import` lists `ai.onnx` 18.""",
     ),
     register(
-        "MODEL-TYPE-INFERRED-MISMATCH", FAMILY, "error",
+        "MODEL-TYPE-INFERRED-MISMATCH",
+        FAMILY,
+        "error",
         "The element type a node's output must have (inferred from its inputs, attributes and the "
         "operator's spec) differs from the type declared for that value.",
         name="declared type contradicts inference",
@@ -370,7 +462,9 @@ element types through the graph from type-parameter bindings and from the spec's
 **After:** `Cast(x, to=FLOAT16) -> y`.""",
     ),
     register(
-        "MODEL-FUNCTION-BODY", FAMILY, "error",
+        "MODEL-FUNCTION-BODY",
+        FAMILY,
+        "error",
         "A function body does not hold together: a model-local function refers to an attribute it "
         "does not declare or its types cannot agree, or the function body of a vendor operator the "
         "model uses fails the FUNCTION-* checks.",
@@ -386,3 +480,6 @@ FUNCTION-* rule that failed (see the spec rules).
 **After:** `A = Constant <value_float: float = @alpha> ()`.""",
     ),
 )
+
+# Rule id -> its precondition, for the rules the node walk reports.
+NODE_RULES: Mapping[str, Precondition] = MappingProxyType(_NODE_RULES)
