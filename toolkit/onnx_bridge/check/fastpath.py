@@ -109,20 +109,23 @@ def plan(
     return found
 
 
-DIRTY = -1  # `clean`: the node may have findings, take the reporting path
+DIRTY = -1  # `clean` and the guards: the node may have findings, take the reporting path
+HOLDS_GRAPHS = 1  # `clean` and the guards: the precondition holds and the node has graph attributes
 
 Types = Callable[[str], str | None]
-GuardTest = Callable[[Any, list[str], list[str], "FastSchema", Types | None], bool]
+# (node, inputs, outputs, schema, types) -> DIRTY, or what the test saw on its way (0 or HOLDS_GRAPHS)
+GuardTest = Callable[[Any, list[str], list[str], "FastSchema", Types | None], int]
 
 
 @dataclass(frozen=True, slots=True)
 class Guard:
-    """The test of a precondition on one node: (node, inputs, outputs, schema, types) -> holds.
-    `by_typing`: when no value name is empty, the answer depends only on the declared types per
-    position, so one answer serves every node of the same typing (`FastSchema.typings`)."""
+    """The test of a precondition on one node. `by_typing`: when no value name is empty, the
+    answer depends only on the declared types per position, so one answer serves every node of
+    the same typing (`FastSchema.typings`); the others run on every node."""
 
     test: GuardTest
     by_typing: bool
+    reports_graphs: bool = False  # its test reads every attribute and says HOLDS_GRAPHS
 
 
 def _guards(preconditions: Container[Precondition], by_typing: bool) -> tuple[GuardTest, ...]:
@@ -141,8 +144,8 @@ def _guards(preconditions: Container[Precondition], by_typing: bool) -> tuple[Gu
 
 def clean(node: Any, fast: FastSchema, types: Types | None) -> int:
     """DIRTY unless `node` certainly passes every check the reporting checker makes against the
-    schema of `fast` (then 1 when it holds graph attributes, else 0). `types` looks up declared
-    value types; None in a function body, where types are not checked."""
+    schema of `fast` (then HOLDS_GRAPHS when it holds graph attributes, else 0). `types` looks up
+    declared value types; None in a function body, where types are not checked."""
     inputs = node.input[:]
     outputs = node.output[:]
     typing = None
@@ -150,35 +153,43 @@ def clean(node: Any, fast: FastSchema, types: Types | None) -> int:
         typing = (tuple(map(types, inputs)), tuple(map(types, outputs)))
     if typing is None or typing not in fast.typings:
         for test in _BY_TYPING:
-            if not test(node, inputs, outputs, fast, types):
+            if test(node, inputs, outputs, fast, types) == DIRTY:
                 return DIRTY
         if typing is not None:
             fast.typings.add(typing)
+    graphs = 0
     for test in _PER_NODE:
-        if not test(node, inputs, outputs, fast, types):
+        verdict = test(node, inputs, outputs, fast, types)
+        if verdict == DIRTY:
             return DIRTY
-    for attr in node.attribute:
-        if attr.type in _GRAPH_KINDS:
-            return 1
-    return 0
+        graphs |= verdict
+    if not _SEES_GRAPHS:
+        graphs = _graphs(node)
+    return graphs
 
 
-_GRAPH_KINDS = (GRAPH_ATTR, GRAPHS_ATTR)
+def _graphs(node: Any) -> int:
+    """HOLDS_GRAPHS when the node has a graph attribute (for a guard set that reads no attribute)."""
+    return HOLDS_GRAPHS if any(attr.type in (GRAPH_ATTR, GRAPHS_ATTR) for attr in node.attribute) else 0
 
 
 def _clean_attributes(
     node: Any, inputs: list[str], outputs: list[str], fast: FastSchema, types: Types | None
-) -> bool:
-    """Whether the node's attributes pass the checker's attribute checks."""
+) -> int:
+    """Whether the node's attributes pass the checker's attribute checks (and it holds graphs)."""
     attrs = node.attribute
     if not attrs:
-        return not fast.required_attrs
+        return DIRTY if fast.required_attrs else 0
+    graphs = 0
     attr_types = fast.attr_types
     seen: set[str] = set()
     for attr in attrs[:]:  # a list iterates faster than the repeated field
         name = attr.name
+        kind = attr.type
+        if kind in (GRAPH_ATTR, GRAPHS_ATTR):
+            graphs = HOLDS_GRAPHS
         if name in seen:
-            return False
+            return DIRTY
         seen.add(name)
         if name.startswith("__"):
             continue
@@ -186,44 +197,46 @@ def _clean_attributes(
         if expected is None:
             if fast.unchecked:
                 continue
-            return False
-        kind = attr.type
+            return DIRTY
         if kind != expected:
-            return False
+            return DIRTY
         value_field = VALUE_FIELDS.get(kind)
         if value_field and not attr.HasField(value_field) and not attr.ref_attr_name:
-            return False
-    return all(name in seen for name in fast.required_attrs)
+            return DIRTY
+    for name in fast.required_attrs:
+        if name not in seen:
+            return DIRTY
+    return graphs
 
 
 def _clean_values(
     node: Any, inputs: list[str], outputs: list[str], fast: FastSchema, types: Types | None
-) -> bool:
+) -> int:
     """Whether the node's input and output names pass the checker's count and empty-name checks."""
     count = len(inputs)
     if not fast.min_in <= count <= fast.max_in:
-        return False
+        return DIRTY
     if "" in inputs:
         for position in fast.single_in:
             if position < count and not inputs[position]:
-                return False
+                return DIRTY
     count = len(outputs)
     if not fast.min_out <= count <= fast.max_out:
-        return False
+        return DIRTY
     if "" in outputs:
         for position in fast.single_out:
             if position < count and not outputs[position]:
-                return False
-    return True
+                return DIRTY
+    return 0
 
 
 def _clean_types(
     node: Any, inputs: list[str], outputs: list[str], fast: FastSchema, types: Types | None
-) -> bool:
+) -> int:
     """Whether the declared types of the node's values pass the checker's type checks (which
     function bodies, `types` None, skip)."""
     if types is None:
-        return True
+        return 0
     bound: dict[str, str] = {}
     for names, slots in ((inputs, fast.in_slots), (outputs, fast.out_slots)):
         if not slots:
@@ -237,17 +250,18 @@ def _clean_types(
                 continue
             param, allowed, homogeneous = slots[position if position < last else last]
             if allowed and actual not in allowed:
-                return False
+                return DIRTY
             if homogeneous and bound.setdefault(param, actual) != actual:
-                return False
-    return True
+                return DIRTY
+    return 0
 
 
 GUARDS: Mapping[Precondition, Guard] = {
     Precondition.VALUES: Guard(_clean_values, by_typing=True),
     Precondition.TYPES: Guard(_clean_types, by_typing=True),
-    Precondition.ATTRIBUTES: Guard(_clean_attributes, by_typing=False),
+    Precondition.ATTRIBUTES: Guard(_clean_attributes, by_typing=False, reports_graphs=True),
 }
 _DECLARED = frozenset(NODE_RULES.values())
 _BY_TYPING = _guards(_DECLARED, by_typing=True)
 _PER_NODE = _guards(_DECLARED, by_typing=False)
+_SEES_GRAPHS = any(guard.reports_graphs and guard.test in _PER_NODE for guard in GUARDS.values())
