@@ -53,7 +53,17 @@ else:  # pragma: no cover - exercised on 3.10 only
 TOOL_KEY = "opset-toolkit"
 DEFAULT_PROFILE = "onnx-strict"
 # The project settings in the same file (spec_root, out, [python], [docs]) are read by toolkit.load.project.
-_TOP_KEYS = {"profile", "disable", "enable", "severity", "options", "plugins", "profiles", "allowlist", *PROJECT_KEYS}
+_TOP_KEYS = {
+    "profile",
+    "disable",
+    "enable",
+    "severity",
+    "options",
+    "plugins",
+    "profiles",
+    "allowlist",
+    *PROJECT_KEYS,
+}
 _PROFILE_KEYS = {"extends", "disable", "enable", "severity", "options", "ignore-fc-only", "doc"}
 _ENTRY_KEYS = {"rule", "operator", "fingerprint", "reason", "expires"}
 

@@ -141,6 +141,10 @@ class DiffContext:
     def domain_location(self, domain: str) -> Location:
         return self.domain(domain).location
 
+    @cached_property
+    def changed_domains(self) -> list[DomainPair]:
+        return [pair for pair in self.domains if pair.changed]
+
     @property
     def domain_pairs(self) -> list[tuple[DomainSpec | None, DomainSpec | None]]:
         return [(pair.old, pair.new) for pair in self.domains]
@@ -160,6 +164,10 @@ class DiffContext:
                 out.append(TypeSetPair(name, before, now, users, domain))
         return out
 
+    @cached_property
+    def changed_type_set_pairs(self) -> list[TypeSetPair]:
+        return [pair for pair in self.type_set_pairs if pair.changed]
+
     def _set_users(self, domain: str, name: str) -> tuple[OpSchema, ...]:
         return tuple(
             schema
@@ -175,6 +183,10 @@ class DiffContext:
         old = {(o.domain, o.name): o for o in self.old.specs.operators}
         new = {(o.domain, o.name): o for o in self.new.specs.operators}
         return [OperatorPair(old.get(k), new.get(k), self.domain(k[0])) for k in sorted(set(old) | set(new))]
+
+    @cached_property
+    def changed_operator_pairs(self) -> list[OperatorPair]:
+        return [pair for pair in self.operator_pairs if pair.changed]
 
     @property
     def all_edits(self) -> list[Edit]:

@@ -52,7 +52,9 @@ def _git(args: Sequence[str], cwd: Path) -> GitResult:
     except OSError as exc:
         raise _no_git(exc) from None
     except GitOutputTooLarge as exc:
-        raise UsageError(f"{exc}\n  hint: this is not a normal repository; run the command in another clone") from None
+        raise UsageError(
+            f"{exc}\n  hint: this is not a normal repository; run the command in another clone"
+        ) from None
 
 
 def looks_like_git_ref(ref: str, cwd: Path | None = None) -> bool:
@@ -111,7 +113,9 @@ def load_resolved_tree(tree: GitTreeRef) -> GitTree:
         if cached is not None:
             return GitTree(cached, tree.commit, tree.label, tree.note)
     try:
-        result = _read_and_load(tree.commit, list(tree.prefixes), tree.top, tree.here, f"--against {tree.label}")
+        result = _read_and_load(
+            tree.commit, list(tree.prefixes), tree.top, tree.here, f"--against {tree.label}"
+        )
     except OSError as exc:
         raise _no_git(exc) from None
     if tree.key:
@@ -184,18 +188,32 @@ def _not_one_commit(ref: str) -> UsageError | None:
     """A usage error for git revision notation that names no single commit (an exclusion, a
     range, a path in a tree, a peel to a tree), saying what to pass instead; None otherwise."""
     problems = (
-        (ref.startswith("^"), "`^REF` excludes REF's history (range notation); it names no commit",
-         f"pass the commit itself: --against {ref.lstrip('^') or 'main'}"),
-        (".." in ref, "`A..B` and `A...B` are ranges of commits, not one commit",
-         f"pass the old side: --against {ref.split('..')[0] or 'main'}, or `{ref.split('..')[0] or 'main'}...` "
-         "for its merge base with HEAD"),
-        (ref.endswith(("^!", "^@")) or ref.endswith("^-") or bool(re.search(r"\^-[0-9]*$", ref)),
-         "`^!`, `^@` and `^-` name sets of commits",
-         "pass one commit, such as REF^ (its first parent) or REF~2"),
-        (":" in ref, "`REF:path` names a file or folder in a commit and `:/text` searches messages, not one commit",
-         "pass the commit (--against main); --specs chooses the spec folder"),
-        (bool(_PEEL.search(ref)), "`^{tree}`, `^{blob}` and `^{tag}` name other objects than a commit",
-         "pass the commit (drop the `^{...}`)"),
+        (
+            ref.startswith("^"),
+            "`^REF` excludes REF's history (range notation); it names no commit",
+            f"pass the commit itself: --against {ref.lstrip('^') or 'main'}",
+        ),
+        (
+            ".." in ref,
+            "`A..B` and `A...B` are ranges of commits, not one commit",
+            f"pass the old side: --against {ref.split('..')[0] or 'main'}, or `{ref.split('..')[0] or 'main'}...` "
+            "for its merge base with HEAD",
+        ),
+        (
+            ref.endswith(("^!", "^@")) or ref.endswith("^-") or bool(re.search(r"\^-[0-9]*$", ref)),
+            "`^!`, `^@` and `^-` name sets of commits",
+            "pass one commit, such as REF^ (its first parent) or REF~2",
+        ),
+        (
+            ":" in ref,
+            "`REF:path` names a file or folder in a commit and `:/text` searches messages, not one commit",
+            "pass the commit (--against main); --specs chooses the spec folder",
+        ),
+        (
+            bool(_PEEL.search(ref)),
+            "`^{tree}`, `^{blob}` and `^{tag}` name other objects than a commit",
+            "pass the commit (drop the `^{...}`)",
+        ),
     )
     for applies, what, hint in problems:
         if applies:
@@ -258,8 +276,10 @@ def _missing_ancestor(ref: str, depth: int, shallow: bool) -> UsageError:
 
 def looks_like_path(ref: str) -> bool:
     """Values only a file system path can be: absolute, `./`, `../`, `~/`, a drive letter."""
-    return ref in (".", "..") or ref.startswith(("/", "./", "../", "~/", ".\\", "..\\")) or bool(
-        re.match(r"^[A-Za-z]:[\\/]", ref)
+    return (
+        ref in (".", "..")
+        or ref.startswith(("/", "./", "../", "~/", ".\\", "..\\"))
+        or bool(re.match(r"^[A-Za-z]:[\\/]", ref))
     )
 
 
@@ -343,8 +363,16 @@ def spec_roots(cwd: Path | None = None) -> list[str]:
     top = _toplevel(here)
     proc = _git(
         # domain.yml too: the loader reports it as misnamed, rather than the hook skipping the tree.
-        ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", ":(top,glob)**/domain.yaml",
-         ":(top,glob)**/domain.yml"],
+        [
+            "ls-files",
+            "-z",
+            "--cached",
+            "--others",
+            "--exclude-standard",
+            "--",
+            ":(top,glob)**/domain.yaml",
+            ":(top,glob)**/domain.yml",
+        ],
         here,
     )
     if proc.returncode != 0:

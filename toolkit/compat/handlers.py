@@ -60,29 +60,29 @@ class PairCheck(Generic[P]):
     reads: ClassVar[Reads] = Reads.CHANGED_PAIRS
 
     def pairs(self, ctx: DiffContext) -> Iterable[P]:
+        """The pairs of the handler's kind whose sides differ."""
         raise NotImplementedError
 
     def __call__(self, ctx: DiffContext) -> Iterator[Hit]:
         for pair in self.pairs(ctx):
-            if pair.changed:
-                yield from self.handler(pair)
+            yield from self.handler(pair)
 
 
 class _OperatorPairs(PairCheck[OperatorPair]):
     def pairs(self, ctx: DiffContext) -> Iterable[OperatorPair]:
-        return ctx.operator_pairs
+        return ctx.changed_operator_pairs
 
 
 class _DomainPairs(PairCheck[DomainPair]):
     def pairs(self, ctx: DiffContext) -> Iterable[DomainPair]:
-        return ctx.domains
+        return ctx.changed_domains
 
 
 class _TypeSetPairs(PairCheck[TypeSetPair]):
     reads: ClassVar[Reads] = Reads.TYPE_SET_USERS
 
     def pairs(self, ctx: DiffContext) -> Iterable[TypeSetPair]:
-        return ctx.type_set_pairs
+        return ctx.changed_type_set_pairs
 
 
 GateCheck = PairCheck[OperatorPair] | PairCheck[DomainPair] | PairCheck[TypeSetPair] | TreeHandler

@@ -74,7 +74,7 @@ class DomainPair:
         spec = self.new or self.old
         return spec.location if spec is not None else NOWHERE
 
-    @property
+    @cached_property
     def changed(self) -> bool:
         return self.old != self.new
 
@@ -100,7 +100,7 @@ class OperatorPair:
         assert spec is not None
         return spec
 
-    @property
+    @cached_property
     def changed(self) -> bool:
         return self.old != self.new
 
