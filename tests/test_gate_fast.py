@@ -103,7 +103,9 @@ def _drop_version(doc: Doc, index: int) -> None:
 
 def _new_version(doc: Doc, index: int) -> None:
     since = int(doc["versions"][-1]["since_version"])
-    doc["versions"].append({"since_version": since + 1 + index % 2, "based_on": since, "doc": "A later version."})
+    doc["versions"].append(
+        {"since_version": since + 1 + index % 2, "based_on": since, "doc": "A later version."}
+    )
     doc.pop("removed_in", None)
 
 
@@ -131,8 +133,18 @@ def _reformat(doc: Doc, index: int) -> None:
 
 OPERATOR_EDITS: dict[str, Callable[[Doc, int], None]] = {
     f.__name__.strip("_"): f
-    for f in (_attr_type, _attr_added, _doc, _drop_version, _new_version, _removed_in, _deprecated,
-              _experimental, _suppress, _reformat)
+    for f in (
+        _attr_type,
+        _attr_added,
+        _doc,
+        _drop_version,
+        _new_version,
+        _removed_in,
+        _deprecated,
+        _experimental,
+        _suppress,
+        _reformat,
+    )
 }
 
 
@@ -159,11 +171,18 @@ def _opset_doc(doc: Doc, index: int) -> None:
 
 
 DOMAIN_EDITS: dict[str, Callable[[Doc, int], None]] = {
-    "type_set": _type_set, "opset_added": _opset_added, "opset_ir": _opset_ir, "opset_doc": _opset_doc,
+    "type_set": _type_set,
+    "opset_added": _opset_added,
+    "opset_ir": _opset_ir,
+    "opset_doc": _opset_doc,
 }
 
-operator_edit = st.tuples(st.just("op"), st.sampled_from(sorted(OPERATOR_EDITS)), st.integers(0, 50), st.integers(0, 5))
-domain_edit = st.tuples(st.just("domain"), st.sampled_from(sorted(DOMAIN_EDITS)), st.integers(0, 50), st.integers(0, 5))
+operator_edit = st.tuples(
+    st.just("op"), st.sampled_from(sorted(OPERATOR_EDITS)), st.integers(0, 50), st.integers(0, 5)
+)
+domain_edit = st.tuples(
+    st.just("domain"), st.sampled_from(sorted(DOMAIN_EDITS)), st.integers(0, 50), st.integers(0, 5)
+)
 delete_file = st.tuples(st.just("delete"), st.just(""), st.integers(0, 50), st.just(0))
 edits = st.lists(st.one_of(operator_edit, operator_edit, domain_edit, delete_file), max_size=4)
 
@@ -253,7 +272,9 @@ def test_changed_type_set_decodes_its_domain_whole(cache_dir: Path) -> None:
     assert same  # no operator's content changed...
     pair = differing_registries(old_parts, new_parts)
     assert pair is not None  # ...yet every operator of the domain is decoded
-    assert {o.name for o in pair[0].specs.operators} == {p.stem for p in operator_files(old / "com.acme.vision")}
+    assert {o.name for o in pair[0].specs.operators} == {
+        p.stem for p in operator_files(old / "com.acme.vision")
+    }
     result = fast_gate(old, new)
     assert result is not None
     (finding,) = [f for f in result.findings if f.rule == "TYPE-SET-CHANGED"]
@@ -306,7 +327,9 @@ def test_a_whole_tree_rule_gets_both_trees_whole(cache_dir: Path, monkeypatch: p
     assert seen == [len(operator_files(new))]
 
 
-def test_cli_output_is_the_same_with_the_fast_path(cache_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_output_is_the_same_with_the_fast_path(
+    cache_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     copy_specs(Path("old"))
     new = copy_specs(Path("new"))
     apply(new, [("op", "attr_type", 0, 0), ("op", "doc", 3, 1), ("domain", "type_set", 0, 1)])
@@ -319,8 +342,13 @@ def test_cli_output_is_the_same_with_the_fast_path(cache_dir: Path, capsys: pyte
 
 
 def _git(cwd: Path, *args: str) -> None:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
     subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, check=True)
 
 
