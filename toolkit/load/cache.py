@@ -5,21 +5,36 @@ Location: `$OPSET_TOOLKIT_CACHE`, else `$XDG_CACHE_HOME/opset-toolkit`, else `~/
 `OPSET_TOOLKIT_NO_CACHE=1` (the CLI's `--no-cache` sets it) turns every cache off.
 
 The cache holds data only: entries are bytes that their readers decode and check (see
-`toolkit.load.result_cache`); nothing read from here is unpickled or executed. The entry files
-(`*.entry`) are capped in total size (`$OPSET_TOOLKIT_CACHE_MAX_MB`, default 256): every write
-prunes the least recently used entries (reading an entry marks it used) until they fit.
+`toolkit.load.result_cache`); nothing read from here is unpickled or executed.
+
+Size: the entry files (`*.entry`) have a cap (`$OPSET_TOOLKIT_CACHE_MAX_MB`, default 256, set by
+the invoker only). Every write prunes the least recently used entries (reading an entry marks it
+used) until the folder fits the cap, except the entries this process used last (its working set,
+`WORKING_SET` entries): a command never evicts what it has just read or written, so `opset diff`
+keeps both of its trees even when together they pass the cap (each of them alone fits). An entry
+larger than the cap is not stored at all: a tree can make its entry much larger than its files
+(every `based_on` version stores what it inherits), and what it costs is time, never disk. So
+the folder holds at most the cap, or the working sets of the commands running at that moment
+when they are larger: at most `WORKING_SET` times the cap per process.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Collection
 from pathlib import Path
 
 from toolkit.load import writer
 
 ENTRY_SUFFIX = ".entry"
 DEFAULT_MAX_MB = 256
+# The most entries one command uses: `opset diff`'s two trees, `generate`'s tree and its freshness
+# record, `check-model --runtime`'s catalog, runtime catalog and vendor specs. A process that runs
+# several commands (`opset pre-commit`, the mkdocs plugin while `mkdocs serve` rebuilds) protects
+# only the latest ones, so what it used earlier is pruned like anything else.
+WORKING_SET = 4
+_working_set: list[str] = []  # the names this process used last, the most recent at the end
 # Files earlier versions of the toolkit left in the cache folder (pickles, marshalled code):
 # never read again, removed when the cache is pruned.
 _LEGACY_SUFFIXES = (".pickle", ".marshal")
@@ -66,16 +81,27 @@ def read_entry(name: str) -> bytes | None:
         return None
     with contextlib.suppress(OSError):
         os.utime(path)  # most recently used: the last to be pruned
+    _used(name)
     return data
 
 
 def write_entry(name: str, data: bytes) -> None:
-    """Store entry `name` (atomically), then prune the cache to its size cap."""
-    if not enabled():
+    """Store entry `name` (atomically), then prune the cache to its size cap, keeping this
+    process's working set. An entry larger than the cap is not stored."""
+    limit = max_bytes()
+    if not enabled() or len(data) > limit:
         return
     path = entry_path(name)
     write_bytes(path, data)
-    prune(path.parent, max_bytes(), keep=path)
+    _used(name)
+    prune(path.parent, limit, keep={entry_path(used) for used in _working_set})
+
+
+def _used(name: str) -> None:
+    if name in _working_set:
+        _working_set.remove(name)
+    _working_set.append(name)
+    del _working_set[:-WORKING_SET]
 
 
 def write_bytes(path: Path, data: bytes) -> None:
@@ -88,9 +114,9 @@ def write_bytes(path: Path, data: bytes) -> None:
         pass  # a read-only home is no reason to fail
 
 
-def prune(folder: Path, limit: int, keep: Path | None = None) -> None:
-    """Delete the least recently used entries of `folder` until they total <= `limit` bytes
-    (never `keep`, the entry just written); legacy pickle/marshal files always go."""
+def prune(folder: Path, limit: int, keep: Collection[Path] = ()) -> None:
+    """Delete the least recently used entries of `folder` until they total <= `limit` bytes, or
+    only those in `keep` (the working set) are left; legacy pickle/marshal files always go."""
     entries: list[tuple[float, int, Path]] = []
     try:
         with os.scandir(folder) as listing:
@@ -110,7 +136,7 @@ def prune(folder: Path, limit: int, keep: Path | None = None) -> None:
     for _, size, path in entries:
         if total <= limit:
             break
-        if path == keep:
+        if path in keep:
             continue
         _remove(path)
         total -= size

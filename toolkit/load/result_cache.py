@@ -61,13 +61,15 @@ MAX_CACHED_EXAMPLE_ELEMENTS = 1 << 20
 
 
 def store(key: str, result: LoadResult) -> None:
+    """Cache `result` under `key`, unless its entry would be larger than the cache's cap (the
+    encoding stops there: a small tree can encode to a large entry, `codec.DocumentTooLarge`)."""
     if not cache.enabled() or example_elements(result.specs) > MAX_CACHED_EXAMPLE_ELEMENTS:
         return
     name = entry_name(key)
     try:
-        data = encode(result, name)
+        data = encode(result, name, max_bytes=cache.max_bytes())
     except (ValueError, TypeError, KeyError):
-        return  # a value the encoding cannot hold: just not cached
+        return  # too large, or a value the encoding cannot hold: just not cached
     cache.write_entry(name, data)
 
 
@@ -82,16 +84,20 @@ def example_elements(specs: SpecSet) -> int:
     return total
 
 
-def encode(result: LoadResult, key: str) -> bytes:
+def encode(result: LoadResult, key: str, *, max_bytes: int | None = None) -> bytes:
+    """The entry of `result`; DocumentTooLarge as soon as its documents pass `max_bytes`."""
     by_domain: dict[str, list[OperatorSpec]] = {d.name: [] for d in result.specs.domains}
     for operator in result.specs.operators:
         by_domain[operator.domain].append(operator)  # KeyError: a domain that was not loaded
     documents: list[bytes] = []
     digests: list[list[str]] = []
+    size = 0
     for domain in result.specs.domains:
         operators = by_domain[domain.name]
-        document = schema_set_document(domain, operators)
+        left = None if max_bytes is None else max_bytes - size
+        document = schema_set_document(domain, operators, max_bytes=left)
         documents.append(document.SerializeToString(deterministic=True))
+        size += len(documents[-1])
         # after serialising: the digests clear the document's locations
         digests.append([
             NO_DIGEST if may_be_unequal_to_itself(spec) else digest_without_locations(message)

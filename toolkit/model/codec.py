@@ -54,8 +54,8 @@ from toolkit.proto import (
     TypeConstraintProto,
 )
 
-__all__ = ["SCHEMAS_FORMAT_VERSION", "SCHEMAS_MAGIC", "domain_from_schema_document", "operator_from_schema_message",
-           "read_schema_document", "schema_set_document", "specset_from_schema_documents"]
+__all__ = ["SCHEMAS_FORMAT_VERSION", "SCHEMAS_MAGIC", "DocumentTooLarge", "domain_from_schema_document",
+           "operator_from_schema_message", "read_schema_document", "schema_set_document", "specset_from_schema_documents"]
 
 SCHEMAS_MAGIC = "OPSETTOOLKIT-SCHEMAS"
 SCHEMAS_FORMAT_VERSION = 1
@@ -283,8 +283,18 @@ def _encode_opset(message: OpsetVersionProto, opset: OpsetVersion) -> None:
     _encode_doc_at(message, opset)
 
 
-def schema_set_document(domain: DomainSpec, operators: Sequence[OperatorSpec]) -> OperatorSchemaSetProto:
-    """The full-signature document of one domain (operators kept in the given order)."""
+class DocumentTooLarge(ValueError):
+    """An encoding would exceed the `max_bytes` its caller allows."""
+
+
+def schema_set_document(
+    domain: DomainSpec, operators: Sequence[OperatorSpec], *, max_bytes: int | None = None
+) -> OperatorSchemaSetProto:
+    """The full-signature document of one domain (operators kept in the given order).
+
+    A version stores everything it inherits (`based_on`), so a small file can encode to a large
+    document; with `max_bytes`, DocumentTooLarge is raised as soon as the encoded size passes it,
+    so the memory spent is bounded by it too."""
     name = canonical_domain(domain.name)
     document = OperatorSchemaSetProto()
     document.magic = SCHEMAS_MAGIC
@@ -302,6 +312,8 @@ def schema_set_document(domain: DomainSpec, operators: Sequence[OperatorSpec]) -
         where = set_locations.get(set_name, NOWHERE)
         if where != NOWHERE:
             _set_location(type_set.location, where)
+    size = document.ByteSize() if max_bytes is not None else 0
+    _check_size(size, max_bytes, domain)
     for spec in operators:
         if canonical_domain(spec.domain) != name:
             raise ValueError(
@@ -315,13 +327,22 @@ def schema_set_document(domain: DomainSpec, operators: Sequence[OperatorSpec]) -
         if spec.replaced_by is not None:
             operator.replaced_by = spec.replaced_by
         for schema in spec.versions:
-            _encode_schema(operator.versions.add(), schema)
+            version = operator.versions.add()
+            _encode_schema(version, schema)
+            if max_bytes is not None:
+                size += version.ByteSize()
+                _check_size(size, max_bytes, domain)
         if spec.location != NOWHERE:
             _set_location(operator.location, spec.location)
     if domain.location != NOWHERE:
         _set_location(document.location, domain.location)
     _encode_doc_at(document, domain)
     return document
+
+
+def _check_size(size: int, max_bytes: int | None, domain: DomainSpec) -> None:
+    if max_bytes is not None and size > max_bytes:
+        raise DocumentTooLarge(f"domain {domain.display_name!r} encodes to more than {max_bytes} bytes")
 
 
 # --------------------------------------------------------------------------------------------
