@@ -117,7 +117,9 @@ def measure(size: int, work: Path, repeat: int, steps: set[str], toolkits: list[
             if "generate" in steps:
                 out = work / f"gen{size}-{i}"
                 shutil.rmtree(out, ignore_errors=True)
-                wall, peak = run([*opset, "generate", "--specs", str(tree), "--out", str(out), "-q"], kit.cold)
+                wall, peak = run(
+                    [*opset, "generate", "--specs", str(tree), "--out", str(out), "-q"], kit.cold
+                )
                 kit.add("generate cold (s)", wall)
                 kit.add("generate peak RSS (MiB)", peak / 1024)
                 shutil.rmtree(out, ignore_errors=True)
@@ -133,7 +135,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--work", type=Path, help="keep the synthetic trees here (default: a temp folder)")
     parser.add_argument("--steps", default=",".join(STEPS), help=f"which of {', '.join(STEPS)} to time")
-    parser.add_argument("--reference", type=Path, help="another checkout of the toolkit, timed in turn with this one")
+    parser.add_argument(
+        "--reference", type=Path, help="another checkout of the toolkit, timed in turn with this one"
+    )
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     steps = set(args.steps.split(","))
@@ -151,7 +155,9 @@ def main() -> None:
         print(f"{label} ({path}):")
         by_size = {size: results[size][index] for size in sizes}
         names = list(by_size[sizes[0]].times)
-        print(f"{'':28}" + "".join(f"{size:>14,}" for size in sizes) + ("   ratio" if len(sizes) == 2 else ""))
+        print(
+            f"{'':28}" + "".join(f"{size:>14,}" for size in sizes) + ("   ratio" if len(sizes) == 2 else "")
+        )
         for name in names:
             row = [figure(name, by_size[size].times[name]) for size in sizes]
             line = f"{name:28}" + "".join(f"{value:14.2f}" for value in row)

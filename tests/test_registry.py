@@ -119,7 +119,17 @@ def test_arity_bounds(shipped_registry: Registry) -> None:
 
 def test_show_command_resolves_by_opset() -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "toolkit", "show", "com.acme.vision.Normalize", "--opset", "2", "--format", "json"],
+        [
+            sys.executable,
+            "-m",
+            "toolkit",
+            "show",
+            "com.acme.vision.Normalize",
+            "--opset",
+            "2",
+            "--format",
+            "json",
+        ],
         capture_output=True,
         text=True,
         check=True,
@@ -228,7 +238,9 @@ def test_no_cache_writes_nothing(tmp_path: Path, cache_folder: Path, monkeypatch
     assert not cache_folder.exists()
 
 
-def test_cache_is_pruned_least_recently_used_first(cache_folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cache_is_pruned_least_recently_used_first(
+    cache_folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import os
 
     from toolkit.load import cache
@@ -243,9 +255,19 @@ def test_cache_is_pruned_least_recently_used_first(cache_folder: Path, monkeypat
     monkeypatch.setattr(cache, "_working_set", [])  # what follows is another command
     assert cache.read_entry("a") == b"x" * 1024  # used: now the most recent
     cache.write_entry("d", b"x" * 1024)
-    assert sorted(p.name for p in cache_folder.iterdir()) == ["a.entry", "c.entry", "d.entry", "onnx-catalog-1"]
+    assert sorted(p.name for p in cache_folder.iterdir()) == [
+        "a.entry",
+        "c.entry",
+        "d.entry",
+        "onnx-catalog-1",
+    ]
     cache.write_entry("e", b"x" * 4096)  # larger than the cap on its own: not stored, nothing goes
-    assert sorted(p.name for p in cache_folder.iterdir()) == ["a.entry", "c.entry", "d.entry", "onnx-catalog-1"]
+    assert sorted(p.name for p in cache_folder.iterdir()) == [
+        "a.entry",
+        "c.entry",
+        "d.entry",
+        "onnx-catalog-1",
+    ]
 
 
 PICKLERS = ("toolkit/load/parallel.py", "toolkit/load/transfer.py")
@@ -264,7 +286,10 @@ def test_toolkit_neither_unpickles_nor_executes_from_the_cache() -> None:
         rel = path.relative_to(REPO).as_posix()
         if re.search(r"^\s*(import marshal|from marshal)|\bexec\(|\beval\(", text, re.M):
             offenders.append(rel)
-        if re.search(r"^\s*(import pickle|from pickle)|\bpickle\.loads?\(", text, re.M) and rel not in PICKLERS:
+        if (
+            re.search(r"^\s*(import pickle|from pickle)|\bpickle\.loads?\(", text, re.M)
+            and rel not in PICKLERS
+        ):
             offenders.append(rel)
         if re.search(r"\btransfer\.loads\(", text) and rel != "toolkit/load/parallel.py":
             offenders.append(rel)

@@ -99,10 +99,12 @@ def encode(result: LoadResult, key: str, *, max_bytes: int | None = None) -> byt
         documents.append(document.SerializeToString(deterministic=True))
         size += len(documents[-1])
         # after serialising: the digests clear the document's locations
-        digests.append([
-            NO_DIGEST if may_be_unequal_to_itself(spec) else digest_without_locations(message)
-            for spec, message in zip(operators, document.operators, strict=True)
-        ])
+        digests.append(
+            [
+                NO_DIGEST if may_be_unequal_to_itself(spec) else digest_without_locations(message)
+                for spec, message in zip(operators, document.operators, strict=True)
+            ]
+        )
     header = {
         "format": FORMAT,
         "key": key,

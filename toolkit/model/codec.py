@@ -54,8 +54,16 @@ from toolkit.proto import (
     TypeConstraintProto,
 )
 
-__all__ = ["SCHEMAS_FORMAT_VERSION", "SCHEMAS_MAGIC", "DocumentTooLarge", "domain_from_schema_document",
-           "operator_from_schema_message", "read_schema_document", "schema_set_document", "specset_from_schema_documents"]
+__all__ = [
+    "SCHEMAS_FORMAT_VERSION",
+    "SCHEMAS_MAGIC",
+    "DocumentTooLarge",
+    "domain_from_schema_document",
+    "operator_from_schema_message",
+    "read_schema_document",
+    "schema_set_document",
+    "specset_from_schema_documents",
+]
 
 SCHEMAS_MAGIC = "OPSETTOOLKIT-SCHEMAS"
 SCHEMAS_FORMAT_VERSION = 1
@@ -362,9 +370,7 @@ def _decode_param(message: FormalParameterProto) -> FormalParameter:
         location=_location(message),
         doc_location=_location(message, "doc_location"),
         doc_literal=message.doc_literal,
-        type_from=tuple(
-            TypeSource(s.attribute, s.input, s.type, _location(s)) for s in message.type_from
-        ),
+        type_from=tuple(TypeSource(s.attribute, s.input, s.type, _location(s)) for s in message.type_from),
     )
 
 
