@@ -203,7 +203,7 @@ def test_the_encoding_stops_at_the_budget(tmp_path: Path, monkeypatch: pytest.Mo
     operators = list(registry.specs.operators)
     full = len(codec.schema_set_document(domain, operators).SerializeToString())
     assert full > 3 * MIB
-    encoded = []
+    encoded: list[None] = []  # one per version encoded
     real = codec._encode_schema
     monkeypatch.setattr(codec, "_encode_schema", lambda *a: encoded.append(real(*a)))
     with pytest.raises(codec.DocumentTooLarge):
