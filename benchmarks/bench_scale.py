@@ -44,6 +44,11 @@ PARSE_FLOOR = (
     "    yaml.load(path.read_bytes(), Loader=yaml.CSafeLoader)\n"
 )
 STEPS = ("validate", "diff", "generate")
+# `python -m toolkit` would import the package from the working directory (this checkout) before
+# PYTHONPATH: run it from PYTHONPATH alone, so that --reference times the other checkout.
+RUN_TOOLKIT = (
+    "import runpy, sys; del sys.path[0]; runpy.run_module('toolkit', run_name='__main__', alter_sys=True)"
+)
 
 
 def run(cmd: list[str], env: dict[str, str], *, ok: tuple[int, ...] = (0,)) -> tuple[float, int]:
@@ -100,7 +105,7 @@ def measure(size: int, work: Path, repeat: int, steps: set[str], toolkits: list[
         shutil.copytree(old, tree)
         edit_tree(tree)
     py = sys.executable
-    opset = [py, "-m", "toolkit"]
+    opset = [py, "-c", RUN_TOOLKIT]
     diff = [*opset, "diff", "--against", str(old), "--specs", str(tree)]
     if "diff" in steps:
         for kit in toolkits:
