@@ -4,19 +4,17 @@
 its full signature and source locations; `specset_from_schema_documents(docs)` rebuilds the
 model objects from such documents exactly: every dataclass field, the `compare=False` locations
 included (tests/test_codec.py compares field by field). Attribute float defaults are stored as
-double. Adapter step arguments are stored as JSON, one value per argument: tuples become JSON
-arrays, lists become ``{"$list": [...]}``, mappings become JSON objects (wrapped as
-``{"$dict": {...}}`` when they would be mistaken for such a tag).
+double. Adapter step arguments are stored as JSON, one text per argument (`codec_json`).
 
 Pure functions over the frozen model; no file IO.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 
 from toolkit.model.codec_functions import decode_function_fields, encode_function_fields
+from toolkit.model.codec_json import dump_argument, load_argument
 from toolkit.model.example_codec import decode_examples, encode_examples
 from toolkit.model.spec import (
     NOWHERE,
@@ -191,54 +189,12 @@ def _encode_constraint(message: TypeConstraintProto, constraint: TypeConstraint)
     _encode_doc_at(message, constraint)
 
 
-_TAGS = ("$list", "$dict")
-
-
-def _to_json(value: object) -> object:
-    if value is None or isinstance(value, (bool, int, str)):
-        return value
-    if isinstance(value, float):
-        return value
-    if isinstance(value, tuple):
-        return [_to_json(v) for v in value]
-    if isinstance(value, list):
-        return {"$list": [_to_json(v) for v in value]}
-    if isinstance(value, Mapping):
-        encoded: dict[str, object] = {}
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise TypeError(f"adapter argument mapping keys must be strings, got {key!r}")
-            encoded[key] = _to_json(item)
-        if len(encoded) == 1 and next(iter(encoded)) in _TAGS:
-            return {"$dict": encoded}
-        return encoded
-    raise TypeError(f"cannot encode adapter argument value {value!r} as JSON")
-
-
-def _from_json(value: object) -> object:
-    if isinstance(value, list):
-        return tuple(_from_json(v) for v in value)
-    if isinstance(value, dict):
-        if len(value) == 1:
-            ((key, inner),) = value.items()
-            if key == "$list" and isinstance(inner, list):
-                return [_from_json(v) for v in inner]
-            if key == "$dict" and isinstance(inner, dict):
-                return {k: _from_json(v) for k, v in inner.items()}
-        return {k: _from_json(v) for k, v in value.items()}
-    return value
-
-
-def _dump_json(value: object) -> str:
-    return json.dumps(_to_json(value), ensure_ascii=False, separators=(",", ":"), allow_nan=True)
-
-
 def _encode_step(message: AdapterStepProto, step: AdapterStep) -> None:
     message.kind = step.kind
     for key, value in step.args:
         arg = message.args.add()
         arg.key = key
-        arg.value_json = _dump_json(value)
+        arg.value_json = dump_argument(value)
     if step.location != NOWHERE:
         _set_location(message.location, step.location)
 
@@ -422,7 +378,7 @@ def _decode_constraint(message: TypeConstraintProto) -> TypeConstraint:
 def _decode_step(message: AdapterStepProto) -> AdapterStep:
     return AdapterStep(
         kind=message.kind,
-        args=tuple((arg.key, _from_json(json.loads(arg.value_json))) for arg in message.args),
+        args=tuple((arg.key, load_argument(arg.value_json)) for arg in message.args),
         location=_location(message),
     )
 
