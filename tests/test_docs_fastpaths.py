@@ -1,11 +1,10 @@
-"""The docs fast paths give the results of the straightforward code they stand in for.
+"""The shortcuts the docs keep give the results of the straightforward code they stand in for.
 
-Each optimisation is checked against a plain implementation: the dedent without textwrap, the
-fence search in `tidy` (references kept here), the parser-free shortcut for plain doc text
-(`toolkit.checks.markdown_fast`), the level and one-line shortcuts of `sanitize`, and the shared
-version bodies, the pages tidied from their parts and the paused collector of
-`toolkit.generate.docs.fast` (its shared rows and changes: tests/test_docs_shared_work.py).
-Random Markdown-like text also checks that the repair leaves nothing for the analysis to report.
+Each is checked against a reference kept here: the dedent without textwrap, the fence search of
+the page tidy-up (`markdown.page_bytes`, over UTF-8), the prefilter that lets plain doc text skip
+the parser (`toolkit.checks.markdown_fast.may_need_repair`), and the level and one-line shortcuts
+of `sanitize`. Random Markdown-like text also checks that the repair leaves nothing for the
+analysis to report.
 """
 
 from __future__ import annotations
@@ -21,18 +20,11 @@ from hypothesis import strategies as st
 
 from toolkit.checks.markdown import analyse, analyse_lines
 from toolkit.checks.markdown_fast import may_need_repair
-from toolkit.generate.docs import fast, render_docs
-from toolkit.generate.docs.markdown import fenced_blocks, tidy
-from toolkit.generate.docs.views import body_parts, plain_changes, version_body
-from toolkit.generate.mdsafe import (
-    SafeMarkdown,
-    demote,
-    normalize,
-    normalized,
-    repair_with,
-    repaired,
-    sanitize,
-)
+from toolkit.generate.docs import render_docs
+from toolkit.generate.docs.markdown import fenced_blocks, page_bytes
+from toolkit.generate.docs.views import operator_views
+from toolkit.generate.mdsafe import SafeMarkdown, demote, normalize, normalized, repaired, sanitize
+from toolkit.load.parallel import gc_paused
 
 # --------------------------------------------------------------------------- references
 
@@ -63,7 +55,7 @@ def reference_tidy(text: str) -> str:
 
 def reference_sanitize(text: str, min_heading: int) -> SafeMarkdown:
     """`sanitize` without its shortcuts: always parsed, always demoted."""
-    return demote(repair_with(text), min_heading)
+    return demote(repaired(text), min_heading)
 
 
 PIECES = st.sampled_from(
@@ -92,7 +84,7 @@ def test_normalize_equals_textwrap_dedent(text: str) -> None:
 @settings(max_examples=400, deadline=None)
 @given(MARKDOWNISH)
 def test_tidy_equals_the_regex_fence_scan(text: str) -> None:
-    assert tidy(text) == reference_tidy(text)
+    assert page_bytes([text]) == reference_tidy(text).encode("utf-8")
 
 
 @pytest.mark.parametrize(
@@ -106,7 +98,7 @@ def test_tidy_equals_the_regex_fence_scan(text: str) -> None:
     ],
 )
 def test_tidy_keeps_the_blank_runs_of_fenced_blocks_only(text: str) -> None:
-    assert tidy(text) == reference_tidy(text)
+    assert page_bytes([text]) == reference_tidy(text).encode("utf-8")
 
 
 @settings(max_examples=500, deadline=None)
@@ -122,21 +114,6 @@ def test_text_the_prefilter_skips_needs_no_repair(text: str) -> None:
 def test_sanitize_equals_the_unshortened_repair(text: str, level: int) -> None:
     expected = reference_sanitize(text, level) if text.strip() else SafeMarkdown("", ())
     assert sanitize(text, level) == expected
-
-
-@settings(max_examples=500, deadline=None)
-@given(MARKDOWNISH)
-def test_repair_without_the_parser_for_simple_docs_equals_the_parsed_one(text: str) -> None:
-    assert repaired(text) == repair_with(text)
-
-
-def test_catalog_docs_repair_as_the_parsed_repair(onnx_registry: Any) -> None:
-    docs = {s.doc for s in onnx_registry.all_schemas()}
-    docs |= {p.doc for s in onnx_registry.all_schemas() for p in (*s.inputs, *s.outputs, *s.attributes)}
-    repaired_ones = [text for text in docs if text and may_need_repair(text)]
-    assert len(repaired_ones) > 100
-    for text in repaired_ones:
-        assert repaired(text) == repair_with(text), text[:80]
 
 
 @settings(max_examples=500, deadline=None)
@@ -167,39 +144,17 @@ def test_sanitize_demotes_headings_per_level_and_reports_each() -> None:
 
 
 def test_version_body_is_one_build_for_every_level(onnx_registry: Any) -> None:
-    for schema in onnx_registry.all_schemas()[:120]:
-        parts = body_parts(schema)
-        assert len(parts) == (5 if schema.attributes else 4)
+    views = [view for name in onnx_registry.domains() for view in operator_views(onnx_registry, name)]
+    for version in [version for view in views for version in view.versions][:120]:
+        assert len(version.parts) == (5 if version.schema.attributes else 4)
         for level in (3, 4):
-            body = version_body(schema, level)
-            headings = [line for line in body.split("\n") if line.startswith("#")]
+            headings = [line for line in version.body(level).split("\n") if line.startswith("#")]
             assert all(h.startswith("#" * level + " ") for h in headings)
             assert [h.split(" ", 1)[1].split(" (")[0] for h in headings][-3:] == [
                 "Inputs",
                 "Outputs",
                 "Type Constraints",
             ]
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.data())
-def test_shared_bodies_equal_the_plain_build(onnx_registry: Any, data: st.DataObject) -> None:
-    schemas = onnx_registry.all_schemas()
-    bodies = fast.Bodies()
-    for _ in range(5):
-        schema = data.draw(st.sampled_from(schemas))
-        level = data.draw(st.integers(min_value=1, max_value=6))
-        assert bodies(schema, level) == version_body(schema, level)
-
-
-@pytest.mark.parametrize("which", ["shipped_registry", "onnx_registry"])
-def test_pages_with_the_shared_work_equal_the_plain_pages(which: str, request: pytest.FixtureRequest) -> None:
-    """Shared bodies and rows, changes without the equal sections, pages tidied from their parts:
-    the same pages as the plain build."""
-    registry = request.getfixturevalue(which)
-    plain = render_docs(registry, "opsets", body=version_body, changed=plain_changes)
-    assert render_docs(registry, "opsets") == plain
-    assert fast.version_changes is not plain_changes  # the default is the fast path
 
 
 WIDE = st.sampled_from(["∞", "é", "\u2028", "\x85", "😀", "\u3000"])  # not ASCII; line breaks elsewhere
@@ -216,15 +171,17 @@ PARTS = st.lists(
 @settings(max_examples=500, deadline=None)
 @given(PARTS)
 def test_a_page_tidied_from_its_parts_equals_the_joined_page_tidied(parts: list[str]) -> None:
-    expected = tidy("".join(parts))
-    assert fast.tidy_page(parts) == expected
-    assert fast.page_utf8(parts) == expected.encode("utf-8")
+    assert page_bytes(parts) == reference_tidy("".join(parts)).encode("utf-8")
 
 
 @settings(max_examples=400, deadline=None)
 @given(MARKDOWNISH)
 def test_fenced_blocks_equal_the_regex_scan(text: str) -> None:
-    assert [b.span() for b in fenced_blocks(text)] == [b.span() for b in REFERENCE_FENCE.finditer(text)]
+    data = text.encode("utf-8")
+    spans = [b.span() for b in fenced_blocks(data)]
+    assert [data[start:end].decode("utf-8") for start, end in spans] == [
+        b.group(0) for b in REFERENCE_FENCE.finditer(text)
+    ]
 
 
 @settings(max_examples=400, deadline=None)
@@ -247,15 +204,15 @@ def test_gc_pause_restores_the_collector_state() -> None:
     import gc
 
     assert gc.isenabled()
-    with fast.gc_paused():
+    with gc_paused():
         assert not gc.isenabled()
     assert gc.isenabled()
-    with pytest.raises(RuntimeError), fast.gc_paused():
+    with pytest.raises(RuntimeError), gc_paused():
         raise RuntimeError("generator failed")
     assert gc.isenabled()
     gc.disable()
     try:
-        with fast.gc_paused():
+        with gc_paused():
             pass
         assert not gc.isenabled()  # a caller's own pause is left alone
     finally:

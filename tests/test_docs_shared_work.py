@@ -1,19 +1,20 @@
-"""The work the docs generator shares or skips gives what the plain code gives: rows made once
-for equal values (`fast.SharedRows`), changes found without the sections a version left as they
-were (`fast.version_changes`), and the since_version table resolved per operator
+"""The work the docs generator skips gives what the full work gives: `diff_schemas` leaves out
+the passes over the sections a version left as they were (against every pass of the collector,
+kept here as the reference), and the since_version table resolved per operator
 (`registry.inventory.since_table`) against `Registry.find_schema` cell by cell."""
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolkit.generate.docs import fast
-from toolkit.generate.docs.views import attribute_row, body_parts, plain_changes
+from toolkit.model.change_detection import Collector
+from toolkit.model.changes import SchemaChange, diff_schemas
 from toolkit.model.spec import (
     Attribute,
     AttrType,
@@ -26,34 +27,40 @@ from toolkit.model.spec import (
 )
 from toolkit.registry.inventory import since_table
 
-# --------------------------------------------------------------------------- shared rows
-
-
-def test_shared_rows_equal_the_plain_rows_on_the_catalog(onnx_registry: Any) -> None:
-    rows = fast.SharedRows().makers()
-    for schema in onnx_registry.all_schemas():
-        assert body_parts(schema, rows) == body_parts(schema), schema.id
-
-
-def test_equal_defaults_with_different_spellings_are_different_rows() -> None:
-    """0 == 0.0 == False and -0.0 == 0.0, but each is written as it is."""
-    shared = fast.SharedRows()
-    defaults: list[Any] = [0, 0.0, -0.0, False, 1, 1.0, True, "0", (0,), (0.0,)]
-    for default in defaults:
-        attr = Attribute("alpha", AttrType.FLOAT, "The slope.", default=default)
-        assert shared.attribute(attr) == attribute_row(attr), default
-
-
 # --------------------------------------------------------------------------- version changes
 
 
-def test_version_changes_equal_diff_schemas_on_the_catalog(onnx_registry: Any) -> None:
+TypeSets = Mapping[str, tuple[str, ...]]
+
+
+def every_pass(
+    old: OpSchema, new: OpSchema, old_sets: TypeSets, new_sets: TypeSets | None = None
+) -> list[SchemaChange]:
+    """`diff_schemas` of two versions with every pass of the collector run."""
+    if old == new:
+        return []
+    out = Collector(old, new, old_sets, old_sets if new_sets is None else new_sets)
+    out.operator_level()
+    out.attributes()
+    renamed = out.type_constraints_renames()
+    out.params("INPUT", old.inputs, new.inputs, renamed)
+    out.params("OUTPUT", old.outputs, new.outputs, renamed)
+    out.type_constraints(renamed)
+    out.docs()
+    return out.changes
+
+
+def changes(old: OpSchema, new: OpSchema, type_sets: TypeSets) -> list[SchemaChange]:
+    return diff_schemas(old, new, old_type_sets=type_sets, new_type_sets=type_sets)
+
+
+def test_diff_schemas_equals_every_pass_on_the_catalog(onnx_registry: Any) -> None:
     compared = 0
     for name in onnx_registry.domains():
         type_sets = dict(onnx_registry.domain(name).type_sets)
         for op in onnx_registry.operators(name):
             for old, new in zip(op.versions, op.versions[1:]):
-                assert fast.version_changes(old, new, type_sets) == plain_changes(old, new, type_sets)
+                assert changes(old, new, type_sets) == every_pass(old, new, type_sets)
                 compared += 1
     assert compared > 300
 
@@ -129,11 +136,12 @@ def version_pairs(draw: st.DrawFn) -> tuple[OpSchema, OpSchema]:
     version_pairs(),
     st.sampled_from([{}, {"floats": ("tensor(float)",), "ints": ("tensor(int64)",)}]),
 )
-def test_version_changes_equal_diff_schemas(
-    pair: tuple[OpSchema, OpSchema], type_sets: dict[str, Any]
-) -> None:
+def test_diff_schemas_equals_every_pass(pair: tuple[OpSchema, OpSchema], type_sets: dict[str, Any]) -> None:
     old, new = pair
-    assert fast.version_changes(old, new, type_sets) == plain_changes(old, new, type_sets)
+    assert changes(old, new, type_sets) == every_pass(old, new, type_sets)
+    other_sets = {"floats": ("tensor(float)", "tensor(int64)")}  # the gate compares two trees' tables
+    found = diff_schemas(old, new, old_type_sets=type_sets, new_type_sets=other_sets)
+    assert found == every_pass(old, new, type_sets, other_sets)
 
 
 def test_a_nan_default_is_compared_even_when_the_attributes_are_the_same_objects() -> None:
@@ -141,18 +149,14 @@ def test_a_nan_default_is_compared_even_when_the_attributes_are_the_same_objects
     attrs = (Attribute("alpha", AttrType.FLOAT, default=float("nan")),)
     old = OpSchema("com.example", "Op", 1, attributes=attrs)
     new = dataclasses.replace(old, since_version=2)
-    plain = plain_changes(old, new, {})
-    assert [change.kind for change in plain] == ["ATTR-DEFAULT-CHANGED"]
-    assert fast.version_changes(old, new, {}) == plain
+    assert [change.kind for change in changes(old, new, {})] == ["ATTR-DEFAULT-CHANGED"]
 
 
 def test_a_renamed_type_parameter_changes_the_inputs_that_use_it_though_they_are_the_same() -> None:
     inputs = (FormalParameter("X", "T"),)
     old = OpSchema("com.example", "Op", 1, inputs=inputs, type_constraints=(TypeConstraint("T", TYPES),))
     new = dataclasses.replace(old, since_version=2, type_constraints=(TypeConstraint("U", TYPES),))
-    plain = plain_changes(old, new, {})
-    assert [change.kind for change in plain] == ["INPUT-TYPE-CHANGED", "TYPE-PARAM-RENAMED"]
-    assert fast.version_changes(old, new, {}) == plain
+    assert [change.kind for change in changes(old, new, {})] == ["INPUT-TYPE-CHANGED", "TYPE-PARAM-RENAMED"]
 
 
 # --------------------------------------------------------------------------- since_version table

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from toolkit.checks.markdown import Analysis, analyse
-from toolkit.checks.markdown_fast import may_need_repair, simple_analysis
+from toolkit.checks.markdown_fast import may_need_repair
 from toolkit.model.diagnostics import Diagnostic, Severity
 from toolkit.model.rules import register
 from toolkit.model.spec import (
@@ -206,9 +206,7 @@ def doc_diagnostics(text: str, what: str, place: tuple[Location, bool], kind: st
     where the doc's text starts and whether its lines are the source lines one for one."""
     if not text or not may_need_repair(text):
         return []
-    # Docs whose blocks markdown_blocks reads (paragraphs, code, lists, HTML blocks, thematic
-    # breaks, ATX headings) are analysed without the parser (markdown_fast.simple_analysis).
-    analysis = simple_analysis(text) or analyse(text)
+    analysis = analyse(text)
     if analysis.clean:
         return []
     return list(_findings(analysis, what, _Locator(text, *place), HEADING_FLOOR[kind]))

@@ -25,12 +25,12 @@ attributes of an element is written with a backslash before it: both render the 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from functools import lru_cache
 from typing import NamedTuple
 
 from toolkit.checks.markdown import Analysis, Heading, analyse, analyse_lines, normalize
-from toolkit.checks.markdown_fast import may_need_repair, simple_analysis
+from toolkit.checks.markdown_fast import may_need_repair
 
 __all__ = ["Issue", "SafeMarkdown", "escape_pipes", "inline", "normalize", "sanitize"]
 
@@ -111,33 +111,7 @@ def normalized(text: str) -> str:
 @lru_cache(maxsize=16384)
 def repaired(text: str) -> Repair:
     """Escape raw HTML until the parser finds none, then note the fences to close."""
-    return repair_with(text, _analyse_fast, _analyse_lines_fast)
-
-
-def _analyse_fast(text: str) -> Analysis:
-    """`analyse(text)`, without the parser for docs whose blocks `markdown_blocks` reads
-    (paragraphs, code, lists, HTML blocks, thematic breaks and ATX headings: `simple_analysis`,
-    equal to the parser's analysis)."""
-    return simple_analysis(text) or analyse(text)
-
-
-def _analyse_lines_fast(lines: tuple[str, ...]) -> Analysis:
-    """`analyse_lines(lines)` of normalized lines, by `_analyse_fast` when that is the same."""
-    text = "\n".join(lines)
-    if normalize(text) == text:  # both analyse the normalized text
-        return _analyse_fast(text)
-    return analyse_lines(lines)
-
-
-def repair_with(
-    text: str,
-    analyse_text: Callable[[str], Analysis] = analyse,
-    analyse_normalized: Callable[[tuple[str, ...]], Analysis] = analyse_lines,
-) -> Repair:
-    """`repaired(text)` with the given analyses of a text and of normalized lines (default: the
-    parser's, the definition; `repaired` passes the fast paths, tests/test_docs_fastpaths.py
-    checks they agree)."""
-    current: Analysis = analyse_text(text)
+    current: Analysis = analyse(text)
     lines = list(current.lines)
     html_lines: set[int] = set()
     link_issues: dict[tuple[int, str], None] = {}  # (line, message), in order
@@ -155,7 +129,7 @@ def repair_with(
         # An escaped construct may uncover more markup; and a `<` written `&lt;` may let an earlier
         # one reach a `>` (`x<y<b>`): analysed again until nothing is left. Each round escapes at
         # least one `<`, `{`, `(` or `[` for good, so the rounds are at most their number.
-        current = analyse_normalized(tuple(lines))
+        current = analyse_lines(tuple(lines))
     issues = [Issue("DOC-HTML", line + 1, "raw HTML escaped") for line in sorted(html_lines)]
     issues += [Issue("DOC-UNSAFE-LINK", line + 1, message) for line, message in link_issues]
     issues += [Issue("DOC-FENCE", fence.line + 1, FENCE_MESSAGE) for fence in current.open_fences]

@@ -67,10 +67,26 @@ def diff_schemas(
         return []
     out = Collector(old, new, old_type_sets or {}, new_type_sets or {})
     out.operator_level()
-    out.attributes()
-    renamed_types = out.type_constraints_renames()
-    out.params("INPUT", old.inputs, new.inputs, renamed_types)
-    out.params("OUTPUT", old.outputs, new.outputs, renamed_types)
-    out.type_constraints(renamed_types)
+    # The passes over a section a version left as it was find nothing, and are skipped (most new
+    # versions change one section): equal attributes, inputs or outputs (with no type parameter
+    # renamed) match by name one for one and every comparison of a pair is equal; equal type
+    # constraints rename nothing and add or remove no type, whatever the type-set tables (they
+    # only name the sets of a changed type). A renamed type parameter retypes the inputs and
+    # outputs that use it, so they are compared then. Field equality holds an attribute equal to
+    # itself, but `!=` finds a float NaN default changed even from itself: those are compared.
+    if old.attributes != new.attributes or any(_nan(a.default) for a in old.attributes):
+        out.attributes()
+    same_constraints = old.type_constraints == new.type_constraints
+    renamed_types = {} if same_constraints else out.type_constraints_renames()
+    if renamed_types or old.inputs != new.inputs:
+        out.params("INPUT", old.inputs, new.inputs, renamed_types)
+    if renamed_types or old.outputs != new.outputs:
+        out.params("OUTPUT", old.outputs, new.outputs, renamed_types)
+    if not same_constraints:
+        out.type_constraints(renamed_types)
     out.docs()
     return out.changes
+
+
+def _nan(value: object) -> bool:
+    return isinstance(value, float) and value != value

@@ -12,10 +12,10 @@ Output (all under `docs/`, relative to `opset generate --out`):
 * `docs/dsl.md`, `docs/cli.md`  - references generated from the JSON Schemas and the CLI parser;
 * `docs/nav.json`               - the navigation the mkdocs plugin (`toolkit.mkdocs_plugin`) mounts.
 
-The package: `markdown` (formatters, tables, doc text, tidy), `views` (what a page shows of an
-operator, version bodies, changelog entries), `pages` (the page texts, plain Python), `navigation`,
-`reference` (DSL and CLI references) and `fast` (the fast paths, beside the plain code they
-replace). Doc text goes through `toolkit.generate.mdsafe`. Pure and deterministic: sorted
+The package: `markdown` (formatters, tables, doc text, the page tidy-up), `views` (what a page
+shows of an operator, version bodies, changelog entries), `pages` (the page texts, plain Python),
+`navigation` and `reference` (DSL and CLI references). Doc text goes through
+`toolkit.generate.mdsafe`. Pure and deterministic: sorted
 iteration, no timestamps, nothing read from or written to a cache.
 """
 
@@ -27,11 +27,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from toolkit.generate.context import GenerateContext, rendering
-from toolkit.generate.docs.fast import Bodies, gc_paused, page_utf8, tidy_page, version_changes
-from toolkit.generate.docs.markdown import tidy
+from toolkit.generate.docs.markdown import page_bytes
 from toolkit.generate.docs.navigation import navigation
 from toolkit.generate.docs.pages import (
-    Body,
     changelog_page,
     domain_page,
     header,
@@ -43,7 +41,8 @@ from toolkit.generate.docs.pages import (
     releases_page,
 )
 from toolkit.generate.docs.reference import cli_page, dsl_page
-from toolkit.generate.docs.views import Changes, operator_views
+from toolkit.generate.docs.views import operator_views
+from toolkit.load.parallel import gc_paused
 from toolkit.model.spec import spec_files
 from toolkit.registry.core import Registry
 from toolkit.registry.inventory import since_table
@@ -51,7 +50,7 @@ from toolkit.registry.inventory import since_table
 if TYPE_CHECKING:
     from toolkit.generate.memo import RenderMemo
 
-__all__ = ["KIND", "domain_files", "domain_pages", "generate", "render_docs", "render_files"]
+__all__ = ["KIND", "domain_files", "generate", "render_docs", "render_files"]
 
 KIND = "docs"
 TOP_PAGES = ("releases", "dsl", "cli")
@@ -61,20 +60,12 @@ def render_docs(
     registry: Registry,
     source: str = "opsets",
     cli_parser: Callable[[], argparse.ArgumentParser] | None = None,
-    body: Body | None = None,
     top_pages: tuple[str, ...] = TOP_PAGES,
     memo: RenderMemo | None = None,
-    changed: Changes | None = None,
 ) -> dict[str, str]:
     """Every docs page as text, keyed by path relative to the docs kind folder (`cli.md` when the
-    caller passes the command's parser factory). `body` builds a version's body (default: the
-    shared build of `fast.Bodies`; `views.version_body` is the plain one); `changed` finds what a
-    version changed (default: `fast.version_changes`; `views.plain_changes` is the plain one).
-    `top_pages` are the pages besides the domains' (`[docs] pages` of opset.toml): a vendor's site
-    does not need the toolkit's own DSL and CLI references. A domain's pages depend on its own
-    specs only: with a `memo`, those of a domain whose spec files did not change are reused
-    (`toolkit.generate.memo`)."""
-    files = render_files(registry, source, cli_parser, body, top_pages, memo, changed)
+    caller passes the command's parser factory): `render_files` decoded."""
+    files = render_files(registry, source, cli_parser, top_pages, memo)
     return {path.removeprefix(f"{KIND}/"): data.decode("utf-8") for path, data in files.items()}
 
 
@@ -82,28 +73,27 @@ def render_files(
     registry: Registry,
     source: str = "opsets",
     cli_parser: Callable[[], argparse.ArgumentParser] | None = None,
-    body: Body | None = None,
     top_pages: tuple[str, ...] = TOP_PAGES,
     memo: RenderMemo | None = None,
-    changed: Changes | None = None,
 ) -> dict[str, bytes]:
-    """`render_docs` as the generator's files: paths under `docs/`, UTF-8 bytes (each page is
-    encoded once, from its parts)."""
+    """Every docs page as the generator's files: paths under `docs/`, UTF-8 bytes. `top_pages`
+    are the pages besides the domains' (`[docs] pages` of opset.toml): a vendor's site does not
+    need the toolkit's own DSL and CLI references. A domain's pages depend on its own specs only:
+    with a `memo`, those of a domain whose spec files did not change are reused
+    (`toolkit.generate.memo`)."""
     links = tuple(p for p in top_pages if p != "cli" or cli_parser is not None)
-    pages: dict[str, str] = {"index.md": index_page(registry, source, links)}
+    pages: dict[str, list[str]] = {"index.md": index_page(registry, source, links)}
     if "dsl" in links:
-        pages["dsl.md"] = dsl_page(header(source))
+        pages["dsl.md"] = [dsl_page(header(source))]
     if cli_parser is not None and "cli" in links:
-        pages["cli.md"] = cli_page(header(source), cli_parser())
+        pages["cli.md"] = [cli_page(header(source), cli_parser())]
     if registry.releases and "releases" in links:
         pages["releases.md"] = releases_page(registry, source)
-    files = {f"{KIND}/{path}": tidy(text).encode("utf-8") for path, text in pages.items()}
-    bodies = body if body is not None else Bodies()
-    changes = changed if changed is not None else version_changes
+    files = {f"{KIND}/{path}": page_bytes(parts) for path, parts in pages.items()}
     for name in registry.domains():
 
         def build(_name: str = name) -> dict[str, bytes]:
-            return domain_files(registry, _name, source, bodies, changes)
+            return domain_files(registry, _name, source)
 
         if memo is None:
             files.update(build())
@@ -117,41 +107,29 @@ def render_files(
     return dict(sorted(files.items()))
 
 
-def domain_pages(
-    registry: Registry, name: str, source: str, bodies: Body, changed: Changes = version_changes
-) -> dict[str, str]:
+def domain_files(registry: Registry, name: str, source: str) -> dict[str, bytes]:
     """The pages of one domain (its folder's index, Operators.md, Changelog.md, inventory and
-    operator pages), keyed by path relative to the docs kind folder."""
-    pages = _domain_parts(registry, name, source, bodies, changed)
-    return {path: tidy_page(parts) for path, parts in pages.items()}
+    operator pages) as files: paths under `docs/`, UTF-8 bytes."""
+    pages = _domain_parts(registry, name, source)
+    return {f"{KIND}/{path}": page_bytes(parts) for path, parts in pages.items()}
 
 
-def domain_files(
-    registry: Registry, name: str, source: str, bodies: Body, changed: Changes = version_changes
-) -> dict[str, bytes]:
-    """`domain_pages` as files: paths under `docs/`, UTF-8 bytes."""
-    pages = _domain_parts(registry, name, source, bodies, changed)
-    return {f"{KIND}/{path}": page_utf8(parts) for path, parts in pages.items()}
-
-
-def _domain_parts(
-    registry: Registry, name: str, source: str, bodies: Body, changed: Changes
-) -> dict[str, list[str]]:
+def _domain_parts(registry: Registry, name: str, source: str) -> dict[str, list[str]]:
     """Each page of the domain as the parts it is written in (not tidied yet)."""
     domain = registry.domain(name)
     folder = domain.display_name
     pages: dict[str, list[str]] = {}
     with rendering(f"the docs pages of domain {folder}", domain.location):
-        views = operator_views(registry, name, changed)
+        views = operator_views(registry, name)
         table = since_table(registry, name)
         inventories = opset_inventories(table)
         pages[f"{folder}/index.md"] = domain_page(domain, views, table, source, inventories)
-        pages[f"{folder}/Operators.md"] = operators_page(domain, views, source, bodies)
-        pages[f"{folder}/Changelog.md"] = changelog_page(domain, views, source, bodies)
+        pages[f"{folder}/Operators.md"] = operators_page(domain, views, source)
+        pages[f"{folder}/Changelog.md"] = changelog_page(domain, views, source)
         pages[f"{folder}/inventory.md"] = inventory_page(domain, table, source, inventories)
         for view in views:
             with rendering(f"the docs page of {folder}.{view.spec.name}", view.spec.location):
-                pages[f"{folder}/ops/{view.spec.name}.md"] = operator_page(view, source, bodies)
+                pages[f"{folder}/ops/{view.spec.name}.md"] = operator_page(view, source)
     return pages
 
 

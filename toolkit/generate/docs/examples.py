@@ -34,10 +34,14 @@ def _lines(schema: OpSchema, example: Example) -> list[str]:
     lines = []
     for attr in example.attributes:
         value = attr.value
-        shown = format_tensor(value, SHOWN_ELEMENTS) if isinstance(value, ExampleTensor) else value_text(value)
+        shown = (
+            format_tensor(value, SHOWN_ELEMENTS) if isinstance(value, ExampleTensor) else value_text(value)
+        )
         lines.append(f"attribute {attr.name} = {shown}")
     for name, tensor in zip(in_names, example.inputs, strict=True):
-        lines.append(f"input     {name} = " + (format_tensor(tensor, SHOWN_ELEMENTS) if tensor else "(omitted)"))
+        lines.append(
+            f"input     {name} = " + (format_tensor(tensor, SHOWN_ELEMENTS) if tensor else "(omitted)")
+        )
     for name, tensor in zip(out_names, example.outputs, strict=True):
         lines.append(f"output    {name} = {format_tensor(tensor, SHOWN_ELEMENTS)}")
     if any(t.dtype in FLOAT_TYPES for t in example.outputs):

@@ -25,9 +25,7 @@ def function_section(schema: OpSchema, level: int) -> str:
     imports = ", ".join(f"{code(display_domain(d))} {v}" for d, v in body.opset_imports)
     longest = max((len(m) for m in _BACKTICKS.findall(body.text)), default=0)
     fence = "`" * max(3, longest + 1)
-    note = (
-        " It also has a context-dependent function." if schema.context_dependent_function else ""
-    )
+    note = " It also has a context-dependent function." if schema.context_dependent_function else ""
     return (
         heading
         + f"This version can run as the nodes below (ONNX's textual syntax, opset imports: {imports}); "

@@ -1,12 +1,12 @@
 """Markdown building blocks of the docs pages: code spans, value spellings, tables, doc text
-made safe (`toolkit.generate.mdsafe`), and the final tidy-up of a page."""
+made safe (`toolkit.generate.mdsafe`), and the final tidy-up of a page (`page_bytes`)."""
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
-from typing import Any, NamedTuple, overload
+from collections.abc import Iterable, Iterator
+from typing import NamedTuple
 
 from toolkit.generate.mdsafe import inline, sanitize
 from toolkit.model.spec import (
@@ -19,88 +19,65 @@ from toolkit.model.spec import (
     ParamOption,
 )
 
-BLANK_RUNS = re.compile("\n\n\n+")  # a literal prefix: much faster to scan than \n{3,}
-FENCED_BLOCK = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n.*?^ {0,3}\1[`~]*[ \t]*$", re.M | re.S)
+# The tidy-up reads a page's UTF-8 bytes: a page is megabytes, and one wide character (`∞`) makes
+# the joined text two or four bytes per character where its UTF-8 is mostly one. The patterns are
+# ASCII, and UTF-8 writes every other character with bytes above 0x7f, so each matches the encoded
+# text where it would match the text (a newline is the byte 0x0a and nothing else is).
+BLANK_RUNS = re.compile(b"\n\n\n+")  # a literal prefix: much faster to scan than \n{3,}
+FENCED_BLOCK = re.compile(rb"^ {0,3}(`{3,}|~{3,})[^\n]*\n.*?^ {0,3}\1[`~]*[ \t]*$", re.M | re.S)
 # Where FENCED_BLOCK can start: a line that begins with a fence run (a leading newline is a
 # literal prefix the regex engine scans for quickly)
-FENCE_LINE = re.compile(r"\n {0,3}(?:```|~~~)")
-FENCE_AT_START = re.compile(r" {0,3}(?:```|~~~)")
+FENCE_LINE = re.compile(rb"\n {0,3}(?:```|~~~)")
+FENCE_AT_START = re.compile(rb" {0,3}(?:```|~~~)")
 
 
-def tidy(text: str) -> str:
-    """At most one blank line in a row outside code fences; exactly one newline at the end.
+def page_bytes(parts: Iterable[str]) -> bytes:
+    """The page written as `parts`, joined, in UTF-8 and tidied: at most one blank line in a row
+    outside code fences, no blank line at the start, exactly one newline at the end.
 
     mdsafe closes every fence in doc text, so fenced blocks pair up here.
     """
-    return one_final_newline(collapse_blank_runs(text) if "\n\n\n" in text else text)
+    data = b"".join([part.encode("utf-8") for part in parts])
+    if b"\n\n\n" in data:
+        data = collapse_blank_runs(data)
+    return data.strip(b"\n") + b"\n"
 
 
-def collapse_blank_runs(text: str) -> str:
-    """Runs of blank lines outside the fenced blocks of `text` collapsed to one. A fenced block
+def collapse_blank_runs(data: bytes) -> bytes:
+    """Runs of blank lines outside the fenced blocks of `data` collapsed to one. A fenced block
     starts and ends with a character other than a newline, so a run is wholly inside a block or
-    wholly outside every block: one pass over the text collapses the runs, keeping those of the
-    blocks that hold any (pages are megabytes, and each pass copies one)."""
-    keep = [block.span() for block in fenced_blocks(text) if text.find("\n\n\n", *block.span()) >= 0]
+    wholly outside every block: one pass over the page collapses the runs, keeping those of the
+    blocks that hold any (each pass copies the page)."""
+    keep = [block.span() for block in fenced_blocks(data) if data.find(b"\n\n\n", *block.span()) >= 0]
     if not keep:
-        return BLANK_RUNS.sub("\n\n", text)
+        return BLANK_RUNS.sub(b"\n\n", data)
     index = 0
 
-    def collapse(run: re.Match[str]) -> str:
+    def collapse(run: re.Match[bytes]) -> bytes:
         nonlocal index
         start = run.start()
         while index < len(keep) and keep[index][1] <= start:
             index += 1
-        return run.group(0) if index < len(keep) and keep[index][0] <= start else "\n\n"
+        return run.group(0) if index < len(keep) and keep[index][0] <= start else b"\n\n"
 
-    return BLANK_RUNS.sub(collapse, text)
-
-
-def one_final_newline(text: str) -> str:
-    """`text.strip("\n") + "\n"` in one copy at most (none when it already is): a page can be
-    megabytes, and it ends with a few newlines."""
-    start = 0
-    while text.startswith("\n", start):
-        start += 1
-    end = len(text)
-    while end > start and text[end - 1] == "\n":
-        end -= 1
-    if end == start:
-        return "\n"
-    if end < len(text):
-        return text[start : end + 1]  # keeps the first of the final newlines
-    return text[start:] + "\n"
+    return BLANK_RUNS.sub(collapse, data)
 
 
-def fenced_blocks(text: str) -> Iterator[re.Match[str]]:
-    """`FENCED_BLOCK.finditer(text)`, but the regex is only tried at the start of lines that
+def fenced_blocks(data: bytes) -> Iterator[re.Match[bytes]]:
+    """`FENCED_BLOCK.finditer(data)`, but the regex is only tried at the start of lines that
     begin as a fence does (found by one scan for a newline and what may follow it) instead of
     at every line of the page: only there can it match."""
-    return scan_fences(text, FENCE_AT_START, FENCE_LINE, FENCED_BLOCK)
-
-
-@overload
-def scan_fences(
-    text: str, at_start: re.Pattern[str], line_start: re.Pattern[str], block_pattern: re.Pattern[str]
-) -> Iterator[re.Match[str]]: ...
-@overload
-def scan_fences(
-    text: bytes, at_start: re.Pattern[bytes], line_start: re.Pattern[bytes], block_pattern: re.Pattern[bytes]
-) -> Iterator[re.Match[bytes]]: ...
-def scan_fences(
-    text: Any, at_start: re.Pattern[Any], line_start: re.Pattern[Any], block_pattern: re.Pattern[Any]
-) -> Iterator[re.Match[Any]]:
-    """`fenced_blocks` with the patterns given: the same scan over text or its UTF-8 bytes."""
     position = 0
-    if at_start.match(text):
-        block = block_pattern.match(text)
+    if FENCE_AT_START.match(data):
+        block = FENCED_BLOCK.match(data)
         if block is not None:
             yield block
             position = block.end()
-    for line in line_start.finditer(text, position):
+    for line in FENCE_LINE.finditer(data, position):
         start = line.start() + 1
         if start < position:
             continue  # inside the last block
-        block = block_pattern.match(text, start)
+        block = FENCED_BLOCK.match(data, start)
         if block is not None:
             yield block
             position = block.end()

@@ -10,7 +10,10 @@ from toolkit.registry.core import Registry
 
 
 def navigation(
-    registry: Registry, operators: Mapping[str, Sequence[str]], with_cli: bool = True, with_dsl: bool = True,
+    registry: Registry,
+    operators: Mapping[str, Sequence[str]],
+    with_cli: bool = True,
+    with_dsl: bool = True,
     with_releases: bool = True,
 ) -> list[Any]:
     """mkdocs nav entries (paths relative to the generated docs folder); `operators` lists each

@@ -1,30 +1,26 @@
 """The docs pages, built as Markdown text in Python.
 
-Each page function writes its page top to bottom; the blank-line layout is tidied afterwards
-(`toolkit.generate.docs.markdown.tidy`). The pages of a domain come back as the list of their
-parts (the caller joins them). The pages were Jinja templates once: compiling them cost
+Each page function writes its page top to bottom, as the list of its parts; the caller joins
+them and tidies the blank-line layout (`toolkit.generate.docs.markdown.page_bytes`). The pages were Jinja templates once: compiling them cost
 more per run than rendering a whole catalog, and keeping compiled templates on disk meant running
 code from a cache folder. Plain functions need neither.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from toolkit.generate.docs.examples import examples_markdown
 from toolkit.generate.docs.functions import function_section
 from toolkit.generate.docs.markdown import code, doc_markdown, first_sentence, prose
 from toolkit.generate.docs.views import OperatorView, VersionView, changes_markdown, opset_entries
 from toolkit.generate.mdsafe import inline, sanitize
-from toolkit.model.spec import DomainSpec, OperatorSpec, OpSchema, display_domain
+from toolkit.model.spec import DomainSpec, OperatorSpec, display_domain
 from toolkit.registry.core import Registry
 from toolkit.registry.inventory import SinceTable, since_table_markdown
 
 SECTION_LEVEL = 3  # heading level of Attributes/Inputs/... in Operators.md and operator pages
 CHANGELOG_SECTION_LEVEL = 4
-
-Body = Callable[[OpSchema, int], str]  # a version's body with its section headings at a level
-
 
 # Link lists, built here rather than as template loops: one call per list instead of a loop per
 # link, and smaller templates to compile.
@@ -67,7 +63,7 @@ differentiability is declared.
 """
 
 
-def operators_page(domain: DomainSpec, views: list[OperatorView], source: str, body: Body) -> list[str]:
+def operators_page(domain: DomainSpec, views: list[OperatorView], source: str) -> list[str]:
     name = domain.display_name
     out = [header(source), "\n", f"# Operators of {code(name)}\n\n", OPERATORS_INTRO, "\n"]
     out.append("| Operator | Since version | Status |\n|---|---|---|\n")
@@ -95,7 +91,7 @@ def operators_page(domain: DomainSpec, views: list[OperatorView], source: str, b
         elif replaced_by and latest.schema.deprecated:
             out.append(f"\nReplaced by {code(replaced_by)}.\n")
         out.append(f"\nAll versions and the changes between them: [{op_name}](ops/{op_name}.md).\n\n")
-        out += (body(latest.schema, SECTION_LEVEL), "\n\n")
+        out += (latest.body(SECTION_LEVEL), "\n\n")
     return out
 
 
@@ -106,7 +102,7 @@ previous version of that operator (the same change model the breaking-change gat
 """
 
 
-def changelog_page(domain: DomainSpec, views: list[OperatorView], source: str, body: Body) -> list[str]:
+def changelog_page(domain: DomainSpec, views: list[OperatorView], source: str) -> list[str]:
     name = domain.display_name
     out = [header(source), "\n", f"# Changelog of {code(name)}\n\n", CHANGELOG_INTRO, "\n"]
     for entry in reversed(opset_entries(domain, views)):
@@ -140,11 +136,11 @@ def changelog_page(domain: DomainSpec, views: list[OperatorView], source: str, b
             if version.previous is not None:
                 out.append(f"#### Changes from {schema.name}-{version.previous.since_version}\n\n")
                 out += (changes_markdown(version), "\n\n")
-            out += (body(schema, CHANGELOG_SECTION_LEVEL), "\n\n")
+            out += (version.body(CHANGELOG_SECTION_LEVEL), "\n\n")
     return out
 
 
-def operator_page(view: OperatorView, source: str, body: Body) -> list[str]:
+def operator_page(view: OperatorView, source: str) -> list[str]:
     spec = view.spec
     out = [header(source), "\n", f"# {spec.name}{view.marks}\n\n"]
     summary = first_sentence(sanitize(view.latest.schema.doc, min_heading=3).text)
@@ -168,7 +164,7 @@ def operator_page(view: OperatorView, source: str, body: Body) -> list[str]:
             out += (changes_markdown(version), "\n\n")
         if schema.doc.strip():
             out += ("### Description\n\n", doc_markdown(schema.doc, SECTION_LEVEL), "\n\n")
-        out += (body(schema, SECTION_LEVEL), "\n\n")
+        out += (version.body(SECTION_LEVEL), "\n\n")
         out.append(function_section(schema, SECTION_LEVEL))
         out += (examples_markdown(schema, SECTION_LEVEL), "\n\n")
     return out
@@ -279,7 +275,9 @@ inventory.
 """
 
 
-def index_page(registry: Registry, source: str, links: tuple[str, ...] = ("releases", "dsl", "cli")) -> str:
+def index_page(
+    registry: Registry, source: str, links: tuple[str, ...] = ("releases", "dsl", "cli")
+) -> list[str]:
     """The overview; `links` names the other top pages that exist (releases, dsl, cli)."""
     out = [header(source), "\n", "# Operator reference\n\n", INDEX_INTRO, "\n"]
     out.append("| Domain | Opset versions | Operators |\n|---|---|---|\n")
@@ -297,10 +295,10 @@ def index_page(registry: Registry, source: str, links: tuple[str, ...] = ("relea
         out.append("- [DSL reference](dsl.md): every key of the spec files.\n")
     if "cli" in links:
         out.append("- [CLI reference](cli.md): every `opset` command and option.\n")
-    return "".join(out)
+    return out
 
 
-def releases_page(registry: Registry, source: str) -> str:
+def releases_page(registry: Registry, source: str) -> list[str]:
     columns, rows = release_rows(registry)
     out = [header(source), "\n", "# Releases\n\n"]
     # The release tables' own `doc` text (one per releases.yaml, in load order), above the table.
@@ -311,4 +309,4 @@ def releases_page(registry: Registry, source: str) -> str:
     out.append("| Release | IR version |" + "".join(f" {c} |" for c in columns) + "\n")
     out.append("|---|---|" + "---|" * len(columns) + "\n")
     out += ["| " + " | ".join(row) + " |\n" for row in rows]
-    return "".join(out)
+    return out

@@ -5,7 +5,6 @@ bodies (Attributes, Inputs, Outputs, Type Constraints)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any, NamedTuple
 
@@ -60,62 +59,34 @@ def allowed_text(allowed: tuple[str, ...]) -> str:
     return ", ".join(escape_pipes(code(t)) for t in allowed)
 
 
-class RowMakers(NamedTuple):
-    """How the rows of a body are made (`fast.Bodies` passes ones that share equal rows)."""
-
-    attribute: Callable[[Attribute], Row] = attribute_row
-    param: Callable[[FormalParameter], Row] = param_row
-    constraint: Callable[[TypeConstraint], Row] = constraint_row
-
-
-PLAIN_ROWS = RowMakers()
-
-
-def attribute_rows(schema: OpSchema, rows: RowMakers = PLAIN_ROWS) -> list[Row]:
-    return [rows.attribute(attr) for attr in sorted(schema.attributes, key=lambda a: a.name)]
-
-
-def param_rows(params: Iterable[FormalParameter], rows: RowMakers = PLAIN_ROWS) -> list[Row]:
-    return [rows.param(param) for param in params]
-
-
-def constraint_rows(schema: OpSchema, rows: RowMakers = PLAIN_ROWS) -> list[Row]:
-    return [rows.constraint(constraint) for constraint in schema.type_constraints]
-
-
-def body_parts(schema: OpSchema, rows: RowMakers = PLAIN_ROWS) -> list[str]:
+def body_parts(schema: OpSchema) -> tuple[str, ...]:
     """Attributes, Inputs, Outputs and Type Constraints of one version, split where the #s of the
-    section headings go (so one build serves every heading level). Plain Python rather than a
-    template: it is built for every operator version and a template render costs more."""
+    section headings go (so one build serves every heading level: `VersionView.body`). Plain
+    Python rather than a template: it is built for every operator version and a template render
+    costs more."""
     parts = [""]
-    attributes = attribute_rows(schema, rows)
+    attributes = [attribute_row(attr) for attr in sorted(schema.attributes, key=lambda a: a.name)]
     if attributes:
         parts.append(f" Attributes\n\n{table(ATTRIBUTE_HEADER, attributes)}\n\n")
-    inputs = param_rows(schema.inputs, rows)
+    inputs = [param_row(param) for param in schema.inputs]
     parts.append(
         f" Inputs{arity_text(schema.min_input, schema.max_input)}\n\n"
         + (table(PARAM_HEADER, inputs) if inputs else "No inputs.")
         + "\n\n"
     )
-    outputs = param_rows(schema.outputs, rows)
+    outputs = [param_row(param) for param in schema.outputs]
     parts.append(
         f" Outputs{arity_text(schema.min_output, schema.max_output)}\n\n"
         + (table(PARAM_HEADER, outputs) if outputs else "No outputs.")
         + "\n\n"
     )
-    constraints = constraint_rows(schema, rows)
+    constraints = [constraint_row(constraint) for constraint in schema.type_constraints]
     parts.append(
         " Type Constraints\n\n"
         + (table(CONSTRAINT_HEADER, constraints) if constraints else "No type constraints.")
         + "\n"
     )
-    return parts
-
-
-def version_body(schema: OpSchema, level: int) -> str:
-    """Attributes, Inputs, Outputs and Type Constraints of one version, section headings at
-    `level` (the plain implementation; `toolkit.generate.docs.fast.Bodies` shares the build)."""
-    return ("#" * level).join(body_parts(schema))
+    return tuple(parts)
 
 
 def changes_markdown(version: VersionView) -> str:
@@ -137,6 +108,11 @@ class VersionView(NamedTuple):
     opsets: str  # "opsets 3 - 4"
     changes: tuple[SchemaChange, ...]
     previous: OpSchema | None
+    parts: tuple[str, ...]  # the body (`body_parts`), made once: three pages show it
+
+    def body(self, level: int) -> str:
+        """Attributes, Inputs, Outputs and Type Constraints, section headings at `level`."""
+        return ("#" * level).join(self.parts)
 
 
 class OperatorView(NamedTuple):
@@ -177,24 +153,17 @@ def _opsets_text(spec: OperatorSpec, index: int, domain: DomainSpec) -> str:
     return f"opset versions {first} - {last}"
 
 
-TypeSets = Mapping[str, tuple[str, ...]]
-# What changed from one version of an operator to the next (the domain's type sets are both's)
-Changes = Callable[[OpSchema, OpSchema, TypeSets], Sequence[SchemaChange]]
-
-
-def plain_changes(old: OpSchema, new: OpSchema, type_sets: TypeSets) -> list[SchemaChange]:
-    """`diff_schemas` of two versions of an operator of one domain (`fast.version_changes` skips
-    what is equal)."""
-    return diff_schemas(old, new, old_type_sets=type_sets, new_type_sets=type_sets)
-
-
-def operator_view(registry: Registry, spec: OperatorSpec, changed: Changes = plain_changes) -> OperatorView:
+def operator_view(registry: Registry, spec: OperatorSpec) -> OperatorView:
     domain = registry.domain(spec.domain)
     type_sets = dict(domain.type_sets)
     views = []
     previous: OpSchema | None = None
     for index, schema in enumerate(spec.versions):
-        changes = tuple(changed(previous, schema, type_sets)) if previous is not None else ()
+        changes = (
+            ()
+            if previous is None
+            else tuple(diff_schemas(previous, schema, old_type_sets=type_sets, new_type_sets=type_sets))
+        )
         views.append(
             VersionView(
                 schema,
@@ -204,6 +173,7 @@ def operator_view(registry: Registry, spec: OperatorSpec, changed: Changes = pla
                 _opsets_text(spec, index, domain),
                 changes,
                 previous,
+                body_parts(schema),
             )
         )
         previous = schema
@@ -220,9 +190,9 @@ def operator_view(registry: Registry, spec: OperatorSpec, changed: Changes = pla
     )
 
 
-def operator_views(registry: Registry, domain: str, changed: Changes = plain_changes) -> list[OperatorView]:
+def operator_views(registry: Registry, domain: str) -> list[OperatorView]:
     operators = sorted(registry.operators(domain), key=lambda o: o.name)
-    return [operator_view(registry, op, changed) for op in operators]
+    return [operator_view(registry, op) for op in operators]
 
 
 # --------------------------------------------------------------------------- changelog entries

@@ -1,0 +1,223 @@
+"""The docs kind as one path (issue #24): pages from the plain code, nothing cached under a
+hand-written key, one change model, the parser behind the prefilter.
+
+* A field a row shows, changed in a later version, changes that version's rows and no other's,
+  for every field of the row's model object (the rows are made to show every field here, as a
+  maintainer might make them show a new one: `type_from` once changed three onnx pages only on
+  a path whose cache key did not hold it).
+* Through the CLI: each version's rows spell its own values (a default `-0.0` is not `0.0`).
+* Golden bytes: the docs pages and the DOC-* findings of the onnx catalog, as they were before
+  the second definitions were folded back.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import hashlib
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolkit.cli import main
+from toolkit.generate.docs import render_docs, render_files, views
+from toolkit.generate.docs.markdown import Row
+from toolkit.model.spec import (
+    Attribute,
+    AttrType,
+    Differentiability,
+    DomainSpec,
+    FormalParameter,
+    OperatorSpec,
+    OpSchema,
+    OpsetVersion,
+    SpecSet,
+    TypeConstraint,
+    TypeSource,
+)
+from toolkit.registry.core import Registry
+
+# --------------------------------------------------------------------------- every field a row shows
+
+ALPHA = Attribute("alpha", AttrType.FLOAT, "The slope.", required=False, default=0.0)
+X = FormalParameter("X", "T", "The input.", differentiability=Differentiability.DIFFERENTIABLE)
+Y = FormalParameter("Y", "T", "The output.", type_from=(TypeSource(input="X"),))
+T = TypeConstraint("T", ("tensor(float)",), "Float tensors.", type_sets=())
+V1 = OpSchema("com.example", "Op", 1, inputs=(X,), outputs=(Y,), attributes=(ALPHA,), type_constraints=(T,))
+
+# The section of OpSchema each row kind comes from, with the item of version 1.
+ITEMS: dict[str, tuple[str, Any]] = {
+    "attribute": ("attributes", ALPHA),
+    "input": ("inputs", X),
+    "output": ("outputs", Y),
+    "type constraint": ("type_constraints", T),
+}
+# What a tuple field gains in version 2 (a new tuple field fails `changed` until it is here).
+EXTRA = {"type_from": TypeSource(attribute="to"), "allowed": "tensor(int64)", "type_sets": "float_types"}
+
+
+def compared_fields(item: Any) -> list[str]:
+    return [f.name for f in dataclasses.fields(item) if f.compare]
+
+
+def changed(value: object, field: str) -> object:
+    """Another value of the field's type (a float's other signed zero: equal, spelled otherwise)."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, enum.Enum):
+        members = list(type(value))
+        return members[(members.index(value) + 1) % len(members)]
+    if isinstance(value, int):
+        return value + 1
+    if isinstance(value, float):
+        return -value  # 0.0 becomes -0.0
+    if isinstance(value, str):
+        return value + "z"
+    if isinstance(value, tuple) and field in EXTRA:
+        return (*value, EXTRA[field])
+    raise AssertionError(f"teach this test how to change field `{field}` ({value!r})")
+
+
+def marker(item: Any) -> str:
+    """A cell naming every compared field of `item` as written (repr tells -0.0 from 0.0)."""
+    shown = repr([(name, type(getattr(item, name)), getattr(item, name)) for name in compared_fields(item)])
+    return "M" + hashlib.sha256(shown.encode()).hexdigest()[:16]
+
+
+def showing_every_field(made: Callable[[Any], Row]) -> Callable[[Any], Row]:
+    def row(item: Any) -> Row:
+        plain = made(item)
+        return plain._replace(cells=(*plain.cells, marker(item)))
+
+    return row
+
+
+@pytest.fixture
+def rows_show_every_field(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every row also shows all of its object's fields, wherever the docs package calls a row
+    maker by name (a module that imported it keeps its own reference)."""
+    for name in ("attribute_row", "param_row", "constraint_row"):
+        original = getattr(views, name)
+        for module in list(sys.modules.values()):
+            if (
+                module.__name__.startswith("toolkit.generate.docs")
+                and getattr(module, name, None) is original
+            ):
+                monkeypatch.setattr(module, name, showing_every_field(original))
+
+
+def version_sections(page: str) -> dict[int, str]:
+    """The operator page cut at its `## Version N` headings."""
+    sections = {}
+    for chunk in page.split('## <a id="Op-')[1:]:
+        since, _, text = chunk.partition('"')
+        sections[int(since)] = text
+    return sections
+
+
+CASES = [(kind, field) for kind, (_, item) in ITEMS.items() for field in compared_fields(item)]
+
+
+@pytest.mark.usefixtures("rows_show_every_field")
+@pytest.mark.parametrize(("kind", "field"), CASES, ids=[f"{k}.{f}" for k, f in CASES])
+def test_a_field_a_row_shows_changed_in_a_version_changes_its_rows_only(kind: str, field: str) -> None:
+    section, old = ITEMS[kind]
+    new = dataclasses.replace(old, **{field: changed(getattr(old, field), field)})
+    assert marker(new) != marker(old)
+    v2 = dataclasses.replace(V1, since_version=2, **{section: (new,)})
+    domain = DomainSpec("com.example", (OpsetVersion(1, 9), OpsetVersion(2, 9)))
+    registry = Registry(SpecSet((domain,), (OperatorSpec("com.example", "Op", (V1, v2)),)))
+    pages = render_docs(registry, "specs")
+    sections = version_sections(pages["com.example/ops/Op.md"])
+    assert marker(new) in sections[2] and marker(old) not in sections[2], (kind, field)
+    assert marker(old) in sections[1] and marker(new) not in sections[1], (kind, field)
+    changelog = pages["com.example/Changelog.md"]
+    assert changelog.index(marker(new)) < changelog.index(marker(old))  # newest opset first
+
+
+def test_the_rows_of_each_version_spell_its_own_values_through_the_cli(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Equal values spelled otherwise (`-0.0 == 0.0`) and a changed tag: each version's page
+    section shows its own, from the YAML through `opset generate`."""
+    specs = tmp_path / "specs" / "com.example"
+    specs.mkdir(parents=True)
+    (specs / "domain.yaml").write_text(
+        "domain: com.example\nopset_versions:\n"
+        + "".join(f"  - {{version: {v}, ir_version: 9}}\n" for v in (1, 2, 3))
+    )
+    (specs / "Op.yaml").write_text(
+        "operator: Op\ndomain: com.example\nversions:\n"
+        "  - since_version: 1\n    doc: The op.\n"
+        "    inputs: [{name: X, type: T}]\n    outputs: [{name: Y, type: T}]\n"
+        "    attributes: {alpha: {type: float, default: 0.0, doc: The slope.}}\n"
+        '    type_constraints: {T: {allowed: ["tensor(float)"]}}\n'
+        "  - since_version: 2\n    based_on: 1\n"
+        "    attributes: {alpha: {type: float, default: -0.0, doc: The slope.}}\n"
+        "  - since_version: 3\n    based_on: 2\n"
+        "    inputs: [{name: X, type: T, differentiability: differentiable}]\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("OPSET_TOOLKIT_NO_CACHE", "1")
+    assert main(["generate", "--specs", "specs", "--out", "out", "--only", "docs", "-q"]) == 0
+    sections = version_sections((tmp_path / "out/docs/com.example/ops/Op.md").read_text())
+    assert "default is `0.0`" in sections[1] and "`-0.0`" not in sections[1]
+    assert "default is `-0.0`" in sections[2] and "default is `-0.0`" in sections[3]
+    assert "differentiable" in sections[3] and "differentiable" not in sections[2]
+
+
+# --------------------------------------------------------------------------- golden: the onnx catalog
+
+# The docs pages (every page but the DSL reference, which documents the toolkit's own schemas)
+# and the DOC-* findings of the catalog of onnx 1.23.2, as the toolkit wrote them before the
+# docs' second definitions (shared rows and bodies, the changes' own pass order, the page tidy
+# over text, the parser-free analysis of structured docs) were folded back into one path.
+ONNX = "1.23.2"
+GOLDEN_PAGES = "1e1a770445d37ac36ca30834a79defbd8008c33aa42112b8ca291afd30d69f43"
+GOLDEN_FINDINGS = "126f8ea39ad612519b58c5a36874b2e28922913ade004d2b9e60feb0ad73f8de"
+
+
+def _onnx_version() -> str:
+    import onnx
+
+    return str(onnx.__version__)
+
+
+def digest(items: list[tuple[str, bytes]]) -> str:
+    out = hashlib.sha256()
+    for name, data in sorted(items):
+        out.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
+    return out.hexdigest()
+
+
+def test_onnx_catalog_pages_are_the_golden_bytes(onnx_registry: Any) -> None:
+    if _onnx_version() != ONNX:
+        pytest.skip(f"the golden pages are those of onnx {ONNX}")
+    files = render_files(onnx_registry)
+    found = digest([(path, data) for path, data in files.items() if path != "docs/dsl.md"])
+    assert len(files) > 240
+    assert found == GOLDEN_PAGES, f"the docs of the onnx catalog changed; if meant, GOLDEN_PAGES = {found!r}"
+
+
+def test_onnx_catalog_doc_findings_are_the_golden_ones(onnx_catalog_dir: Path) -> None:
+    if _onnx_version() != ONNX:
+        pytest.skip(f"the golden findings are those of onnx {ONNX}")
+    from toolkit.checks.docs import check_docs
+    from toolkit.load.loader import read_specs
+
+    findings = check_docs(read_specs([onnx_catalog_dir], jobs=1).specs)
+    rows = [
+        (
+            f"{Path(d.location.file).resolve().relative_to(onnx_catalog_dir.resolve())}:{d.location.line}:{d.location.column}",
+            d.rule,
+        )
+        for d in findings
+    ]
+    assert {rule for _, rule in rows} >= {"DOC-HTML"}
+    found = digest(
+        [(where, f"{rule}\0{d.message}".encode()) for (where, rule), d in zip(rows, findings, strict=True)]
+    )
+    assert found == GOLDEN_FINDINGS, f"the DOC-* findings on the onnx catalog changed; if meant, {found!r}"
