@@ -15,6 +15,8 @@ from __future__ import annotations
 import dataclasses
 import enum
 import hashlib
+import os
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -22,7 +24,9 @@ from typing import Any
 
 import pytest
 
+from toolkit.checks.markdown import analyse
 from toolkit.cli import main
+from toolkit.generate import mdsafe
 from toolkit.generate.docs import render_docs, render_files, views
 from toolkit.generate.docs.markdown import Row
 from toolkit.model.spec import (
@@ -167,6 +171,68 @@ def test_the_rows_of_each_version_spell_its_own_values_through_the_cli(
     assert "default is `0.0`" in sections[1] and "`-0.0`" not in sections[1]
     assert "default is `-0.0`" in sections[2] and "default is `-0.0`" in sections[3]
     assert "differentiable" in sections[3] and "differentiable" not in sections[2]
+
+
+# --------------------------------------------------------------------------- the repair always ends
+
+
+def write_tree(root: Path, doc: str) -> None:
+    """A one-operator spec tree whose operator doc is `doc` (a YAML double-quoted scalar)."""
+    specs = root / "specs" / "com.example"
+    specs.mkdir(parents=True)
+    (specs / "domain.yaml").write_text(
+        "domain: com.example\nopset_versions:\n  - {version: 1, ir_version: 9}\n"
+    )
+    (specs / "Op.yaml").write_text(
+        "operator: Op\ndomain: com.example\nversions:\n  - since_version: 1\n"
+        f"    doc: {doc}\n    inputs: [{{name: X, type: tensor(float)}}]\n"
+        "    outputs: [{name: Y, type: tensor(float)}]\n"
+    )
+
+
+def test_a_nul_before_a_tag_in_a_doc_is_repaired_and_generating_ends(tmp_path: Path) -> None:
+    """The parser reads NUL as U+FFFD; a column worked out without that named the wrong character:
+    the repair escaped a letter after the `<` (`<&lt; onclick`), or, past the end of the line,
+    the same place again and again for ever (`opset generate` hung on `->\\n \\0<a`)."""
+    write_tree(tmp_path, '"A list:\\n->\\n \\0<a onclick=x> and <b>."')
+    env = {**os.environ, "OPSET_TOOLKIT_NO_CACHE": "1"}
+    command = [
+        sys.executable,
+        "-m",
+        "toolkit",
+        "generate",
+        "--specs",
+        "specs",
+        "--out",
+        "out",
+        "--only",
+        "docs",
+    ]
+    done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    page = (tmp_path / "out/docs/com.example/ops/Op.md").read_text()
+    assert "\x00&lt;a onclick=x> and &lt;b>." in page
+    assert "<a onclick" not in page and "<b>" not in page
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "specs"]  # nothing written elsewhere
+
+
+def test_a_repair_that_does_not_converge_shows_the_doc_as_code(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever the analysis says, the repair loop ends: an analysis that names a character the
+    repair does not escape (here: always the same column, past the `<` already escaped) makes
+    the doc one code block that nothing in it can close."""
+    text = "A doc with ``` and <b>bold</b> (not converging)."
+    stuck = mdsafe.analyse(text)
+    monkeypatch.setattr(mdsafe, "analyse_lines", lambda lines: stuck)
+    mdsafe.repaired.cache_clear()
+    mdsafe.sanitize.cache_clear()
+    try:
+        safe = mdsafe.sanitize(text, 3)
+    finally:
+        mdsafe.repaired.cache_clear()
+        mdsafe.sanitize.cache_clear()
+    assert safe.text == f"````\n{text}\n````"
+    assert [(issue.rule, issue.message) for issue in safe.issues] == [("DOC-HTML", mdsafe.AS_CODE_MESSAGE)]
+    assert analyse(safe.text).clean
 
 
 # --------------------------------------------------------------------------- golden: the onnx catalog

@@ -283,7 +283,10 @@ def _inline_spans(content: str) -> list[Span]:
 
 def _text_start(line: str, content_line: str) -> int:
     """Column of `line` where `content_line` (the parser's view of it, container prefix and
-    indentation removed, a heading's closing #s dropped) starts."""
+    indentation removed, a heading's closing #s dropped) starts. The parser reads NUL as U+FFFD
+    (one character for one: the columns stay)."""
+    if "\x00" in line:
+        line = line.replace("\x00", "\ufffd")
     if line.endswith(content_line):
         return len(line) - len(content_line)
     found = line.find(content_line)

@@ -115,6 +115,8 @@ def repaired(text: str) -> Repair:
     lines = list(current.lines)
     html_lines: set[int] = set()
     link_issues: dict[tuple[int, str], None] = {}  # (line, message), in order
+    original = current.lines
+    rounds = sum(line.count(char) for line in lines for char in _ESCAPED)
     while current.html or current.tag_like or current.unsafe_links or current.attr_like:
         html_lines.update(h.line for h in current.html)
         edits = {(h.line, h.column): "&lt;" for h in current.html}
@@ -124,11 +126,16 @@ def repaired(text: str) -> Repair:
             link_issues[link.line, link_message(link.construct, link.scheme)] = None
             line, column = link.fix
             edits[link.fix] = "&lt;" if link.construct == "autolink" else "\\" + lines[line][column]
+        rounds -= 1
+        if rounds < 0 or any(lines[line][column : column + 1] not in _ESCAPED for line, column in edits):
+            return as_code(original)
         for (line, column), replacement in sorted(edits.items(), reverse=True):
             lines[line] = lines[line][:column] + replacement + lines[line][column + 1 :]
         # An escaped construct may uncover more markup; and a `<` written `&lt;` may let an earlier
         # one reach a `>` (`x<y<b>`): analysed again until nothing is left. Each round escapes at
-        # least one `<`, `{`, `(` or `[` for good, so the rounds are at most their number.
+        # least one `<`, `{`, `(` or `[` for good, so the rounds are at most their number; an
+        # analysis that names any other character, or more rounds, is one this repair does not
+        # understand, and the doc is shown as code instead (the loop is bounded whatever the text).
         current = analyse_lines(tuple(lines))
     issues = [Issue("DOC-HTML", line + 1, "raw HTML escaped") for line in sorted(html_lines)]
     issues += [Issue("DOC-UNSAFE-LINK", line + 1, message) for line, message in link_issues]
@@ -139,6 +146,18 @@ def repaired(text: str) -> Repair:
     return Repair(
         tuple(lines), closings, current.headings, tuple(issues), min_level, _assemble(lines, closings)
     )
+
+
+_ESCAPED = "<{(["  # the characters a repair edit escapes
+AS_CODE_MESSAGE = "doc text shown as code: its markup could not be repaired"
+
+
+def as_code(lines: tuple[str, ...]) -> Repair:
+    """The doc as one fenced code block, which no line of it can close (its fence is longer than
+    every backtick run in it): the fallback of a repair that does not converge."""
+    fence = "`" * max(3, 1 + max((len(run) for line in lines for run in BACKTICKS.findall(line)), default=0))
+    block = [fence, *lines, fence]
+    return Repair(tuple(block), (), (), (Issue("DOC-HTML", 1, AS_CODE_MESSAGE),), 7, _assemble(block, ()))
 
 
 def link_message(construct: str, scheme: str) -> str:
