@@ -24,7 +24,6 @@ from toolkit.generate.docs import render_docs
 from toolkit.generate.docs.markdown import fenced_blocks, page_bytes
 from toolkit.generate.docs.views import operator_views
 from toolkit.generate.mdsafe import SafeMarkdown, demote, normalize, normalized, repaired, sanitize
-from toolkit.load.parallel import gc_paused
 
 # --------------------------------------------------------------------------- references
 
@@ -198,22 +197,3 @@ def test_the_docs_generator_writes_nothing_to_the_cache_folder(
     first = render_docs(shipped_registry, "opsets")
     assert first == render_docs(shipped_registry, "opsets")
     assert not list(tmp_path.rglob("*"))
-
-
-def test_gc_pause_restores_the_collector_state() -> None:
-    import gc
-
-    assert gc.isenabled()
-    with gc_paused():
-        assert not gc.isenabled()
-    assert gc.isenabled()
-    with pytest.raises(RuntimeError), gc_paused():
-        raise RuntimeError("generator failed")
-    assert gc.isenabled()
-    gc.disable()
-    try:
-        with gc_paused():
-            pass
-        assert not gc.isenabled()  # a caller's own pause is left alone
-    finally:
-        gc.enable()

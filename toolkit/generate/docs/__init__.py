@@ -42,7 +42,6 @@ from toolkit.generate.docs.pages import (
 )
 from toolkit.generate.docs.reference import cli_page, dsl_page
 from toolkit.generate.docs.views import operator_views
-from toolkit.load.parallel import gc_paused
 from toolkit.model.spec import spec_files
 from toolkit.registry.core import Registry
 from toolkit.registry.inventory import since_table
@@ -135,10 +134,9 @@ def _domain_parts(registry: Registry, name: str, source: str) -> dict[str, list[
 
 def generate(registry: Registry, context: GenerateContext) -> dict[str, bytes]:
     """The registered `docs` generator: files under `docs/`."""
-    with gc_paused():
-        return render_files(
-            registry, context.source, context.cli_parser, top_pages=_top_pages(context), memo=context.memo
-        )
+    return render_files(
+        registry, context.source, context.cli_parser, top_pages=_top_pages(context), memo=context.memo
+    )
 
 
 def _top_pages(context: GenerateContext) -> tuple[str, ...]:
