@@ -216,6 +216,29 @@ def test_a_nul_before_a_tag_in_a_doc_is_repaired_and_generating_ends(tmp_path: P
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "specs"]  # nothing written elsewhere
 
 
+def test_an_attribute_list_before_a_carriage_return_is_escaped(tmp_path: Path) -> None:
+    """The prefilter read `\\r` as part of a line where the analysis reads a line break, and let
+    `{onclick=...}` through to the page, an attribute list to mkdocs' attr_list."""
+    write_tree(tmp_path, '"Scaled {onclick=alert(1)}\\rby alpha."')
+    env = {**os.environ, "OPSET_TOOLKIT_NO_CACHE": "1"}
+    command = [
+        sys.executable,
+        "-m",
+        "toolkit",
+        "generate",
+        "--specs",
+        "specs",
+        "--out",
+        "out",
+        "--only",
+        "docs",
+    ]
+    done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    page = (tmp_path / "out/docs/com.example/ops/Op.md").read_text()
+    assert "Scaled \\{onclick=alert(1)}" in page and " {onclick" not in page
+
+
 def test_a_repair_that_does_not_converge_shows_the_doc_as_code(monkeypatch: pytest.MonkeyPatch) -> None:
     """Whatever the analysis says, the repair loop ends: an analysis that names a character the
     repair does not escape (here: always the same column, past the `<` already escaped) makes

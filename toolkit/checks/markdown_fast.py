@@ -32,14 +32,14 @@ _BLOCK_MARKER = re.compile(r"[-+*>#\[]|\d{1,9}[.)]")
 def may_need_repair(text: str) -> bool:
     """False when the analysis of `text` is certainly clean (no HTML, fence left open, heading
     or `<` that looks like a tag)."""
+    if "\r" in text:  # line breaks as the analysis reads them (`normalize`): a line ends before \r
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     if "<" in text and _TAG_START.search(text):
         return True
     if _link_or_attributes(text):
         return True
-    if "=" in text or "-" in text:
-        lines = text.replace("\r", "\n") if "\r" in text else text
-        if _UNDERLINE.search(lines):
-            return True
+    if ("=" in text or "-" in text) and _UNDERLINE.search(text):
+        return True
     if "#" not in text and "```" not in text and "~~~" not in text:
         return False
     return not _closed_top_level_fences_only(normalize(text))
