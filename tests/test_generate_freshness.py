@@ -51,7 +51,7 @@ def _rerecord(tree: Path) -> None:
 def test_current_outputs_skip_the_load_and_give_the_same_files(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     full = generate_tree(["opsets"], "gen")
     expected = dict(full.files)
-    monkeypatch.setattr(pipeline, "start_registry", _no_load)
+    monkeypatch.setattr(pipeline, "load_registry", _no_load)
     again = generate_tree(["opsets"], "gen")
     assert not again.changes and again.written
     assert dict(again.files) == expected  # read back from disk, byte for byte
@@ -64,7 +64,7 @@ def test_aged_outputs_are_trusted_by_stat_and_an_edit_is_still_seen(
 ) -> None:
     _rerecord(tree)
     with monkeypatch.context() as patched:
-        patched.setattr(pipeline, "start_registry", _no_load)
+        patched.setattr(pipeline, "load_registry", _no_load)
         generate_tree(["opsets"], "gen", check=True)  # current: trusted without reading
     victim = next((tree / "gen" / "python").rglob("_opsets.py"))
     victim.write_bytes(victim.read_bytes().replace(b"Builders", b"builders"))  # same size, new mtime
@@ -76,13 +76,13 @@ def test_aged_outputs_are_trusted_by_stat_and_an_edit_is_still_seen(
 def test_any_change_falls_back_to_the_full_run(tree: Path, monkeypatch: pytest.MonkeyPatch, edit: str) -> None:
     generate_tree(["opsets"], "gen")
     loads: list[object] = []
-    real = pipeline.start_registry
+    real = pipeline.load_registry
 
     def counting(*args: object, **kwargs: object) -> object:
         loads.append(args)
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(pipeline, "start_registry", counting)
+    monkeypatch.setattr(pipeline, "load_registry", counting)
     kinds = None
     if edit == "spec":
         spec = next((tree / "opsets").rglob("A.yaml"))
@@ -108,7 +108,7 @@ def test_cli_rerun_and_check_report_current_outputs(
 ) -> None:
     assert main(["generate", "--specs", "opsets", "--out", "gen"]) == 0
     first = capsys.readouterr().out
-    monkeypatch.setattr(pipeline, "start_registry", _no_load)
+    monkeypatch.setattr(pipeline, "load_registry", _no_load)
     assert main(["generate", "--specs", "opsets", "--out", "gen", "--check"]) == 0
     count = first.split(" files ")[0].rsplit(" ", 1)[1]
     assert f"up to date ({count} files" in capsys.readouterr().out
@@ -117,7 +117,7 @@ def test_cli_rerun_and_check_report_current_outputs(
 def test_no_cache_always_runs_in_full(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     generate_tree(["opsets"], "gen")
     monkeypatch.setenv("OPSET_TOOLKIT_NO_CACHE", "1")
-    monkeypatch.setattr(pipeline, "start_registry", _no_load)
+    monkeypatch.setattr(pipeline, "load_registry", _no_load)
     with pytest.raises(AssertionError, match="were loaded"):
         generate_tree(["opsets"], "gen", check=True)
 

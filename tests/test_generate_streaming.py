@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import time
 from pathlib import Path
 
 import pytest
@@ -65,7 +64,7 @@ def _damage(out: Path) -> None:
 def test_two_processes_give_the_result_of_one(
     tmp_path: Path, shipped_registry: Registry, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """parallel_kinds (python here, the other kinds in a forked child) == the plain sequential run."""
+    """The kinds shared out between this process and the process pool == the plain sequential run."""
     results = {}
     for jobs in ("1", "2"):
         monkeypatch.setenv("OPSET_TOOLKIT_JOBS", jobs)
@@ -103,11 +102,11 @@ def test_a_failure_in_the_second_process_leaves_the_outputs_untouched(
     assert after == before
 
 
-# -- the semantic checks overlap generation ------------------------------------------------------
+# -- load, then check, then generate ---------------------------------------------------------------
 
 BAD_INPUTS = Path(__file__).parent / "bad_inputs"
-# Trees that read without error but fail the semantic checks, so generation has started in the
-# second process when the checks fail.
+# Trees that read without error but fail the semantic checks (no generator runs for them:
+# tests/test_parallel_pool.py).
 CHECK_FAILURES = ["duplicate-input-name", "function-body", "type-param-undeclared", "versions-out-of-order"]
 
 
@@ -123,7 +122,7 @@ def _tree(root: Path) -> dict[str, bytes | None]:
 
 
 @pytest.mark.parametrize("case", CHECK_FAILURES)
-def test_check_errors_found_while_generating_leave_no_trace(
+def test_check_errors_leave_no_trace(
     case: str, tmp_path: Path, two_processes: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from toolkit.cli import main
@@ -137,7 +136,7 @@ def test_check_errors_found_while_generating_leave_no_trace(
     assert main(["generate", "--specs", str(specs), "--out", str(fresh), "--no-cache"]) == 1
     reported = capsys.readouterr().err
     assert all(line in reported for line in expected)
-    assert not fresh.exists()  # not even an empty folder of the second process's staging
+    assert not fresh.exists()  # not even an empty output folder
     existing = tmp_path / "existing"
     generate_tree([OPSETS], existing, source="opsets")
     (existing / "docs/index.md").write_text("changed")  # a write would fix it
@@ -146,36 +145,9 @@ def test_check_errors_found_while_generating_leave_no_trace(
     assert _tree(existing) == before
 
 
-def test_files_the_second_process_staged_before_the_checks_failed_are_removed(
-    tmp_path: Path, two_processes: None, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The checks fail only once the second process has staged files (and made folders) for its
-    kinds: all of them go, and the tree is as it was."""
-    from toolkit.model.diagnostics import SpecError
-    from toolkit.registry.core import PendingRegistry
-
-    out = tmp_path / "gen"
-    generate_tree([OPSETS], out, kinds=["proto"], source="opsets")  # other kinds' folders are new
-    before = _tree(out)
-    real = PendingRegistry.confirm
-
-    def late(self: PendingRegistry) -> Registry:
-        deadline = time.monotonic() + 60
-        while not list(out.rglob("*" + writer.TMP_SUFFIX)) and time.monotonic() < deadline:
-            time.sleep(0.005)
-        assert list(out.rglob("*" + writer.TMP_SUFFIX)), "the second process staged nothing"
-        return real(self)
-
-    monkeypatch.setattr(PendingRegistry, "confirm", late)
-    with pytest.raises(SpecError) as failure:
-        generate_tree([BAD_INPUTS / "duplicate-input-name"], out, kinds=["docs", "proto", "python"], cache=False)
-    assert any(d.rule == "NAME-DUPLICATE" for d in failure.value.diagnostics)
-    assert _tree(out) == before
-
-
 def test_warnings_of_the_checks_reach_the_result(tmp_path: Path, two_processes: None) -> None:
-    """The result carries the warnings of the checks that ran beside the generators (a domain
-    doc's raw HTML is checked after the read), as `load_registry` gives them."""
+    """The result carries the warnings of the checks (a domain doc's raw HTML is checked after the
+    read), as `load_registry` gives them, however many processes generate."""
     from toolkit.registry.core import load_registry
 
     specs = tmp_path / "specs"

@@ -1,8 +1,11 @@
-"""`opset generate`: load -> check -> the generators, one kind at a time -> one atomic writer.
+"""`opset generate`: load -> check -> the generators, kind by kind -> one atomic writer.
 
-Each kind's files are compared with the disk as they come and the changed ones staged beside their
-targets under temporary names (`toolkit.load.writer.Staging`), so only one kind's output is in
-memory at once; no target changes until every generator has returned and the journaled commit
+The registry is loaded and checked first (`load_registry`: a spec error raises before any
+generator runs). Then the kinds run side by side, this process and the toolkit's process pool
+taking the next kind whenever one is free (`toolkit.load.parallel`). Each kind's files are
+compared with the disk as they come and the changed ones staged beside their targets under
+temporary names (`toolkit.generate.streaming`, `toolkit.load.writer.Staging`), so only one kind's
+output is in memory per process at once; no target changes until every generator has returned and the journaled commit
 renames them all, so a generator that raises leaves the previous outputs byte-identical (its
 staged files are removed). Each kind writes the `<kind>/` subfolder of the output; the files opset
 wrote there are listed in a manifest, and only those are replaced or, once stale, removed
@@ -23,18 +26,20 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolkit.generate import GenerateContext, available_kinds, freshness, get_generator, parallel_kinds
+from toolkit.generate import GenerateContext, available_kinds, freshness, get_generator
 from toolkit.generate.memo import RenderMemo
 from toolkit.generate.ownership import ownership_by_kind, refuse_foreign, stale_files, updated_manifest
 from toolkit.generate.running import GeneratorError, run_generators
 from toolkit.generate.source_paths import stable_path
+from toolkit.generate.streaming import KindOutput, stream_kind
 from toolkit.load import cache as disk_cache
+from toolkit.load import parallel
 from toolkit.load.manifest import MANIFEST, read_manifest
 from toolkit.load.output_folder import check_kind_folders, check_path
 from toolkit.load.output_lock import output_lock
 from toolkit.load.writer import Change, FilesOnDisk, Staging, existing_tree, plan, recover, remove_new_folders
 from toolkit.model.diagnostics import Diagnostic
-from toolkit.registry.core import PendingRegistry, Registry, start_registry
+from toolkit.registry.core import Registry, load_registry
 
 __all__ = [
     "GenerateResult",
@@ -161,9 +166,8 @@ def _generate(
         if recorded is not None:
             current, warnings = recorded
             return GenerateResult(selected, current, (), written=not check, diagnostics=warnings)
-    # The specs' semantic checks run while the generators already work (`_stream`): on errors,
-    # what they did is thrown away and SpecError raised, as if the checks had run first.
-    pending = start_registry(list(spec_paths), cache=cache) if registry is None else PendingRegistry(registry)
+    if registry is None:
+        registry = load_registry(list(spec_paths), cache=cache)  # raises SpecError: nothing generated
     # With the cache on, kinds that render domain by domain reuse what is recorded for a domain
     # whose spec files did not change (content-addressed; `memo`).
     memo = RenderMemo(root, inputs_label, freshness.previous_units(root, selected)) if digest is not None else None
@@ -174,8 +178,7 @@ def _generate(
         memo=memo,
         options=tuple(sorted(options)),
     )
-    files, changes, digests, units = _stream(root, pending, context, selected, check=check, adopt=adopt, created=created)
-    registry = pending.confirm()
+    files, changes, digests, units = _stream(root, registry, context, selected, check=check, adopt=adopt, created=created)
     if digest is not None and (not check or not changes):
         freshness.record(root, selected, digest, digests, registry.diagnostics, units)
     return GenerateResult(
@@ -187,9 +190,16 @@ def _generate(
     )
 
 
+# The order the kinds are handed out in, costliest first, so that the two costliest run side by
+# side and the cheap ones fill in after them (on the onnx catalog: docs and python about equal,
+# proto two thirds of them, the backend tests next to nothing). Kinds not named here (plugins)
+# come after them, by name.
+KIND_ORDER = ("docs", "python", "proto", "backend_tests")
+
+
 def _stream(
     root: Path,
-    pending: PendingRegistry,
+    registry: Registry,
     context: GenerateContext,
     kinds: Sequence[str],
     *,
@@ -198,7 +208,7 @@ def _stream(
     created: bool,
 ) -> tuple[FilesOnDisk, list[Change], dict[str, str], dict[str, dict[str, object]]]:
     """Run the generators kind by kind, comparing (check) or staging (write) each file as it comes
-    (`streaming`, two kinds at once on two cores: `parallel_kinds`), then commit all-or-nothing:
+    (`streaming`; the kinds shared out by `_run_kinds`), then commit all-or-nothing:
     the staged files and the manifest are renamed in and the stale ones removed under one journal.
     `created`: the output folder was made by this run (removed again when it fails)."""
     recover(root)  # first finish a commit that a kill interrupted (its content was decided)
@@ -215,10 +225,14 @@ def _stream(
     file_digests: dict[str, str] = {}
     units: dict[str, dict[str, object]] = {}
     try:
-        outputs = parallel_kinds.stream_kinds(
-            root, pending.registry, context, kinds, check=check, digests=True, first=pending.confirm, existing=before,
-            ownership=ownership_by_kind(manifest, kinds, adopt),
-        )  # fmt: skip
+        ownership = ownership_by_kind(manifest, kinds, adopt)
+
+        def run_kind(kind: str) -> KindOutput:
+            return stream_kind(
+                root, registry, context, kind, check=check, digests=True, existing=before, ownership=ownership.get(kind)
+            )
+
+        outputs = _run_kinds(run_kind, kinds)
         foreign: list[str] = []
         for kind in kinds:  # merged in kind order: the same result however the kinds were run
             output = outputs[kind]
@@ -244,13 +258,21 @@ def _stream(
     except BaseException:
         if staging is not None:
             staging.abandon()
-            staging.sweep(kinds)  # also what a second process staged before this one failed
+            staging.sweep(kinds)  # also what a worker staged for a kind whose output was lost
             remove_new_folders(root, kinds, folders)
         raise
     if staging is not None:
         staging.sweep(kinds)
         staging.finish(stale)
     return FilesOnDisk(root, produced, overlay), changes, file_digests, units
+
+
+def _run_kinds(run_kind: Callable[[str], KindOutput], kinds: Sequence[str]) -> dict[str, KindOutput]:
+    """{kind: its output}, the kinds shared out between this process and the pool's workers in
+    `KIND_ORDER`. A worker stages its kind's files itself and sends back only what `KindOutput`
+    holds; a kind whose worker failed is run again here (and raises here, located as usual)."""
+    order = sorted(kinds, key=lambda k: (KIND_ORDER.index(k) if k in KIND_ORDER else len(KIND_ORDER), k))
+    return dict(zip(order, parallel.run_shared(run_kind, order, parallel.worker_count(None))))
 
 
 def _old_bytes(path: Path) -> bytes:

@@ -1,7 +1,7 @@
 """Running the registered generators: a kind's files, validated, or a located GEN-FAILED.
 
-Kept apart from `toolkit.generate.pipeline` (which writes what they produce) so that the
-streaming and parallel modules the pipeline uses can run generators without importing it.
+Kept apart from `toolkit.generate.pipeline` (which writes what they produce) so that
+`toolkit.generate.streaming`, which the pipeline uses, can run generators without importing it.
 """
 
 from __future__ import annotations

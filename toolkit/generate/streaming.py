@@ -1,7 +1,7 @@
-"""One generator kind at a time: compare each file with the disk as it comes and stage the
-changed ones (`toolkit.load.writer.Staging`), keeping only paths, digests and (for `--check`) the
-differing bytes. `toolkit.generate.pipeline` commits what this stages; `toolkit.generate.
-parallel_kinds` runs some kinds in a second process with the same function."""
+"""One generator kind: compare each file with the disk as it comes and stage the changed ones
+(`toolkit.load.writer.Staging`), keeping only paths, digests and (for `--check`) the differing
+bytes. `toolkit.generate.pipeline` runs it for each kind (in this process or a worker of the
+process pool: the result is small and plain) and commits what it staged."""
 
 from __future__ import annotations
 

@@ -2,7 +2,8 @@
 
 Stages: discover files (`discovery`) -> read YAML with marks (`yamlsrc`) -> validate against the
 JSON Schemas in `schemas/` (`schema`) -> build frozen model objects (`build`). This module runs
-them in order; large trees take the fast path in `parallel`. Semantic rules that only need
+them in order; the operator files of a large tree are shared out between processes
+(`parallel`, the toolkit's one process pool). Semantic rules that only need
 model objects live in `toolkit.checks`.
 """
 
@@ -37,6 +38,9 @@ from toolkit.model.spec import DomainSpec, Location, OperatorSpec, SpecSet
 FileResult = tuple[int, OperatorSpec | None, list[Diagnostic], list[Diagnostic], list[ExampleRef]]
 # A check of one operator on its own, run where the operator was built (see `read_specs`).
 OperatorCheck = Callable[[OperatorSpec], list[Diagnostic]]
+# The operator files of a large tree are shared out in this many chunks: small enough that this
+# process and the pool's worker finish together, few enough that handing them out costs little.
+CHUNKS = 64
 
 
 def read_specs(
@@ -57,8 +61,8 @@ def read_specs(
 
     `display` maps a file to the name diagnostics use for it (default: path relative to the
     working directory); the git-ref loader uses it to report repository paths, not temp paths.
-    `jobs` caps worker processes for large trees (default: 2 when the machine has 2+ cores;
-    `OPSET_TOOLKIT_JOBS=1` turns it off).
+    `jobs`: processes for large trees (`parallel.worker_count`: default 2 when the machine has
+    2+ cores; `OPSET_TOOLKIT_JOBS=1` runs everything in this process).
 
     `contents`: the files' bytes, read already (the git-ref loader reads them from git objects):
     the spec files are then exactly its keys, nothing is looked for or read on disk, and `paths`
@@ -70,11 +74,11 @@ def read_specs(
     # what example files stay inside: each spec folder or file's folder (in-memory files: none,
     # so each spec's own folder)
     roots = [] if contents is not None else sorted({Path(p) if Path(p).is_dir() else Path(p).parent for p in paths})
+    workers = parallel.worker_count(jobs)  # first: a bad OPSET_TOOLKIT_JOBS fails on any tree
     if len(files) < parallel.MIN_FILES:
         result = load_files(files, show, check_operator=check_operator, contents=contents, roots=roots)
     else:
         with parallel.gc_paused():
-            workers = parallel.worker_count(jobs)
             result = load_files(
                 files, show, workers=workers, check_operator=check_operator, contents=contents, roots=roots
             )
@@ -126,11 +130,11 @@ def load_files(
     reader = _OperatorReader(show, domains, broken_domain_folders, check_operator, contents)
     numbered = list(enumerate(op_files))
     if workers > 1:
-        schema_fast.prepare("operator")  # made once, inherited by the forked worker
-        chunks = parallel.run_shared(reader.read, numbered, workers)
+        schema_fast.prepare("operator")  # made once, inherited by the forked workers
+        chunks = parallel.run_shared(reader.read, parallel.split(numbered, CHUNKS), workers)
     else:
         chunks = [reader.read(numbered)]
-    results = sorted((r for chunk in chunks for r in chunk), key=lambda r: r[0])
+    results = [r for chunk in chunks for r in chunk]  # in load order: chunks come back in order
     refs = [ref for result in results for ref in result[4]]  # in load order: the budget's order
     tensors = ExampleFiles(roots, example_budget()).read(refs, diags) if refs else {}
     operators = [filled(spec, tensors) for spec in _merge_operators(results, diags)]

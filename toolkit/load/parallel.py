@@ -1,15 +1,27 @@
-"""Fast path for loading large spec trees, beside the plain sequential loop in `toolkit.load.loader`.
+"""The one way the toolkit uses more than one core: a `concurrent.futures` process pool, forked
+from this process, sharing out chunks of work with it.
 
-Two tricks, neither of which changes a result (`tests/test_load_parallel.py` checks that):
-- the cyclic garbage collector is paused while a tree loads: it would re-walk the growing object
-  graph many times while loading creates no garbage cycles worth collecting;
-- the files are shared out between two processes: YAML composition is CPU-bound and the GIL
-  would serialise threads. The second process is a plain `os.fork()` that inherits everything
-  it needs and sends its results back through a pipe, pickled by `transfer`. The loader hands
-  out small chunks of files to whichever process is free (`run_shared`), so both finish
-  together even though files differ in size; the child sends each chunk's result as soon as it
-  is worked and this process unpickles what has come between chunks of its own, so little is
-  left to send or read when both are done.
+Two places use it: the loader, for the operator files of a large tree (YAML composition is
+CPU-bound and the GIL would serialise threads), and `opset generate`, for the generator kinds
+once the registry is loaded and checked. Both hand `run_shared` a function and a list of chunks;
+this process and the pool's workers take the next chunk whenever they are free (a counter in
+shared memory), so they finish together however much each chunk costs, and the results come back
+in chunk order: the same result as working the chunks one after another here.
+
+The workers are forked (`multiprocessing.get_context("fork")`), so they inherit the function and
+everything it reads (the domains, the registry) instead of receiving them pickled; only the
+chunks' results travel, pickled by the pool over its private pipe. Without fork, or on macOS,
+where forking a process that has loaded system frameworks is unsafe and a spawned worker would
+first have to import the toolkit and receive the registry, everything runs here.
+
+Whatever a worker does not return (it raised, or died), this process works itself, so a failure
+is raised here exactly as the sequential run raises it. When this process fails (or is
+interrupted), the workers are killed before `run_shared` returns, so a caller that removes what
+was written meanwhile removes everything. Workers ignore SIGINT: Ctrl-C reaches the whole
+process group, and only this process decides what happens next.
+
+The cyclic garbage collector is paused while a tree loads (`gc_paused`): it would re-walk the
+growing object graph many times while loading creates no garbage cycles worth collecting.
 """
 
 from __future__ import annotations
@@ -18,27 +30,46 @@ import contextlib
 import gc
 import os
 import signal
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from toolkit.load import transfer
+from toolkit.model.diagnostics import UsageError
+
+if TYPE_CHECKING:
+    from multiprocessing.sharedctypes import Synchronized
 
 T = TypeVar("T")
 R = TypeVar("R")
 
-# Below this many files the fork costs more than it saves.
+JOBS_ENV = "OPSET_TOOLKIT_JOBS"
+
+# Below this many operator files the pool costs more than it saves (see `toolkit.load.loader`).
 MIN_FILES = 64
 
 
 def worker_count(jobs: int | None) -> int:
-    """Processes to use: `jobs` when given, else 2 on a machine with 2+ cores;
-    `OPSET_TOOLKIT_JOBS=1` turns the second process off."""
+    """Processes to use, this one included: `jobs` when given, else `OPSET_TOOLKIT_JOBS` (the
+    invoker's; 1 runs everything in this process), else 2 on a machine with 2+ cores (the only
+    count measured; see the README)."""
     if jobs is not None:
         return max(1, jobs)
-    if os.environ.get("OPSET_TOOLKIT_JOBS") == "1":
-        return 1
+    value = os.environ.get(JOBS_ENV)
+    if value is not None and value.strip():
+        try:
+            count = int(value)
+        except ValueError:
+            count = 0
+        if count < 1:
+            raise UsageError(f"{JOBS_ENV}={value!r}: expected a positive whole number of processes (1: no worker)")
+        return count
     return min(2, os.cpu_count() or 1)
+
+
+def can_fork() -> bool:
+    """Whether the pool may be used here: fork exists and is safe (not macOS; see the module doc)."""
+    return sys.platform != "darwin" and hasattr(os, "fork")
 
 
 @contextmanager
@@ -58,233 +89,102 @@ def gc_paused(*, freeze: bool = False) -> Iterator[None]:
             gc.enable()
 
 
-def run_split(work: Callable[[Sequence[T]], R], items: Sequence[T], workers: int) -> list[R]:
-    """`work` over `items` split in two halves (alternate items), one in a forked child; the
-    results in order [this process's half, the child's half]. Without fork, or when the child
-    fails, the whole list is worked here and a single result is returned."""
-    if workers < 2 or len(items) < 2:
-        return [work(items)]
-    return run_pair(work, items[0::2], items[1::2], whole=items)
+class _Job(Generic[T, R]):
+    """What the workers inherit: the function, the chunks and the shared counter of the next one."""
+
+    def __init__(self, work: Callable[[T], R], chunks: Sequence[T], counter: Synchronized[int]) -> None:
+        self.work = work
+        self.chunks = chunks
+        self.counter = counter
+
+    def take(self) -> int | None:
+        """The number of the next chunk nobody has taken, or None when all are taken."""
+        with self.counter.get_lock():
+            number = self.counter.value
+            if number >= len(self.chunks):
+                return None
+            self.counter.value = number + 1
+        return number
 
 
-# `run_shared` hands out chunk numbers as single bytes: a one-byte read from a pipe is never split
-# between two readers, and the numbers of every chunk fit in the pipe's buffer at once.
-MAX_CHUNKS = 255
+_job: _Job[Any, Any] | None = None  # set in each worker by `_start_worker`
 
 
-def run_shared(
-    work: Callable[[Sequence[T]], R],
-    items: Sequence[T],
-    workers: int,
-    *,
-    first: Callable[[], object] | None = None,
-) -> list[R]:
-    """`work` over `items` in chunks that this process and a forked child take one at a time,
-    each as soon as it is free, so the two finish together however much each item costs (the
-    child is started first, so with items ordered costliest first, the two start on the two
-    costliest). The results, one per chunk, come in no particular order. Without fork, or when
-    the child fails, the whole list is worked here and a single result is returned.
-
-    `first` runs in this process before it takes any chunk, while the child already works
-    (every run calls it once, before any chunk is worked here); when it raises, the child is
-    stopped and the exception propagates."""
-    if workers < 2 or len(items) < 2 or not hasattr(os, "fork"):
-        if first is not None:
-            first()
-        return [work(items)]
-    size = -(-len(items) // MAX_CHUNKS)  # items per chunk, rounded up
-    chunks = [items[start : start + size] for start in range(0, len(items), size)]
-    try:
-        queue_end, queue_start = os.pipe()
-    except OSError:
-        if first is not None:
-            first()
-        return [work(items)]
-    try:
-        os.write(queue_start, bytes(range(len(chunks))))
-    finally:
-        os.close(queue_start)
-    try:
-        return _take_turns(work, chunks, queue_end, first) or [work(items)]
-    finally:
-        os.close(queue_end)
+def _start_worker(job: _Job[Any, Any]) -> None:
+    """The pool's initializer: runs in each forked worker (its argument is inherited, not pickled)."""
+    global _job
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _job = job
 
 
-def _take_turns(
-    work: Callable[[Sequence[T]], R],
-    chunks: list[Sequence[T]],
-    queue: int,
-    first: Callable[[], object] | None,
-) -> list[R] | None:
-    """`run_shared` once the chunk numbers are queued: a forked child and this process take them
-    in turn. The child sends each chunk's result as soon as it has worked it (a frame: its length,
-    then `transfer.dumps` of it), and this process reads what has come after each chunk of its
-    own, so neither the pickling nor the unpickling is left for the end, when the other process
-    would wait. None when the child failed (what it took is lost)."""
-    try:
-        results_end, results_start = os.pipe()
-    except OSError:
-        return _all_here(work, chunks, queue, first)
-    try:
-        pid = os.fork()
-    except OSError:
-        os.close(results_end)
-        os.close(results_start)
-        return _all_here(work, chunks, queue, first)
-    if pid == 0:  # the child: work, send, and leave without any clean-up
-        status = 1
-        try:
-            os.close(results_end)
-            outgoing = _Outgoing(results_start)
-            for chunk in _numbers(chunks, queue):
-                frame = transfer.dumps(work(chunk))
-                outgoing.send(len(frame).to_bytes(8, "little") + frame)
-            outgoing.finish()
-            status = 0
-        finally:
-            os._exit(status)
-    os.close(results_start)
-    received = _Frames(results_end)
-    try:
-        if first is not None:
-            first()
-        done = []
-        for chunk in _numbers(chunks, queue):
-            done.append(work(chunk))
-            received.take(block=False)
-        received.take(block=True)
-    except BaseException:
-        # This side failed, so the whole result is lost: stop the child now rather than wait for
-        # it, and only return once it is gone (the caller may remove what it wrote).
-        with contextlib.suppress(OSError):
-            os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-        raise
-    finally:
-        os.close(results_end)
-    _, status = os.waitpid(pid, 0)
-    if status != 0 or not received.complete:
+def _work_next() -> tuple[int, bool, Any] | None:
+    """In a worker: (number, True, result) of the next chunk, (number, False, None) when working it
+    raised (this process works it again and raises), or None when every chunk is taken."""
+    assert _job is not None
+    number = _job.take()
+    if number is None:
         return None
-    return [*done, *received.results]
+    try:
+        return number, True, _job.work(_job.chunks[number])
+    except BaseException:  # noqa: BLE001 - reported by number; this process raises it itself
+        return number, False, None
 
 
-def _all_here(
-    work: Callable[[Sequence[T]], R], chunks: list[Sequence[T]], queue: int, first: Callable[[], object] | None
-) -> list[R]:
-    """No second process: `first`, then every chunk, here."""
-    if first is not None:
-        first()
-    return [work(chunk) for chunk in _numbers(chunks, queue)]
+def run_shared(work: Callable[[T], R], chunks: Sequence[T], workers: int) -> list[R]:
+    """`[work(chunk) for chunk in chunks]`, with the chunks shared out between this process and
+    `workers - 1` forked ones, each taking the next whenever it is free. With one worker, one
+    chunk, or no safe fork, everything runs here. See the module doc for failures."""
+    if workers < 2 or len(chunks) < 2 or not can_fork():
+        return [work(chunk) for chunk in chunks]
+    import multiprocessing
+    from concurrent.futures import Future, ProcessPoolExecutor
 
-
-class _Outgoing:
-    """The child's end of the results pipe. A frame is written as far as the pipe takes it without
-    waiting, and the rest is kept for later: the parent reads only between chunks of its own, and
-    a child that waited on a full pipe would idle meanwhile (a large tree's chunk results are far
-    larger than a pipe's buffer)."""
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-        self.pending = bytearray()
-        os.set_blocking(fd, False)
-
-    def send(self, data: bytes) -> None:
-        self.pending += data
-        try:
-            while self.pending:
-                del self.pending[: os.write(self.fd, self.pending)]
-        except BlockingIOError:  # full for now: the rest goes with a later frame, or `finish`
-            pass
-
-    def finish(self) -> None:
-        os.set_blocking(self.fd, True)
-        view = memoryview(self.pending)
-        while view:
-            view = view[os.write(self.fd, view) :]
-        view.release()
-        os.close(self.fd)
-
-
-def _numbers(chunks: list[Sequence[T]], queue: int) -> Iterator[Sequence[T]]:
-    """The chunks whose numbers this process takes from the queue, until it is empty."""
-    while number := os.read(queue, 1):
-        yield chunks[number[0]]
-
-
-class _Frames:
-    """The results a child sends over `fd`, unpickled frame by frame as they come."""
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-        self.buffer = bytearray()
-        self.results: list[Any] = []
-        self.complete = False  # the child closed its end with no frame cut short
-
-    def take(self, *, block: bool) -> None:
-        """Unpickle the frames that have come; with block=True, every frame until the end."""
-        os.set_blocking(self.fd, block)
-        while True:
+    context = multiprocessing.get_context("fork")
+    before = set(multiprocessing.active_children())
+    try:
+        job = _Job(work, chunks, context.Value("l", 0))
+        pool = ProcessPoolExecutor(
+            min(workers - 1, len(chunks) - 1), mp_context=context, initializer=_start_worker, initargs=(job,)
+        )
+    except OSError:  # no semaphores here (a sandbox without /dev/shm): everything in this process
+        return [work(chunk) for chunk in chunks]
+    results: dict[int, R] = {}
+    try:
+        futures: list[Future[tuple[int, bool, Any] | None]] = []
+        with contextlib.suppress(OSError):  # no process could be started: the chunks are all here
+            # One request per chunk: a worker that runs one takes the next chunk at that moment
+            # (the requests left when every chunk is taken return None at once).
+            futures += (pool.submit(_work_next) for _ in chunks)
+        while (number := job.take()) is not None:
+            results[number] = work(chunks[number])
+        for future in futures:
             try:
-                data = os.read(self.fd, 1 << 20)
-            except BlockingIOError:
-                break
-            if not data:
-                self.complete = not self.buffer
-                break
-            self.buffer += data
-            self._unpickle()
-
-    def _unpickle(self) -> None:
-        at = 0
-        while len(self.buffer) - at >= 8:
-            size = int.from_bytes(self.buffer[at : at + 8], "little")
-            if len(self.buffer) - at - 8 < size:
-                break
-            # from our own child over a private pipe, never from disk
-            self.results.append(transfer.loads(bytes(self.buffer[at + 8 : at + 8 + size])))
-            at += 8 + size
-        del self.buffer[:at]
-
-
-def run_pair(
-    work: Callable[[Sequence[T]], R], mine: Sequence[T], theirs: Sequence[T], *, whole: Sequence[T] | None = None
-) -> list[R]:
-    """`work(mine)` here and `work(theirs)` in a forked child, at once: [mine's, theirs'] results.
-    Without fork, or when the child fails, `work(whole)` (default: mine then theirs) runs here and
-    is the only result."""
-    items = list(whole) if whole is not None else [*mine, *theirs]
-    if not hasattr(os, "fork"):
-        return [work(items)]
-    try:
-        read_end, write_end = os.pipe()
-        pid = os.fork()
-    except OSError:
-        return [work(items)]
-    if pid == 0:  # the child: work, send the pickled result, and leave without any clean-up
-        status = 1
-        try:
-            os.close(read_end)
-            payload = transfer.dumps(work(theirs))
-            with os.fdopen(write_end, "wb") as pipe:
-                pipe.write(payload)
-            status = 0
-        finally:
-            os._exit(status)
-    os.close(write_end)
-    try:
-        local = work(mine)
+                answer = future.result()
+            except Exception:  # the worker died (BrokenProcessPool): its chunks are worked below
+                continue
+            if answer is not None and answer[1]:
+                results[answer[0]] = answer[2]
     except BaseException:
-        # This side failed, so the whole result is lost: stop the child now rather than wait for
-        # it, and only return once it is gone (the caller may remove what it wrote).
-        with contextlib.suppress(OSError):
-            os.kill(pid, signal.SIGKILL)
-        os.close(read_end)
-        os.waitpid(pid, 0)
+        _kill(set(multiprocessing.active_children()) - before)
+        pool.shutdown(wait=True, cancel_futures=True)
         raise
-    with os.fdopen(read_end, "rb") as pipe:
-        payload = pipe.read()
-    _, status = os.waitpid(pid, 0)
-    if status != 0 or not payload:
-        return [work(items)]
-    their_result: R = transfer.loads(payload)  # from our own child over a private pipe, not from disk
-    return [local, their_result]
+    if not futures:  # the pool failed to start: stop what it started before the failure
+        _kill(set(multiprocessing.active_children()) - before)
+    pool.shutdown(wait=True)
+    # What no worker returned, in chunk order: a failure raises here as it would sequentially.
+    return [results[number] if number in results else work(chunk) for number, chunk in enumerate(chunks)]
+
+
+def split(items: Sequence[T], count: int) -> list[Sequence[T]]:
+    """`items` cut into at most `count` consecutive chunks of nearly equal length."""
+    size = -(-len(items) // max(1, count))  # items per chunk, rounded up
+    return [items[start : start + size] for start in range(0, len(items), size)] if items else []
+
+
+def _kill(processes: set[Any]) -> None:
+    """Stop the pool's workers now and wait until they are gone (the caller may then remove what
+    they wrote)."""
+    for process in processes:
+        process.kill()
+    for process in processes:
+        process.join()

@@ -11,7 +11,7 @@ import functools
 import os
 import re
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,11 +43,12 @@ class SchemaNotFound(KeyError):
 
 
 class Registry:
-    """Resolved, indexed view of a SpecSet. Immutable once built."""
+    """Resolved, indexed view of a SpecSet, with the diagnostics of loading it. Immutable once
+    built: `specs` and `diagnostics` are read-only."""
 
     def __init__(self, specs: SpecSet, diagnostics: Sequence[Diagnostic] = ()) -> None:
-        self.specs = specs
-        self.diagnostics = tuple(diagnostics)
+        self._specs = specs
+        self._diagnostics = tuple(diagnostics)
         self._domains = {d.name: d for d in specs.domains}
         self._operators: dict[tuple[str, str], OperatorSpec] = {
             (o.domain, o.name): o for o in specs.operators
@@ -59,6 +60,15 @@ class Registry:
             key: [v.since_version for v in op.versions] for key, op in self._operators.items()
         }
         self._resolved: dict[tuple[str, str, int], OpSchema | None] = {}
+
+    @property
+    def specs(self) -> SpecSet:
+        return self._specs
+
+    @property
+    def diagnostics(self) -> tuple[Diagnostic, ...]:
+        """The warnings (and, when loaded with strict=False, errors) found loading the specs."""
+        return self._diagnostics
 
     # -- domains ---------------------------------------------------------------------
 
@@ -157,51 +167,16 @@ def load_registry(
     cache: bool = True,
     strict: bool = True,
 ) -> Registry:
-    """Load specs (YAML trees, or generated `.pb` schema documents) and resolve them.
+    """Load specs (YAML trees, or generated `.pb` schema documents), check them and resolve them:
+    the specs come from the cache when it holds them, else they are read and checked
+    (`toolkit.checks.run.load_specs`) and the result is stored in the cache.
 
     Raises SpecError with every diagnostic when an error is found (strict=True);
     warnings stay available as `registry.diagnostics`.
     """
-    return start_registry(paths, cache=cache, strict=strict).confirm()
-
-
-class PendingRegistry:
-    """A registry whose specs are read but whose semantic checks may not have run yet
-    (`start_registry`). `registry` can be handed to work that starts at once, such as a generator
-    in a second process; `confirm()` then runs the checks and raises SpecError when they find an
-    error, and the caller throws that work away. When the result came from the cache, or the read
-    already failed, there is nothing left to check."""
-
-    def __init__(
-        self, registry: Registry, check: Callable[[], LoadResult] | None = None, *, strict: bool = True
-    ) -> None:
-        self.registry = registry
-        self._check = check
-        self._strict = strict
-
-    def confirm(self) -> Registry:
-        """The registry, checked: raises SpecError with every diagnostic when one is an error
-        (unless made with strict=False); afterwards `registry.diagnostics` holds every finding.
-        Runs the checks once."""
-        if self._check is not None:
-            check, self._check = self._check, None
-            result = check()
-            if self._strict and result.errors:
-                raise SpecError(result.diagnostics)
-            self.registry.diagnostics = tuple(result.diagnostics)
-        return self.registry
-
-
-def start_registry(
-    paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *, cache: bool = True, strict: bool = True
-) -> PendingRegistry:
-    """`load_registry` in two steps (it is this, then `confirm()`), so that work on the specs can
-    overlap the semantic checks: the specs are read now, from the cache when it holds them, and the
-    checks run in `confirm()`, which stores the checked result in the cache. With strict=True a
-    read that already found an error raises SpecError here."""
     path_list = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
     if path_list and all(pbload.is_pb_tree(p) for p in path_list):
-        return PendingRegistry(Registry(pbload.load_specset_from_pb(path_list)))
+        return Registry(pbload.load_specset_from_pb(path_list))
     key = None
     if cache and disk_cache.enabled():
         key = _cache_key(discover(path_list))
@@ -209,15 +184,12 @@ def start_registry(
 
         cached = result_cache.fetch(key)
         if cached is not None:
-            return PendingRegistry(_checked(cached, strict))
+            return _checked(cached, strict)
     # The loader and the checks are imported on a cache miss only: a warm command never pays
     # for PyYAML, the JSON-Schema validators or the rule modules.
-    from toolkit.checks.run import read_then_check
+    from toolkit.checks.run import load_specs
 
-    read, check = read_then_check(path_list)
-    if read.errors:
-        return PendingRegistry(_checked(_stored(key, check()), strict))
-    return PendingRegistry(Registry(read.specs, read.diagnostics), lambda: _stored(key, check()), strict=strict)
+    return _checked(_stored(key, load_specs(path_list)), strict)
 
 
 def _checked(result: LoadResult, strict: bool) -> Registry:
