@@ -1,5 +1,6 @@
-"""The `opset` command exits without freeing its objects one by one (`toolkit.cli.run`), but
-still runs what is registered at exit, flushes everything it printed and keeps its exit code."""
+"""The `opset` command (`toolkit.cli.run`) exits through the interpreter's own teardown, with the
+collector off and what is alive frozen: what is registered at exit runs, everything printed or
+written is flushed, the exit code is kept, and output nobody reads any more is dropped quietly."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ def _opset(*args: str, setup: str = "pass") -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_exit_codes_and_all_output_survive_the_quick_exit() -> None:
+def test_exit_codes_and_all_output_survive_the_exit() -> None:
     listed = _opset("rules")
     assert listed.returncode == 0
     in_process = subprocess.run(
@@ -40,7 +41,32 @@ def test_functions_registered_at_exit_still_run() -> None:
     assert done.stdout.splitlines()[-1] == "cleaned up"
 
 
-def test_the_console_script_and_module_use_the_quick_exit() -> None:
+def test_files_left_open_are_flushed_at_exit(tmp_path: Path) -> None:
+    """Teardown is the interpreter's: a file a command (or a plugin) left open and unflushed is
+    written out, as in any Python program (a bare `os._exit` would lose it)."""
+    kept = tmp_path / "kept.txt"
+    done = _opset("rules", setup=f"left_open = open({str(kept)!r}, 'w'); left_open.write('every byte')")
+    assert done.returncode == 0
+    assert kept.read_text() == "every byte"
+
+
+def test_output_nobody_reads_is_dropped_quietly() -> None:
+    """`opset rules | head -1`: the reader is gone before the command has printed everything."""
+    setup = "import toolkit.cli.rules_command as r; r.run_rules = lambda a: (print('x' * 1_000_000), 0)[1]"
+    process = subprocess.Popen(
+        [sys.executable, "-c", RUN.format(setup=setup), "rules"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=REPO,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    assert process.stdout.read(1) == b"x"
+    process.stdout.close()
+    assert process.wait(timeout=60) == 0
+    assert process.stderr.read() == b""  # no "Exception ignored ... BrokenPipeError"
+
+
+def test_the_console_script_and_module_use_run() -> None:
     text = (REPO / "pyproject.toml").read_text()
     assert 'opset = "toolkit.cli:run"' in text
     assert "run()" in (REPO / "toolkit" / "__main__.py").read_text()

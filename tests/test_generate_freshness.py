@@ -48,7 +48,9 @@ def _rerecord(tree: Path) -> None:
     generate_tree(["opsets"], "gen")
 
 
-def test_current_outputs_skip_the_load_and_give_the_same_files(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_current_outputs_skip_the_load_and_give_the_same_files(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     full = generate_tree(["opsets"], "gen")
     expected = dict(full.files)
     monkeypatch.setattr(pipeline, "load_registry", _no_load)
@@ -73,7 +75,9 @@ def test_aged_outputs_are_trusted_by_stat_and_an_edit_is_still_seen(
 
 
 @pytest.mark.parametrize("edit", ["spec", "extra-output", "removed-output", "toolkit", "kinds"])
-def test_any_change_falls_back_to_the_full_run(tree: Path, monkeypatch: pytest.MonkeyPatch, edit: str) -> None:
+def test_any_change_falls_back_to_the_full_run(
+    tree: Path, monkeypatch: pytest.MonkeyPatch, edit: str
+) -> None:
     generate_tree(["opsets"], "gen")
     loads: list[object] = []
     real = pipeline.load_registry
@@ -122,7 +126,9 @@ def test_no_cache_always_runs_in_full(tree: Path, monkeypatch: pytest.MonkeyPatc
         generate_tree(["opsets"], "gen", check=True)
 
 
-@pytest.mark.parametrize("relative", ["generate/python/templates/schema_module.py.j2", "generate/pipeline.py"])
+@pytest.mark.parametrize(
+    "relative", ["generate/python/templates/schema_module.py.j2", "generate/pipeline.py"]
+)
 def test_the_toolkit_stamp_covers_code_and_templates(relative: str) -> None:
     """A template edited alone must invalidate the records too: the outputs depend on it."""
     import toolkit
@@ -141,7 +147,9 @@ def test_the_toolkit_stamp_covers_code_and_templates(relative: str) -> None:
         toolkit_stamp.cache_clear()
 
 
-def test_the_toolkit_stamp_follows_dependency_upgrades(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_toolkit_stamp_follows_dependency_upgrades(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A library upgrade rewrites its files: records made with the old one are not used."""
     from toolkit.registry import core
 

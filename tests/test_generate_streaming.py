@@ -74,7 +74,11 @@ def test_two_processes_give_the_result_of_one(
         _damage(out)
         checked = _generate(out, shipped_registry, check=True)
         written = _generate(out, shipped_registry)
-        results[jobs] = (checked.changes, dict(checked.files), [(c.path, c.old is None, c.new is None) for c in written.changes])
+        results[jobs] = (
+            checked.changes,
+            dict(checked.files),
+            [(c.path, c.old is None, c.new is None) for c in written.changes],
+        )
         assert not list(out.rglob("*" + writer.TMP_SUFFIX))
     assert results["1"] == results["2"]
 
@@ -185,7 +189,9 @@ def test_files_known_absent_are_not_read_but_build_folders_are_not_known(tmp_pat
         existing = writer.existing_files(root, ["extra"])
         assert existing == set()  # the walk skips build/
         empty = Registry(SpecSet(domains=(), operators=()))
-        out = stream_kind(root, empty, GenerateContext(source="t"), "extra", check=True, digests=False, existing=existing)
+        out = stream_kind(
+            root, empty, GenerateContext(source="t"), "extra", check=True, digests=False, existing=existing
+        )
         assert [c.path for c in out.changes] == ["extra/pkg/new.txt"]
     finally:
         del GENERATORS["extra"]

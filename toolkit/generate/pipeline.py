@@ -170,7 +170,11 @@ def _generate(
         registry = load_registry(list(spec_paths), cache=cache)  # raises SpecError: nothing generated
     # With the cache on, kinds that render domain by domain reuse what is recorded for a domain
     # whose spec files did not change (content-addressed; `memo`).
-    memo = RenderMemo(root, inputs_label, freshness.previous_units(root, selected)) if digest is not None else None
+    memo = (
+        RenderMemo(root, inputs_label, freshness.previous_units(root, selected))
+        if digest is not None
+        else None
+    )
     context = GenerateContext(
         source=label,
         spec_paths=tuple(os.fspath(p) for p in spec_paths),
@@ -178,7 +182,9 @@ def _generate(
         memo=memo,
         options=tuple(sorted(options)),
     )
-    files, changes, digests, units = _stream(root, registry, context, selected, check=check, adopt=adopt, created=created)
+    files, changes, digests, units = _stream(
+        root, registry, context, selected, check=check, adopt=adopt, created=created
+    )
     if digest is not None and (not check or not changes):
         freshness.record(root, selected, digest, digests, registry.diagnostics, units)
     return GenerateResult(
@@ -229,7 +235,14 @@ def _stream(
 
         def run_kind(kind: str) -> KindOutput:
             return stream_kind(
-                root, registry, context, kind, check=check, digests=True, existing=before, ownership=ownership.get(kind)
+                root,
+                registry,
+                context,
+                kind,
+                check=check,
+                digests=True,
+                existing=before,
+                ownership=ownership.get(kind),
             )
 
         outputs = _run_kinds(run_kind, kinds)

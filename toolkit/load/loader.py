@@ -73,7 +73,11 @@ def read_specs(
     show = display or display_path
     # what example files stay inside: each spec folder or file's folder (in-memory files: none,
     # so each spec's own folder)
-    roots = [] if contents is not None else sorted({Path(p) if Path(p).is_dir() else Path(p).parent for p in paths})
+    roots = (
+        []
+        if contents is not None
+        else sorted({Path(p) if Path(p).is_dir() else Path(p).parent for p in paths})
+    )
     workers = parallel.worker_count(jobs)  # first: a bad OPSET_TOOLKIT_JOBS fails on any tree
     if len(files) < parallel.MIN_FILES:
         result = load_files(files, show, check_operator=check_operator, contents=contents, roots=roots)
@@ -83,7 +87,9 @@ def read_specs(
                 files, show, workers=workers, check_operator=check_operator, contents=contents, roots=roots
             )
     if too_deep:
-        result.diagnostics = sorted([*result.diagnostics, *(too_deep_diagnostic(show(f)) for f in too_deep)], key=sort_key)
+        result.diagnostics = sorted(
+            [*result.diagnostics, *(too_deep_diagnostic(show(f)) for f in too_deep)], key=sort_key
+        )
     return result
 
 

@@ -62,7 +62,9 @@ def worker_count(jobs: int | None) -> int:
         except ValueError:
             count = 0
         if count < 1:
-            raise UsageError(f"{JOBS_ENV}={value!r}: expected a positive whole number of processes (1: no worker)")
+            raise UsageError(
+                f"{JOBS_ENV}={value!r}: expected a positive whole number of processes (1: no worker)"
+            )
         return count
     return min(2, os.cpu_count() or 1)
 
@@ -126,7 +128,7 @@ def _work_next() -> tuple[int, bool, Any] | None:
         return None
     try:
         return number, True, _job.work(_job.chunks[number])
-    except BaseException:  # noqa: BLE001 - reported by number; this process raises it itself
+    except BaseException:  # reported by number: this process works the chunk again and raises
         return number, False, None
 
 
