@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -86,6 +87,15 @@ def test_everything_runs_here_where_fork_is_unsafe_or_the_pool_cannot_start(
     with monkeypatch.context() as patched:
         patched.setattr(sys, "platform", "darwin")  # forking after system frameworks load is unsafe
         assert {pid for pid, _ in parallel.run_shared(_pid_and_items, chunks, 2)} == {os.getpid()}
+
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)  # a host's thread (mkdocs serve): no fork then
+    other.start()
+    try:
+        assert {pid for pid, _ in parallel.run_shared(_pid_and_items, chunks, 2)} == {os.getpid()}
+    finally:
+        stop.set()
+        other.join()
 
     def no_semaphores(*_args: object, **_kwargs: object) -> object:
         raise OSError(38, "Function not implemented")

@@ -10,9 +10,10 @@ in chunk order: the same result as working the chunks one after another here.
 
 The workers are forked (`multiprocessing.get_context("fork")`), so they inherit the function and
 everything it reads (the domains, the registry) instead of receiving them pickled; only the
-chunks' results travel, pickled by the pool over its private pipe. Without fork, or on macOS,
-where forking a process that has loaded system frameworks is unsafe and a spawned worker would
-first have to import the toolkit and receive the registry, everything runs here.
+chunks' results travel, pickled by the pool over its private pipe. Without fork, on macOS, where
+forking a process that has loaded system frameworks is unsafe and a spawned worker would first
+have to import the toolkit and receive the registry, or while another thread runs, everything
+runs here.
 
 Whatever a worker does not return (it raised, or died), this process works itself, so a failure
 is raised here exactly as the sequential run raises it. When this process fails (or is
@@ -70,8 +71,12 @@ def worker_count(jobs: int | None) -> int:
 
 
 def can_fork() -> bool:
-    """Whether the pool may be used here: fork exists and is safe (not macOS; see the module doc)."""
-    return sys.platform != "darwin" and hasattr(os, "fork")
+    """Whether the pool may be used here: fork exists and is safe, so not on macOS (see the module
+    doc) and not while another thread runs (a lock it holds at the fork stays held in the worker
+    for ever; Python 3.12 warns of it), as in a host such as `mkdocs serve`."""
+    import threading
+
+    return sys.platform != "darwin" and hasattr(os, "fork") and threading.active_count() == 1
 
 
 @contextmanager
