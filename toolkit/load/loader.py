@@ -38,9 +38,11 @@ from toolkit.model.spec import DomainSpec, Location, OperatorSpec, SpecSet
 FileResult = tuple[int, OperatorSpec | None, list[Diagnostic], list[Diagnostic], list[ExampleRef]]
 # A check of one operator on its own, run where the operator was built (see `read_specs`).
 OperatorCheck = Callable[[OperatorSpec], list[Diagnostic]]
-# The operator files of a large tree are shared out in this many chunks: small enough that this
-# process and the pool's worker finish together, few enough that handing them out costs little.
-CHUNKS = 64
+# How a large tree's operator files are shared out: chunks of at least CHUNK_FILES files (handing
+# out a chunk costs about 0.1 ms), at most MAX_CHUNKS of them, so that the chunk still being
+# worked when the other process runs out is a small part of the whole.
+CHUNK_FILES = 16
+MAX_CHUNKS = 256
 
 
 def read_specs(
@@ -137,7 +139,8 @@ def load_files(
     numbered = list(enumerate(op_files))
     if workers > 1:
         schema_fast.prepare("operator")  # made once, inherited by the forked workers
-        chunks = parallel.run_shared(reader.read, parallel.split(numbered, CHUNKS), workers)
+        count = min(MAX_CHUNKS, -(-len(numbered) // CHUNK_FILES))
+        chunks = parallel.run_shared(reader.read, parallel.split(numbered, count), workers)
     else:
         chunks = [reader.read(numbered)]
     results = [r for chunk in chunks for r in chunk]  # in load order: chunks come back in order
