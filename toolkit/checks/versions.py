@@ -94,3 +94,43 @@ it must be an opset version of the domain and later than the operator's newest s
 
 **After:** `removed_in: 4` (an opset version of the domain after 3).""",
 )
+
+
+@rule(
+    "DEPRECATED-REASON-ALONE",
+    "spec",
+    "error",
+    "A version gives a `deprecated_reason` but is not deprecated.",
+    category=VERSIONS,
+    hint="add `deprecated: true` to the version, or remove its `deprecated_reason`",
+    doc="""\
+**Why:** the reason is shown only with a deprecated version (on its docs pages and in its Python
+docstrings); on a version that is not deprecated it would be dropped without a word. Usually
+`deprecated: true` was forgotten, or the version was undeprecated and the reason left behind.
+
+**Before:**
+
+```yaml
+  - since_version: 10
+    deprecated_reason: Use Resize, which covers every mode of Upsample.
+```
+
+**After:**
+
+```yaml
+  - since_version: 10
+    deprecated: true
+    deprecated_reason: Use Resize, which covers every mode of Upsample.
+```""",
+)
+def deprecated_reason_alone(specs: SpecSet, domains: dict[str, DomainSpec]) -> Iterator[Diagnostic]:
+    for op in specs.operators:
+        for schema in op.versions:
+            if schema.deprecated_reason and not schema.deprecated:
+                yield located(
+                    "DEPRECATED-REASON-ALONE",
+                    f"version {schema.since_version} of '{op.name}' gives a deprecated_reason "
+                    "but is not deprecated",
+                    schema,
+                    "add `deprecated: true` to the version, or remove its `deprecated_reason`",
+                )

@@ -283,6 +283,7 @@ class Builder:
             since_version=entry["since_version"],
             status=status,
             deprecated=bool(entry.get("deprecated", False)),
+            deprecated_reason=entry.get("deprecated_reason", ""),
             doc=entry.get("doc", base.doc if base else ""),
             **(
                 _doc_at(source, entry, at)

@@ -215,6 +215,8 @@ def _encode_schema(message: OpSchemaProto, schema: OpSchema) -> None:
     message.since_version = schema.since_version
     message.status = _STATUS_TO_PROTO[schema.status]
     message.deprecated = schema.deprecated
+    if schema.deprecated_reason:
+        message.deprecated_reason = schema.deprecated_reason
     if schema.doc:
         message.doc = schema.doc
     if schema.based_on is not None:
@@ -404,6 +406,7 @@ def _decode_schema(domain: str, name: str, message: OpSchemaProto) -> OpSchema:
         since_version=message.since_version,
         status=status,
         deprecated=message.deprecated,
+        deprecated_reason=message.deprecated_reason,
         doc=message.doc,
         inputs=tuple(_decode_param(p) for p in message.inputs),
         outputs=tuple(_decode_param(p) for p in message.outputs),

@@ -298,6 +298,8 @@ class OpSchema:
     since_version: int
     status: Status = Status.STABLE
     deprecated: bool = False
+    # Why a deprecated version is deprecated and what to use instead (free text, not inherited).
+    deprecated_reason: str = ""
     doc: str = ""
     inputs: tuple[FormalParameter, ...] = ()
     outputs: tuple[FormalParameter, ...] = ()

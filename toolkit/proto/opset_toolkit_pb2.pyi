@@ -454,7 +454,7 @@ class AdapterProto(_message.Message):
     def __init__(self, upgrade: _Optional[_Iterable[_Union[AdapterStepProto, _Mapping]]] = ..., downgrade: _Optional[_Union[AdapterStepListProto, _Mapping]] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ...) -> None: ...
 
 class OpSchemaProto(_message.Message):
-    __slots__ = ("since_version", "status", "deprecated", "doc", "based_on", "inputs", "outputs", "attributes", "type_constraints", "adapter", "location", "suppress", "doc_location", "doc_literal", "function", "context_dependent_function", "examples")
+    __slots__ = ("since_version", "status", "deprecated", "doc", "based_on", "inputs", "outputs", "attributes", "type_constraints", "adapter", "location", "suppress", "doc_location", "doc_literal", "deprecated_reason", "function", "context_dependent_function", "examples")
     SINCE_VERSION_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     DEPRECATED_FIELD_NUMBER: _ClassVar[int]
@@ -469,6 +469,7 @@ class OpSchemaProto(_message.Message):
     SUPPRESS_FIELD_NUMBER: _ClassVar[int]
     DOC_LOCATION_FIELD_NUMBER: _ClassVar[int]
     DOC_LITERAL_FIELD_NUMBER: _ClassVar[int]
+    DEPRECATED_REASON_FIELD_NUMBER: _ClassVar[int]
     FUNCTION_FIELD_NUMBER: _ClassVar[int]
     CONTEXT_DEPENDENT_FUNCTION_FIELD_NUMBER: _ClassVar[int]
     EXAMPLES_FIELD_NUMBER: _ClassVar[int]
@@ -486,10 +487,11 @@ class OpSchemaProto(_message.Message):
     suppress: _containers.RepeatedScalarFieldContainer[str]
     doc_location: SourceLocation
     doc_literal: bool
+    deprecated_reason: str
     function: FunctionBodyProto
     context_dependent_function: bool
     examples: _containers.RepeatedCompositeFieldContainer[ExampleProto]
-    def __init__(self, since_version: _Optional[int] = ..., status: _Optional[_Union[OperatorStatus, str]] = ..., deprecated: _Optional[bool] = ..., doc: _Optional[str] = ..., based_on: _Optional[int] = ..., inputs: _Optional[_Iterable[_Union[FormalParameterProto, _Mapping]]] = ..., outputs: _Optional[_Iterable[_Union[FormalParameterProto, _Mapping]]] = ..., attributes: _Optional[_Iterable[_Union[AttributeSchemaProto, _Mapping]]] = ..., type_constraints: _Optional[_Iterable[_Union[TypeConstraintProto, _Mapping]]] = ..., adapter: _Optional[_Union[AdapterProto, _Mapping]] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ..., suppress: _Optional[_Iterable[str]] = ..., doc_location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_literal: _Optional[bool] = ..., function: _Optional[_Union[FunctionBodyProto, _Mapping]] = ..., context_dependent_function: _Optional[bool] = ..., examples: _Optional[_Iterable[_Union[ExampleProto, _Mapping]]] = ...) -> None: ...
+    def __init__(self, since_version: _Optional[int] = ..., status: _Optional[_Union[OperatorStatus, str]] = ..., deprecated: _Optional[bool] = ..., doc: _Optional[str] = ..., based_on: _Optional[int] = ..., inputs: _Optional[_Iterable[_Union[FormalParameterProto, _Mapping]]] = ..., outputs: _Optional[_Iterable[_Union[FormalParameterProto, _Mapping]]] = ..., attributes: _Optional[_Iterable[_Union[AttributeSchemaProto, _Mapping]]] = ..., type_constraints: _Optional[_Iterable[_Union[TypeConstraintProto, _Mapping]]] = ..., adapter: _Optional[_Union[AdapterProto, _Mapping]] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ..., suppress: _Optional[_Iterable[str]] = ..., doc_location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_literal: _Optional[bool] = ..., deprecated_reason: _Optional[str] = ..., function: _Optional[_Union[FunctionBodyProto, _Mapping]] = ..., context_dependent_function: _Optional[bool] = ..., examples: _Optional[_Iterable[_Union[ExampleProto, _Mapping]]] = ...) -> None: ...
 
 class FunctionBodyProto(_message.Message):
     __slots__ = ("text", "opset_imports", "location", "text_location", "text_literal")

@@ -64,7 +64,7 @@ def body_parts(schema: OpSchema) -> tuple[str, ...]:
     section headings go (so one build serves every heading level: `VersionView.body`). Plain
     Python rather than a template: it is built for every operator version and a template render
     costs more."""
-    parts = [""]
+    parts = [f"**Deprecated:** {prose(schema.deprecated_reason)}\n\n" if schema.deprecated_reason else ""]
     attributes = [attribute_row(attr) for attr in sorted(schema.attributes, key=lambda a: a.name)]
     if attributes:
         parts.append(f" Attributes\n\n{table(ATTRIBUTE_HEADER, attributes)}\n\n")

@@ -200,6 +200,8 @@ def _method_doc(
     if schema.deprecated:
         tags.append("DEPRECATED")
     lines.append("; ".join(tags) + ".")
+    if schema.deprecated_reason:
+        lines += ["", f"Deprecated: {schema.deprecated_reason}"]
     rows = [(p, "") for p in inputs] + ([(variadic, " (variadic)")] if variadic is not None else [])
     if rows:
         lines += ["", "Inputs:"]

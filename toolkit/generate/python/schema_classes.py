@@ -78,7 +78,10 @@ def build_schema_class(schema: OpSchema, memo: SourceMemo | None = None) -> Sche
     flags = [s for s, on in (("EXPERIMENTAL", schema.experimental), ("DEPRECATED", schema.deprecated)) if on]
     # The class docstring gives the doc's first paragraph; the whole doc is the `doc` attribute (a
     # module constant shared by the versions whose doc is the same, so it is written once).
-    text = head + (f" ({', '.join(flags)})" if flags else "") + ".\n\n" + memo.summary(schema.doc or "")
+    text = head + (f" ({', '.join(flags)})" if flags else "") + ".\n\n"
+    if schema.deprecated_reason:
+        text += f"Deprecated: {schema.deprecated_reason}\n\n"
+    text += memo.summary(schema.doc or "")
     return SchemaClass(
         name=schema_class_name(schema.name, schema.since_version),
         schema=schema,
