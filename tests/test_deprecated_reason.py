@@ -7,6 +7,7 @@ text that would be live HTML on a page or end a docstring early if it were not e
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
 import textwrap
 from pathlib import Path
@@ -15,6 +16,9 @@ import pytest
 
 from toolkit.cli import main
 from toolkit.model.codec import specset_from_schema_documents
+from toolkit.model.codec_scalars import Scalars
+from toolkit.model.spec import OpSchema
+from toolkit.proto import OpSchemaProto
 
 REASON = "Use New, which also takes a scale."
 # Closes a docstring and starts code; is a script and an event handler on a page.
@@ -186,3 +190,17 @@ def test_reason_must_be_text(
     code, _, err = _run(["validate", str(specs)], capsys)
     assert code == 1
     assert "Old.yaml:" in err and "error[SCHEMA-TYPE]" in err and "Traceback" not in err
+
+
+def test_codec_refuses_a_plain_field_the_proto_cannot_carry() -> None:
+    """The codec lists the plain fields from the dataclass and the message: a field added to the
+    model without its proto field fails when the codec is built, not as a value the cache drops."""
+
+    @dataclasses.dataclass(frozen=True)
+    class Wider(OpSchema):
+        retired_reason: str = ""
+
+    with pytest.raises(TypeError, match=r"Wider.retired_reason has no scalar field .* in OpSchemaProto"):
+        Scalars(Wider, OpSchemaProto, outside=("domain", "name"))
+    plain = Scalars(OpSchema, OpSchemaProto, outside=("domain", "name"), always=("deprecated",))
+    assert "deprecated_reason" in {name for name, _, _ in plain.encoded}

@@ -3,8 +3,10 @@
 `schema_set_document(domain, operators)` encodes one domain with every version of every operator,
 its full signature and source locations; `specset_from_schema_documents(docs)` rebuilds the
 model objects from such documents exactly: every dataclass field, the `compare=False` locations
-included (tests/test_codec.py compares field by field). Attribute float defaults are stored as
-double. Adapter step arguments are stored as JSON, one text per argument (`codec_json`).
+included (tests/test_codec.py compares field by field). The plain fields (str, int, bool) are
+listed from the dataclasses and the messages (`codec_scalars`): a new one needs its proto field
+only. Attribute float defaults are stored as double. Adapter step arguments are stored as JSON,
+one text per argument (`codec_json`).
 
 Pure functions over the frozen model; no file IO.
 """
@@ -15,6 +17,7 @@ from collections.abc import Iterable, Sequence
 
 from toolkit.model.codec_functions import decode_function_fields, encode_function_fields
 from toolkit.model.codec_json import dump_argument, load_argument
+from toolkit.model.codec_scalars import Scalars
 from toolkit.model.example_codec import decode_examples, encode_examples
 from toolkit.model.spec import (
     NOWHERE,
@@ -80,6 +83,14 @@ _DIFF_TO_PROTO = {
 }
 _DIFF_FROM_PROTO = {int(v): k for k, v in _DIFF_TO_PROTO.items()}
 _ATTR_FROM_NUMBER = {t.proto_number: t for t in AttrType}
+# The plain fields of each record (`codec_scalars`); the rest of each record is coded below.
+_PARAM = Scalars(FormalParameter, FormalParameterProto, always=("homogeneous", "min_arity"))
+_ATTRIBUTE = Scalars(Attribute, AttributeSchemaProto, always=("required",))
+_CONSTRAINT = Scalars(TypeConstraint, TypeConstraintProto)
+_SCHEMA = Scalars(OpSchema, OpSchemaProto, outside=("domain", "name"), always=("deprecated",))
+_OPERATOR = Scalars(OperatorSpec, OperatorSchemaProto, outside=("domain",))
+_OPSET = Scalars(OpsetVersion, OpsetVersionProto)
+_DOMAIN = Scalars(DomainSpec, OperatorSchemaSetProto, outside=("name",))
 DocOwner = FormalParameter | Attribute | TypeConstraint | OpSchema | OpsetVersion | DomainSpec
 
 
@@ -111,13 +122,8 @@ def _encode_doc_at(message: object, owner: DocOwner) -> None:
 
 
 def _encode_param(message: FormalParameterProto, param: FormalParameter) -> None:
-    message.name = param.name
-    message.type_str = param.type_str
-    if param.doc:
-        message.doc = param.doc
+    _PARAM.encode(message, param)
     message.option = _OPTION_TO_PROTO[param.option]
-    message.homogeneous = param.homogeneous
-    message.min_arity = param.min_arity
     message.differentiability = _DIFF_TO_PROTO[param.differentiability]
     if param.location != NOWHERE:
         _set_location(message.location, param.location)
@@ -167,11 +173,8 @@ def _encode_default(message: AttributeSchemaProto, attr: Attribute) -> None:
 
 
 def _encode_attribute(message: AttributeSchemaProto, attr: Attribute) -> None:
-    message.name = attr.name
+    _ATTRIBUTE.encode(message, attr)
     message.type = attr.type.proto_number
-    if attr.doc:
-        message.doc = attr.doc
-    message.required = attr.required
     _encode_default(message, attr)
     if attr.location != NOWHERE:
         _set_location(message.location, attr.location)
@@ -179,10 +182,8 @@ def _encode_attribute(message: AttributeSchemaProto, attr: Attribute) -> None:
 
 
 def _encode_constraint(message: TypeConstraintProto, constraint: TypeConstraint) -> None:
-    message.param = constraint.param
+    _CONSTRAINT.encode(message, constraint)
     message.allowed.extend(constraint.allowed)
-    if constraint.doc:
-        message.doc = constraint.doc
     message.type_sets.extend(constraint.type_sets)
     if constraint.location != NOWHERE:
         _set_location(message.location, constraint.location)
@@ -212,15 +213,8 @@ def _encode_adapter(message: AdapterProto, adapter: Adapter) -> None:
 
 
 def _encode_schema(message: OpSchemaProto, schema: OpSchema) -> None:
-    message.since_version = schema.since_version
+    _SCHEMA.encode(message, schema)
     message.status = _STATUS_TO_PROTO[schema.status]
-    message.deprecated = schema.deprecated
-    if schema.deprecated_reason:
-        message.deprecated_reason = schema.deprecated_reason
-    if schema.doc:
-        message.doc = schema.doc
-    if schema.based_on is not None:
-        message.based_on = schema.based_on
     for param in schema.inputs:
         _encode_param(message.inputs.add(), param)
     for param in schema.outputs:
@@ -240,10 +234,7 @@ def _encode_schema(message: OpSchemaProto, schema: OpSchema) -> None:
 
 
 def _encode_opset(message: OpsetVersionProto, opset: OpsetVersion) -> None:
-    message.version = opset.version
-    message.ir_version = opset.ir_version
-    if opset.doc:
-        message.doc = opset.doc
+    _OPSET.encode(message, opset)
     if opset.location != NOWHERE:
         _set_location(message.location, opset.location)
     _encode_doc_at(message, opset)
@@ -266,8 +257,7 @@ def schema_set_document(
     document.magic = SCHEMAS_MAGIC
     document.format_version = SCHEMAS_FORMAT_VERSION
     document.domain = name
-    if domain.doc:
-        document.doc = domain.doc
+    _DOMAIN.encode(document, domain)
     for opset in domain.opset_versions:
         _encode_opset(document.opset_versions.add(), opset)
     set_locations = dict(domain.type_set_locations)
@@ -287,11 +277,7 @@ def schema_set_document(
                 f"not {domain.display_name!r}"
             )
         operator = document.operators.add()
-        operator.name = spec.name
-        if spec.removed_in is not None:
-            operator.removed_in = spec.removed_in
-        if spec.replaced_by is not None:
-            operator.replaced_by = spec.replaced_by
+        _OPERATOR.encode(operator, spec)
         for schema in spec.versions:
             version = operator.versions.add()
             _encode_schema(version, schema)
@@ -318,12 +304,8 @@ def _check_size(size: int, max_bytes: int | None, domain: DomainSpec) -> None:
 
 def _decode_param(message: FormalParameterProto) -> FormalParameter:
     return FormalParameter(
-        name=message.name,
-        type_str=message.type_str,
-        doc=message.doc,
+        **_PARAM.decode(message),
         option=_OPTION_FROM_PROTO[int(message.option)],
-        homogeneous=message.homogeneous,
-        min_arity=message.min_arity,
         differentiability=_DIFF_FROM_PROTO[int(message.differentiability)],
         location=_location(message),
         doc_location=_location(message, "doc_location"),
@@ -354,10 +336,8 @@ def _decode_attribute(message: AttributeSchemaProto) -> Attribute:
     if attr_type is None:
         raise ValueError(f"attribute {message.name!r}: unknown AttributeProto type {message.type}")
     return Attribute(
-        name=message.name,
+        **_ATTRIBUTE.decode(message),
         type=attr_type,
-        doc=message.doc,
-        required=message.required,
         default=_decode_default(message),
         location=_location(message),
         doc_location=_location(message, "doc_location"),
@@ -367,9 +347,8 @@ def _decode_attribute(message: AttributeSchemaProto) -> Attribute:
 
 def _decode_constraint(message: TypeConstraintProto) -> TypeConstraint:
     return TypeConstraint(
-        param=message.param,
+        **_CONSTRAINT.decode(message),
         allowed=tuple(message.allowed),
-        doc=message.doc,
         type_sets=tuple(message.type_sets),
         location=_location(message),
         doc_location=_location(message, "doc_location"),
@@ -403,16 +382,12 @@ def _decode_schema(domain: str, name: str, message: OpSchemaProto) -> OpSchema:
     return OpSchema(
         domain=domain,
         name=name,
-        since_version=message.since_version,
+        **_SCHEMA.decode(message),
         status=status,
-        deprecated=message.deprecated,
-        deprecated_reason=message.deprecated_reason,
-        doc=message.doc,
         inputs=tuple(_decode_param(p) for p in message.inputs),
         outputs=tuple(_decode_param(p) for p in message.outputs),
         attributes=tuple(_decode_attribute(a) for a in message.attributes),
         type_constraints=tuple(_decode_constraint(c) for c in message.type_constraints),
-        based_on=message.based_on if message.HasField("based_on") else None,
         adapter=_decode_adapter(message.adapter) if message.HasField("adapter") else None,
         suppress=tuple(message.suppress),
         location=_location(message),
@@ -426,10 +401,8 @@ def _decode_schema(domain: str, name: str, message: OpSchemaProto) -> OpSchema:
 def _decode_operator(domain: str, message: OperatorSchemaProto) -> OperatorSpec:
     return OperatorSpec(
         domain=domain,
-        name=message.name,
+        **_OPERATOR.decode(message),
         versions=tuple(_decode_schema(domain, message.name, v) for v in message.versions),
-        removed_in=message.removed_in if message.HasField("removed_in") else None,
-        replaced_by=message.replaced_by if message.HasField("replaced_by") else None,
         location=_location(message),
     )
 
@@ -439,9 +412,7 @@ def _decode_domain(message: OperatorSchemaSetProto) -> DomainSpec:
         name=canonical_domain(message.domain),
         opset_versions=tuple(
             OpsetVersion(
-                version=o.version,
-                ir_version=o.ir_version,
-                doc=o.doc,
+                **_OPSET.decode(o),
                 location=_location(o),
                 doc_location=_location(o, "doc_location"),
                 doc_literal=o.doc_literal,
@@ -449,7 +420,7 @@ def _decode_domain(message: OperatorSchemaSetProto) -> DomainSpec:
             for o in message.opset_versions
         ),
         type_sets=tuple((t.name, tuple(t.types)) for t in message.type_sets),
-        doc=message.doc,
+        **_DOMAIN.decode(message),
         location=_location(message),
         doc_location=_location(message, "doc_location"),
         doc_literal=message.doc_literal,

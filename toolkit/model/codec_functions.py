@@ -51,8 +51,6 @@ def _set(message: SourceLocation, location: Location) -> None:
 
 
 def encode_function_fields(message: OpSchemaProto, schema: OpSchema) -> None:
-    if schema.context_dependent_function:
-        message.context_dependent_function = True
     body = schema.function
     if body is None:
         return
@@ -69,7 +67,7 @@ def encode_function_fields(message: OpSchemaProto, schema: OpSchema) -> None:
 
 
 def decode_function_fields(message: OpSchemaProto) -> Mapping[str, Any]:
-    fields: dict[str, Any] = {"context_dependent_function": message.context_dependent_function}
+    fields: dict[str, Any] = {}  # context_dependent_function is a plain field (`codec_scalars`)
     if message.HasField("function"):
         body = message.function
 
