@@ -359,6 +359,15 @@ class OpSchema:
     def experimental(self) -> bool:
         return self.status is Status.EXPERIMENTAL
 
+    @property
+    def notes(self) -> tuple[tuple[str, str], ...]:
+        """(label, text) of each note on this version, in order, shown with the version wherever
+        it is shown (its docs pages, its Python docstrings): a field shown as a note is added here,
+        not in each generator."""
+        if self.deprecated and self.deprecated_reason:
+            return (("Deprecated", self.deprecated_reason),)
+        return ()
+
 
 def _arity(params: tuple[FormalParameter, ...]) -> tuple[int, int]:
     """(min, max) count the ONNX way: trailing optionals lower the minimum, variadic is unbounded."""

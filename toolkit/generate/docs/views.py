@@ -60,11 +60,11 @@ def allowed_text(allowed: tuple[str, ...]) -> str:
 
 
 def body_parts(schema: OpSchema) -> tuple[str, ...]:
-    """Attributes, Inputs, Outputs and Type Constraints of one version, split where the #s of the
-    section headings go (so one build serves every heading level: `VersionView.body`). Plain
-    Python rather than a template: it is built for every operator version and a template render
-    costs more."""
-    parts = [f"**Deprecated:** {prose(schema.deprecated_reason)}\n\n" if schema.deprecated_reason else ""]
+    """The version's notes (`OpSchema.notes`, such as why it is deprecated), then its Attributes,
+    Inputs, Outputs and Type Constraints, split where the #s of the section headings go (so one
+    build serves every heading level: `VersionView.body`). Plain Python rather than a template: it
+    is built for every operator version and a template render costs more."""
+    parts = ["".join(f"**{label}:** {prose(text)}\n\n" for label, text in schema.notes)]
     attributes = [attribute_row(attr) for attr in sorted(schema.attributes, key=lambda a: a.name)]
     if attributes:
         parts.append(f" Attributes\n\n{table(ATTRIBUTE_HEADER, attributes)}\n\n")

@@ -200,8 +200,8 @@ def _method_doc(
     if schema.deprecated:
         tags.append("DEPRECATED")
     lines.append("; ".join(tags) + ".")
-    if schema.deprecated_reason:
-        lines += ["", f"Deprecated: {schema.deprecated_reason}"]
+    for label, note in schema.notes:
+        lines += ["", f"{label}: {note}"]
     rows = [(p, "") for p in inputs] + ([(variadic, " (variadic)")] if variadic is not None else [])
     if rows:
         lines += ["", "Inputs:"]

@@ -79,8 +79,7 @@ def build_schema_class(schema: OpSchema, memo: SourceMemo | None = None) -> Sche
     # The class docstring gives the doc's first paragraph; the whole doc is the `doc` attribute (a
     # module constant shared by the versions whose doc is the same, so it is written once).
     text = head + (f" ({', '.join(flags)})" if flags else "") + ".\n\n"
-    if schema.deprecated_reason:
-        text += f"Deprecated: {schema.deprecated_reason}\n\n"
+    text += "".join(f"{label}: {note}\n\n" for label, note in schema.notes)
     text += memo.summary(schema.doc or "")
     return SchemaClass(
         name=schema_class_name(schema.name, schema.since_version),
