@@ -336,7 +336,9 @@ class Builder:
             concrete = item.get("type", "")
             if concrete:
                 concrete = self.type_string(concrete, source.loc(*at, index, "type")) or concrete
-            out.append(TypeSource(item.get("attribute", ""), item.get("input", ""), concrete, source.loc(*at, index)))
+            out.append(
+                TypeSource(item.get("attribute", ""), item.get("input", ""), concrete, source.loc(*at, index))
+            )
         return tuple(out)
 
     def variadic_only(self, source: Source, at: tuple[str | int, ...], item: MarkedDict, kind: str) -> None:

@@ -312,7 +312,10 @@ class Collector:
                     None,
                     # new nodes never give it; an old runtime accepts that only for a trailing
                     # optional one (a middle one shifts every later position)
-                    fc=not (param.is_optional and all(n not in new_map and n not in renames for n in old_names[index + 1 :])),
+                    fc=not (
+                        param.is_optional
+                        and all(n not in new_map and n not in renames for n in old_names[index + 1 :])
+                    ),
                 )
             else:
                 self.param_pair(kind, param, new_map[name], renamed_types)
@@ -520,4 +523,3 @@ def _retyped(param: FormalParameter, renamed_types: dict[str, str]) -> FormalPar
         param.differentiability,
         param.location,
     )
-

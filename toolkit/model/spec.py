@@ -228,7 +228,9 @@ class FunctionBody:
     opset_imports: tuple[tuple[str, int], ...]  # (canonical domain, version), in declaration order
     location: Location = field(default=NOWHERE, compare=False)
     text_location: Location = field(default=NOWHERE, compare=False)  # where the text starts
-    text_literal: bool = field(default=False, compare=False)  # text line N is source line text_location.line + N
+    text_literal: bool = field(
+        default=False, compare=False
+    )  # text line N is source line text_location.line + N
 
     def opset(self, domain: str) -> int | None:
         for name, version in self.opset_imports:

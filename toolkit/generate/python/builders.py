@@ -135,7 +135,9 @@ def _input_params(schema: OpSchema, taken: set[str]) -> tuple[list[PyParam], PyP
         taken.add(name)
         if param.is_variadic:
             if index != len(inputs) - 1:
-                raise PythonGenerationError(f"{schema.id}: variadic input '{param.name}' is not the last input")
+                raise PythonGenerationError(
+                    f"{schema.id}: variadic input '{param.name}' is not the last input"
+                )
             variadic = PyParam(name, param.name, "str", None, param.doc)
             continue
         trailing = all(p.option is not ParamOption.SINGLE for p in inputs[index:])
@@ -228,7 +230,9 @@ def _inputs_arg(inputs: list[PyParam], variadic: PyParam | None) -> Arg:
     return Bracket.tuple_of([f"*{fixed.inline()}", f"*{variadic.name}"])
 
 
-def build_method(schema: OpSchema, method_name: str, schema_module: str, memo: SourceMemo | None = None) -> Method:
+def build_method(
+    schema: OpSchema, method_name: str, schema_module: str, memo: SourceMemo | None = None
+) -> Method:
     """The builder method of one operator version; `memo` shares repeated text between the
     versions of a domain (a fresh one when None)."""
     if memo is None:
