@@ -150,16 +150,10 @@ class Collector:
     def docs(self) -> None:
         if self.old.doc != self.new.doc:
             self.add("DOC-CHANGED", "", self.old.doc, self.new.doc, "operator documentation changed")
-        old, new = self.old, self.new
-        # A reason is a note on the deprecation: when the deprecation itself changed, that is the change.
+        old, new = self.old, self.new  # a changed deprecation is the change, not its reason
         if old.deprecated and new.deprecated and old.deprecated_reason != new.deprecated_reason:
-            self.add(
-                "DOC-CHANGED",
-                "",
-                old.deprecated_reason,
-                new.deprecated_reason,
-                "reason for the deprecation changed",
-            )
+            reasons = old.deprecated_reason, new.deprecated_reason
+            self.add("DOC-CHANGED", "", *reasons, "reason for the deprecation changed")
         self.changes.extend(self._docs)
 
     # -- attributes -------------------------------------------------------------------
