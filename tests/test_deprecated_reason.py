@@ -145,7 +145,7 @@ def test_schema_document_and_cache_carry_the_reason(
     cold = load_registry([specs])  # the generate run above filled the cache: this one reads it
     entries = list((tmp_path / "cache").rglob("registry-*"))
     assert entries, "the load cache was not filled"
-    monkeypatch.setattr("toolkit.checks.run.read_then_check", _no_load)  # a miss would load again
+    monkeypatch.setattr("toolkit.checks.run.load_specs", _no_load)  # a miss would load again
     warm = load_registry([specs])
     assert warm.operator("Old", "com.test.dep").versions[1].deprecated_reason == REASON
     assert warm.operators("com.test.dep") == cold.operators("com.test.dep")
