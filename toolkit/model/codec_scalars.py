@@ -18,6 +18,7 @@ Fields with a richer type (enums, nested records, tuples) and the `compare=False
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import MISSING, fields
 from operator import attrgetter
 from typing import Any
@@ -30,7 +31,7 @@ _PLAIN = frozenset({"str", "int", "bool", "str | None", "int | None"})
 class Scalars:
     """The plain fields of one dataclass in one proto message."""
 
-    __slots__ = ("_by_presence", "_names", "_values", "decoded", "encoded")
+    __slots__ = ("_values", "decode", "decoded", "encoded")
 
     def __init__(
         self, cls: type, message: Any, *, outside: tuple[str, ...] = (), always: tuple[str, ...] = ()
@@ -67,22 +68,34 @@ class Scalars:
             raise TypeError(f"{cls.__name__}: not plain fields: {sorted(unknown)}")
         self.encoded = tuple(encoded)
         self.decoded = tuple(decoded)
-        # Read in one call each (these run for every record the caches and documents hold).
-        self._names = tuple(name for name, _ in decoded)
-        self._values = attrgetter(*self._names) if len(self._names) > 1 else _one(self._names)
-        self._by_presence = tuple(name for name, by_presence in decoded if by_presence)
+        # Each read in one call (they run for every record the caches and documents hold).
+        names = tuple(name for name, _ in decoded)
+        self._values = attrgetter(*names) if len(names) > 1 else _one(names)
+        self.decode = _decoder(
+            names, self._values, tuple(name for name, by_presence in decoded if by_presence)
+        )
 
     def encode(self, message: Any, value: object) -> None:
         for (name, default, always), field_value in zip(self.encoded, self._values(value)):
             if always or field_value != default:  # a field without a default is never MISSING
                 setattr(message, name, field_value)
 
-    def decode(self, message: Any) -> dict[str, Any]:
-        values = dict(zip(self._names, self._values(message)))
-        for name in self._by_presence:
+
+def _decoder(
+    names: tuple[str, ...], values: Callable[[Any], tuple[Any, ...]], by_presence: tuple[str, ...]
+) -> Callable[[Any], dict[str, Any]]:
+    """The plain fields of a message as keyword arguments of the dataclass."""
+    if not by_presence:
+        return lambda message: dict(zip(names, values(message)))
+
+    def decode(message: Any) -> dict[str, Any]:
+        found = dict(zip(names, values(message)))
+        for name in by_presence:
             if not message.HasField(name):
-                values[name] = None
-        return values
+                found[name] = None
+        return found
+
+    return decode
 
 
 def _one(names: tuple[str, ...]) -> Any:
