@@ -73,8 +73,13 @@ def fresh_phases(path: Path, specs: Path, env: dict[str, str], repeat: int = 3) 
     """Median seconds per phase of a fresh `opset check-model` process (see PHASES)."""
     runs: list[dict[str, float]] = []
     for _ in range(repeat):
-        out = subprocess.run([sys.executable, "-c", PHASES, str(path), str(specs)], check=True,
-                             capture_output=True, text=True, env=env).stdout
+        out = subprocess.run(
+            [sys.executable, "-c", PHASES, str(path), str(specs)],
+            check=True,
+            capture_output=True,
+            text=True,
+            env=env,
+        ).stdout
         runs.append({label: float(value) for label, value in (line.split("\t") for line in out.splitlines())})
     return [(label, statistics.median(run[label] for run in runs)) for label in runs[0]]
 
@@ -151,19 +156,29 @@ def build_model(count: int) -> Any:
         prev = out
         k += 1
         if k % 500 == 0:
-            branch = helper.make_graph([helper.make_node("Identity", [prev], ["b"])], "branch", [],
-                                       [helper.make_tensor_value_info("b", f32, [4, 8])])
+            branch = helper.make_graph(
+                [helper.make_node("Identity", [prev], ["b"])],
+                "branch",
+                [],
+                [helper.make_tensor_value_info("b", f32, [4, 8])],
+            )
             out = f"v{k}"
-            nodes.append(helper.make_node("If", ["cond"], [out], name=f"n{k}", then_branch=branch,
-                                          else_branch=branch))
+            nodes.append(
+                helper.make_node("If", ["cond"], [out], name=f"n{k}", then_branch=branch, else_branch=branch)
+            )
             infos.append(helper.make_tensor_value_info(out, f32, [4, 8]))
             prev = out
             k += 1
     graph = helper.make_graph(
-        nodes, "big",
-        [helper.make_tensor_value_info("x", f32, [4, 8]), helper.make_tensor_value_info("cond", TensorProto.BOOL, [])],
+        nodes,
+        "big",
+        [
+            helper.make_tensor_value_info("x", f32, [4, 8]),
+            helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
+        ],
         [helper.make_tensor_value_info(prev, f32, [4, 8])],
-        initializer=[shape], value_info=infos[:-1],
+        initializer=[shape],
+        value_info=infos[:-1],
     )
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
 
@@ -188,13 +203,15 @@ def main() -> None:
 
     ort_registry = runtime_catalog("onnxruntime").registry  # imported into the cache on first use
     assert not check_model(model, ort_registry, unchecked_attributes=unchecked).findings
-    ours, ours_nodes, ours_ort, theirs, theirs_full = interleaved_medians([
-        lambda: check_model(model, registry, unchecked_attributes=unchecked),
-        lambda: check_model(model, registry, unchecked_attributes=unchecked, graph_level=False),
-        lambda: check_model(model, ort_registry, unchecked_attributes=unchecked),
-        lambda: onnx.checker.check_model(model),
-        lambda: onnx.checker.check_model(model, full_check=True),
-    ])
+    ours, ours_nodes, ours_ort, theirs, theirs_full = interleaved_medians(
+        [
+            lambda: check_model(model, registry, unchecked_attributes=unchecked),
+            lambda: check_model(model, registry, unchecked_attributes=unchecked, graph_level=False),
+            lambda: check_model(model, ort_registry, unchecked_attributes=unchecked),
+            lambda: onnx.checker.check_model(model),
+            lambda: onnx.checker.check_model(model, full_check=True),
+        ]
+    )
 
     small = small_models()
     small_nodes = sum(check_model(m, registry, unchecked_attributes=unchecked).nodes for m in small)
@@ -220,11 +237,18 @@ def main() -> None:
 
         cmd = [sys.executable, "-m", "toolkit", "check-model", str(path), "--specs", str(repo / "opsets")]
         ort_cmd = [sys.executable, "-m", "toolkit", "check-model", str(path), "--runtime", "onnxruntime"]
-        onnx_cmd = [sys.executable, "-c", "import sys, onnx; onnx.checker.check_model(onnx.load(sys.argv[1]))",
-                    str(path)]
-        onnx_full_cmd = [sys.executable, "-c",
-                         "import sys, onnx; onnx.checker.check_model(onnx.load(sys.argv[1]), full_check=True)",
-                         str(path)]
+        onnx_cmd = [
+            sys.executable,
+            "-c",
+            "import sys, onnx; onnx.checker.check_model(onnx.load(sys.argv[1]))",
+            str(path),
+        ]
+        onnx_full_cmd = [
+            sys.executable,
+            "-c",
+            "import sys, onnx; onnx.checker.check_model(onnx.load(sys.argv[1]), full_check=True)",
+            str(path),
+        ]
         commands = [cmd, ort_cmd, onnx_cmd, onnx_full_cmd]
         for command in commands:
             run(command)  # warm the caches (registry cache entries, byte code)
@@ -234,22 +258,36 @@ def main() -> None:
         bare = median_seconds(lambda: run([sys.executable, "-c", "pass"]), repeat=5)
         phases = fresh_phases(path, repo / "opsets", env)
 
-    print(f"model: {result.nodes} nodes checked (If branches included), "
-          f"{len(model.SerializeToString()) / 1e6:.1f} MB")
+    print(
+        f"model: {result.nodes} nodes checked (If branches included), "
+        f"{len(model.SerializeToString()) / 1e6:.1f} MB"
+    )
     print(f"registry (onnx catalog, cached) load:        {load * 1000:8.1f} ms")
-    print(f"opset check-model (in-process):              {ours * 1000:8.1f} ms  "
-          f"({ours / result.nodes * 1e6:.2f} us/node)")
-    print(f"  nodes only (graph_level=False: no graph checks, no type inference): {ours_nodes * 1000:8.1f} ms")
+    print(
+        f"opset check-model (in-process):              {ours * 1000:8.1f} ms  "
+        f"({ours / result.nodes * 1e6:.2f} us/node)"
+    )
+    print(
+        f"  nodes only (graph_level=False: no graph checks, no type inference): {ours_nodes * 1000:8.1f} ms"
+    )
     print(f"  same, --runtime onnxruntime (847 schemas):  {ours_ort * 1000:8.1f} ms")
-    print(f"onnx.checker.check_model:                    {theirs * 1000:8.1f} ms  (ratio ours/onnx {ours / theirs:.2f})")
-    print(f"onnx.checker.check_model(full_check=True):   {theirs_full * 1000:8.1f} ms  "
-          f"(ratio ours/onnx {ours / theirs_full:.2f})")
-    print(f"{len(small)} small models (onnx's backend test data, {small_nodes} nodes): "
-          f"ours {ours_many * 1000:.1f} ms, onnx.checker {theirs_many * 1000:.1f} ms "
-          f"(ratio {ours_many / theirs_many:.2f})")
-    print(f"`opset check-model` command, fresh process:  {cli * 1000:8.1f} ms  "
-          f"(onnx.load + onnx.checker.check_model, fresh process: {onnx_cli * 1000:.1f} ms; "
-          f"with full_check=True: {onnx_full_cli * 1000:.1f} ms)")
+    print(
+        f"onnx.checker.check_model:                    {theirs * 1000:8.1f} ms  (ratio ours/onnx {ours / theirs:.2f})"
+    )
+    print(
+        f"onnx.checker.check_model(full_check=True):   {theirs_full * 1000:8.1f} ms  "
+        f"(ratio ours/onnx {ours / theirs_full:.2f})"
+    )
+    print(
+        f"{len(small)} small models (onnx's backend test data, {small_nodes} nodes): "
+        f"ours {ours_many * 1000:.1f} ms, onnx.checker {theirs_many * 1000:.1f} ms "
+        f"(ratio {ours_many / theirs_many:.2f})"
+    )
+    print(
+        f"`opset check-model` command, fresh process:  {cli * 1000:8.1f} ms  "
+        f"(onnx.load + onnx.checker.check_model, fresh process: {onnx_cli * 1000:.1f} ms; "
+        f"with full_check=True: {onnx_full_cli * 1000:.1f} ms)"
+    )
     print(f"  same with --runtime onnxruntime:            {ort_cli * 1000:8.1f} ms")
     print("where a fresh `opset check-model` spends its time:")
     print(f"  {'interpreter start (python -c pass)':46s} {bare * 1000:8.1f} ms")

@@ -53,8 +53,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--far", action="store_true", help="also convert to far targets")
     parser.add_argument("--sample", type=int, default=1, help="keep one case in N (default: all)")
-    parser.add_argument("--corpus", type=Path, default=Path(tempfile.gettempdir()) / "opset-bench-corpus",
-                        help="folder for the producer models (built once, then reused)")
+    parser.add_argument(
+        "--corpus",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / "opset-bench-corpus",
+        help="folder for the producer models (built once, then reused)",
+    )
     parser.add_argument("--no-producers", action="store_true", help="onnx's node test cases only")
     args = parser.parse_args()
 
@@ -81,13 +85,18 @@ def main() -> None:
                 tally.add(tool.name, case, target, outcome, detail)
     elapsed = time.perf_counter() - started
     producers_kept = sum(1 for c in cases if c.name.startswith("producer/"))
-    print(f"{len(cases)} models onnxruntime runs and matches ({len(cases) - producers_kept} node test cases, "
-          f"{producers_kept} producer models); {len(per_pair['ours'])} (model, target) pairs "
-          f"({'far targets too' if args.far else 'neighbouring opsets'}), {elapsed:.0f} s in all\n")
+    print(
+        f"{len(cases)} models onnxruntime runs and matches ({len(cases) - producers_kept} node test cases, "
+        f"{producers_kept} producer models); {len(per_pair['ours'])} (model, target) pairs "
+        f"({'far targets too' if args.far else 'neighbouring opsets'}), {elapsed:.0f} s in all\n"
+    )
     print(tally.table())
     print("\n| converter | conversion time, all pairs | median per pair |")
     print("| --- | ---: | ---: |")
-    for tool, label in ((ours, "opset convert (in-process, registry loaded)"), (theirs, "onnx.version_converter")):
+    for tool, label in (
+        (ours, "opset convert (in-process, registry loaded)"),
+        (theirs, "onnx.version_converter"),
+    ):
         median = statistics.median(per_pair[tool.name]) * 1000 if per_pair[tool.name] else 0.0
         print(f"| {label} | {tool.seconds:.1f} s | {median:.2f} ms |")
     failures = [f for f in tally.failures if f[0] == "ours"]

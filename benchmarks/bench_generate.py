@@ -42,7 +42,11 @@ IMPORT_SNIPPET = "import time; t = time.perf_counter(); import {module}; print(t
 def import_once(python: str, module: str, env: dict[str, str]) -> float:
     """Wall time (seconds) of the statement `import module` in a fresh interpreter."""
     out = subprocess.run(
-        [python, "-c", IMPORT_SNIPPET.format(module=module)], env=env, capture_output=True, text=True, check=True
+        [python, "-c", IMPORT_SNIPPET.format(module=module)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return float(out.stdout.strip().splitlines()[-1])
 
@@ -66,7 +70,9 @@ def compiled_toolkit() -> dict[str, str]:
     """The environment for timed toolkit runs, with the toolkit's bytecode written first: as
     installed use has it (onnx, the reference, is installed with compiled bytecode too), not
     recompiled from source on every run where PYTHONDONTWRITEBYTECODE is set."""
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "toolkit")], check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(REPO / "toolkit")], check=True, capture_output=True
+    )
     return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
@@ -78,8 +84,19 @@ def run_generate(specs: Path, out: Path, cache_dir: Path) -> float:
     env.pop("OPSET_TOOLKIT_NO_CACHE", None)
     start = time.perf_counter()
     subprocess.run(
-        [sys.executable, "-m", "toolkit", "generate", "--specs", str(specs), "--out", str(out),
-         "--only", "proto,python", "-q"],
+        [
+            sys.executable,
+            "-m",
+            "toolkit",
+            "generate",
+            "--specs",
+            str(specs),
+            "--out",
+            str(out),
+            "--only",
+            "proto,python",
+            "-q",
+        ],
         cwd=REPO,
         env=env,
         check=True,
@@ -145,7 +162,9 @@ def versus_gen_doc(specs: Path, tmp: Path, repeat: int) -> dict[str, float]:
     warm_env.pop("OPSET_TOOLKIT_NO_CACHE", None)
     generate = [sys.executable, "-m", "toolkit", "generate", "--specs", str(specs), "-q"]
     current_out = tmp / "all-current"
-    subprocess.run([*generate, "--out", str(current_out)], env=warm_env, check=True, cwd=REPO, capture_output=True)
+    subprocess.run(
+        [*generate, "--out", str(current_out)], env=warm_env, check=True, cwd=REPO, capture_output=True
+    )
     runs: dict[str, list[float]] = {"cold": [], "current": [], "gen_doc": [], "after delete": []}
     for i in range(repeat):
         runs["cold"].append(_wall([*generate, "--out", str(tmp / f"all-cold-{i}")], cold_env))
@@ -175,7 +194,9 @@ def onnxscript_python(cache: Path) -> tuple[str | None, str]:
             )
         version = subprocess.run(
             [str(python), "-c", "import onnxscript; print(onnxscript.__version__)"],
-            capture_output=True, text=True, check=True,
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout.strip()
     except (subprocess.CalledProcessError, OSError) as exc:
         detail = getattr(exc, "stderr", b"") or b""
@@ -187,7 +208,9 @@ def onnxscript_python(cache: Path) -> tuple[str | None, str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7, help="fresh-interpreter runs per import figure")
-    parser.add_argument("--import-repeat", type=int, default=21, help="rounds of the interleaved import figures")
+    parser.add_argument(
+        "--import-repeat", type=int, default=21, help="rounds of the interleaved import figures"
+    )
     parser.add_argument("--no-onnxscript", action="store_true", help="skip the onnxscript comparison")
     args = parser.parse_args()
     global BASE_ENV
@@ -216,18 +239,26 @@ def main() -> int:
         print("\n== every kind vs python -m onnx.defs.gen_doc, interleaved, median of", args.repeat, "==")
         versus = versus_gen_doc(specs, tmp, args.repeat)
         gen_doc = versus["gen_doc"]
-        print(f"opset generate, cold (no cache, new output folder): {versus['cold']:7.2f} s  "
-              f"gen_doc {gen_doc:.2f} s: {gen_doc / versus['cold']:.1f}x (target 10x)")
-        print(f"opset generate --check, outputs current          : {versus['current']:7.2f} s  (target <= 0.25 s)")
-        print(f"cold, right after deleting the previous output    : {versus['after delete']:7.2f} s  "
-              f"{gen_doc / versus['after delete']:.1f}x (ext4 slows file creation after mass deletes)")
+        print(
+            f"opset generate, cold (no cache, new output folder): {versus['cold']:7.2f} s  "
+            f"gen_doc {gen_doc:.2f} s: {gen_doc / versus['cold']:.1f}x (target 10x)"
+        )
+        print(
+            f"opset generate --check, outputs current          : {versus['current']:7.2f} s  (target <= 0.25 s)"
+        )
+        print(
+            f"cold, right after deleting the previous output    : {versus['after delete']:7.2f} s  "
+            f"{gen_doc / versus['after delete']:.1f}x (ext4 slows file creation after mass deletes)"
+        )
 
         print("\n== import time, fresh interpreter, in turn, median of", args.import_repeat, "rounds ==")
         python_dir = tmp / "out" / "python"
         from toolkit.generate.python import PACKAGE
 
         versions = sorted(
-            int(p.stem[5:]) for p in (python_dir / PACKAGE / "ai_onnx").glob("opset*.py") if p.stem[5:].isdigit()
+            int(p.stem[5:])
+            for p in (python_dir / PACKAGE / "ai_onnx").glob("opset*.py")
+            if p.stem[5:].isdigit()
         )
         module = f"{PACKAGE}.ai_onnx.opset{versions[-1]}"
         base_env = dict(os.environ, PYTHONPATH=str(python_dir))
@@ -253,15 +284,23 @@ def main() -> int:
         size = sum(p.stat().st_size for p in (package / f"opset{versions[-1]}.py", package / "_opsets.py"))
         print(f"{module} ({size / 1e3:.0f} kB source with the domain's _opsets module)")
         print(f"  with .pyc (normal installed use) : {compiled * 1e3:8.1f} ms  (target <= 10 ms)")
-        print(f"  from source (no .pyc, compiles)  : {source * 1e3:8.1f} ms  (median of {args.repeat}, not in turn)")
-        print(f"import onnx.defs                   : {medians['onnx.defs'] * 1e3:8.1f} ms  "
-              f"(generated module is {medians['onnx.defs'] / compiled:.0f}x faster)")
+        print(
+            f"  from source (no .pyc, compiles)  : {source * 1e3:8.1f} ms  (median of {args.repeat}, not in turn)"
+        )
+        print(
+            f"import onnx.defs                   : {medians['onnx.defs'] * 1e3:8.1f} ms  "
+            f"(generated module is {medians['onnx.defs'] / compiled:.0f}x faster)"
+        )
         if "onnxscript" in medians:
-            print(f"import onnxscript.onnx_opset       : {medians['onnxscript'] * 1e3:8.1f} ms  "
-                  f"(generated module is {medians['onnxscript'] / compiled:.0f}x faster; {note})")
+            print(
+                f"import onnxscript.onnx_opset       : {medians['onnxscript'] * 1e3:8.1f} ms  "
+                f"(generated module is {medians['onnxscript'] / compiled:.0f}x faster; {note})"
+            )
         else:
             print(f"onnxscript onnx_opset              : {note}")
-        print(f"python -c pass, whole process      : {medians['pass'] * 1e3:8.1f} ms  (interpreter start-up, for scale)")
+        print(
+            f"python -c pass, whole process      : {medians['pass'] * 1e3:8.1f} ms  (interpreter start-up, for scale)"
+        )
     return 0
 
 

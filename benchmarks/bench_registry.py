@@ -44,8 +44,15 @@ print(time.perf_counter() - start)
 def fresh_load_seconds(catalog: Path, jobs: str, repeat: int = 9) -> float:
     env = {**os.environ, "OPSET_TOOLKIT_NO_CACHE": "1", "OPSET_TOOLKIT_JOBS": jobs}
     times = [
-        float(subprocess.run([sys.executable, "-c", FRESH_LOAD, str(catalog)], env=env, check=True,
-                             capture_output=True, text=True).stdout)
+        float(
+            subprocess.run(
+                [sys.executable, "-c", FRESH_LOAD, str(catalog)],
+                env=env,
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout
+        )
         for _ in range(repeat)
     ]
     return statistics.median(times)
@@ -73,8 +80,12 @@ def main() -> None:
         fresh_serial = fresh_load_seconds(catalog, "1")
         env = {**os.environ, "OPSET_TOOLKIT_NO_CACHE": "1"}
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "toolkit", "validate", str(catalog)], env=env, check=True,
-                       capture_output=True)
+        subprocess.run(
+            [sys.executable, "-m", "toolkit", "validate", str(catalog)],
+            env=env,
+            check=True,
+            capture_output=True,
+        )
         command = time.perf_counter() - start
 
         load_registry(catalog)  # fill the cache
@@ -101,16 +112,22 @@ def main() -> None:
         theirs = (time.perf_counter() - start) / (rounds * len(lookups)) * 1e6
 
     versions = len(registry.all_schemas())
-    print(f"catalog: {files} files, {megabytes:.1f} MB, {versions} operator versions (onnx {defs.onnx_opset_version()} opsets)")
+    print(
+        f"catalog: {files} files, {megabytes:.1f} MB, {versions} operator versions (onnx {defs.onnx_opset_version()} opsets)"
+    )
     print(f"cold load+validate (in-process, 2 processes): {cold:.3f} s   (target <= 0.5 s)")
     print(f"cold load+validate (in-process, 1 process):   {cold_serial:.3f} s")
-    print(f"cold load_registry, fresh interpreter (imports included), 2 processes: {fresh:.3f} s, "
-          f"1 process: {fresh_serial:.3f} s")
+    print(
+        f"cold load_registry, fresh interpreter (imports included), 2 processes: {fresh:.3f} s, "
+        f"1 process: {fresh_serial:.3f} s"
+    )
     print(f"`opset validate` command, fresh interpreter:   {command:.3f} s")
     print(f"warm load (cache):                            {warm:.3f} s   (target <= 0.1 s)")
     print(f"cache entry for the catalog:                  {entry_bytes / 1e6:.1f} MB")
-    print(f"get_schema: ours {ours:.2f} µs, onnx.defs {theirs:.2f} µs -> {theirs / ours:.1f}x faster "
-          f"({len(lookups)} lookups x {rounds})")
+    print(
+        f"get_schema: ours {ours:.2f} µs, onnx.defs {theirs:.2f} µs -> {theirs / ours:.1f}x faster "
+        f"({len(lookups)} lookups x {rounds})"
+    )
 
 
 if __name__ == "__main__":

@@ -15,10 +15,44 @@ import argparse
 import random
 from pathlib import Path
 
-TYPES = ["tensor(float)", "tensor(float16)", "tensor(double)", "tensor(int32)", "tensor(int64)",
-         "tensor(int8)", "tensor(uint8)", "tensor(bool)", "tensor(bfloat16)", "tensor(string)"]
+TYPES = [
+    "tensor(float)",
+    "tensor(float16)",
+    "tensor(double)",
+    "tensor(int32)",
+    "tensor(int64)",
+    "tensor(int8)",
+    "tensor(uint8)",
+    "tensor(bool)",
+    "tensor(bfloat16)",
+    "tensor(string)",
+]
 ATTR_KINDS = [("int", "0"), ("float", "1.0"), ("string", "'mode'"), ("ints", "[1, 1]"), ("floats", "[0.5]")]
-WORDS = ["apply", "compute", "input", "output", "tensor", "axis", "element", "value", "shape", "broadcast", "reduce", "scale", "index", "value", "mode", "the", "of", "each", "along", "given", "produce", "result", "data"]
+WORDS = [
+    "apply",
+    "compute",
+    "input",
+    "output",
+    "tensor",
+    "axis",
+    "element",
+    "value",
+    "shape",
+    "broadcast",
+    "reduce",
+    "scale",
+    "index",
+    "value",
+    "mode",
+    "the",
+    "of",
+    "each",
+    "along",
+    "given",
+    "produce",
+    "result",
+    "data",
+]
 
 
 def _sentence(rng: random.Random, n: int) -> str:
@@ -37,8 +71,12 @@ def _version(rng: random.Random, since: int) -> list[str]:
         lines.append("  attributes:")
         for a in range(n_attr):
             kind, default = rng.choice(ATTR_KINDS)
-            lines += [f"    attr_{a}:", f"      type: {kind}", f"      default: {default}",
-                      f"      doc: {_sentence(rng, 6)}"]
+            lines += [
+                f"    attr_{a}:",
+                f"      type: {kind}",
+                f"      default: {default}",
+                f"      doc: {_sentence(rng, 6)}",
+            ]
     allowed = sorted(rng.sample(TYPES, rng.randint(1, 5)))
     lines += ["  type_constraints:", "    T:", "      allowed:"]
     lines += [f"      - {t}" for t in allowed]

@@ -58,9 +58,20 @@ def sarif_multitool() -> Path:
         if shutil.which("npm") is None:
             _unavailable("the SARIF Multitool", "npm is not installed")
         proc = subprocess.run(
-            ["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "--no-save",
-             f"{MULTITOOL}@{MULTITOOL_VERSION}"],
-            capture_output=True, text=True, check=False, timeout=600,
+            [
+                "npm",
+                "install",
+                "--prefix",
+                str(prefix),
+                "--no-audit",
+                "--no-fund",
+                "--no-save",
+                f"{MULTITOOL}@{MULTITOOL_VERSION}",
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=600,
         )
         if proc.returncode != 0 or not (package / "Sarif.Multitool").is_file():
             _unavailable("the SARIF Multitool", proc.stderr or proc.stdout)
@@ -81,7 +92,10 @@ def multitool_validate(files: list[Path], out: Path) -> list[dict[str, Any]]:
     binary = sarif_multitool() / "Sarif.Multitool"
     command = [str(binary), "validate", "--rule-kind", "Gh;Sarif", "-o", str(out), *map(str, files)]
     # Some SARIF rules try the network; without one (a network namespace) they give up at once.
-    if shutil.which("unshare") and subprocess.run(["unshare", "-n", "true"], capture_output=True).returncode == 0:
+    if (
+        shutil.which("unshare")
+        and subprocess.run(["unshare", "-n", "true"], capture_output=True).returncode == 0
+    ):
         command = ["unshare", "-n", *command]
     if out.exists():
         out.unlink()
@@ -97,10 +111,14 @@ def multitool_validate(files: list[Path], out: Path) -> list[dict[str, Any]]:
         text = result["message"].get("text") or _format(template, result["message"].get("arguments", []))
         locations = result.get("locations") or [{}]
         uri = locations[0].get("physicalLocation", {}).get("artifactLocation", {}).get("uri", "")
-        found.append({
-            "ruleId": result["ruleId"], "level": result.get("level", "warning"), "message": text,
-            "file": uri.rsplit("/", 1)[-1],
-        })
+        found.append(
+            {
+                "ruleId": result["ruleId"],
+                "level": result.get("level", "warning"),
+                "message": text,
+                "file": uri.rsplit("/", 1)[-1],
+            }
+        )
     return found
 
 
@@ -115,9 +133,23 @@ def junit_xsd() -> Path:
         return target
     downloads = tools_dir() / "sdist"
     proc = subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
-         "-q", "-d", str(downloads), PYTEST_SDIST],
-        capture_output=True, text=True, check=False, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--no-binary",
+            ":all:",
+            "-q",
+            "-d",
+            str(downloads),
+            PYTEST_SDIST,
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
     )
     archives = sorted(downloads.glob("pytest-*.tar.gz"))
     if not archives:
@@ -137,11 +169,15 @@ def junit_xsd_with_location(strict: Path) -> str:
     text = strict.read_text(encoding="utf-8")
     anchor = '<xs:attribute name="group" type="xs:string"/>\n        </xs:complexType>\n    </xs:element>\n\n    <xs:element name="testsuite">'
     assert anchor in text, "the junit-10.xsd layout changed; update the test"
-    extra = '<xs:attribute name="file" type="xs:string"/><xs:attribute name="line" type="xs:positiveInteger"/>'
+    extra = (
+        '<xs:attribute name="file" type="xs:string"/><xs:attribute name="line" type="xs:positiveInteger"/>'
+    )
     return text.replace(anchor, extra + anchor, 1)
 
 
-def ant_junit_problems(xml: str, extra_case_attributes: frozenset[str] = frozenset({"file", "line"})) -> list[str]:
+def ant_junit_problems(
+    xml: str, extra_case_attributes: frozenset[str] = frozenset({"file", "line"})
+) -> list[str]:
     """The strict Ant JUnit schema's requirements (the Apache Ant JUnit XML schema published by
     Windy Road, Apache-2.0; no maintained package ships it, so its rules are checked here rather
     than its text copied): `testsuites` without attributes holding `testsuite`s with the required
@@ -153,7 +189,9 @@ def ant_junit_problems(xml: str, extra_case_attributes: frozenset[str] = frozens
     problems: list[str] = []
     root = ET.fromstring(xml)
     if root.tag != "testsuites" or root.attrib:
-        problems.append(f"root: <{root.tag}> with {sorted(root.attrib)} (want <testsuites> without attributes)")
+        problems.append(
+            f"root: <{root.tag}> with {sorted(root.attrib)} (want <testsuites> without attributes)"
+        )
     suite_required = {"name", "package", "id", "timestamp", "hostname", "tests", "failures", "errors", "time"}
     for n, suite in enumerate(root):
         where = f"testsuite[{n}]"
@@ -163,7 +201,9 @@ def ant_junit_problems(xml: str, extra_case_attributes: frozenset[str] = frozens
         attrs = set(suite.attrib)
         if suite_required - attrs or attrs - suite_required - {"skipped"}:
             problems.append(f"{where}: attributes {sorted(attrs)}")
-        if not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}", suite.get("timestamp", "")):
+        if not re.fullmatch(
+            r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}", suite.get("timestamp", "")
+        ):
             problems.append(f"{where}: timestamp {suite.get('timestamp')!r}")
         for key in ("tests", "failures", "errors", "id"):
             if not re.fullmatch(r"-?[0-9]+", suite.get(key, "")):
@@ -171,7 +211,11 @@ def ant_junit_problems(xml: str, extra_case_attributes: frozenset[str] = frozens
         if not re.fullmatch(r"[0-9]+(\.[0-9]+)?", suite.get("time", "")):
             problems.append(f"{where}: time {suite.get('time')!r} is not a decimal")
         tags = [child.tag for child in suite]
-        if tags[:1] != ["properties"] or tags[-2:] != ["system-out", "system-err"] or set(tags[1:-2]) - {"testcase"}:
+        if (
+            tags[:1] != ["properties"]
+            or tags[-2:] != ["system-out", "system-err"]
+            or set(tags[1:-2]) - {"testcase"}
+        ):
             problems.append(f"{where}: children {tags}")
         for prop in suite.iterfind("properties/property"):
             if not prop.get("name") or "value" not in prop.attrib:
@@ -202,7 +246,13 @@ def _unescape_data(text: str) -> str:
 
 
 def _unescape_property(text: str) -> str:
-    return text.replace("%3A", ":").replace("%2C", ",").replace("%0D", "\r").replace("%0A", "\n").replace("%25", "%")
+    return (
+        text.replace("%3A", ":")
+        .replace("%2C", ",")
+        .replace("%0D", "\r")
+        .replace("%0A", "\n")
+        .replace("%25", "%")
+    )
 
 
 def parse_workflow_commands(output: str) -> list[dict[str, str]]:

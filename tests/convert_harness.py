@@ -61,7 +61,9 @@ def node_cases(test_cases: Iterable[Any]) -> Iterator[Case]:
         names = [i.name for i in model.graph.input]
         if len(names) != len(inputs):
             continue
-        yield Case(case.name, model, dict(zip(names, inputs, strict=True)), list(outputs), case.rtol, case.atol)
+        yield Case(
+            case.name, model, dict(zip(names, inputs, strict=True)), list(outputs), case.rtol, case.atol
+        )
 
 
 def producer_cases(corpus: Iterable[Any]) -> Iterator[Case]:
@@ -100,7 +102,9 @@ def same(got: list[Any], expected: list[Any], rtol: float, atol: float) -> bool:
         if a.shape != b.shape:
             return False
         if a.dtype.kind in "fc" or b.dtype.kind in "fc":
-            if not np.allclose(a.astype(np.float64), b.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True):
+            if not np.allclose(
+                a.astype(np.float64), b.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True
+            ):
                 return False
         elif not np.array_equal(a, b):
             return False
@@ -135,7 +139,8 @@ class Tool:
 
                 try:
                     return "converted", convert_model(
-                        model, self.registry, {"": target}, unchecked_attributes=self.unchecked).model
+                        model, self.registry, {"": target}, unchecked_attributes=self.unchecked
+                    ).model
                 except ConversionError:
                     return "refused", None
                 except Exception as exc:
@@ -201,8 +206,10 @@ class Tally:
         return sum(self.counts[(tool, direction, o)] for o in OUTCOMES)
 
     def table(self) -> str:
-        lines = ["| direction | tool | pairs | ok | refused | wrong | invalid | crash |",
-                 "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+        lines = [
+            "| direction | tool | pairs | ok | refused | wrong | invalid | crash |",
+            "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+        ]
         for direction in ("upgrade", "downgrade"):
             for tool in ("ours", "onnx"):
                 pairs = self.pairs(tool, direction)
@@ -210,8 +217,11 @@ class Tally:
                     continue
                 ok = self.count(tool, direction, "ok")
                 label = "opset convert" if tool == "ours" else "onnx.version_converter"
-                lines.append(f"| {direction} | {label} | {pairs} | {ok} ({100 * ok / pairs:.1f}%) | "
-                             + " | ".join(str(self.count(tool, direction, o)) for o in OUTCOMES[1:]) + " |")
+                lines.append(
+                    f"| {direction} | {label} | {pairs} | {ok} ({100 * ok / pairs:.1f}%) | "
+                    + " | ".join(str(self.count(tool, direction, o)) for o in OUTCOMES[1:])
+                    + " |"
+                )
         return "\n".join(lines)
 
 

@@ -90,7 +90,10 @@ def build_corpus(out_dir: str | Path, *, groups: tuple[str, ...] = ()) -> list[P
         here = Path(__file__).resolve().parent
         env = {**os.environ, "PYTHONHASHSEED": "0"}  # producers iterate over sets of strings
         proc = subprocess.run(
-            [sys.executable, "-c", code, str(here), str(out), *wanted], capture_output=True, text=True, check=False,
+            [sys.executable, "-c", code, str(here), str(out), *wanted],
+            capture_output=True,
+            text=True,
+            check=False,
             env=env,
         )
         if proc.returncode != 0:
@@ -175,7 +178,9 @@ def _decode_feed(data: dict[str, Any]) -> Any:
     return [{k: v for k, v in item} for item in data["maps"]]
 
 
-def _write_manifest(out: Path, versions: dict[str, str], groups: tuple[str, ...], models: list[ProducedModel]) -> None:
+def _write_manifest(
+    out: Path, versions: dict[str, str], groups: tuple[str, ...], models: list[ProducedModel]
+) -> None:
     entries = [
         {
             "name": m.name,
@@ -192,7 +197,9 @@ def _write_manifest(out: Path, versions: dict[str, str], groups: tuple[str, ...]
     (out / MANIFEST).write_text(json.dumps(data, indent=1, sort_keys=True), "utf-8")
 
 
-def _read_manifest(out: Path, versions: dict[str, str], groups: tuple[str, ...]) -> list[ProducedModel] | None:
+def _read_manifest(
+    out: Path, versions: dict[str, str], groups: tuple[str, ...]
+) -> list[ProducedModel] | None:
     try:
         data = json.loads((out / MANIFEST).read_text("utf-8"))
     except (OSError, ValueError):
@@ -207,7 +214,14 @@ def _read_manifest(out: Path, versions: dict[str, str], groups: tuple[str, ...])
         feeds = {k: _decode_feed(v) for k, v in e["feeds"].items()}
         models.append(
             ProducedModel(
-                e["name"], path, e["producer"], feeds, e["runs_in_ort"], e["checker_ok"], tuple(e["domains"]), e["note"]
+                e["name"],
+                path,
+                e["producer"],
+                feeds,
+                e["runs_in_ort"],
+                e["checker_ok"],
+                tuple(e["domains"]),
+                e["note"],
             )
         )
     return models

@@ -61,7 +61,12 @@ def build_offline(out: Path) -> Produced:
         "extended": ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED,
         "all": ort.GraphOptimizationLevel.ORT_ENABLE_ALL,
     }
-    plan = {"mlp": ("extended",), "cnn": ("extended", "all"), "norms": ("basic", "extended"), "bert_erf": ("extended", "all")}
+    plan = {
+        "mlp": ("extended",),
+        "cnn": ("extended", "all"),
+        "norms": ("basic", "extended"),
+        "bert_erf": ("extended", "all"),
+    }
     models = float_models()
     for name, wanted in plan.items():
         model, feeds = models[name]
@@ -88,7 +93,9 @@ def build_float16(out: Path) -> Produced:
                 warnings.simplefilter("ignore")
                 converted = float16.convert_float_to_float16(model, keep_io_types=keep_io)
             save(converted, out, stem)
-            run_feeds = feeds if keep_io else {
-                k: v.astype(np.float16) if v.dtype == np.float32 else v for k, v in feeds.items()
-            }
+            run_feeds = (
+                feeds
+                if keep_io
+                else {k: v.astype(np.float16) if v.dtype == np.float32 else v for k, v in feeds.items()}
+            )
             yield stem, "onnxconverter-common.float16", run_feeds

@@ -113,7 +113,9 @@ def build_classifiers(out: Path) -> Produced:
 def build_regressors(out: Path) -> Produced:
     data = Data(2)
     x = data.floats(40, 4)
-    y = (x @ np.array([1.0, -2.0, 0.5, 0.0], dtype=np.float32) + 0.1 * data.floats(40, 1)[:, 0]).astype(np.float32)
+    y = (x @ np.array([1.0, -2.0, 0.5, 0.0], dtype=np.float32) + 0.1 * data.floats(40, 1)[:, 0]).astype(
+        np.float32
+    )
     for name, estimator in regressors():
         _fit(estimator, x, y)
         save(_convert(estimator, x), out, f"skl_reg_{name}")
@@ -144,7 +146,11 @@ def build_pipelines(out: Path) -> Produced:
         ("scaler_logreg", make_pipeline(StandardScaler(), LogisticRegression()), y),
         ("minmax_svr", make_pipeline(MinMaxScaler(), SVR()), yr),
         ("robust_pca_linear", make_pipeline(RobustScaler(), PCA(n_components=2), LinearRegression()), yr),
-        ("normalizer_tree", make_pipeline(Normalizer(), DecisionTreeClassifier(max_depth=3, random_state=0)), y),
+        (
+            "normalizer_tree",
+            make_pipeline(Normalizer(), DecisionTreeClassifier(max_depth=3, random_state=0)),
+            y,
+        ),
         ("binarizer_logreg", make_pipeline(Binarizer(), LogisticRegression()), y),
     ]
     for name, pipe, target in numeric:
@@ -173,9 +179,13 @@ def build_pipelines(out: Path) -> Produced:
 
     onehot = OneHotEncoder(handle_unknown="ignore")
     _fit(onehot, cats, None)
-    save(_convert(onehot, cats, initial_types=[("cats", Int64TensorType([None, 2]))]), out, "skl_tr_onehot_int")
+    save(
+        _convert(onehot, cats, initial_types=[("cats", Int64TensorType([None, 2]))]), out, "skl_tr_onehot_int"
+    )
     yield "skl_tr_onehot_int", "skl2onnx", {"cats": cats[:5]}
-    words = np.array([["red", "small"], ["blue", "big"], ["green", "small"], ["red", "big"]] * 5, dtype=object)
+    words = np.array(
+        [["red", "small"], ["blue", "big"], ["green", "small"], ["red", "big"]] * 5, dtype=object
+    )
     yw = np.array([0, 1, 0, 1] * 5)
     str_pipe = make_pipeline(OneHotEncoder(handle_unknown="ignore"), LogisticRegression())
     _fit(str_pipe, words, yw)
@@ -200,7 +210,13 @@ def build_dict_and_text(out: Path) -> Produced:
     dict_type = [("features", DictionaryType(StringTensorType([1]), FloatTensorType([1])))]
     for name, pipe, target in (
         ("dictvec_logreg", make_pipeline(DictVectorizer(sparse=False), LogisticRegression()), y),
-        ("dictvec_forest", make_pipeline(DictVectorizer(sparse=False), RandomForestRegressor(3, max_depth=3, random_state=0)), yr),
+        (
+            "dictvec_forest",
+            make_pipeline(
+                DictVectorizer(sparse=False), RandomForestRegressor(3, max_depth=3, random_state=0)
+            ),
+            yr,
+        ),
         ("dictvec", DictVectorizer(sparse=False), None),
     ):
         _fit(pipe, rows, target)

@@ -38,7 +38,9 @@ def _doc_workflows() -> list[tuple[str, str]]:
     """Every ```yaml block of docs/ that is a whole workflow (has `on:` and `jobs:`)."""
     found = []
     for page in sorted((REPO / "docs").rglob("*.md")):
-        for index, block in enumerate(re.findall(r"```yaml\n(.*?)```", page.read_text(encoding="utf-8"), re.S)):
+        for index, block in enumerate(
+            re.findall(r"```yaml\n(.*?)```", page.read_text(encoding="utf-8"), re.S)
+        ):
             data = yaml.safe_load(block)
             if isinstance(data, dict) and "jobs" in data and (True in data or "on" in data):
                 found.append((f"{page.stem}-{index}", block))
@@ -81,12 +83,17 @@ def _action_as_workflow(text: str) -> str:
 @needs_actionlint
 def test_actionlint_passes_the_action_and_the_docs(tmp_path: Path) -> None:
     action = (REPO / "action.yml").read_text(encoding="utf-8")
-    workflows = {"action-steps": _action_as_workflow(action), "action-by-tag": _action_as_workflow(_unpinned(action))}
+    workflows = {
+        "action-steps": _action_as_workflow(action),
+        "action-by-tag": _action_as_workflow(_unpinned(action)),
+    }
     examples = _doc_workflows()
     assert len(examples) >= 2, "the CI guide shows the action and a plain workflow"
     for name, text in examples:
         workflows[name] = re.sub(r"uses: opset-toolkit/opset-toolkit@\S+.*", "uses: ./", text)
-    workflows |= {f"{name}-by-tag": _unpinned(text) for name, text in workflows.items() if not name.startswith("action")}
+    workflows |= {
+        f"{name}-by-tag": _unpinned(text) for name, text in workflows.items() if not name.startswith("action")
+    }
     assert sum(text.count("@v") for text in workflows.values()) >= 5
     proc = _lint(_lint_repo(tmp_path, workflows))
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -126,7 +133,7 @@ def test_inputs_reach_scripts_through_env_only() -> None:
         assert "${{" not in script, f"expression pasted into a script: {step.get('name')}"
     verdict = next(s for s in _action()["runs"]["steps"] if s.get("name") == "Verdict")
     assert verdict["if"] == "${{ always() }}"
-    gates = [s for s in _action()["runs"]["steps"] if "opset\" diff" in s.get("run", "")]
+    gates = [s for s in _action()["runs"]["steps"] if 'opset" diff' in s.get("run", "")]
     assert len(gates) == 1 and gates[0]["run"].count(" diff ") == 1  # the gate runs once
 
 
@@ -139,7 +146,9 @@ def test_sarif_fallback_annotations_parse(tmp_path: Path, monkeypatch: pytest.Mo
     shutil.copytree(abc, tmp_path / "new" / "org.example.abc")
     c = tmp_path / "new" / "org.example.abc" / "C.yaml"
     c.write_text(c.read_text().replace("tensor(double)]", "tensor(double), tensor(int8)]"))
-    assert main(["diff", "--against", "old", "--specs", "new", "--format", "sarif", "--output", "r.sarif"]) == 1
+    assert (
+        main(["diff", "--against", "old", "--specs", "new", "--format", "sarif", "--output", "r.sarif"]) == 1
+    )
     proc = subprocess.run(
         [sys.executable, str(REPO / "tools" / "sarif_annotations.py"), "r.sarif", "."],
         capture_output=True,

@@ -26,7 +26,9 @@ REPO = Path(__file__).resolve().parent.parent
 ABC = REPO / "opsets" / "org.example.abc"
 SPECS = "ml/opsets/org.example.abc"
 OPSET = Path(sys.executable).with_name("opset")
-pytestmark = pytest.mark.skipif(shutil.which("bash") is None or not OPSET.exists(), reason="needs bash and opset")
+pytestmark = pytest.mark.skipif(
+    shutil.which("bash") is None or not OPSET.exists(), reason="needs bash and opset"
+)
 
 EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 

@@ -96,7 +96,9 @@ def test_downgrade_refuses_to_drop_a_meaningful_attribute(shipped_registry) -> N
         node = Node("FusedConv", ["X", "W"], ["Y"], {"group": 1, **attrs}, VISION)
         assert apply_downgrade(node, v2, v1).node.attributes == {"group": 1}
     # Upgrades drop attributes the newer version no longer has, whatever their value.
-    up = apply_steps([step("remove_attribute", attribute="activation")], relu, AdapterContext(v2, v1, "upgrade"))
+    up = apply_steps(
+        [step("remove_attribute", attribute="activation")], relu, AdapterContext(v2, v1, "upgrade")
+    )
     assert up.node.attributes == {"group": 1}
 
 
@@ -107,7 +109,9 @@ def test_require_attribute_and_remove_input(shipped_registry) -> None:  # type: 
     for attrs in ({"activation": "relu"}, {}):  # absent: the default of v2, 'none'
         node = Node("FusedConv", ["X", "W"], ["Y"], attrs, VISION)
         assert apply_steps(only, node, ctx).node.attributes == attrs
-    with pytest.raises(AdapterError, match=r"attribute 'activation' is 'tanh'; .*FusedConv:1 computes the same only"):
+    with pytest.raises(
+        AdapterError, match=r"attribute 'activation' is 'tanh'; .*FusedConv:1 computes the same only"
+    ):
         apply_steps(only, Node("FusedConv", ["X", "W"], ["Y"], {"activation": "tanh"}, VISION), ctx)
     least = [step("require_attribute", attribute="group", min=1)]
     assert apply_steps(least, Node("FusedConv", ["X", "W"], ["Y"], {"group": 3}, VISION), ctx)
@@ -350,7 +354,10 @@ versions:
         ("    attributes: {mode: {type: string, required: true}}", "attribute `mode` became required"),
         ("    attributes: {mode: null}", "attribute `mode` removed"),
         ("    inputs: [{name: X, type: T}, {name: amount, type: T}]", "input `amount` is no longer optional"),
-        ("    inputs: [{name: X, type: T}, {name: amount, type: T}, {name: scale, type: T}]", "input `scale` added"),
+        (
+            "    inputs: [{name: X, type: T}, {name: amount, type: T}, {name: scale, type: T}]",
+            "input `scale` added",
+        ),
         ("    inputs: [{name: X, type: T}]", "input `amount` removed"),
         ("    type_constraints: {T: {allowed: [tensor(float)]}}", "tensor(double)"),
     ],
@@ -361,7 +368,9 @@ def test_compatible_step_on_an_invalidating_change(tmp_path: Path, change: str, 
     (folder / "domain.yaml").write_text(COMPAT_DOMAIN, encoding="utf-8")
     (folder / "Shift.yaml").write_text(COMPAT_OP.replace("{change}", change), encoding="utf-8")
     diags = load_specs([tmp_path]).diagnostics
-    assert [(d.rule, d.severity.value, d.location.line) for d in diags] == [("ADAPTER-NOT-COMPATIBLE", "error", 16)]
+    assert [(d.rule, d.severity.value, d.location.line) for d in diags] == [
+        ("ADAPTER-NOT-COMPATIBLE", "error", 16)
+    ]
     assert why in diags[0].message and "com.example.compat.Shift:1 node is not a valid" in diags[0].message
 
 

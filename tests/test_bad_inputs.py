@@ -69,8 +69,9 @@ def test_bad_input_reports_rule_and_position(case: Path) -> None:
     actual = {
         (d.location.file, str(d.location.line), str(d.location.column), d.rule) for d in result.diagnostics
     }
-    assert _matches(expected, actual), f"expected {sorted(expected)}\n     got {sorted(actual)}\n" + "\n".join(
-        d.format() for d in result.diagnostics
+    assert _matches(expected, actual), (
+        f"expected {sorted(expected)}\n     got {sorted(actual)}\n"
+        + "\n".join(d.format() for d in result.diagnostics)
     )
     for diag in result.diagnostics:
         assert diag.hint, f"{diag.rule} has no hint"
@@ -79,8 +80,12 @@ def test_bad_input_reports_rule_and_position(case: Path) -> None:
 def test_oversized_file_is_refused(tmp_path: Path) -> None:
     folder = tmp_path / "com.test.big"
     folder.mkdir()
-    (folder / "domain.yaml").write_text("domain: com.test.big\nopset_versions: [{version: 1, ir_version: 9}]\n")
-    (folder / "Big.yaml").write_text("operator: Big\ndomain: com.test.big\ndoc: '" + "x" * (5 * 1024 * 1024) + "'\n")
+    (folder / "domain.yaml").write_text(
+        "domain: com.test.big\nopset_versions: [{version: 1, ir_version: 9}]\n"
+    )
+    (folder / "Big.yaml").write_text(
+        "operator: Big\ndomain: com.test.big\ndoc: '" + "x" * (5 * 1024 * 1024) + "'\n"
+    )
     result = load_specs([tmp_path], jobs=1)
     assert [(d.rule, d.location.line, d.location.column) for d in result.errors] == [("FILE-TOO-LARGE", 1, 1)]
 
@@ -89,7 +94,9 @@ def test_unreadable_spec_file_is_reported(tmp_path: Path) -> None:
     """A spec path that cannot be read (here a dangling symlink) is a located FILE-READ error."""
     folder = tmp_path / "com.test.gone"
     folder.mkdir()
-    (folder / "domain.yaml").write_text("domain: com.test.gone\nopset_versions: [{version: 1, ir_version: 9}]\n")
+    (folder / "domain.yaml").write_text(
+        "domain: com.test.gone\nopset_versions: [{version: 1, ir_version: 9}]\n"
+    )
     (folder / "Gone.yaml").symlink_to(tmp_path / "nowhere.yaml")
     result = load_specs([tmp_path], jobs=1)
     assert [(d.rule, Path(d.location.file).name) for d in result.errors] == [("FILE-READ", "Gone.yaml")]
@@ -111,7 +118,10 @@ def test_cli_reports_every_problem_without_traceback() -> None:
 
 def test_cli_usage_problem_exits_2() -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "toolkit", "validate", "/no/such/folder"], capture_output=True, text=True, check=False
+        [sys.executable, "-m", "toolkit", "validate", "/no/such/folder"],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert proc.returncode == 2
     assert "no such file or directory" in proc.stderr and "Traceback" not in proc.stderr

@@ -91,27 +91,58 @@ def _option(key: str, option: str, **extra: Any) -> Callable[[Version], None]:
 # (rule, operator, edit, expected (BC breaks, FC breaks), why)
 CASES = [
     ("ATTR-ADDED", "Foo", _attr("beta", {"type": "int", "default": 1}), (False, True), "optional attribute"),
-    ("ATTR-ADDED", "Foo", _attr("beta", {"type": "int", "required": True}), (True, True), "required attribute"),
+    (
+        "ATTR-ADDED",
+        "Foo",
+        _attr("beta", {"type": "int", "required": True}),
+        (True, True),
+        "required attribute",
+    ),
     ("ATTR-REMOVED", "Foo", _attr("axis", None), (True, False), "optional: default on old runtimes"),
     ("ATTR-REMOVED", "Foo", _attr("alpha", None), (True, True), "required: new nodes lack it"),
     ("INPUT-REMOVED", "Foo", _drop("inputs", "C"), (True, False), "trailing optional input"),
     ("INPUT-REMOVED", "Foo", _drop("inputs", "B"), (True, True), "middle optional: C shifts"),
-    ("INPUT-ADDED", "Foo", _insert("inputs", 3, {"name": "D", "type": "T", "option": "optional"}),
-     (False, True), "optional at the end"),
-    ("INPUT-ADDED", "Foo", _insert("inputs", 1, {"name": "D", "type": "T", "option": "optional"}),
-     (True, True), "optional in the middle: B and C shift"),
+    (
+        "INPUT-ADDED",
+        "Foo",
+        _insert("inputs", 3, {"name": "D", "type": "T", "option": "optional"}),
+        (False, True),
+        "optional at the end",
+    ),
+    (
+        "INPUT-ADDED",
+        "Foo",
+        _insert("inputs", 1, {"name": "D", "type": "T", "option": "optional"}),
+        (True, True),
+        "optional in the middle: B and C shift",
+    ),
     ("INPUT-ADDED", "One", _insert("inputs", 1, {"name": "D", "type": "T"}), (True, True), "required"),
-    ("OUTPUT-ADDED", "Foo", _insert("outputs", 2, {"name": "W", "type": "T", "option": "optional"}),
-     (False, True), "optional output at the end keeps old nodes working"),
+    (
+        "OUTPUT-ADDED",
+        "Foo",
+        _insert("outputs", 2, {"name": "W", "type": "T", "option": "optional"}),
+        (False, True),
+        "optional output at the end keeps old nodes working",
+    ),
     ("OUTPUT-ADDED", "One", _insert("outputs", 1, {"name": "W", "type": "T"}), (True, True), "required"),
     ("OUTPUT-REMOVED", "Foo", _drop("outputs", "Z"), (True, False), "trailing optional output"),
     ("INPUT-OPTION-CHANGED", "One", _option("inputs", "variadic"), (False, True), "single -> variadic"),
     ("INPUT-OPTION-CHANGED", "One", _option("inputs", "optional"), (False, True), "single -> optional"),
-    ("INPUT-OPTION-CHANGED", "One", _option("inputs", "variadic", min_arity=2), (True, True),
-     "single -> variadic of at least 2"),
+    (
+        "INPUT-OPTION-CHANGED",
+        "One",
+        _option("inputs", "variadic", min_arity=2),
+        (True, True),
+        "single -> variadic of at least 2",
+    ),
     ("OUTPUT-OPTION-CHANGED", "One", _option("outputs", "variadic"), (False, True), "single -> variadic"),
-    ("OUTPUT-OPTION-CHANGED", "Foo", lambda v: v["outputs"][-1].pop("option"), (True, False),
-     "optional -> single"),
+    (
+        "OUTPUT-OPTION-CHANGED",
+        "Foo",
+        lambda v: v["outputs"][-1].pop("option"),
+        (True, False),
+        "optional -> single",
+    ),
 ]
 
 
@@ -149,4 +180,6 @@ def test_variadic_arity_changes(tmp_path: Path) -> None:
 
 def test_every_gate_rule_argues_its_flags() -> None:
     for rule in all_rules():
-        assert f"**BC/FC** (BC {'yes' if rule.bc else 'no'}, FC {'yes' if rule.fc else 'no'}" in rule.doc, rule.id
+        assert f"**BC/FC** (BC {'yes' if rule.bc else 'no'}, FC {'yes' if rule.fc else 'no'}" in rule.doc, (
+            rule.id
+        )

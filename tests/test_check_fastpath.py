@@ -47,25 +47,44 @@ def fast_verdicts(model: Any, registry: Registry, unchecked: Container[str]) -> 
     functions = {(f.domain, f.name) for f in model.functions}
     facts, compiled = FACTS.get(registry), FAST.get(registry)
 
-    def visit(graph: Any, path: str, imports: dict[str, int], types: MutableMapping[str, str | None] | None) -> None:
+    def visit(
+        graph: Any, path: str, imports: dict[str, int], types: MutableMapping[str, str | None] | None
+    ) -> None:
         for index, node in enumerate(graph.node):
             here = node_path(path, node, index)
-            fast = plan(registry, functions, imports, node.domain, node.op_type, unchecked,
-                        lambda schema: facts_of(schema, facts), compiled)
-            out[here].append(DIRTY if fast is None else clean(node, fast, None if types is None else types.get))
+            fast = plan(
+                registry,
+                functions,
+                imports,
+                node.domain,
+                node.op_type,
+                unchecked,
+                lambda schema: facts_of(schema, facts),
+                compiled,
+            )
+            out[here].append(
+                DIRTY if fast is None else clean(node, fast, None if types is None else types.get)
+            )
             for suffix, sub in subgraphs(node):
                 inner = None if types is None else ChainMap(declared_types(sub), types)
                 visit(sub, f"{here}/{suffix}", imports, inner)
 
     imports = opset_imports(model.opset_import)
     # the types check_model checks against: declared ones, inferred ones where none is declared
-    visit(model.graph, graph_path(model), imports, {**infer_types(model, registry), **declared_types(model.graph)})
+    visit(
+        model.graph,
+        graph_path(model),
+        imports,
+        {**infer_types(model, registry), **declared_types(model.graph)},
+    )
     for function in model.functions:
         visit(function, function_path(function), function_imports(function, imports), None)
     return out
 
 
-def assert_fast_path_agrees(model: Any, registry: Registry, unchecked: Container[str], name: str = "") -> None:
+def assert_fast_path_agrees(
+    model: Any, registry: Registry, unchecked: Container[str], name: str = ""
+) -> None:
     plain = check_model(model, registry, unchecked_attributes=unchecked, fast=False)
     fast = check_model(model, registry, unchecked_attributes=unchecked, fast=True)
     assert fast.findings == plain.findings, name
@@ -90,12 +109,21 @@ def _synthetic() -> list[Any]:
     f32 = onnx.TensorProto.FLOAT
     x = helper.make_tensor_value_info("x", f32, [2])
     c = helper.make_tensor_value_info("c", onnx.TensorProto.BOOL, [])
-    then = helper.make_graph([helper.make_node("Relu", ["x"], ["t"])], "then", [],
-                             [helper.make_tensor_value_info("t", f32, [2])])
-    other = helper.make_graph([helper.make_node("Neg", ["x"], ["e"]), helper.make_node("Abs", ["e"], ["e2"])],
-                              "else", [], [helper.make_tensor_value_info("e2", f32, [2])])
+    then = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["t"])], "then", [], [helper.make_tensor_value_info("t", f32, [2])]
+    )
+    other = helper.make_graph(
+        [helper.make_node("Neg", ["x"], ["e"]), helper.make_node("Abs", ["e"], ["e2"])],
+        "else",
+        [],
+        [helper.make_tensor_value_info("e2", f32, [2])],
+    )
     function = helper.make_function(
-        "local", "Fn", ["a"], ["b"], [helper.make_node("Cast", ["a"], ["m"], to=f32), helper.make_node("Relu", ["m"], ["b"])],
+        "local",
+        "Fn",
+        ["a"],
+        ["b"],
+        [helper.make_node("Cast", ["a"], ["m"], to=f32), helper.make_node("Relu", ["m"], ["b"])],
         [helper.make_opsetid("", 18)],
     )
     nodes = [
@@ -110,10 +138,22 @@ def _synthetic() -> list[Any]:
         helper.make_node("LayerNormalization", ["q", "x"], ["n"], epsilon=1e-5, custom=1),
     ]
     infos = [helper.make_tensor_value_info(n, f32, None) for n in ("y", "s", "z", "w", "v", "q")]
-    graph = helper.make_graph(nodes, "main", [x, c], [helper.make_tensor_value_info("n", f32, None)],
-                              value_info=[*infos, helper.make_tensor_value_info("k", onnx.TensorProto.INT64, [1])])
-    model = helper.make_model(graph, functions=[function], opset_imports=[
-        helper.make_opsetid("", 18), helper.make_opsetid("local", 1), helper.make_opsetid(ABC, 3)])
+    graph = helper.make_graph(
+        nodes,
+        "main",
+        [x, c],
+        [helper.make_tensor_value_info("n", f32, None)],
+        value_info=[*infos, helper.make_tensor_value_info("k", onnx.TensorProto.INT64, [1])],
+    )
+    model = helper.make_model(
+        graph,
+        functions=[function],
+        opset_imports=[
+            helper.make_opsetid("", 18),
+            helper.make_opsetid("local", 1),
+            helper.make_opsetid(ABC, 3),
+        ],
+    )
     return [model]
 
 
@@ -121,7 +161,8 @@ def _synthetic() -> list[Any]:
 def pool() -> tuple[list[Any], list[Any]]:
     """(synthetic models, small models of onnx's backend test data)."""
     files = sorted(
-        p for kind in ("pytorch-converted", "pytorch-operator", "simple", "light")
+        p
+        for kind in ("pytorch-converted", "pytorch-operator", "simple", "light")
         for p in glob.glob(str(DATA / kind / "**" / "*.onnx"), recursive=True)
         if os.path.getsize(p) < 300_000
     )
@@ -130,13 +171,53 @@ def pool() -> tuple[list[Any], list[Any]]:
     return _synthetic(), models
 
 
-OPS = ("Relu", "Add", "Cast", "Gemm", "Clip", "Concat", "Upsample", "LayerNormalization", "NoSuchOp", "If",
-       "Conv", "Reshape", "Gelu", "A", "B", "C", "Fn", "Identity", "ConstantOfShape", "Loop", "Scan")
+OPS = (
+    "Relu",
+    "Add",
+    "Cast",
+    "Gemm",
+    "Clip",
+    "Concat",
+    "Upsample",
+    "LayerNormalization",
+    "NoSuchOp",
+    "If",
+    "Conv",
+    "Reshape",
+    "Gelu",
+    "A",
+    "B",
+    "C",
+    "Fn",
+    "Identity",
+    "ConstantOfShape",
+    "Loop",
+    "Scan",
+)
 DOMAINS = ("", "ai.onnx", "com.nowhere", ABC, "local", "ai.onnx.ml")
-ATTR_NAMES = ("axis", "to", "alpha", "beta", "then_branch", "value", "bogus", "__internal", "scale", "epsilon",
-              "kernel_shape", "perm")
-ELEM_TYPES = (onnx.TensorProto.FLOAT, onnx.TensorProto.DOUBLE, onnx.TensorProto.INT64, onnx.TensorProto.STRING,
-              onnx.TensorProto.BOOL, onnx.TensorProto.FLOAT16, 0)
+ATTR_NAMES = (
+    "axis",
+    "to",
+    "alpha",
+    "beta",
+    "then_branch",
+    "value",
+    "bogus",
+    "__internal",
+    "scale",
+    "epsilon",
+    "kernel_shape",
+    "perm",
+)
+ELEM_TYPES = (
+    onnx.TensorProto.FLOAT,
+    onnx.TensorProto.DOUBLE,
+    onnx.TensorProto.INT64,
+    onnx.TensorProto.STRING,
+    onnx.TensorProto.BOOL,
+    onnx.TensorProto.FLOAT16,
+    0,
+)
 
 
 def _graphs(graph: Any) -> list[Any]:
@@ -184,8 +265,14 @@ def _attribute(data: st.DataObject, name: str) -> Any:
         elif attr.type == 4:
             attr.t.CopyFrom(helper.make_tensor("t", onnx.TensorProto.FLOAT, [1], [1.0]))
         elif attr.type == 5:
-            attr.g.CopyFrom(helper.make_graph([helper.make_node("Identity", ["x"], ["gi"])], "g", [],
-                                              [helper.make_tensor_value_info("gi", onnx.TensorProto.FLOAT, [2])]))
+            attr.g.CopyFrom(
+                helper.make_graph(
+                    [helper.make_node("Identity", ["x"], ["gi"])],
+                    "g",
+                    [],
+                    [helper.make_tensor_value_info("gi", onnx.TensorProto.FLOAT, [2])],
+                )
+            )
         elif attr.type == 7:
             attr.ints.extend([1, 0])
         elif attr.type == 13:
@@ -217,8 +304,13 @@ def mutate(model: Any, data: st.DataObject) -> None:
                 else:
                     info.ClearField("type")
             else:
-                graph.value_info.append(helper.make_tensor_value_info(
-                    data.draw(st.sampled_from(_names(graph))), data.draw(st.sampled_from(ELEM_TYPES[:-1])), None))
+                graph.value_info.append(
+                    helper.make_tensor_value_info(
+                        data.draw(st.sampled_from(_names(graph))),
+                        data.draw(st.sampled_from(ELEM_TYPES[:-1])),
+                        None,
+                    )
+                )
             continue
         if not len(graph.node):
             continue
@@ -243,7 +335,9 @@ def mutate(model: Any, data: st.DataObject) -> None:
             elif action == "duplicate" and len(node.attribute):
                 node.attribute.append(node.attribute[data.draw(st.integers(0, len(node.attribute) - 1))])
             elif action == "retype" and len(node.attribute):
-                node.attribute[data.draw(st.integers(0, len(node.attribute) - 1))].type = data.draw(st.integers(0, 14))
+                node.attribute[data.draw(st.integers(0, len(node.attribute) - 1))].type = data.draw(
+                    st.integers(0, 14)
+                )
             elif action == "clear" and len(node.attribute):  # the value goes, the declared type stays
                 attr = node.attribute[data.draw(st.integers(0, len(node.attribute) - 1))]
                 for value_field in ("f", "i", "s", "t", "g", "sparse_tensor", "tp"):

@@ -153,7 +153,13 @@ def seed(model: Any, kind: str, registry: Registry) -> Any | None:
     return None
 
 
-FAULTS = ("missing_required", "unknown_attribute", "wrong_attribute_type", "too_many_inputs", "op_not_in_opset")
+FAULTS = (
+    "missing_required",
+    "unknown_attribute",
+    "wrong_attribute_type",
+    "too_many_inputs",
+    "op_not_in_opset",
+)
 
 
 @pytest.mark.report
@@ -175,7 +181,9 @@ def test_seeded_faults_match_onnx_checker(
             counts[kind] += 1
             counts[f"{kind}:onnx-{'pass' if expected else 'fail'}"] += 1
             if got != expected:
-                disagreements.append(f"{name} {kind}: onnx={'pass' if expected else 'fail'} ours={result.findings}")
+                disagreements.append(
+                    f"{name} {kind}: onnx={'pass' if expected else 'fail'} ours={result.findings}"
+                )
     print("\nseeded faults:", dict(sorted(counts.items())))
     assert all(counts[kind] >= 50 for kind in FAULTS), counts
     assert disagreements == []
@@ -202,7 +210,9 @@ def test_seeded_faults_get_the_right_rule(registry: Registry) -> None:
     assert rules(helper.make_node("Upsample", ["x", "x"], ["y"]), opset=10) == ["MODEL-OP-DEPRECATED"]
     assert rules(helper.make_node("Clip", ["x", "", "x"], ["y"])) == []  # skipped optional input
     assert rules(helper.make_node("Gemm", ["x", "", "x"], ["y"])) == ["MODEL-INPUT-EMPTY"]
-    assert rules(helper.make_node("Relu", ["x"], ["y"], domain="com.nowhere")) == ["MODEL-DOMAIN-NOT-IMPORTED"]
+    assert rules(helper.make_node("Relu", ["x"], ["y"], domain="com.nowhere")) == [
+        "MODEL-DOMAIN-NOT-IMPORTED"
+    ]
     flatten = helper.make_node("Flatten", ["x"], ["y"], axis=1)
     flatten.attribute.append(helper.make_attribute("axis", 2))
     assert rules(flatten) == ["MODEL-ATTR-DUPLICATE"]
@@ -212,35 +222,49 @@ def test_rarer_rules(registry: Registry) -> None:
     x = helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2])
     y = helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [2])
 
-    def located(*nodes: Any, imports: tuple[tuple[str, int], ...] = (("", 18),), functions: Any = ()) -> list[Any]:
+    def located(
+        *nodes: Any, imports: tuple[tuple[str, int], ...] = (("", 18),), functions: Any = ()
+    ) -> list[Any]:
         graph = helper.make_graph(list(nodes), "g", [x], [y])
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid(d, v) for d, v in imports],
-                                  functions=list(functions))
-        return [(f.rule, f.path, f.severity.value) for f in ours(model, registry).findings
-                if f.rule not in graph_checks.RULES]
+        model = helper.make_model(
+            graph, opset_imports=[helper.make_opsetid(d, v) for d, v in imports], functions=list(functions)
+        )
+        return [
+            (f.rule, f.path, f.severity.value)
+            for f in ours(model, registry).findings
+            if f.rule not in graph_checks.RULES
+        ]
 
     empty_value = helper.make_node("ConstantOfShape", ["shape"], ["y"])
     empty_value.attribute.add(name="value", type=onnx.AttributeProto.TENSOR)
     assert located(empty_value) == [("MODEL-ATTR-VALUE-MISSING", "g/ConstantOfShape/0", "error")]
-    assert located(helper.make_node("Dropout", ["x"], ["", "mask"])) == [("MODEL-OUTPUT-EMPTY", "g/Dropout/0", "error")]
+    assert located(helper.make_node("Dropout", ["x"], ["", "mask"])) == [
+        ("MODEL-OUTPUT-EMPTY", "g/Dropout/0", "error")
+    ]
     vendor = helper.make_node("Op", ["x"], ["y"], domain="com.unknown")
     assert located(vendor, vendor, imports=(("", 18), ("com.unknown", 1))) == [
         ("MODEL-DOMAIN-UNKNOWN", "g/Op/0", "warning")  # once per domain
     ]
     assert located(helper.make_node("Relu", ["x"], ["y"]), imports=(("", 99),))[0] == (
-        "MODEL-OPSET-UNKNOWN", "g", "warning")
-    function = helper.make_function("local", "Fn", ["a"], ["b"], [helper.make_node("Relu", ["a"], ["b"])],
-                                    [helper.make_opsetid("", 18)])
+        "MODEL-OPSET-UNKNOWN",
+        "g",
+        "warning",
+    )
+    function = helper.make_function(
+        "local", "Fn", ["a"], ["b"], [helper.make_node("Relu", ["a"], ["b"])], [helper.make_opsetid("", 18)]
+    )
     call = helper.make_node("Fn", ["x", "x"], ["y"], domain="local", gain=2)
     assert located(call, imports=(("", 18), ("local", 1)), functions=[function]) == [
-        ("MODEL-FUNCTION-CALL", "g/Fn/0", "error"), ("MODEL-FUNCTION-CALL", "g/Fn/0", "error")
+        ("MODEL-FUNCTION-CALL", "g/Fn/0", "error"),
+        ("MODEL-FUNCTION-CALL", "g/Fn/0", "error"),
     ]
 
 
 def test_type_bindings(registry: Registry) -> None:
     def rules(node: Any, a: int, b: int, out: int) -> list[str]:
         graph = helper.make_graph(
-            [node], "g",
+            [node],
+            "g",
             [helper.make_tensor_value_info("a", a, [2]), helper.make_tensor_value_info("b", b, [2])],
             [helper.make_tensor_value_info("y", out, [2])],
         )
@@ -259,18 +283,33 @@ def test_subgraphs_and_functions_are_located(registry: Registry) -> None:
     x = helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2])
     cond = helper.make_tensor_value_info("c", onnx.TensorProto.BOOL, [])
     bad = helper.make_node("Relu", ["x"], ["t"], name="inner_relu", alpha=1.0)
-    branch = helper.make_graph([bad], "then", [], [helper.make_tensor_value_info("t", onnx.TensorProto.FLOAT, [2])])
-    ok = helper.make_graph([helper.make_node("Identity", ["x"], ["e"])], "else",
-                           [], [helper.make_tensor_value_info("e", onnx.TensorProto.FLOAT, [2])])
+    branch = helper.make_graph(
+        [bad], "then", [], [helper.make_tensor_value_info("t", onnx.TensorProto.FLOAT, [2])]
+    )
+    ok = helper.make_graph(
+        [helper.make_node("Identity", ["x"], ["e"])],
+        "else",
+        [],
+        [helper.make_tensor_value_info("e", onnx.TensorProto.FLOAT, [2])],
+    )
     if_node = helper.make_node("If", ["c"], ["y"], name="branch", then_branch=branch, else_branch=ok)
     call = helper.make_node("MyFn", ["y"], ["z"], domain="local", name="call")
     function = helper.make_function(
-        "local", "MyFn", ["a"], ["b"], [helper.make_node("Cast", ["a"], ["b"])],
+        "local",
+        "MyFn",
+        ["a"],
+        ["b"],
+        [helper.make_node("Cast", ["a"], ["b"])],
         [helper.make_opsetid("", 18)],
     )
-    graph = helper.make_graph([if_node, call], "main", [x, cond], [helper.make_tensor_value_info("z", 1, [2])])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18), helper.make_opsetid("local", 1)],
-                              functions=[function])
+    graph = helper.make_graph(
+        [if_node, call], "main", [x, cond], [helper.make_tensor_value_info("z", 1, [2])]
+    )
+    model = helper.make_model(
+        graph,
+        opset_imports=[helper.make_opsetid("", 18), helper.make_opsetid("local", 1)],
+        functions=[function],
+    )
     result = ours(model, registry)
     located = [(f.rule, f.path) for f in result.findings]
     assert located == [
@@ -305,7 +344,9 @@ def test_catalog_is_imported_once_per_onnx_version(tmp_path: Path) -> None:
     from toolkit.onnx_bridge.catalog import CATALOG_FORMAT, catalog_dir, onnx_unchecked_attributes
 
     first = catalog_dir(tmp_path)
-    assert first.name == f"onnx-catalog-{onnx.__version__}-f{CATALOG_FORMAT}" and (first / ".complete").exists()
+    assert (
+        first.name == f"onnx-catalog-{onnx.__version__}-f{CATALOG_FORMAT}" and (first / ".complete").exists()
+    )
     stamp = (first / ".complete").stat().st_mtime_ns
     assert catalog_dir(tmp_path) == first and (first / ".complete").stat().st_mtime_ns == stamp
     assert onnx_unchecked_attributes(tmp_path) == _UNCHECKED

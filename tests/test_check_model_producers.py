@@ -85,7 +85,9 @@ def seed_vendor_fault(model: Any, index: int, kind: str, registry: Registry) -> 
 
 
 @pytest.mark.report
-def test_seeded_vendor_faults_are_rejected_like_onnxruntime(producer_corpus: list[Any], ort_registry: Registry) -> None:
+def test_seeded_vendor_faults_are_rejected_like_onnxruntime(
+    producer_corpus: list[Any], ort_registry: Registry
+) -> None:
     counts: Counter[str] = Counter()
     misses: list[str] = []
     for produced in producer_corpus:
@@ -116,7 +118,9 @@ def test_seeded_vendor_faults_are_rejected_like_onnxruntime(producer_corpus: lis
         assert counts[f"{kind} ort-rejects"] >= 3, (kind, counts)
 
 
-def test_runtime_additions_are_valid_for_the_runtime_only(producer_corpus: list[Any], ort_registry: Registry) -> None:
+def test_runtime_additions_are_valid_for_the_runtime_only(
+    producer_corpus: list[Any], ort_registry: Registry
+) -> None:
     """onnxruntime's offline optimizer writes its own LayerNormalization-1 and
     SimplifiedLayerNormalization-1 into the default domain: not ONNX (onnx.checker and
     check-model against the standard reject it), valid for onnxruntime (`--runtime`)."""

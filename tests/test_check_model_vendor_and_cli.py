@@ -39,15 +39,32 @@ def to_onnx_schema(schema: OpSchema) -> Any:
     S = onnx.defs.OpSchema
 
     def params(items: Any) -> list[Any]:
-        return [S.FormalParameter(p.name, p.type_str, p.doc, param_option=_OPTION[p.option],
-                                  is_homogeneous=p.homogeneous, min_arity=p.min_arity) for p in items]
+        return [
+            S.FormalParameter(
+                p.name,
+                p.type_str,
+                p.doc,
+                param_option=_OPTION[p.option],
+                is_homogeneous=p.homogeneous,
+                min_arity=p.min_arity,
+            )
+            for p in items
+        ]
 
-    attrs = [S.Attribute(a.name, S.AttrType(a.type.proto_number), a.doc, required=a.required)
-             for a in schema.attributes]
-    return S(schema.name, schema.domain, schema.since_version, schema.doc or schema.name,
-             inputs=params(schema.inputs), outputs=params(schema.outputs),
-             type_constraints=[(c.param, list(c.allowed), c.doc) for c in schema.type_constraints],
-             attributes=attrs)
+    attrs = [
+        S.Attribute(a.name, S.AttrType(a.type.proto_number), a.doc, required=a.required)
+        for a in schema.attributes
+    ]
+    return S(
+        schema.name,
+        schema.domain,
+        schema.since_version,
+        schema.doc or schema.name,
+        inputs=params(schema.inputs),
+        outputs=params(schema.outputs),
+        type_constraints=[(c.param, list(c.allowed), c.doc) for c in schema.type_constraints],
+        attributes=attrs,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -79,9 +96,19 @@ def valid_model(schema: OpSchema, opset: int) -> Any | None:
             return None
         return helper.make_tensor_value_info(name, onnx.TensorProto.DataType.Value(t[7:-1].upper()), [1])
 
-    inputs = [info(f"i{k}", p.type_str) for k, p in enumerate(schema.inputs) if p.option is not ParamOption.OPTIONAL]
-    outputs = [info(f"o{k}", p.type_str) for k, p in enumerate(schema.outputs) if p.option is not ParamOption.OPTIONAL]
-    if None in inputs or None in outputs or any(a.required and a.type not in _SAMPLE for a in schema.attributes):
+    inputs = [
+        info(f"i{k}", p.type_str) for k, p in enumerate(schema.inputs) if p.option is not ParamOption.OPTIONAL
+    ]
+    outputs = [
+        info(f"o{k}", p.type_str)
+        for k, p in enumerate(schema.outputs)
+        if p.option is not ParamOption.OPTIONAL
+    ]
+    if (
+        None in inputs
+        or None in outputs
+        or any(a.required and a.type not in _SAMPLE for a in schema.attributes)
+    ):
         return None
     names = [i.name for i in inputs]
     if schema.inputs and schema.inputs[-1].is_variadic and names:
@@ -96,14 +123,17 @@ def valid_model(schema: OpSchema, opset: int) -> Any | None:
         if attr.required:
             node.attribute.append(helper.make_attribute(attr.name, _SAMPLE[attr.type]))
     graph = helper.make_graph([node], "g", inputs, outputs)
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18),
-                                                   helper.make_opsetid(schema.domain, opset)])
+    return helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 18), helper.make_opsetid(schema.domain, opset)]
+    )
 
 
 def faults(model: Any, schema: OpSchema) -> dict[str, Any]:
     out: dict[str, Any] = {}
     node = model.graph.node[0]
-    required = [i for i, a in enumerate(node.attribute) if a.name in {x.name for x in schema.attributes if x.required}]
+    required = [
+        i for i, a in enumerate(node.attribute) if a.name in {x.name for x in schema.attributes if x.required}
+    ]
     if required:
         out["missing_required"] = copy.deepcopy(model)
         del out["missing_required"].graph.node[0].attribute[required[0]]
@@ -135,7 +165,9 @@ def verdict(model: Any) -> bool:
 
 
 @pytest.mark.report
-def test_vendor_models_match_onnx_with_registered_schemas(registry: Registry, shipped_registry: Registry) -> None:
+def test_vendor_models_match_onnx_with_registered_schemas(
+    registry: Registry, shipped_registry: Registry
+) -> None:
     counts = {"valid": 0, "seeded": 0}
     disagreements = []
     for domain in VENDOR:
@@ -148,8 +180,11 @@ def test_vendor_models_match_onnx_with_registered_schemas(registry: Registry, sh
                     continue
                 counts["valid"] += 1
                 assert verdict(model), schema.id
-                assert [f.rule for f in check_model(model, registry).findings
-                        if f.rule not in ("MODEL-OP-DEPRECATED", "MODEL-OP-EXPERIMENTAL")] == [], schema.id
+                assert [
+                    f.rule
+                    for f in check_model(model, registry).findings
+                    if f.rule not in ("MODEL-OP-DEPRECATED", "MODEL-OP-EXPERIMENTAL")
+                ] == [], schema.id
                 cases = faults(model, schema)
                 if op.versions[0].since_version > 1:
                     early = copy.deepcopy(model)
@@ -169,8 +204,13 @@ def test_vendor_models_match_onnx_with_registered_schemas(registry: Registry, sh
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "toolkit", "check-model", *args], capture_output=True, text=True,
-                          cwd=REPO, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "toolkit", "check-model", *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        check=False,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -178,11 +218,14 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     out = tmp_path_factory.mktemp("models")
     x = helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2])
     y = helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [2])
-    good = helper.make_model(helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g", [x], [y]),
-                             opset_imports=[helper.make_opsetid("", 18)])
+    good = helper.make_model(
+        helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g", [x], [y]),
+        opset_imports=[helper.make_opsetid("", 18)],
+    )
     bad = helper.make_model(
         helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="r", alpha=1.0)], "g", [x], [y]),
-        opset_imports=[helper.make_opsetid("", 18)])
+        opset_imports=[helper.make_opsetid("", 18)],
+    )
     onnx.save(good, out / "good.onnx")
     onnx.save(bad, out / "bad.onnx")
     return out / "good.onnx", out / "bad.onnx"
@@ -210,7 +253,11 @@ def test_cli_json_github_sarif(models: tuple[Path, Path]) -> None:
     jsonschema.validate(data, schema)
     assert data["kind"] == "check-model" and [m["errors"] for m in data["models"]] == [0, 1]
     finding = data["models"][1]["findings"][0]
-    assert finding["rule"] == "MODEL-ATTR-UNKNOWN" and finding["path"] == "g/r/0" and len(finding["fingerprint"]) == 32
+    assert (
+        finding["rule"] == "MODEL-ATTR-UNKNOWN"
+        and finding["path"] == "g/r/0"
+        and len(finding["fingerprint"]) == 32
+    )
     github = run(str(bad), "--format", "github").stdout
     assert github.startswith("::error file=") and "title=MODEL-ATTR-UNKNOWN::g/r/0" in github
     sarif = run(str(bad), "--format", "sarif")
@@ -260,7 +307,7 @@ def test_help_uris_point_at_headings_of_the_docs() -> None:
     anchors: dict[str, set[str]] = {}
     for uri in uris:
         assert uri.startswith(DOCS_URL), uri
-        page, _, anchor = uri[len(DOCS_URL):].partition("#")
+        page, _, anchor = uri[len(DOCS_URL) :].partition("#")
         if page not in anchors:
             source = REPO / "docs" / (page.rstrip("/") + ".md")
             text = re.sub(r"(?ms)^```.*?^```", "", source.read_text())
@@ -276,7 +323,7 @@ def test_model_tools_rules_section_is_current() -> None:
 
     text = (REPO / "docs" / "guide" / "model-tools.md").read_text()
     start = text.index("### Rules\n")
-    section = text[start:text.index("\n## ", start) + 1]
+    section = text[start : text.index("\n## ", start) + 1]
     assert section.rstrip("\n") + "\n" == render_rules_section(), (
         "docs/guide/model-tools.md's Rules section differs from toolkit.reporting.model_check.render_rules_section()"
     )
@@ -291,14 +338,23 @@ def test_model_tool_rule_ids_are_registered() -> None:
     from toolkit.model.rules import CATALOG
     from toolkit.onnx_bridge import compat_model, model_diff, overlay, runtime_test  # noqa: F401  (registers their rules)
 
-    sources = [*(REPO / "toolkit" / "onnx_bridge").rglob("*.py"), *(REPO / "toolkit" / "reporting").glob("model_*.py")]
+    sources = [
+        *(REPO / "toolkit" / "onnx_bridge").rglob("*.py"),
+        *(REPO / "toolkit" / "reporting").glob("model_*.py"),
+    ]
     emitted: set[str] = set()
     for path in sources:
         text = path.read_text(encoding="utf-8")
         emitted |= set(re.findall(r'"((?:MODEL|COMPAT|RUNTIME|MDIFF|ADAPTER)-[A-Z0-9-]+)"', text))
         emitted |= set(re.findall(r"\[((?:MODEL|COMPAT|RUNTIME|MDIFF)-[A-Z0-9-]+)\]", text))
     assert len(emitted) >= 38
-    families = {"MODEL": "model", "COMPAT": "compat", "RUNTIME": "runtime", "MDIFF": "mdiff", "ADAPTER": "adapter"}
+    families = {
+        "MODEL": "model",
+        "COMPAT": "compat",
+        "RUNTIME": "runtime",
+        "MDIFF": "mdiff",
+        "ADAPTER": "adapter",
+    }
     for rule_id in sorted(emitted):
         rule = CATALOG.get(rule_id)
         assert rule is not None, f"{rule_id} is emitted but not registered"

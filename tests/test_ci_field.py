@@ -33,8 +33,10 @@ BLUR_OLD = "      size: {type: int, default: 3, doc: Window width and height in 
 BLUR_NEW = BLUR_OLD + "      border: {type: int, doc: Border mode.}\n"
 
 GIT_ENV = {
-    "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-    "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.com",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.com",
     "GIT_CONFIG_NOSYSTEM": "1",
 }
 
@@ -106,15 +108,29 @@ def test_the_fetch_hint_makes_the_gate_work_in_a_single_branch_clone(
     git(upstream, "commit", "-qam", "main moves on")
     clone = tmp_path / "clone"
     # What actions/checkout and `git clone --branch X` make: only the branch under test.
-    git(tmp_path, "clone", "-q", *depth, "--single-branch", "--branch", "feature", upstream.as_uri(), str(clone))
+    git(
+        tmp_path,
+        "clone",
+        "-q",
+        *depth,
+        "--single-branch",
+        "--branch",
+        "feature",
+        upstream.as_uri(),
+        str(clone),
+    )
     monkeypatch.chdir(clone / "ml" / "tools")
-    code, out, err = run(capsys, "diff", "--against", "origin/main", "--specs", "../opsets", "--format", "github")
+    code, out, err = run(
+        capsys, "diff", "--against", "origin/main", "--specs", "../opsets", "--format", "github"
+    )
     assert code == 2
     assert "title=opset diff%3A usage error" in out  # the error reaches the pull request too
     command = hint_command(err)
     assert "refs/remotes/origin/main" in " ".join(command)
     git(clone / "ml" / "tools", *command[1:])  # exactly as printed
-    code, out, err = run(capsys, "diff", "--against", "origin/main", "--specs", "../opsets", "--format", "github")
+    code, out, err = run(
+        capsys, "diff", "--against", "origin/main", "--specs", "../opsets", "--format", "github"
+    )
     assert code == 1, err
     annotations = [line for line in out.splitlines() if line.startswith("::error ")]
     assert len(annotations) == 1
@@ -190,14 +206,28 @@ def test_generate_check_does_not_depend_on_the_working_directory(
     assert run(capsys, "generate", "-q", "--only", "proto", "--specs", "opsets", "--out", "generated")[0] == 0
     schemas = (repo / "ml" / "generated" / "proto" / "org.example.abc" / "schemas.pb").read_bytes()
     assert b"ml/opsets/org.example.abc/A.yaml" in schemas  # named from the repository root
-    for cwd, specs, out in [(repo, "ml/opsets", "ml/generated"), (repo / "ml" / "tools", "../opsets", "../generated")]:
+    for cwd, specs, out in [
+        (repo, "ml/opsets", "ml/generated"),
+        (repo / "ml" / "tools", "../opsets", "../generated"),
+    ]:
         monkeypatch.chdir(cwd)
-        code, out_text, err = run(capsys, "generate", "--check", "--only", "proto", "--specs", specs, "--out", out)
+        code, out_text, err = run(
+            capsys, "generate", "--check", "--only", "proto", "--specs", specs, "--out", out
+        )
         assert code == 0, (cwd, out_text[:2000], err)
     break_blur(repo)
     code, out_text, _ = run(
-        capsys, "generate", "--check", "--only", "proto", "--specs", "../opsets", "--out", "../generated",
-        "--format", "github",
+        capsys,
+        "generate",
+        "--check",
+        "--only",
+        "proto",
+        "--specs",
+        "../opsets",
+        "--out",
+        "../generated",
+        "--format",
+        "github",
     )
     assert code == 1
     assert "file=ml/generated/proto/com.acme.vision/schemas.pb," in out_text
@@ -250,7 +280,9 @@ def test_an_internal_error_exits_2_and_reaches_the_report(
     assert "internal error: RuntimeError: boom" in err
     invocation = json.loads(report.read_text(encoding="utf-8"))["runs"][0]["invocations"][0]
     assert invocation["executionSuccessful"] is False
-    assert "internal error: RuntimeError: boom" in invocation["toolExecutionNotifications"][0]["message"]["text"]
+    assert (
+        "internal error: RuntimeError: boom" in invocation["toolExecutionNotifications"][0]["message"]["text"]
+    )
 
 
 def test_a_load_error_in_sarif_describes_its_rule(tmp_path: Path) -> None:
@@ -263,14 +295,19 @@ def test_a_load_error_in_sarif_describes_its_rule(tmp_path: Path) -> None:
 
     repo = monorepo(tmp_path / "repo")
     blur = repo / "ml" / "opsets" / "com.acme.vision" / "Blur.yaml"
-    blur.write_text(blur.read_text(encoding="utf-8").replace("    inputs:", "    inptus:", 1), encoding="utf-8")
+    blur.write_text(
+        blur.read_text(encoding="utf-8").replace("    inputs:", "    inptus:", 1), encoding="utf-8"
+    )
     env = {**os.environ, "PYTHONPATH": str(REPO), "OPSET_TOOLKIT_CACHE": str(tmp_path / "cache")}
     del env["OPSET_TOOLKIT_NO_CACHE"]
     for argv in (["diff", "--against", "HEAD"], ["generate", "--check", "--out", "../generated"]):
         for _ in range(2):  # the second run is answered from the cache
             proc = subprocess.run(
                 [sys.executable, "-m", "toolkit", *argv, "--specs", "../opsets", "--format", "sarif"],
-                cwd=repo / "ml" / "tools", env=env, capture_output=True, text=True,
+                cwd=repo / "ml" / "tools",
+                env=env,
+                capture_output=True,
+                text=True,
             )
         assert proc.returncode == (2 if argv[0] == "diff" else 1), proc.stderr
         assert "Traceback" not in proc.stderr

@@ -33,8 +33,13 @@ FORMATS = ("text", "json", "github", "sarif", "junit")
 
 
 def _git(cwd: Path, *args: str) -> None:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
     subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True)
 
 
@@ -61,9 +66,12 @@ def monorepo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def _breaking_change(root: Path) -> tuple[str, int]:
     c = root / SPECS / "C.yaml"
-    c.write_text(c.read_text().replace(
-        'T: {allowed: "@numbers"}', 'T: {allowed: "@numbers"}\n    attributes:\n      axis: {type: int, default: 0}'
-    ))
+    c.write_text(
+        c.read_text().replace(
+            'T: {allowed: "@numbers"}',
+            'T: {allowed: "@numbers"}\n    attributes:\n      axis: {type: int, default: 0}',
+        )
+    )
     return f"{SPECS}/C.yaml", _line_of(c, "axis:")
 
 
@@ -79,7 +87,9 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
     return code, out, err
 
 
-def _all_formats(capsys: pytest.CaptureFixture[str], tmp: Path, *argv: str) -> dict[str, tuple[int, str, str]]:
+def _all_formats(
+    capsys: pytest.CaptureFixture[str], tmp: Path, *argv: str
+) -> dict[str, tuple[int, str, str]]:
     out = {}
     for fmt in FORMATS:
         out[fmt] = _run(capsys, *argv, "--format", fmt)
@@ -97,20 +107,30 @@ def _check_located(reports: dict[str, tuple[int, str, str]], path: str, line: in
     data = json.loads(reports["json"][1])
     entries = data.get("findings") or data.get("diagnostics")
     assert any(
-        (e.get("location") or e).get("path") == path and (e.get("location") or e)["line"] == line for e in entries
+        (e.get("location") or e).get("path") == path and (e.get("location") or e)["line"] == line
+        for e in entries
     ), entries
     annotations = consumers.parse_workflow_commands(reports["github"][1])
-    assert any(a.get("file") == path and a.get("line") == str(line) and a["title"].startswith(rule_prefix)
-               for a in annotations), annotations
+    assert any(
+        a.get("file") == path and a.get("line") == str(line) and a["title"].startswith(rule_prefix)
+        for a in annotations
+    ), annotations
     sarif = json.loads(reports["sarif"][1])
     locations = [
-        res["locations"][0]["physicalLocation"] for res in sarif["runs"][0]["results"] if res["ruleId"].startswith(rule_prefix)
+        res["locations"][0]["physicalLocation"]
+        for res in sarif["runs"][0]["results"]
+        if res["ruleId"].startswith(rule_prefix)
     ]
     assert {"uri": path, "uriBaseId": "%SRCROOT%"} in [p["artifactLocation"] for p in locations]
     assert any(p["region"]["startLine"] == line for p in locations)
     cases = [c for suite in junitparser.JUnitXml.fromstring(reports["junit"][1]) for c in suite]
-    assert any(c._elem.get("file") == path and c._elem.get("line") == str(line) and c.classname.split(".")[-1].startswith(rule_prefix)
-               and not c.is_passed for c in cases)
+    assert any(
+        c._elem.get("file") == path
+        and c._elem.get("line") == str(line)
+        and c.classname.split(".")[-1].startswith(rule_prefix)
+        and not c.is_passed
+        for c in cases
+    )
     for fmt in FORMATS:
         assert reports[fmt][0] == code, fmt
 
@@ -123,10 +143,14 @@ def test_breaking_change_and_spec_typo_in_every_format(
     assert gate["text"][0] == 1
     _check_located(gate, change_path, change_line, "ATTR-ADDED")
     assert "breaks: BC=no FC=yes" in gate["text"][1]
-    annotation = next(a for a in consumers.parse_workflow_commands(gate["github"][1]) if a.get("file") == change_path)
+    annotation = next(
+        a for a in consumers.parse_workflow_commands(gate["github"][1]) if a.get("file") == change_path
+    )
     assert annotation["title"] == "ATTR-ADDED [BC=no FC=yes]" and "hint: " in annotation["message"]
     # The old location names its own file: the old tree's path at the git ref, not the new file.
-    result = next(r for r in json.loads(gate["sarif"][1])["runs"][0]["results"] if r["ruleId"] == "ATTR-ADDED")
+    result = next(
+        r for r in json.loads(gate["sarif"][1])["runs"][0]["results"] if r["ruleId"] == "ATTR-ADDED"
+    )
     related = result["relatedLocations"][0]
     assert related["physicalLocation"]["artifactLocation"] == {"uri": change_path, "uriBaseId": "OLDTREE"}
     assert "(main)" in related["message"]["text"]
@@ -141,7 +165,9 @@ def test_breaking_change_and_spec_typo_in_every_format(
     sarif = json.loads(load["sarif"][1])
     assert sarif["runs"][0]["invocations"][0]["executionSuccessful"] is False
     junit = ET.fromstring(load["junit"][1])
-    assert junit.find("testsuite/testcase/error") is not None  # the gate could not run: an error, not a failure
+    assert (
+        junit.find("testsuite/testcase/error") is not None
+    )  # the gate could not run: an error, not a failure
 
     validate = _all_formats(capsys, tmp_path, "validate", "../opsets")
     assert validate["text"][0] == 1
@@ -151,10 +177,16 @@ def test_breaking_change_and_spec_typo_in_every_format(
 
 
 def test_usage_errors_reach_the_report(capsys: pytest.CaptureFixture[str], monorepo: Path) -> None:
-    code, out, err = _run(capsys, "diff", "--against", "no-such-ref", "--specs", "../opsets", "--format", "github")
+    code, out, err = _run(
+        capsys, "diff", "--against", "no-such-ref", "--specs", "../opsets", "--format", "github"
+    )
     assert code == 2 and "no such git ref" in err
     (annotation,) = consumers.parse_workflow_commands(out)
-    assert annotation["command"] == "error" and "file" not in annotation and "no such git ref" in annotation["message"]
+    assert (
+        annotation["command"] == "error"
+        and "file" not in annotation
+        and "no such git ref" in annotation["message"]
+    )
     code, out, _ = _run(capsys, "validate", "../opsets", "--format", "sarif", "--no-such-option")
     assert code == 2
     invocation = json.loads(out)["runs"][0]["invocations"][0]
@@ -166,7 +198,9 @@ def test_usage_errors_reach_the_report(capsys: pytest.CaptureFixture[str], monor
     assert error is not None and "missing.onnx" in error.get("message", "")
 
 
-def test_check_model_findings_are_located_at_the_model(capsys: pytest.CaptureFixture[str], monorepo: Path, tmp_path: Path) -> None:
+def test_check_model_findings_are_located_at_the_model(
+    capsys: pytest.CaptureFixture[str], monorepo: Path, tmp_path: Path
+) -> None:
     onnx = pytest.importorskip("onnx")
     from onnx import helper
 
@@ -175,13 +209,20 @@ def test_check_model_findings_are_located_at_the_model(capsys: pytest.CaptureFix
     graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="r", alpha=1.0)], "g", [x], [y])
     models = monorepo / "ml" / "models"
     models.mkdir()
-    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]), models / "bad model,v1.onnx")
-    reports = {fmt: _run(capsys, "check-model", "../models/bad model,v1.onnx", "--format", fmt) for fmt in FORMATS}
+    onnx.save(
+        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]), models / "bad model,v1.onnx"
+    )
+    reports = {
+        fmt: _run(capsys, "check-model", "../models/bad model,v1.onnx", "--format", fmt) for fmt in FORMATS
+    }
     assert {code for code, _, _ in reports.values()} == {1}
     sarif = json.loads(reports["sarif"][1])
     (result,) = sarif["runs"][0]["results"]
     physical = result["locations"][0]["physicalLocation"]
-    assert physical["artifactLocation"] == {"uri": "ml/models/bad%20model%2Cv1.onnx", "uriBaseId": "%SRCROOT%"}
+    assert physical["artifactLocation"] == {
+        "uri": "ml/models/bad%20model%2Cv1.onnx",
+        "uriBaseId": "%SRCROOT%",
+    }
     assert physical["region"] == {"startLine": 1}
     assert result["locations"][0]["logicalLocations"][0]["fullyQualifiedName"] == "g/r/0"
     (annotation,) = consumers.parse_workflow_commands(reports["github"][1])
@@ -265,12 +306,20 @@ def test_convert_failure_is_a_located_finding(capsys: pytest.CaptureFixture[str]
 
     models = monorepo / "ml" / "models"
     models.mkdir()
-    split = helper.make_graph([helper.make_node("Split", ["x"], ["a", "b"], name="s", axis=1, split=[1, 2])],
-                              "g", [f32("x", [1, 3])], [f32("a", [1, 1]), f32("b", [1, 2])])
+    split = helper.make_graph(
+        [helper.make_node("Split", ["x"], ["a", "b"], name="s", axis=1, split=[1, 2])],
+        "g",
+        [f32("x", [1, 3])],
+        [f32("a", [1, 1]), f32("b", [1, 2])],
+    )
     onnx.save(helper.make_model(split, opset_imports=[helper.make_opsetid("", 11)]), models / "split.onnx")
     # GroupNormalization-21 changed what scale and bias mean: no adapter moves a node to it.
-    group = helper.make_graph([helper.make_node("GroupNormalization", ["x", "s", "b"], ["y"], name="gn", num_groups=1)],
-                              "g", [f32("x", [1, 2, 2]), f32("s", [1]), f32("b", [1])], [f32("y", [1, 2, 2])])
+    group = helper.make_graph(
+        [helper.make_node("GroupNormalization", ["x", "s", "b"], ["y"], name="gn", num_groups=1)],
+        "g",
+        [f32("x", [1, 2, 2]), f32("s", [1]), f32("b", [1])],
+        [f32("y", [1, 2, 2])],
+    )
     onnx.save(helper.make_model(group, opset_imports=[helper.make_opsetid("", 18)]), models / "group.onnx")
     argv = ("convert", "../models/group.onnx", "--to", "ai.onnx=21", "-o", "../models/out.onnx")
     reports = {fmt: _run(capsys, *argv, "--format", fmt) for fmt in FORMATS}
@@ -288,7 +337,18 @@ def test_convert_failure_is_a_located_finding(capsys: pytest.CaptureFixture[str]
     (case,) = [c for suite in junitparser.JUnitXml.fromstring(reports["junit"][1]) for c in suite]
     assert case._elem.get("file") == "ml/models/group.onnx" and not case.is_passed
     # a conversion that works: exit 0, an empty report on stdout, the steps on stderr
-    code, out, err = _run(capsys, "convert", "../models/split.onnx", "--to", "ai.onnx=12", "-o", "../models/out.onnx",
-                          "--format", "sarif", "--report", str(monorepo / "convert.sarif"))
+    code, out, err = _run(
+        capsys,
+        "convert",
+        "../models/split.onnx",
+        "--to",
+        "ai.onnx=12",
+        "-o",
+        "../models/out.onnx",
+        "--format",
+        "sarif",
+        "--report",
+        str(monorepo / "convert.sarif"),
+    )
     assert code == 0 and out == "" and "wrote ../models/out.onnx" in err
     assert json.loads((monorepo / "convert.sarif").read_text())["runs"][0]["results"] == []

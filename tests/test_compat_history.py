@@ -116,8 +116,12 @@ def test_real_history_pairs(onnx_registry: Registry) -> None:
                 if not changes and function_only:
                     # the signature is equal, the function is not (DepthToSpace-28 vs -13): #16
                     function_changes.append(vk1.id)
-                    if {f.rule for f in result.findings} != {"FUNCTION-BODY-CHANGED"} or result.exit_code() != 1:
-                        wrong.append(f"{vk1.id} differs from {vk.id} by its function only, yet: {result.findings}")
+                    if {f.rule for f in result.findings} != {
+                        "FUNCTION-BODY-CHANGED"
+                    } or result.exit_code() != 1:
+                        wrong.append(
+                            f"{vk1.id} differs from {vk.id} by its function only, yet: {result.findings}"
+                        )
                 elif not changes:
                     unmodelled.append(vk1.id)
                     if result.findings:
@@ -128,9 +132,13 @@ def test_real_history_pairs(onnx_registry: Registry) -> None:
                     doc_only.append(vk1.id)
                     rules = {(f.rule, f.severity.value) for f in result.findings}
                     if ("DOC-CHANGED", "info") not in rules or result.exit_code() != 0:
-                        wrong.append(f"{vk1.id} doc-only edit of {vk.id}: {sorted(rules)}, exit {result.exit_code()}")
+                        wrong.append(
+                            f"{vk1.id} doc-only edit of {vk.id}: {sorted(rules)}, exit {result.exit_code()}"
+                        )
                     if any(f.severity.value != "info" for f in result.findings):
-                        wrong.append(f"{vk1.id} doc-only edit of {vk.id}: more than info findings {sorted(rules)}")
+                        wrong.append(
+                            f"{vk1.id} doc-only edit of {vk.id}: more than info findings {sorted(rules)}"
+                        )
                 if significant and result.exit_code() != 1:
                     wrong.append(f"{vk1.id} edited in place of {vk.id}: exit {result.exit_code()}")
 
@@ -160,7 +168,10 @@ def test_real_history_pairs(onnx_registry: Registry) -> None:
     non_experimental = sum(
         1 for spec in onnx_registry.specs.operators for v in spec.versions[:-1] if not v.experimental
     )
-    assert breaking_pairs + len(doc_only) + len(unmodelled) == non_experimental, (breaking_pairs, len(doc_only))
+    assert breaking_pairs + len(doc_only) + len(unmodelled) == non_experimental, (
+        breaking_pairs,
+        len(doc_only),
+    )
     assert len(unmodelled) <= 2
     assert "ai.onnx.DepthToSpace:28" in function_changes
     assert 0 < len(doc_only) < pairs // 5

@@ -455,9 +455,7 @@ def test_every_rule_has_a_positive_test() -> None:
     }
     # built-in rules (plugins loaded by other tests are not); the adapter rules are tested in test_bump.py
     built_in = {
-        r.id
-        for r in all_rules()
-        if r.check is None or r.check.__module__.startswith("toolkit.compat.rules.")
+        r.id for r in all_rules() if r.check is None or r.check.__module__.startswith("toolkit.compat.rules.")
     } - {"ADAPTER-MISSING", "ADAPTER-RECOMMENDED"}
     missing = built_in - tested
     assert not missing

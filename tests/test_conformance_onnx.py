@@ -89,7 +89,10 @@ def schema_problems(ours: OpSchema, theirs: Any) -> list[str]:
         "max_output": (ours.max_output, theirs.max_output),
     }
     problems += [f"{k}: {a!r} != {b!r}" for k, (a, b) in scalar.items() if a != b]
-    for kind, mine, other in (("inputs", ours.inputs, theirs.inputs), ("outputs", ours.outputs, theirs.outputs)):
+    for kind, mine, other in (
+        ("inputs", ours.inputs, theirs.inputs),
+        ("outputs", ours.outputs, theirs.outputs),
+    ):
         if len(mine) != len(other):
             problems.append(f"{kind}: {len(mine)} != {len(other)}")
             continue

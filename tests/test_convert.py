@@ -46,8 +46,13 @@ def canonical_nodes(model: Any) -> list[tuple[Any, ...]]:
         return (a.name, a.type, value)
 
     return [
-        (n.op_type, n.domain, [name(i) for i in n.input], [name(o) for o in n.output],
-         sorted(attr(a) for a in n.attribute))
+        (
+            n.op_type,
+            n.domain,
+            [name(i) for i in n.input],
+            [name(o) for o in n.output],
+            sorted(attr(a) for a in n.attribute),
+        )
         for n in graph.node
     ]
 
@@ -56,13 +61,16 @@ def check_same_as_onnx(model: Any, registry: Registry, target: int) -> Any:
     ours = convert_model(model, registry, {"": target}).model
     theirs = version_converter.convert_version(model, target)
     assert canonical_nodes(ours) == canonical_nodes(theirs)
-    assert [(o.domain, o.version) for o in ours.opset_import] == [(o.domain, o.version) for o in theirs.opset_import]
+    assert [(o.domain, o.version) for o in ours.opset_import] == [
+        (o.domain, o.version) for o in theirs.opset_import
+    ]
     onnx.checker.check_model(ours, full_check=True)
     return ours
 
 
-def model_of(nodes: list[Any], inputs: list[Any], outputs: list[Any], opset: int,
-             initializers: list[Any] | None = None) -> Any:
+def model_of(
+    nodes: list[Any], inputs: list[Any], outputs: list[Any], opset: int, initializers: list[Any] | None = None
+) -> Any:
     graph = helper.make_graph(nodes, "g", inputs, outputs, initializer=initializers or [])
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
 
@@ -132,8 +140,11 @@ def test_consumed_inputs_removal_at_6_matches_onnx(registry: Registry, op: str) 
 
 
 def test_type_only_versions_are_compatible_and_match_onnx(registry: Registry) -> None:
-    nodes = [helper.make_node("Abs", ["x"], ["a"]), helper.make_node("Neg", ["a"], ["b"]),
-             helper.make_node("Relu", ["b"], ["y"])]
+    nodes = [
+        helper.make_node("Abs", ["x"], ["a"]),
+        helper.make_node("Neg", ["a"], ["b"]),
+        helper.make_node("Relu", ["b"], ["y"]),
+    ]
     model = model_of(nodes, [f32("x", [2])], [f32("y", [2])], 6)
     up = check_same_as_onnx(model, registry, 14)
     # onnx has no downgrade for these; ours restricts types and finds none in use.
@@ -166,8 +177,13 @@ def test_missing_adapter_names_operator_and_version(registry: Registry) -> None:
 ACME = "com.acme.vision"
 
 
-def acme_model(nodes: list[Any], inputs: list[Any], outputs: list[Any], version: int,
-               initializers: list[Any] | None = None) -> Any:
+def acme_model(
+    nodes: list[Any],
+    inputs: list[Any],
+    outputs: list[Any],
+    version: int,
+    initializers: list[Any] | None = None,
+) -> Any:
     graph = helper.make_graph(nodes, "g", inputs, outputs, initializer=initializers or [])
     return helper.make_model(
         graph, opset_imports=[helper.make_opsetid("", 18), helper.make_opsetid(ACME, version)]
@@ -186,7 +202,9 @@ def test_vendor_attribute_and_type_adapters(registry: Registry) -> None:
     down = convert_model(up, registry, {ACME: 1}).model
     assert canonical_nodes(down) == canonical_nodes(model)
     bf16 = helper.make_tensor_value_info("x", TensorProto.BFLOAT16, [1, 1, 4, 4])
-    model16 = acme_model([helper.make_node("FusedConv", ["x", "x"], ["y"], domain=ACME)], [bf16], [f32("y", None)], 2)
+    model16 = acme_model(
+        [helper.make_node("FusedConv", ["x", "x"], ["y"], domain=ACME)], [bf16], [f32("y", None)], 2
+    )
     with pytest.raises(ConversionError, match="bfloat16"):
         convert_model(model16, registry, {ACME: 1})
 
@@ -197,13 +215,18 @@ def test_downgrade_refuses_to_drop_a_non_default_attribute(registry: Registry, t
     with pytest.raises(ConversionError) as info:
         convert_model(model, registry, {ACME: 1})
     message = str(info.value)
-    assert message.startswith(f"g/conv/0: {ACME} 2 -> 1: downgrade com.acme.vision.FusedConv:2 -> com.acme.vision.FusedConv:1")
+    assert message.startswith(
+        f"g/conv/0: {ACME} 2 -> 1: downgrade com.acme.vision.FusedConv:2 -> com.acme.vision.FusedConv:1"
+    )
     assert "attribute 'activation' is 'relu'" in message
     source, out = tmp_path / "m.onnx", tmp_path / "out.onnx"
     onnx.save(model, source)
     done = subprocess.run(
         [sys.executable, "-m", "toolkit", "convert", str(source), "--to", f"{ACME}=1", "-o", str(out)],
-        capture_output=True, text=True, cwd=REPO, check=False,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        check=False,
     )
     assert done.returncode == 1 and "attribute 'activation' is 'relu'" in done.stderr, done.stderr
     assert not out.exists(), "nothing is written"
@@ -226,10 +249,14 @@ def forgetful_adapter(node: Any, ctx: Any) -> Any:
     return node.copy()
 
 
-def test_an_adapter_that_produces_an_invalid_node_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_adapter_that_produces_an_invalid_node_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from toolkit import load_registry
 
-    monkeypatch.setenv("OPSET_TOOLKIT_ALLOW_PYTHON_ADAPTERS", "1")  # the invoker's opt-in to the spec's python step
+    monkeypatch.setenv(
+        "OPSET_TOOLKIT_ALLOW_PYTHON_ADAPTERS", "1"
+    )  # the invoker's opt-in to the spec's python step
 
     folder = tmp_path / "com.example.gain"
     folder.mkdir()
@@ -263,7 +290,9 @@ versions:
     with pytest.raises(ConversionError) as info:
         convert_model(model, gain, {"com.example.gain": 2})
     message = str(info.value)
-    assert message.startswith("g/amp/0: com.example.gain 1 -> 2: the adapter of com.example.gain.Gain:2 produced a node that is not a valid")
+    assert message.startswith(
+        "g/amp/0: com.example.gain 1 -> 2: the adapter of com.example.gain.Gain:2 produced a node that is not a valid"
+    )
     assert "requires attribute 'alpha' (float) [MODEL-ATTR-REQUIRED]" in message
 
 
@@ -271,7 +300,9 @@ def test_vendor_attribute_to_input_and_back(registry: Registry) -> None:
     from toolkit.onnx_bridge.check import check_model
 
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT16, [1, 3, 2, 2])
-    node = helper.make_node("Normalize", ["x"], ["y"], domain=ACME, name="norm", mean=[0.5] * 3, std=[2.0] * 3)
+    node = helper.make_node(
+        "Normalize", ["x"], ["y"], domain=ACME, name="norm", mean=[0.5] * 3, std=[2.0] * 3
+    )
     model = acme_model([node], [x], [helper.make_tensor_value_info("y", TensorProto.FLOAT16, None)], 1)
     up = convert_model(model, registry, {ACME: 3})
     nodes = up.model.graph.node
@@ -306,8 +337,9 @@ def test_cli_convert(tmp_path: Path) -> None:
     onnx.save(model, source)
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "toolkit", *args], capture_output=True, text=True,
-                              cwd=REPO, check=False)
+        return subprocess.run(
+            [sys.executable, "-m", "toolkit", *args], capture_output=True, text=True, cwd=REPO, check=False
+        )
 
     done = run("convert", str(source), "--to", "ai.onnx=13", "-o", str(out))
     assert done.returncode == 0, done.stderr
@@ -324,8 +356,12 @@ def test_cli_convert(tmp_path: Path) -> None:
         usage = run("convert", str(source), "--to", target, "-o", str(out))
         assert usage.returncode == 2, (target, usage.stderr)
         assert message in usage.stderr and "Traceback" not in usage.stderr
-    group = model_of([helper.make_node("GroupNormalization", ["x", "s", "b"], ["y"], num_groups=1)],
-                     [f32("x", [1, 2, 2]), f32("s", [1]), f32("b", [1])], [f32("y", [1, 2, 2])], 18)
+    group = model_of(
+        [helper.make_node("GroupNormalization", ["x", "s", "b"], ["y"], num_groups=1)],
+        [f32("x", [1, 2, 2]), f32("s", [1]), f32("b", [1])],
+        [f32("y", [1, 2, 2])],
+        18,
+    )
     onnx.save(group, source)
     failed = run("convert", str(source), "--to", "ai.onnx=21", "-o", str(out))
     assert failed.returncode == 1 and "ai.onnx.GroupNormalization:21" in failed.stderr
@@ -348,7 +384,7 @@ def test_overlay_errors_are_located(tmp_path: Path) -> None:
     from toolkit.model.diagnostics import SpecError
 
     (tmp_path / "bad.yaml").write_text(
-        "domain: ai.onnx\ngroups:\n  - versions: [\"Squeeze\"]\n    upgrade: [{kind: teleport}]\n"
+        'domain: ai.onnx\ngroups:\n  - versions: ["Squeeze"]\n    upgrade: [{kind: teleport}]\n'
         "    dowgrade: []\n"
     )
     with pytest.raises(SpecError) as info:
@@ -369,7 +405,7 @@ def test_overlay_versions_are_checked(tmp_path: Path, onnx_registry: Registry) -
     from toolkit.model.diagnostics import SpecError
 
     (tmp_path / "ai.onnx.yaml").write_text(
-        "domain: ai.onnx\ngroups:\n  - versions: [\"Relu:13\", \"Relu:13\"]\n    upgrade: [{kind: compatible}]\n"
+        'domain: ai.onnx\ngroups:\n  - versions: ["Relu:13", "Relu:13"]\n    upgrade: [{kind: compatible}]\n'
     )
     with pytest.raises(SpecError) as info:
         load_overlay(tmp_path)
@@ -377,19 +413,21 @@ def test_overlay_versions_are_checked(tmp_path: Path, onnx_registry: Registry) -
     assert (diag.rule, diag.location.line) == ("ADAPTER-OVERLAY", 3)
     assert "ai.onnx.Relu:13 has two adapters" in diag.message
     (tmp_path / "ai.onnx.yaml").write_text(
-        "domain: ai.onnx\ngroups:\n  - versions: [\"Relu:15\"]\n    upgrade: [{kind: compatible}]\n"
+        'domain: ai.onnx\ngroups:\n  - versions: ["Relu:15"]\n    upgrade: [{kind: compatible}]\n'
     )
     with pytest.raises(SpecError) as info:
         apply_overlay(onnx_registry, load_overlay(tmp_path))
     (diag,) = info.value.diagnostics
-    assert diag.rule == "ADAPTER-OVERLAY" and "ai.onnx.Relu:15 is not a version of the catalog" in diag.message
+    assert (
+        diag.rule == "ADAPTER-OVERLAY" and "ai.onnx.Relu:15 is not a version of the catalog" in diag.message
+    )
 
 
 def test_overlay_steps_get_the_spec_checks(tmp_path: Path, onnx_registry: Registry) -> None:
     from toolkit.model.diagnostics import SpecError
 
     (tmp_path / "ai.onnx.yaml").write_text(
-        "domain: ai.onnx\ngroups:\n  - versions: [\"Relu:6\"]\n"
+        'domain: ai.onnx\ngroups:\n  - versions: ["Relu:6"]\n'
         "    upgrade: [{kind: remove_attribute, attribute: consumed_input}]\n"
     )
     with pytest.raises(SpecError) as info:
@@ -410,7 +448,7 @@ def test_overlay_steps_are_the_loaders_steps(tmp_path: Path) -> None:
     )
     (tmp_path / "overlay").mkdir()
     (tmp_path / "overlay" / "x.yaml").write_text(
-        "domain: com.example.same\ngroups:\n  - versions: [\"Op:2\"]\n    upgrade:\n" + steps
+        'domain: com.example.same\ngroups:\n  - versions: ["Op:2"]\n    upgrade:\n' + steps
     )
     spec = tmp_path / "specs" / "com.example.same"
     spec.mkdir(parents=True)
@@ -428,7 +466,9 @@ def test_overlay_steps_are_the_loaders_steps(tmp_path: Path) -> None:
         "    type_constraints: {T: {allowed: [tensor(float)]}}\n"
         "    adapter:\n      upgrade:\n" + steps.replace("      - ", "        - ")
     )
-    declared = load_registry([tmp_path / "specs"], cache=False).get_schema("Op", 2, "com.example.same").adapter
+    declared = (
+        load_registry([tmp_path / "specs"], cache=False).get_schema("Op", 2, "com.example.same").adapter
+    )
     overlaid = load_overlay(tmp_path / "overlay")["com.example.same", "Op", 2]
     assert declared is not None
     assert [(s.kind, s.args) for s in overlaid.upgrade] == [(s.kind, s.args) for s in declared.upgrade]

@@ -36,8 +36,11 @@ def regressor(name: str) -> Any:
     from sklearn.ensemble import GradientBoostingRegressor, RandomForestRegressor
     from sklearn.tree import DecisionTreeRegressor
 
-    estimator = {"tree": DecisionTreeRegressor(max_depth=4), "forest": RandomForestRegressor(5, max_depth=3, random_state=0),
-                 "boosting": GradientBoostingRegressor(n_estimators=5, random_state=0)}[name]
+    estimator = {
+        "tree": DecisionTreeRegressor(max_depth=4),
+        "forest": RandomForestRegressor(5, max_depth=3, random_state=0),
+        "boosting": GradientBoostingRegressor(n_estimators=5, random_state=0),
+    }[name]
     return estimator.fit(X, Y)
 
 
@@ -61,20 +64,37 @@ def test_what_does_not_map_is_refused(registry: Registry) -> None:
 
 
 def test_label_encoder_2_and_4(registry: Registry) -> None:
-    node = helper.make_node("LabelEncoder", ["x"], ["y"], domain="ai.onnx.ml", keys_strings=["a", "b", "c"],
-                            values_int64s=[1, 2, 3], default_int64=-1)
-    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.STRING, [4])],
-                              [helper.make_tensor_value_info("y", TensorProto.INT64, [4])])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("ai.onnx.ml", 2)],
-                              ir_version=8)
+    node = helper.make_node(
+        "LabelEncoder",
+        ["x"],
+        ["y"],
+        domain="ai.onnx.ml",
+        keys_strings=["a", "b", "c"],
+        values_int64s=[1, 2, 3],
+        default_int64=-1,
+    )
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.STRING, [4])],
+        [helper.make_tensor_value_info("y", TensorProto.INT64, [4])],
+    )
+    model = helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("ai.onnx.ml", 2)], ir_version=8
+    )
     feeds = {"x": np.array(["a", "c", "z", "b"], dtype=object)}
     up = convert(registry, model, {"ai.onnx.ml": 4})
     assert run(up, feeds)[0].tolist() == run(model, feeds)[0].tolist() == [1, 3, -1, 2]
     down = convert(registry, up, {"ai.onnx.ml": 2})
     assert run(down, feeds)[0].tolist() == [1, 3, -1, 2]
-    tensor_keys = helper.make_node("LabelEncoder", ["x"], ["y"], domain="ai.onnx.ml",
-                                   keys_tensor=helper.make_tensor("k", TensorProto.STRING, [1], [b"a"]),
-                                   values_int64s=[1])
+    tensor_keys = helper.make_node(
+        "LabelEncoder",
+        ["x"],
+        ["y"],
+        domain="ai.onnx.ml",
+        keys_tensor=helper.make_tensor("k", TensorProto.STRING, [1], [b"a"]),
+        values_int64s=[1],
+    )
     up.graph.node[0].CopyFrom(tensor_keys)
     with pytest.raises(ConversionError, match="keys_tensor"):
         convert(registry, up, {"ai.onnx.ml": 2})

@@ -181,7 +181,10 @@ def test_output_file(capsys: pytest.CaptureFixture[str], trees: tuple[Path, Path
 
 
 def test_output_file_is_written_atomically(
-    capsys: pytest.CaptureFixture[str], trees: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    capsys: pytest.CaptureFixture[str],
+    trees: tuple[Path, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     import os
 
@@ -193,7 +196,9 @@ def test_output_file_is_written_atomically(
         raise OSError(28, "No space left on device", dst)
 
     monkeypatch.setattr(os, "replace", fail)
-    code, _, err = run(capsys, "diff", "--against", "old", "--specs", "new", "--format", "json", "-o", "r.json")
+    code, _, err = run(
+        capsys, "diff", "--against", "old", "--specs", "new", "--format", "json", "-o", "r.json"
+    )
     assert code == 2 and "No space left on device" in err
     assert (tmp_path / "r.json").read_text() == "previous report\n"  # untouched, not half-written
     assert sorted(p.name for p in tmp_path.iterdir() if p.is_file()) == ["r.json"]  # no temp file left
@@ -213,7 +218,9 @@ def test_output_to_a_pipe_writes_into_it(
     received: list[bytes] = []
     reader = threading.Thread(target=lambda: received.append(pipe.read_bytes()), daemon=True)
     reader.start()
-    code, _, _ = run(capsys, "diff", "--against", "old", "--specs", "new", "--format", "json", "-o", str(pipe))
+    code, _, _ = run(
+        capsys, "diff", "--against", "old", "--specs", "new", "--format", "json", "-o", str(pipe)
+    )
     reader.join(timeout=30)
     assert code == 1
     assert stat.S_ISFIFO(pipe.stat().st_mode)
@@ -270,7 +277,7 @@ def _write_config(tmp_path: Path, body: str) -> None:
     (tmp_path / "opset.toml").write_text(body)
 
 
-PLUGIN = '''
+PLUGIN = """
 from toolkit.compat.rules import compat_rule, rule_doc
 
 
@@ -289,7 +296,7 @@ def edited(ctx):
 
     for edit in ctx.edits:
         yield Hit(edit.new.id, "edited (plugin)", edit.new.location)
-'''
+"""
 
 
 def test_plugin_rules_from_the_config(trees: tuple[Path, Path], tmp_path: Path) -> None:
@@ -298,7 +305,9 @@ def test_plugin_rules_from_the_config(trees: tuple[Path, Path], tmp_path: Path) 
     rules lists it, the config may name it. In a subprocess, so the plugin stays out of this
     process's catalog."""
     (tmp_path / "acme_rules.py").write_text(PLUGIN)
-    _write_config(tmp_path, '[tool.opset-toolkit]\nplugins = ["acme_rules"]\nseverity = { ACME-EDITED = "info" }\n')
+    _write_config(
+        tmp_path, '[tool.opset-toolkit]\nplugins = ["acme_rules"]\nseverity = { ACME-EDITED = "info" }\n'
+    )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(REPO)])}
 
     def opset(*argv: str) -> subprocess.CompletedProcess[str]:
@@ -312,7 +321,11 @@ def test_plugin_rules_from_the_config(trees: tuple[Path, Path], tmp_path: Path) 
     listed = opset("rules", "--config", "opset.toml", "--allow-plugins")
     assert "ACME-EDITED" in listed.stdout and listed.stdout.count("\n") == len(listed.stdout.splitlines())
     doc = opset("rules", "--config", "opset.toml", "--allow-plugins", "acme-edited")
-    assert doc.returncode == 0 and doc.stdout.startswith("## ACME-EDITED") and "**How to fix:** fix" in doc.stdout
+    assert (
+        doc.returncode == 0
+        and doc.stdout.startswith("## ACME-EDITED")
+        and "**How to fix:** fix" in doc.stdout
+    )
     without = opset("rules", "ACME-EDITED")  # no config, no plugin
     assert without.returncode == 2 and "unknown rule" in without.stderr
 
@@ -518,7 +531,11 @@ def test_path_like_against_says_no_such_directory(
     capsys: pytest.CaptureFixture[str], repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(repo)
-    for value in (str(tmp_path / "nonexistent"), "./old-specs", "sub/nothing"):  # sub/ is a folder of the repo
+    for value in (
+        str(tmp_path / "nonexistent"),
+        "./old-specs",
+        "sub/nothing",
+    ):  # sub/ is a folder of the repo
         code, _, err = run(capsys, "diff", "--against", value)
         assert code == 2 and f"--against {value}: no such directory" in err, err
         assert "git fetch" not in err

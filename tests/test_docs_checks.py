@@ -248,7 +248,11 @@ def test_inherited_doc_keeps_the_location_of_the_doc_it_inherits(tmp_path: Path)
     assert v1.doc_location.line == 6 and v3.doc_location.line == 23
     assert v2.attribute("mode") == v1.attribute("mode")
     assert v2.attribute("mode").doc_location == v1.attribute("mode").doc_location  # type: ignore[union-attr]
-    found = [f for f in _doc_findings(tmp_path, operator) if "DOC-HTML" in f and "Op:" in f and "attribute" not in f]
+    found = [
+        f
+        for f in _doc_findings(tmp_path, operator)
+        if "DOC-HTML" in f and "Op:" in f and "attribute" not in f
+    ]
     # the inherited doc is reported once, at the version that wrote it; version 3's own doc at
     # its HTML block.
     assert found == [

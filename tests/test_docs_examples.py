@@ -38,7 +38,9 @@ FENCE = re.compile(r"^(?P<indent> *)(?P<fence>```+|~~~+)(?P<info>[^\n`]*)$")
 SKIP = re.compile(r"<!--\s*docs-test:\s*skip\b(?P<why>[^>]*)-->")
 SPEC_PATH = re.compile(r"^#\s*(opsets/[^\s]+\.yaml)\s*$")
 RUN_COMMANDS = {"validate", "show", "inventory", "rules"}
-FROM_PYPI = re.compile(r"pip install\s+(-\S+\s+)*['\"]?opset-toolkit(\[[a-z,]+\])?['\"]?[ \t]*($|[;&|#])", re.MULTILINE)
+FROM_PYPI = re.compile(
+    r"pip install\s+(-\S+\s+)*['\"]?opset-toolkit(\[[a-z,]+\])?['\"]?[ \t]*($|[;&|#])", re.MULTILINE
+)
 TAG_REV = re.compile(r"^\s*rev:\s*['\"]?v?\d", re.MULTILINE)
 
 
@@ -145,7 +147,9 @@ def test_yaml_example(block: Block, tmp_path: Path) -> None:
         workflow = tmp_path / ".github" / "workflows" / "w.yml"
         workflow.parent.mkdir(parents=True)
         workflow.write_text(block.text, encoding="utf-8")
-        proc = subprocess.run(["actionlint", "-no-color", str(workflow)], capture_output=True, text=True, cwd=tmp_path)
+        proc = subprocess.run(
+            ["actionlint", "-no-color", str(workflow)], capture_output=True, text=True, cwd=tmp_path
+        )
         assert proc.returncode == 0, f"{block.where}: actionlint:\n{proc.stdout}{proc.stderr}"
 
 
@@ -179,7 +183,9 @@ def test_the_spec_files_of_a_page_load_and_check(page: Path, tmp_path: Path) -> 
         if not (domain_folder / "domain.yaml").exists():
             # an operator shown alone: its domain's file comes from the repository's specs
             shipped = REPO / "opsets" / domain_folder.name / "domain.yaml"
-            assert shipped.exists(), f"{page}: no domain.yaml for {domain_folder.name} in the page or in opsets/"
+            assert shipped.exists(), (
+                f"{page}: no domain.yaml for {domain_folder.name} in the page or in opsets/"
+            )
             shutil.copy(shipped, domain_folder / "domain.yaml")
     result = load_specs([tmp_path / "opsets"], jobs=1)
     assert not result.errors, "\n".join(d.format() for d in result.errors)

@@ -161,7 +161,12 @@ def _leaves(entry: Any) -> list[str]:
 def test_checked_in_docs_are_current() -> None:
     """generated/docs/ is what `opset generate` writes now (the CLI and DSL pages included)."""
     result = generate_tree(
-        [REPO / "opsets"], REPO / "generated", kinds=["docs"], check=True, source="opsets", cache=False,
+        [REPO / "opsets"],
+        REPO / "generated",
+        kinds=["docs"],
+        check=True,
+        source="opsets",
+        cache=False,
         cli_parser=build_parser,
     )
     stale = [change.path for change in result.changes]

@@ -105,7 +105,9 @@ def parse_onnx_body(body: str) -> dict[str, Any]:
         else:
             # gen_doc prints onnx's schema spelling (`map(int64, float)`); ours is canonical
             # (`map(int64, tensor(float))`, toolkit.model.types): one type, compared canonically
-            out[name] = [(n, [canonical_type(x) for x in split_types(t)]) for n, _tags, t in ONNX_PARAM.findall(text)]
+            out[name] = [
+                (n, [canonical_type(x) for x in split_types(t)]) for n, _tags, t in ONNX_PARAM.findall(text)
+            ]
     return out
 
 

@@ -121,7 +121,9 @@ def test_the_site_shows_exactly_the_generated_pages(built_site: Path) -> None:
     for path in rendered:
         if path.endswith(".md"):
             page = built_site / "reference" / path[: -len(".md")].removesuffix("index")
-            assert (page / "index.html").is_file() or (built_site / "reference" / "index.html").is_file(), path
+            assert (page / "index.html").is_file() or (built_site / "reference" / "index.html").is_file(), (
+                path
+            )
 
 
 def test_a_spec_error_stops_the_build_with_located_diagnostics(tmp_path: Path) -> None:
@@ -134,7 +136,17 @@ def test_a_spec_error_stops_the_build_with_located_diagnostics(tmp_path: Path) -
     blur = work / "opsets" / "com.acme.vision" / "Blur.yaml"
     blur.write_text(blur.read_text(encoding="utf-8").replace("operator: Blur", "operator: Blur\nbogus: 1"))
     result = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(work / "mkdocs.yml"), "-d", str(work / "site")],
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "-f",
+            str(work / "mkdocs.yml"),
+            "-d",
+            str(work / "site"),
+        ],
         capture_output=True,
         text=True,
         env=dict(os.environ, NO_MKDOCS_2_WARNING="1"),

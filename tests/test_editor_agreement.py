@@ -23,7 +23,11 @@ import pytest
 from toolkit.cli import main
 
 VERSION = "1.19.2"
-CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "opset-toolkit-tests" / f"yls-{VERSION}"
+CACHE = (
+    Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    / "opset-toolkit-tests"
+    / f"yls-{VERSION}"
+)
 
 GOOD = """\
 # yaml-language-server: $schema=../../schemas/operator.schema.json
@@ -58,7 +62,15 @@ def _server() -> list[str]:
     if not entry.exists():
         CACHE.mkdir(parents=True, exist_ok=True)
         proc = subprocess.run(
-            [npm, "install", "--prefix", str(CACHE), "--no-audit", "--no-fund", f"yaml-language-server@{VERSION}"],
+            [
+                npm,
+                "install",
+                "--prefix",
+                str(CACHE),
+                "--no-audit",
+                "--no-fund",
+                f"yaml-language-server@{VERSION}",
+            ],
             capture_output=True,
             text=True,
             timeout=300,
@@ -70,7 +82,9 @@ def _server() -> list[str]:
 
 class Lsp:
     def __init__(self, command: list[str], root: Path) -> None:
-        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        )
         self.messages: Queue[dict[str, Any]] = Queue()
         self.next_id = 0
         threading.Thread(target=self._read, daemon=True).start()
@@ -113,7 +127,11 @@ class Lsp:
                     raise
                 pytest.fail("yaml-language-server did not answer")
             if "method" in message and "id" in message:  # a request of the server: answer it
-                result = [SETTINGS["yaml"]] * len(message["params"].get("items", [])) if message["method"] == "workspace/configuration" else None
+                result = (
+                    [SETTINGS["yaml"]] * len(message["params"].get("items", []))
+                    if message["method"] == "workspace/configuration"
+                    else None
+                )
                 self._send({"id": message["id"], "result": result})
                 continue
             if wanted(message):
@@ -125,6 +143,7 @@ class Lsp:
             "textDocument/didOpen",
             {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": path.read_text()}},
         )
+
         def published(m: dict[str, Any]) -> bool:
             return m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri
 
@@ -188,6 +207,10 @@ def test_the_editor_flags_the_line_validate_flags(
 def test_yaml_1_2_values_read_alike(repo: Path, lsp: Lsp, capsys: pytest.CaptureFixture[str]) -> None:
     """`0o17` is an integer to both (YAML 1.1 would read a string, which the schema refuses)."""
     spec = repo / "opsets" / "com.example.x" / "GainOctal.yaml"
-    spec.write_text(GOOD.replace("since_version: 1", "since_version: 0o1").replace("operator: Gain", "operator: GainOctal"))
+    spec.write_text(
+        GOOD.replace("since_version: 1", "since_version: 0o1").replace(
+            "operator: Gain", "operator: GainOctal"
+        )
+    )
     assert lsp.diagnostics(spec) == []
     assert main(["validate", str(spec)]) == 0

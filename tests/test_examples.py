@@ -63,7 +63,9 @@ def _tree(tmp_path: Path) -> Path:
     (folder / "Scale.yaml").write_text(OPERATOR)
     np.save(folder / "data" / "x.npy", np.array([1.5, -2.0, 0.25]))
     np.save(folder / "data" / "y.npy", np.array([1.5, -2.0, 0.25]))
-    (folder / "data" / "bias.pb").write_bytes(numpy_helper.from_array(np.zeros(3), "bias").SerializeToString())
+    (folder / "data" / "bias.pb").write_bytes(
+        numpy_helper.from_array(np.zeros(3), "bias").SerializeToString()
+    )
     return tmp_path / "specs"
 
 
@@ -98,7 +100,9 @@ def test_examples_survive_the_codec_with_locations(tmp_path: Path) -> None:
     assert after[0].inputs[0] is not None and after[0].inputs[0].location.line > 0
 
 
-def test_a_changed_example_file_is_not_served_from_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_changed_example_file_is_not_served_from_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from toolkit.registry.core import load_registry
 
     monkeypatch.setenv("OPSET_TOOLKIT_CACHE", str(tmp_path / "cache"))
@@ -126,7 +130,9 @@ def test_npy_files_written_by_numpy_read_without_numpy(array: np.ndarray) -> Non
     np.save(buffer, array)
     tensor = read_npy(buffer.getvalue())
     assert tensor.shape == array.shape
-    np.testing.assert_array_equal(np.array(tensor.data, dtype=array.dtype.newbyteorder("=")).reshape(array.shape), array)
+    np.testing.assert_array_equal(
+        np.array(tensor.data, dtype=array.dtype.newbyteorder("=")).reshape(array.shape), array
+    )
 
 
 def test_unsupported_npy_files_are_refused() -> None:
@@ -165,7 +171,12 @@ def test_our_tensor_bytes_are_what_onnx_reads(tensor: ExampleTensor) -> None:
     if tensor.dtype == "string":
         assert [v.decode() if isinstance(v, bytes) else v for v in array.ravel().tolist()] == expected
     else:
-        assert array.astype(np.float64 if tensor.dtype in ("float16", "bfloat16") else array.dtype).ravel().tolist() == expected
+        assert (
+            array.astype(np.float64 if tensor.dtype in ("float16", "bfloat16") else array.dtype)
+            .ravel()
+            .tolist()
+            == expected
+        )
     assert read_tensor(tensor_proto(tensor)).data == tuple(expected)
 
 
@@ -192,7 +203,11 @@ def test_tensors_onnx_writes_are_read_back(proto: onnx.TensorProto) -> None:
 
 def test_broken_tensor_bytes_are_a_wire_error() -> None:
     good = tensor_proto(ExampleTensor("float", (2,), (1.0, 2.0)))
-    for bad in (good[:-3], b"\x08", onnx.helper.make_tensor("x", onnx.TensorProto.COMPLEX64, [1], [1 + 2j]).SerializeToString()):
+    for bad in (
+        good[:-3],
+        b"\x08",
+        onnx.helper.make_tensor("x", onnx.TensorProto.COMPLEX64, [1], [1 + 2j]).SerializeToString(),
+    ):
         with pytest.raises(WireError):
             read_tensor(bad)
 
@@ -211,7 +226,10 @@ def test_backend_cases_are_valid_onnx_and_run_on_onnxruntime(tmp_path: Path) -> 
         node = model.graph.node[0]
         assert (node.op_type, node.domain) == ("Scale", "com.test.ex")
         assert list(node.input) == (["X", ""] if example.name == "literal" else ["X", "bias"])
-        inputs = [numpy_helper.to_array(onnx.load_tensor_from_string(files[f"test_data_set_0/input_{i}.pb"])) for i in range(len(model.graph.input))]
+        inputs = [
+            numpy_helper.to_array(onnx.load_tensor_from_string(files[f"test_data_set_0/input_{i}.pb"]))
+            for i in range(len(model.graph.input))
+        ]
         assert inputs[0].shape == example.inputs[0].shape  # type: ignore[union-attr]
     # an ai.onnx example runs on onnxruntime as the backend runner would run it
     relu = tmp_path / "relu" / "ai.onnx"
@@ -224,7 +242,7 @@ def test_backend_cases_are_valid_onnx_and_run_on_onnxruntime(tmp_path: Path) -> 
         "    examples:\n      - {name: basic, inputs: [{dtype: float, data: [-1, 2]}], outputs: [{dtype: float, data: [0, 2]}]}\n"
     )
     registry = _registry(tmp_path / "relu")
-    (schema, example), = all_cases(registry)
+    ((schema, example),) = all_cases(registry)
     files = dict(example_case(registry, schema, example).files)
     session = ort.InferenceSession(files["model.onnx"], providers=["CPUExecutionProvider"])
     feed = numpy_helper.to_array(onnx.load_tensor_from_string(files["test_data_set_0/input_0.pb"]))
@@ -239,7 +257,21 @@ def test_generate_writes_the_backend_test_layout_deterministically(tmp_path: Pat
     from toolkit.cli import main
 
     root = _tree(tmp_path)
-    assert main(["generate", "--specs", str(root), "--out", str(tmp_path / "out"), "--only", "backend_tests", "-q"]) == 0
+    assert (
+        main(
+            [
+                "generate",
+                "--specs",
+                str(root),
+                "--out",
+                str(tmp_path / "out"),
+                "--only",
+                "backend_tests",
+                "-q",
+            ]
+        )
+        == 0
+    )
     data = tmp_path / "out" / "backend_tests" / "com.test.ex"
     assert sorted(p.name for p in (data / "node").iterdir()) == ["test_scale_files", "test_scale_literal"]
     files = sorted(p.relative_to(data).as_posix() for p in data.rglob("*") if p.is_file())
@@ -254,4 +286,19 @@ def test_generate_writes_the_backend_test_layout_deterministically(tmp_path: Pat
     ]
     again = tmp_path / "again"
     shutil.copytree(tmp_path / "out", again)
-    assert main(["generate", "--specs", str(root), "--out", str(again), "--only", "backend_tests", "--check", "-q"]) == 0
+    assert (
+        main(
+            [
+                "generate",
+                "--specs",
+                str(root),
+                "--out",
+                str(again),
+                "--only",
+                "backend_tests",
+                "--check",
+                "-q",
+            ]
+        )
+        == 0
+    )

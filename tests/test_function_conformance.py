@@ -80,9 +80,7 @@ def test_every_static_function_body_round_trips(onnx_registry: Any) -> None:
 
 
 def test_context_dependent_functions_are_marked(onnx_registry: Any) -> None:
-    marked = [
-        s for s in onnx.defs.get_all_schemas_with_history() if s.has_context_dependent_function
-    ]
+    marked = [s for s in onnx.defs.get_all_schemas_with_history() if s.has_context_dependent_function]
     assert len(marked) >= 34
     for schema in marked:
         ours = onnx_registry.find_schema(schema.name, schema.since_version, schema.domain)
@@ -98,11 +96,11 @@ def test_depth_to_space_13_and_28_differ(onnx_registry: Any) -> None:
 
 
 BODIES = [
-    'y = Add (x, c)',
+    "y = Add (x, c)",
     't = com.x.Foo <a = @alpha, b: int = @k, c = 3, d = -1.5e3, e = "s\\"q", l = [1, 2], fl = [1.0, 2]> (X, , B)',
-    'c = Constant <value = float[2,1] {1, 2}> ()\nd = Constant <value: tensor = int64[2] {-1, 2}> ()',
+    "c = Constant <value = float[2,1] {1, 2}> ()\nd = Constant <value: tensor = int64[2] {-1, 2}> ()",
     'a, b = Split <axis = 0> (x, "")  # a comment\nz = Identity (a)',
-    'y = Loop (n, c) <body = g (int64 i, bool[] cond, float[N,3] v) => (bool co, v2) {\n co = Identity (cond)\n v2 = Neg (v)\n}>',
+    "y = Loop (n, c) <body = g (int64 i, bool[] cond, float[N,3] v) => (bool co, v2) {\n co = Identity (cond)\n v2 = Neg (v)\n}>",
     'y = Cast <to = 1, s: strings = ["a", "b"], f: float = 2> (x)',
 ]
 
@@ -123,7 +121,12 @@ def test_parser_agrees_with_onnx_parser(body: str) -> None:
 
 @pytest.mark.parametrize(
     ("body", "where"),
-    [("y = Add (x, c", (1, 14)), ("y = Relu <alpha = > (x)", (1, 19)), ("y Relu (x)", (1, 3)), ("y = Cast <to: float = \"a\"> (x)", (1, 23))],
+    [
+        ("y = Add (x, c", (1, 14)),
+        ("y = Relu <alpha = > (x)", (1, 19)),
+        ("y Relu (x)", (1, 3)),
+        ('y = Cast <to: float = "a"> (x)', (1, 23)),
+    ],
 )
 def test_syntax_errors_are_located_like_onnx_rejects_them(body: str, where: tuple[int, int]) -> None:
     with pytest.raises(TextParseError) as info:
@@ -174,7 +177,9 @@ def _bodies(draw: Any) -> str:
         names = draw(st.lists(_NAMES, max_size=3, unique=True))
         attrs = ", ".join(_attribute_text(draw, n) for n in names)
         op = draw(st.sampled_from(["Relu", "Foo", "com.x.Bar"]))
-        lines.append(f"{', '.join(outputs)} = {op}{' <' + attrs + '>' if attrs else ''} ({', '.join(inputs)})")
+        lines.append(
+            f"{', '.join(outputs)} = {op}{' <' + attrs + '>' if attrs else ''} ({', '.join(inputs)})"
+        )
     return "\n".join(lines)
 
 

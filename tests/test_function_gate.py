@@ -16,7 +16,9 @@ from toolkit.registry.core import load_registry
 REPO = Path(__file__).resolve().parent.parent
 VISION = REPO / "opsets" / "com.acme.vision"
 GATE = GateConfig(Profile("test", disabled=frozenset({"ADAPTER-MISSING", "ADAPTER-RECOMMENDED"})))
-FUSED_V1_BODY = "        Y = Conv <strides: ints = @strides, pads: ints = @pads, group: int = @group> (X, W, B)\n"
+FUSED_V1_BODY = (
+    "        Y = Conv <strides: ints = @strides, pads: ints = @pads, group: int = @group> (X, W, B)\n"
+)
 
 
 def _trees(tmp_path: Path, old_text: str, new_text: str) -> tuple[Path, Path]:
@@ -67,7 +69,9 @@ def test_removed_body_and_import_change_are_errors(tmp_path: Path) -> None:
     assert [m for r, m, _ in removed if r == "FUNCTION-BODY-CHANGED"] == [
         "released version com.acme.vision.FusedConv:1 lost its function body"
     ]
-    moved = _rules(tmp_path / "b", text.replace("opset_imports: {ai.onnx: 19}", "opset_imports: {ai.onnx: 20}", 1))
+    moved = _rules(
+        tmp_path / "b", text.replace("opset_imports: {ai.onnx: 19}", "opset_imports: {ai.onnx: 20}", 1)
+    )
     assert [r for r, _, _ in moved] == ["FUNCTION-BODY-CHANGED"]
 
 
@@ -77,7 +81,9 @@ def test_layout_and_comments_are_no_change(tmp_path: Path) -> None:
 
 
 def test_cli_gate_exits_1_with_the_rule(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    old, new = _trees(tmp_path, _fused(), _fused().replace(FUSED_V1_BODY, FUSED_V1_BODY.replace("Conv", "ConvTranspose")))
+    old, new = _trees(
+        tmp_path, _fused(), _fused().replace(FUSED_V1_BODY, FUSED_V1_BODY.replace("Conv", "ConvTranspose"))
+    )
     assert main(["diff", "--specs", str(new), "--against", str(old), "--no-cache"]) == 1
     out = capsys.readouterr().out
     assert "FUNCTION-BODY-CHANGED" in out and "FusedConv.yaml" in out

@@ -31,13 +31,24 @@ ORT_MANIFEST = "runtime: onnxruntime (no vendor kernels)\ndomains:\n  ai.onnx: {
 
 
 def fused_conv_model(ai_onnx: int | None = 19, activation: str = "relu") -> Any:
-    node = oh.make_node("FusedConv", ["X", "W", "B"], ["Y"], domain="com.acme.vision", name="fc",
-                        activation=activation, pads=[1, 1, 1, 1])
+    node = oh.make_node(
+        "FusedConv",
+        ["X", "W", "B"],
+        ["Y"],
+        domain="com.acme.vision",
+        name="fc",
+        activation=activation,
+        pads=[1, 1, 1, 1],
+    )
     after = oh.make_node("Identity", ["Y"], ["Z"]) if ai_onnx else None
     graph = oh.make_graph(
-        [node, *([after] if after else [])], "g",
-        [oh.make_tensor_value_info("X", FLOAT, [1, 2, 5, 5]), oh.make_tensor_value_info("W", FLOAT, [4, 2, 3, 3]),
-         oh.make_tensor_value_info("B", FLOAT, [4])],
+        [node, *([after] if after else [])],
+        "g",
+        [
+            oh.make_tensor_value_info("X", FLOAT, [1, 2, 5, 5]),
+            oh.make_tensor_value_info("W", FLOAT, [4, 2, 3, 3]),
+            oh.make_tensor_value_info("B", FLOAT, [4]),
+        ],
         [oh.make_tensor_value_info("Z" if after else "Y", FLOAT, [1, 4, 5, 5])],
     )
     imports = [oh.make_opsetid("com.acme.vision", 2)] + ([oh.make_opsetid("", ai_onnx)] if ai_onnx else [])
@@ -81,15 +92,20 @@ def test_convert_inline_missing_runs_on_onnxruntime(
 ) -> None:
     source, out = tmp_path / "m.onnx", tmp_path / "inlined.onnx"
     onnx.save(fused_conv_model(ai_onnx, activation), source)
-    code = main(["convert", str(source), "-o", str(out), "--inline-missing", str(manifest), "--specs", str(VISION)])
+    code = main(
+        ["convert", str(source), "-o", str(out), "--inline-missing", str(manifest), "--specs", str(VISION)]
+    )
     assert code == 0, capsys.readouterr()
-    assert "inlined 1 node(s) for runtime onnxruntime (no vendor kernels): com.acme.vision.FusedConv:2 x1" in (
-        capsys.readouterr().out
+    assert (
+        "inlined 1 node(s) for runtime onnxruntime (no vendor kernels): com.acme.vision.FusedConv:2 x1"
+        in (capsys.readouterr().out)
     )
     model = onnx.load(out)
     onnx.checker.check_model(model, full_check=True)
     assert {n.domain for n in model.graph.node} == {""}
-    assert len({o for n in model.graph.node for o in n.output}) == sum(len(n.output) for n in model.graph.node)
+    assert len({o for n in model.graph.node for o in n.output}) == sum(
+        len(n.output) for n in model.graph.node
+    )
     assert ("", 19) in {(o.domain, o.version) for o in model.opset_import}
     x = RNG.standard_normal((1, 2, 5, 5)).astype(np.float32)
     w = RNG.standard_normal((4, 2, 3, 3)).astype(np.float32)
@@ -97,10 +113,15 @@ def test_convert_inline_missing_runs_on_onnxruntime(
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     (got,) = session.run(None, {"X": x, "W": w, "B": b})
     padded = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
-    conv = np.stack([
-        np.array([[(padded[0, :, i:i + 3, j:j + 3] * w[f]).sum() for j in range(5)] for i in range(5)]) + b[f]
-        for f in range(4)
-    ])[None]
+    conv = np.stack(
+        [
+            np.array(
+                [[(padded[0, :, i : i + 3, j : j + 3] * w[f]).sum() for j in range(5)] for i in range(5)]
+            )
+            + b[f]
+            for f in range(4)
+        ]
+    )[None]
     want = conv if activation == "none" else 1 / (1 + np.exp(-conv))
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
 
@@ -110,15 +131,25 @@ def test_convert_inline_missing_refuses_what_cannot_run(
 ) -> None:
     source = tmp_path / "m.onnx"
     onnx.save(fused_conv_model(ai_onnx=17), source)
-    code = main(["convert", str(source), "-o", str(tmp_path / "o.onnx"), "--inline-missing", str(manifest),
-                 "--specs", str(VISION)])
+    code = main(
+        [
+            "convert",
+            str(source),
+            "-o",
+            str(tmp_path / "o.onnx"),
+            "--inline-missing",
+            str(manifest),
+            "--specs",
+            str(VISION),
+        ]
+    )
     assert code == 1
     assert "lacks com.acme.vision.FusedConv:2" in capsys.readouterr().err
     assert main(["convert", str(source), "-o", str(tmp_path / "o.onnx")]) == 2
 
 
 def test_check_model_checks_model_local_function_bodies(registry: Any) -> None:
-    model = onnx_parser.parse_model('''
+    model = onnx_parser.parse_model("""
         <ir_version: 10, opset_import: ["" : 19, "local" : 1]>
         g (float[2] x) => (float[2] y) { y = local.F <alpha: float = 2.0> (x) }
         <domain: "local", opset_import: ["" : 19]>
@@ -126,7 +157,7 @@ def test_check_model_checks_model_local_function_bodies(registry: Any) -> None:
             A = Constant <value_float: float = @beta> ()
             T = Mul (X, A)
             Y = Relu (U)
-        }''')
+        }""")
     findings = check_model(model, registry).findings
     body = [f.message for f in findings if f.rule == "MODEL-FUNCTION-BODY"]
     assert len(body) == 1 and body[0].startswith("FUNCTION-REF (node 0): ") and "'@beta'" in body[0]
@@ -137,12 +168,16 @@ def test_check_model_checks_model_local_function_bodies(registry: Any) -> None:
 
 
 def test_check_model_checks_the_vendor_bodies_against_the_catalog(tmp_path: Path, onnx_registry: Any) -> None:
-    clean = check_model(fused_conv_model(), merge_registries(onnx_registry, load_registry([VISION], cache=False)))
+    clean = check_model(
+        fused_conv_model(), merge_registries(onnx_registry, load_registry([VISION], cache=False))
+    )
     assert not [f for f in clean.findings if f.rule == "MODEL-FUNCTION-BODY"]
     tree = tmp_path / "com.acme.vision"
     shutil.copytree(VISION, tree)
     spec = tree / "FusedConv.yaml"
-    spec.write_text(spec.read_text(encoding="utf-8").replace("{ai.onnx: 19}", "{ai.onnx: 18}"), encoding="utf-8")
+    spec.write_text(
+        spec.read_text(encoding="utf-8").replace("{ai.onnx: 19}", "{ai.onnx: 18}"), encoding="utf-8"
+    )
     vendor = load_registry([tree], cache=False)
     assert not vendor.diagnostics  # alone, the vendor tree cannot see ai.onnx
     findings = check_model(fused_conv_model(), merge_registries(onnx_registry, vendor)).findings
@@ -172,7 +207,13 @@ def test_every_shipped_body_is_clean_against_the_whole_catalog(registry: Any, sh
     bodies = [s for op in shipped_registry.specs.operators for s in op.versions if s.function is not None]
     assert len(bodies) == 4  # FusedConv-1/-2, Normalize-1/-3
     for schema in bodies:
-        found = list(check_version_body(
-            schema, schema.function, lambda d, n, v: registry.find_schema(n, v, d), registry.has_domain, domains
-        ))
+        found = list(
+            check_version_body(
+                schema,
+                schema.function,
+                lambda d, n, v: registry.find_schema(n, v, d),
+                registry.has_domain,
+                domains,
+            )
+        )
         assert found == [], schema.id

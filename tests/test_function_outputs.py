@@ -21,7 +21,9 @@ def test_operator_set_documents_carry_the_bodies(shipped_registry: Any) -> None:
 
     for version in (1, 2, 3):
         document = onnx_operators_pb.OperatorSetProto()
-        document.ParseFromString((GENERATED / "proto" / "com.acme.vision" / f"opset_{version}.pb").read_bytes())
+        document.ParseFromString(
+            (GENERATED / "proto" / "com.acme.vision" / f"opset_{version}.pb").read_bytes()
+        )
         expected = sorted(
             name
             for name, schema in shipped_registry.inventory("com.acme.vision", version).items()
@@ -49,7 +51,10 @@ def test_operator_page_shows_the_body() -> None:
     page = (GENERATED / "docs" / "com.acme.vision" / "ops" / "FusedConv.md").read_text(encoding="utf-8")
     assert page.count("### Function body") == 2
     assert "opset imports: `ai.onnx` 19" in page
-    assert "```text\nY = Conv <strides: ints = @strides, pads: ints = @pads, group: int = @group> (X, W, B)\n```" in page
+    assert (
+        "```text\nY = Conv <strides: ints = @strides, pads: ints = @pads, group: int = @group> (X, W, B)\n```"
+        in page
+    )
 
 
 def test_context_dependent_function_is_named(onnx_registry: Any) -> None:

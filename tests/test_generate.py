@@ -25,9 +25,7 @@ KINDS = "proto,python"
 
 def snapshot(root: Path) -> dict[str, bytes]:
     """Every file under root (relative posix path -> bytes)."""
-    return {
-        p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
-    }
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
 @pytest.fixture()
@@ -90,7 +88,9 @@ def test_generate_writes_only_changed_files_and_prunes(out: Path, shipped_regist
     foreign.write_text("keep me")
     unlisted = out / "proto/org.example.abc/mine.pb"  # not opset's (not in its manifest): left alone
     unlisted.write_bytes(b"mine")
-    result = generate_tree([OPSETS], out, kinds=["proto", "python"], registry=shipped_registry, source="opsets")
+    result = generate_tree(
+        [OPSETS], out, kinds=["proto", "python"], registry=shipped_registry, source="opsets"
+    )
     assert [c.path for c in result.changes] == ["proto/org.example.abc/opset_99.pb", writer_manifest.MANIFEST]
     assert not stale.exists()
     assert foreign.read_text() == "keep me" and unlisted.read_bytes() == b"mine"
@@ -217,7 +217,9 @@ def test_failing_generator_leaves_output_byte_identical(
         ["generate", "--specs", str(OPSETS), "--out", str(out), "--only", KINDS, "--no-cache"], capsys
     )
     assert code == 1 and "nothing was written" in stderr
-    assert re.match(r"^\S*FusedConv\.yaml:\d+:\d+: error\[GEN-FAILED\]: generator 'python' failed on ", stderr)
+    assert re.match(
+        r"^\S*FusedConv\.yaml:\d+:\d+: error\[GEN-FAILED\]: generator 'python' failed on ", stderr
+    )
     assert snapshot(out) == before
 
 
@@ -246,7 +248,9 @@ def test_kill_after_journal_is_rolled_forward(
     monkeypatch.setattr(os, "replace", real_replace)
     assert (out / writer.JOURNAL).exists()  # interrupted mid-commit
     # the next run (even a --check) finishes the commit before comparing
-    result = generate_tree([OPSETS], out, kinds=["proto", "python"], check=True, registry=shipped_registry, source="opsets")
+    result = generate_tree(
+        [OPSETS], out, kinds=["proto", "python"], check=True, registry=shipped_registry, source="opsets"
+    )
     assert result.changes == ()
     assert snapshot(out) == expected
 
@@ -257,7 +261,18 @@ def test_kill_after_journal_is_rolled_forward(
 def _run(seed: str, specs: Path, target: Path) -> None:
     env = dict(os.environ, PYTHONHASHSEED=seed, OPSET_TOOLKIT_NO_CACHE="1")
     subprocess.run(
-        [sys.executable, "-m", "toolkit", "generate", "--specs", str(specs), "--out", str(target), "--only", KINDS],
+        [
+            sys.executable,
+            "-m",
+            "toolkit",
+            "generate",
+            "--specs",
+            str(specs),
+            "--out",
+            str(target),
+            "--only",
+            KINDS,
+        ],
         cwd=REPO,
         env=env,
         check=True,
@@ -275,7 +290,9 @@ def test_same_bytes_under_any_hash_seed(tmp_path: Path, onnx_catalog_dir: Path) 
         assert [k for k in a if a[k] != b[k]] == []
 
 
-def test_checked_in_generated_tree_is_current(shipped_registry: Registry, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_checked_in_generated_tree_is_current(
+    shipped_registry: Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """CI gate: `generated/` holds exactly what `opset generate` writes for the shipped specs."""
     monkeypatch.chdir(REPO)
     result = generate_tree(["opsets"], REPO / "generated", kinds=["proto", "python"], check=True, cache=False)

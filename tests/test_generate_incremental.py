@@ -71,7 +71,11 @@ def test_only_the_edited_domain_is_rendered_and_the_bytes_equal_a_full_run(
     edit(work)
     calls = _rendered(monkeypatch)
     generate_tree(["opsets"], "gen")
-    assert sorted(calls) == [("docs", "org.example.abc"), ("proto", "org.example.abc"), ("python", "org.example.abc")]
+    assert sorted(calls) == [
+        ("docs", "org.example.abc"),
+        ("proto", "org.example.abc"),
+        ("python", "org.example.abc"),
+    ]
     monkeypatch.setenv("OPSET_TOOLKIT_NO_CACHE", "1")
     generate_tree(["opsets"], "full")
     assert _tree(work / "gen") == _tree(work / "full")

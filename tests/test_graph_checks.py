@@ -30,11 +30,22 @@ def vi(name: str, elem: int = F, shape: Any = (2,)) -> Any:
     return helper.make_tensor_value_info(name, elem, None if shape is None else list(shape))
 
 
-def make(nodes: list[Any], inputs: tuple[str, ...] = ("x",), outputs: tuple[str, ...] = ("y",),
-         inits: tuple[Any, ...] = (), functions: tuple[Any, ...] = (), imports: tuple[tuple[str, int], ...] = (),
-         extra_inputs: tuple[Any, ...] = ()) -> Any:
-    graph = helper.make_graph(nodes, "g", [*(vi(i) for i in inputs), *extra_inputs], [vi(o) for o in outputs],
-                              initializer=list(inits))
+def make(
+    nodes: list[Any],
+    inputs: tuple[str, ...] = ("x",),
+    outputs: tuple[str, ...] = ("y",),
+    inits: tuple[Any, ...] = (),
+    functions: tuple[Any, ...] = (),
+    imports: tuple[tuple[str, int], ...] = (),
+    extra_inputs: tuple[Any, ...] = (),
+) -> Any:
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [*(vi(i) for i in inputs), *extra_inputs],
+        [vi(o) for o in outputs],
+        initializer=list(inits),
+    )
     opsets = [helper.make_opsetid("", 18), *(helper.make_opsetid(d, v) for d, v in imports)]
     return helper.make_model(graph, opset_imports=opsets, functions=list(functions))
 
@@ -62,14 +73,21 @@ def _if(then_nodes: list[Any], then_out: str = "a", pre: tuple[Any, ...] = ()) -
     return make([*pre, node], extra_inputs=(COND,))
 
 
-def _fn(nodes: list[Any], inputs: tuple[str, ...] = ("i",), own: tuple[tuple[str, int], ...] = (("", 18),)) -> Any:
-    function = helper.make_function("local", "F", list(inputs), ["o"], nodes,
-                                    [helper.make_opsetid(d, v) for d, v in own])
-    return make([helper.make_node("F", ["x"], ["y"], domain="local")], functions=(function,),
-                imports=(("local", 1),))
+def _fn(
+    nodes: list[Any], inputs: tuple[str, ...] = ("i",), own: tuple[tuple[str, int], ...] = (("", 18),)
+) -> Any:
+    function = helper.make_function(
+        "local", "F", list(inputs), ["o"], nodes, [helper.make_opsetid(d, v) for d, v in own]
+    )
+    return make(
+        [helper.make_node("F", ["x"], ["y"], domain="local")], functions=(function,), imports=(("local", 1),)
+    )
 
 
-relu, neg = (lambda i, o, **kw: helper.make_node("Relu", [i], [o], **kw)), (lambda i, o: helper.make_node("Neg", [i], [o]))
+relu, neg = (
+    (lambda i, o, **kw: helper.make_node("Relu", [i], [o], **kw)),
+    (lambda i, o: helper.make_node("Neg", [i], [o])),
+)
 no_ir = make([relu("x", "y")])
 no_ir.ir_version = 0
 no_type = make([relu("x", "y")])
@@ -81,29 +99,69 @@ dup_function.functions.append(dup_function.functions[0])
 
 CASES: list[tuple[str, Any, list[tuple[str, str]]]] = [
     ("ir version", no_ir, [("MODEL-IR-VERSION-MISSING", "g")]),
-    ("empty initializer name", make([relu("x", "y")], inits=(helper.make_tensor("", F, [1], [1.0]),)),
-     [("MODEL-NAME-EMPTY", "g")]),
+    (
+        "empty initializer name",
+        make([relu("x", "y")], inits=(helper.make_tensor("", F, [1], [1.0]),)),
+        [("MODEL-NAME-EMPTY", "g")],
+    ),
     ("graph input twice", make([relu("x", "y")], inputs=("x", "x")), [("MODEL-NAME-DUPLICATE", "g")]),
-    ("initializer twice", make([helper.make_node("Add", ["x", "c"], ["y"])], inits=(CONST, CONST)),
-     [("MODEL-NAME-DUPLICATE", "g")]),
+    (
+        "initializer twice",
+        make([helper.make_node("Add", ["x", "c"], ["y"])], inits=(CONST, CONST)),
+        [("MODEL-NAME-DUPLICATE", "g")],
+    ),
     ("function twice", dup_function, [("MODEL-NAME-DUPLICATE", "g")]),
     ("input without type", no_type, [("MODEL-IO-TYPE-INCOMPLETE", "g")]),
     ("output without shape", no_shape, [("MODEL-IO-SHAPE-MISSING", "g")]),
     ("two producers", make([relu("x", "y"), neg("x", "y")]), [("MODEL-VALUE-REDEFINED", "g/Neg/1")]),
-    ("output is a graph input", make([neg("x", "x"), relu("x", "y")]), [("MODEL-VALUE-REDEFINED", "g/Neg/0")]),
+    (
+        "output is a graph input",
+        make([neg("x", "x"), relu("x", "y")]),
+        [("MODEL-VALUE-REDEFINED", "g/Neg/0")],
+    ),
     ("out of order", make([relu("t", "y"), neg("x", "t")]), [("MODEL-NODE-ORDER", "g/Relu/0")]),
-    ("undefined", make([helper.make_node("Add", ["x", "bias"], ["y"])]), [("MODEL-VALUE-UNDEFINED", "g/Add/0")]),
+    (
+        "undefined",
+        make([helper.make_node("Add", ["x", "bias"], ["y"])]),
+        [("MODEL-VALUE-UNDEFINED", "g/Add/0")],
+    ),
     ("output undefined", make([relu("x", "t")]), [("MODEL-OUTPUT-UNDEFINED", "g")]),
-    ("subgraph reads a later outer value", _if([relu("p", "a")], pre=()), [("MODEL-VALUE-UNDEFINED",
-                                                                          "g/If/0/then_branch/Relu/0")]),
-    ("subgraph redefines an outer value", _if([neg("x", "x"), relu("x", "a")]),
-     [("MODEL-VALUE-REDEFINED", "g/If/0/then_branch/Neg/0")]),
-    ("subgraph output from outside", _if([], then_out="x"), [("MODEL-OUTPUT-UNDEFINED", "g/If/0/then_branch")]),
-    ("function SSA", _fn([relu("i", "o"), neg("i", "o")]), [("MODEL-VALUE-REDEFINED", "function:local.F/Neg/1")]),
-    ("function order", _fn([relu("t", "o"), neg("i", "t")]), [("MODEL-NODE-ORDER", "function:local.F/Relu/0")]),
+    (
+        "subgraph reads a later outer value",
+        _if([relu("p", "a")], pre=()),
+        [("MODEL-VALUE-UNDEFINED", "g/If/0/then_branch/Relu/0")],
+    ),
+    (
+        "subgraph redefines an outer value",
+        _if([neg("x", "x"), relu("x", "a")]),
+        [("MODEL-VALUE-REDEFINED", "g/If/0/then_branch/Neg/0")],
+    ),
+    (
+        "subgraph output from outside",
+        _if([], then_out="x"),
+        [("MODEL-OUTPUT-UNDEFINED", "g/If/0/then_branch")],
+    ),
+    (
+        "function SSA",
+        _fn([relu("i", "o"), neg("i", "o")]),
+        [("MODEL-VALUE-REDEFINED", "function:local.F/Neg/1")],
+    ),
+    (
+        "function order",
+        _fn([relu("t", "o"), neg("i", "t")]),
+        [("MODEL-NODE-ORDER", "function:local.F/Relu/0")],
+    ),
     ("function undefined", _fn([relu("q", "o")]), [("MODEL-VALUE-UNDEFINED", "function:local.F/Relu/0")]),
-    ("function input twice", _fn([relu("i", "o")], inputs=("i", "i")), [("MODEL-NAME-DUPLICATE", "function:local.F")]),
-    ("function import", _fn([relu("i", "o")], own=()), [("MODEL-FUNCTION-IMPORT-MISSING", "function:local.F/Relu/0")]),
+    (
+        "function input twice",
+        _fn([relu("i", "o")], inputs=("i", "i")),
+        [("MODEL-NAME-DUPLICATE", "function:local.F")],
+    ),
+    (
+        "function import",
+        _fn([relu("i", "o")], own=()),
+        [("MODEL-FUNCTION-IMPORT-MISSING", "function:local.F/Relu/0")],
+    ),
 ]
 
 
@@ -125,11 +183,17 @@ def test_valid_scoping_passes(onnx_registry: Registry) -> None:
         _fn([relu("i", "o")]),
     ]
     body = helper.make_graph(
-        [helper.make_node("Identity", ["cin"], ["cout"]), helper.make_node("Add", ["x", "x"], ["xo"])], "body",
+        [helper.make_node("Identity", ["cin"], ["cout"]), helper.make_node("Add", ["x", "x"], ["xo"])],
+        "body",
         [vi("i", TensorProto.INT64, ()), vi("cin", TensorProto.BOOL, ()), vi("x")],
-        [vi("cout", TensorProto.BOOL, ()), vi("xo")])
-    ok.append(make([helper.make_node("Loop", ["m", "cond", "x"], ["y"], body=body)],
-                   extra_inputs=(vi("m", TensorProto.INT64, ()), COND)))
+        [vi("cout", TensorProto.BOOL, ()), vi("xo")],
+    )
+    ok.append(
+        make(
+            [helper.make_node("Loop", ["m", "cond", "x"], ["y"], body=body)],
+            extra_inputs=(vi("m", TensorProto.INT64, ()), COND),
+        )
+    )
     for model in ok:
         assert not onnx_rejects(model)
         assert found(model, onnx_registry) == []
@@ -246,11 +310,18 @@ def _retype_input(g: Any) -> bool:
 
 
 GRAPH_MUTATIONS: dict[str, Callable[[Any], bool]] = {
-    "retype_output": _retype_output, "retype_input": _retype_input,
-    "dup_output": _dup_output, "reverse": _reverse, "undefined_input": _undefined_input,
-    "output_redefines_input": _output_redefines_input, "dup_graph_input": _dup_graph_input,
-    "dup_initializer": _dup_initializer, "output_undefined": _output_undefined, "drop_node": _drop_node,
-    "clear_input_type": _clear_input_type, "empty_name": _empty_name,
+    "retype_output": _retype_output,
+    "retype_input": _retype_input,
+    "dup_output": _dup_output,
+    "reverse": _reverse,
+    "undefined_input": _undefined_input,
+    "output_redefines_input": _output_redefines_input,
+    "dup_graph_input": _dup_graph_input,
+    "dup_initializer": _dup_initializer,
+    "output_undefined": _output_undefined,
+    "drop_node": _drop_node,
+    "clear_input_type": _clear_input_type,
+    "empty_name": _empty_name,
 }
 
 
@@ -285,22 +356,33 @@ def helper_models() -> list[tuple[str, Any]]:
     return [
         ("helper/if", _if([relu("p", "t"), neg("t", "a")], pre=(neg("x", "p"),))),
         ("helper/function", _fn([relu("i", "t"), neg("t", "o")])),
-        ("helper/initializer", make([helper.make_node("Add", ["x", "c"], ["t"]), relu("t", "y")], inits=(CONST,))),
+        (
+            "helper/initializer",
+            make([helper.make_node("Add", ["x", "c"], ["t"]), relu("t", "y")], inits=(CONST,)),
+        ),
     ]
 
 
 # Mutants onnx.checker rejects that check-model lets through, by (operator, mutation), with why.
 # All are retyped inputs or outputs whose rejection needs more than element-type inference.
 KNOWN_MISSES: dict[tuple[str, str], str] = {
-    ("BitCast", "retype_input"): "onnx also requires input and output of equal bit width (a size rule, not a type)",
-    ("LabelEncoder", "retype_input"): "the input's type must match the keys_* attribute that is set (attribute-"
-                                      "dependent input type)",
+    (
+        "BitCast",
+        "retype_input",
+    ): "onnx also requires input and output of equal bit width (a size rule, not a type)",
+    (
+        "LabelEncoder",
+        "retype_input",
+    ): "the input's type must match the keys_* attribute that is set (attribute-dependent input type)",
     ("OptionalGetElement", "retype_input"): "the output is the optional's element type: type_from cannot say "
-                                            "'element of an input'",
+    "'element of an input'",
     ("OptionalGetElement", "retype_output"): "as above",
-    ("SplitToSequence", "retype_input"): "the output is seq(<the input's type>): type_from cannot wrap a type",
+    (
+        "SplitToSequence",
+        "retype_input",
+    ): "the output is seq(<the input's type>): type_from cannot wrap a type",
     ("Adagrad", "retype_output"): "ai.onnx.preview.training: heterogeneous variadic outputs typed pairwise "
-                                  "by the inputs",
+    "by the inputs",
     ("Adam", "retype_output"): "as Adagrad",
     ("Momentum", "retype_output"): "as Adagrad",
     ("F", "retype_input"): "a call of a model-local function: inference does not go through function bodies",
@@ -331,9 +413,13 @@ def test_every_graph_mutant_onnx_rejects_is_rejected(
                     counts["excused"] += 1
                 else:
                     misses.append(f"{name} {kind}")
-    print(f"\ngraph and type mutants of {len(models)} models rejected by onnx.checker:",
-          dict(sorted((k, v) for k, v in counts.items() if "onnx-pass" not in k and k != "excused")))
+    print(
+        f"\ngraph and type mutants of {len(models)} models rejected by onnx.checker:",
+        dict(sorted((k, v) for k, v in counts.items() if "onnx-pass" not in k and k != "excused")),
+    )
     print(f"of those, not rejected by check-model for a reason listed in KNOWN_MISSES: {counts['excused']}")
-    print("mutants onnx.checker accepts:", dict(sorted((k, v) for k, v in counts.items() if "onnx-pass" in k)))
+    print(
+        "mutants onnx.checker accepts:", dict(sorted((k, v) for k, v in counts.items() if "onnx-pass" in k))
+    )
     assert sum(v for k, v in counts.items() if "onnx-pass" not in k and k != "excused") >= 8000
     assert misses == [], misses

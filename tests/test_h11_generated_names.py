@@ -258,8 +258,15 @@ def test_failure_outside_any_block_is_located_at_the_spec_path(
         generate_tree([OPSETS], tmp_path / "gen", kinds=["proto"], cache=False)
     diagnostic = raised.value.diagnostic
     assert diagnostic is not None and diagnostic.rule == "GEN-FAILED"
-    assert (diagnostic.location.file, diagnostic.location.line, diagnostic.location.column) == (str(OPSETS), 1, 1)
-    assert re.fullmatch(r"\S+:1:1: error\[GEN-FAILED\]: generator 'proto' failed: KeyError: 'x'", diagnostic.format().split("\n")[0])
+    assert (diagnostic.location.file, diagnostic.location.line, diagnostic.location.column) == (
+        str(OPSETS),
+        1,
+        1,
+    )
+    assert re.fullmatch(
+        r"\S+:1:1: error\[GEN-FAILED\]: generator 'proto' failed: KeyError: 'x'",
+        diagnostic.format().split("\n")[0],
+    )
 
 
 # -- class 8c: the release table's doc ---------------------------------------------------------
@@ -279,7 +286,9 @@ def test_release_table_doc_is_on_the_releases_page(tmp_path: Path) -> None:
     for cache in (False, True, True):  # cold, then filling and reading the result cache
         registry = load_registry([tmp_path], cache=cache)
         assert registry.releases[0].doc.startswith("Our releases")
-        files = generate_tree([tmp_path], tmp_path / "gen", kinds=["docs"], registry=registry, check=True).files
+        files = generate_tree(
+            [tmp_path], tmp_path / "gen", kinds=["docs"], registry=registry, check=True
+        ).files
         page = files["docs/releases.md"].decode("utf-8")
         assert "Our releases; see *the notes*." in page
         assert page.index("Our releases") < page.index("| Release |")

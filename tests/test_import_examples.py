@@ -61,13 +61,17 @@ def imported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, 
     return out, stats, cases
 
 
-def test_cases_attach_to_the_versions_their_opset_resolves_to(imported: tuple[Path, dict[str, Any], list[Any]]) -> None:
+def test_cases_attach_to_the_versions_their_opset_resolves_to(
+    imported: tuple[Path, dict[str, Any], list[Any]],
+) -> None:
     out, stats, cases = imported
     result = load_specs([out])
     assert not result.errors, result.diagnostics[:5]
     registry = Registry(result.specs)
     attached = all_cases(registry)
-    print(f"\nsample: {len(cases)} onnx node test cases, {stats['examples']} attached, skipped {stats['skipped']}")
+    print(
+        f"\nsample: {len(cases)} onnx node test cases, {stats['examples']} attached, skipped {stats['skipped']}"
+    )
     assert stats["examples"] == len(attached) > 100
     assert stats["skipped"].get("not one node", 0) > 0  # the *_expanded function bodies
     by_name = {f"test_{e.name}": s for s, e in attached}
@@ -81,7 +85,9 @@ def test_cases_attach_to_the_versions_their_opset_resolves_to(imported: tuple[Pa
     assert not any(n.startswith("test_if") for n in by_name)  # a graph attribute: skipped
 
 
-def test_test_runtime_reproduces_onnxruntime_on_the_same_cases(imported: tuple[Path, dict[str, Any], list[Any]]) -> None:
+def test_test_runtime_reproduces_onnxruntime_on_the_same_cases(
+    imported: tuple[Path, dict[str, Any], list[Any]],
+) -> None:
     out, _, cases = imported
     registry = Registry(load_specs([out]).specs)
     ours = {f"test_{r.example}": r.status == PASS for r in run_examples(registry, all_cases(registry))}
@@ -99,7 +105,9 @@ def _onnxruntime_verdict(case: Any) -> bool:
     try:
         options = ort.SessionOptions()
         options.log_severity_level = 4
-        session = ort.InferenceSession(case.model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+        session = ort.InferenceSession(
+            case.model.SerializeToString(), options, providers=["CPUExecutionProvider"]
+        )
         feeds = {v.name: x for v, x in zip(case.model.graph.input, inputs, strict=False)}
         got = session.run(None, feeds)
         for want, have in zip(outputs, got, strict=True):

@@ -16,7 +16,12 @@ pytest.importorskip("onnx")
 def test_imported_catalog_validates_without_errors(onnx_catalog_dir: Path) -> None:
     result = load_specs([onnx_catalog_dir])
     assert result.errors == []
-    assert {d.name for d in result.specs.domains} == {"", "ai.onnx.ml", "ai.onnx.preview", "ai.onnx.preview.training"}
+    assert {d.name for d in result.specs.domains} == {
+        "",
+        "ai.onnx.ml",
+        "ai.onnx.preview",
+        "ai.onnx.preview.training",
+    }
     assert sum(len(op.versions) for op in result.specs.operators) == 659
     # Every imported file names the JSON Schema an editor should use.
     for path in list(onnx_catalog_dir.rglob("*.yaml"))[:20]:
@@ -51,7 +56,9 @@ def test_import_one_domain_cli(tmp_path: Path) -> None:
         check=False,
     )
     assert proc.returncode == 0, proc.stderr
-    assert sorted(p.name for p in out.iterdir()) == ["ai.onnx.ml"] or "ai.onnx.ml" in {p.name for p in out.iterdir()}
+    assert sorted(p.name for p in out.iterdir()) == ["ai.onnx.ml"] or "ai.onnx.ml" in {
+        p.name for p in out.iterdir()
+    }
     assert (out / "ai.onnx.ml" / "LinearRegressor.yaml").is_file()
     assert not (out / "ai.onnx").exists()
 
@@ -68,7 +75,16 @@ def test_unknown_domain_and_missing_onnxruntime_are_usage_errors(tmp_path: Path)
         import onnxruntime  # noqa: F401
     except ImportError:
         proc = subprocess.run(
-            [sys.executable, "-m", "toolkit", "import-onnx", "--out", str(tmp_path), "--source", "onnxruntime"],
+            [
+                sys.executable,
+                "-m",
+                "toolkit",
+                "import-onnx",
+                "--out",
+                str(tmp_path),
+                "--source",
+                "onnxruntime",
+            ],
             capture_output=True,
             text=True,
             check=False,

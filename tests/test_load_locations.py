@@ -35,10 +35,15 @@ def containers(node: Any, at: tuple[str | int, ...] = ()) -> Iterator[tuple[tupl
 def assert_agree(source: Source) -> int:
     checked = 0
     for at, container in containers(source.data):
-        steps: list[str | int] = list(container.keys() if isinstance(container, MarkedDict) else range(len(container)))
+        steps: list[str | int] = list(
+            container.keys() if isinstance(container, MarkedDict) else range(len(container))
+        )
         for step in [*steps, "missing", 10_000]:  # and steps that are not there: the walk's fallback
             for key in (False, True):
-                assert source.loc_in(container, at, step, key=key) == source.loc(*at, step, key=key), (at, step)
+                assert source.loc_in(container, at, step, key=key) == source.loc(*at, step, key=key), (
+                    at,
+                    step,
+                )
                 checked += 1
     return checked
 

@@ -47,13 +47,17 @@ def abc_model(version: int, *ops: str) -> Any:
         nodes.append(helper.make_node(op, inputs, [f"v{index}"], domain=ABC, name=f"{op.lower()}{index}"))
         prev = f"v{index}"
     graph = helper.make_graph(nodes, "g", [x], [helper.make_tensor_value_info(prev, TensorProto.FLOAT, [2])])
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18), helper.make_opsetid(ABC, version)])
+    return helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 18), helper.make_opsetid(ABC, version)]
+    )
 
 
 def test_documents_runtime(registry: Registry, pb_runtime: Path) -> None:
     runtime = load_runtime(pb_runtime, registry)
     assert runtime.opsets[ABC] == {1, 2}
-    assert runtime.supports(ABC, "A", 1) and runtime.supports(ABC, "B", 2) and not runtime.supports(ABC, "A", 3)
+    assert (
+        runtime.supports(ABC, "A", 1) and runtime.supports(ABC, "B", 2) and not runtime.supports(ABC, "A", 3)
+    )
     assert analyse(abc_model(2, "A", "B"), registry, runtime).compatible
     report = analyse(abc_model(3, "A", "B", "C"), registry, runtime)
     rules = [(f.rule, f.path, f.operator, f.oldest_opset, f.convert_to) for f in report.findings]
@@ -85,7 +89,11 @@ def test_manifest_runtime(registry: Registry, tmp_path: Path) -> None:
     model.graph.node.append(helper.make_node("Gelu", ["r"], ["g"], name="gelu"))  # Gelu appears in opset 20
     model.graph.output[0].name = "g"
     unresolved = analyse(model, registry, runtime).findings[-1]
-    assert (unresolved.rule, unresolved.path, unresolved.operator) == ("COMPAT-UNRESOLVED", "g/gelu/3", "ai.onnx.Gelu")
+    assert (unresolved.rule, unresolved.path, unresolved.operator) == (
+        "COMPAT-UNRESOLVED",
+        "g/gelu/3",
+        "ai.onnx.Gelu",
+    )
 
 
 def test_cli_compat(tmp_path: Path, pb_runtime: Path) -> None:
@@ -93,8 +101,13 @@ def test_cli_compat(tmp_path: Path, pb_runtime: Path) -> None:
     onnx.save(abc_model(3, "A"), model)
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "toolkit", "compat", *args], capture_output=True, text=True,
-                              cwd=REPO, check=False)
+        return subprocess.run(
+            [sys.executable, "-m", "toolkit", "compat", *args],
+            capture_output=True,
+            text=True,
+            cwd=REPO,
+            check=False,
+        )
 
     done = run(str(model), "--runtime", str(pb_runtime), "--format", "json")
     assert done.returncode == 1, done.stderr
@@ -120,12 +133,16 @@ def test_cli_compat(tmp_path: Path, pb_runtime: Path) -> None:
 
 BAD_MANIFESTS = {
     # text -> the (rule, line, column) of every diagnostic
-    "domains:\n  ai.onnx: {max_opset: \"x\"}\n": [("SCHEMA-TYPE", 2, 24)],
+    'domains:\n  ai.onnx: {max_opset: "x"}\n': [("SCHEMA-TYPE", 2, 24)],
     "opsets: [a]\n": [("SCHEMA-REQUIRED", 1, 1), ("SCHEMA-UNKNOWN-KEY", 1, 1)],
-    "domains:\n  ai.onnx: {max_opset: 12\n": [("YAML-SYNTAX", 2, 26)],  # end of stream: the end of the last line
+    "domains:\n  ai.onnx: {max_opset: 12\n": [
+        ("YAML-SYNTAX", 2, 26)
+    ],  # end of stream: the end of the last line
     "domains:\n  ai.onnx: {max_opset: 0}\n": [("SCHEMA-VALUE", 2, 24)],
     "domains:\n  org.x:\n    operators: {A: [1, 2.5], 1B: [1]}\n    bogus: 1\n": [
-        ("NAME-NOT-IDENTIFIER", 3, 30), ("SCHEMA-TYPE", 3, 24), ("SCHEMA-UNKNOWN-KEY", 4, 5),
+        ("NAME-NOT-IDENTIFIER", 3, 30),
+        ("SCHEMA-TYPE", 3, 24),
+        ("SCHEMA-UNKNOWN-KEY", 4, 5),
     ],
     "domains:\n  com.nowhere: {opsets: [1]}\n": [("RUNTIME-DOMAIN-UNKNOWN", 2, 3)],
     "domains: {a: !!python/object:os.system x}\n": [("YAML-TAG", 1, 14)],
@@ -134,8 +151,9 @@ BAD_MANIFESTS = {
 
 
 @pytest.mark.parametrize("text", list(BAD_MANIFESTS), ids=range(len(BAD_MANIFESTS)))
-def test_bad_manifest_is_located(registry: Registry, tmp_path: Path, text: str,
-                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bad_manifest_is_located(
+    registry: Registry, tmp_path: Path, text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "rt.yaml").write_text(text)
     with pytest.raises(RuntimeManifestError) as caught:
@@ -145,8 +163,9 @@ def test_bad_manifest_is_located(registry: Registry, tmp_path: Path, text: str,
     assert all(d.location.file == "rt.yaml" for d in caught.value.diagnostics)
 
 
-def test_cli_bad_manifest_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_bad_manifest_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from toolkit.cli import main
 
     monkeypatch.chdir(tmp_path)

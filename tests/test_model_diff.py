@@ -18,8 +18,13 @@ from toolkit.onnx_bridge.model_diff import Bump, diff_models, widens  # noqa: E4
 REPO = Path(__file__).resolve().parent.parent
 
 
-def model(inputs: dict[str, tuple[int, list[int]]], outputs: dict[str, int], version: int = 0,
-          defaults: tuple[str, ...] = (), op: str = "Identity") -> Any:
+def model(
+    inputs: dict[str, tuple[int, list[int]]],
+    outputs: dict[str, int],
+    version: int = 0,
+    defaults: tuple[str, ...] = (),
+    op: str = "Identity",
+) -> Any:
     ins = [helper.make_tensor_value_info(n, t, s) for n, (t, s) in inputs.items()]
     outs = [helper.make_tensor_value_info(n, t, None) for n, t in outputs.items()]
     first = next(iter(inputs))
@@ -43,7 +48,10 @@ def test_bumps_follow_the_seed_rules() -> None:
     base = model({"x": (I32, [2])}, {"y": I32})
     assert bump(base, model({"x": (S, [2])}, {"y": I32})) == (Bump.MAJOR, ["MDIFF-TYPE-CHANGED"])
     assert bump(base, model({"x": (I64, [2])}, {"y": I32})) == (Bump.MINOR, ["MDIFF-TYPE-WIDENED"])
-    assert bump(base, model({"x": (I32, [2]), "z": (F, [1])}, {"y": I32})) == (Bump.MAJOR, ["MDIFF-INPUT-ADDED"])
+    assert bump(base, model({"x": (I32, [2]), "z": (F, [1])}, {"y": I32})) == (
+        Bump.MAJOR,
+        ["MDIFF-INPUT-ADDED"],
+    )
     with_default = model({"x": (I32, [2]), "z": (F, [1])}, {"y": I32}, defaults=("z",))
     assert bump(base, with_default) == (Bump.MINOR, ["MDIFF-INPUT-ADDED-DEFAULT"])
     two = model({"x": (I32, [2])}, {"y": I32, "w": I32})
@@ -77,7 +85,9 @@ def test_every_signature_rule_and_its_bump() -> None:
     assert rules(plain, base) == ["MDIFF-INPUT-DEFAULT-ADDED"]
     assert rules(plain, model({"x": (I32, [2])}, {"y": I32})) == ["MDIFF-INPUT-REMOVED"]
     assert rules(base, model({"x": (I32, [2])}, {"y": I32})) == ["MDIFF-BODY-CHANGED"]  # callers never fed it
-    assert rules(plain, model({"x": (I32, [2]), "z": (F, [1])}, {"y": I32, "w": I32})) == ["MDIFF-OUTPUT-ADDED"]
+    assert rules(plain, model({"x": (I32, [2]), "z": (F, [1])}, {"y": I32, "w": I32})) == [
+        "MDIFF-OUTPUT-ADDED"
+    ]
     assert rules(plain, model({"x": (I32, [2, 2]), "z": (F, [1])}, {"y": I32})) == ["MDIFF-SHAPE-CHANGED"]
     for old, new in [
         (model({"x": (I32, [2])}, {"y": I32}), model({"x": (S, [2])}, {"y": I32})),
@@ -125,7 +135,9 @@ def test_reports_name_a_failed_version_check() -> None:
     text = render(report, "text")
     assert text.splitlines()[-1].startswith("error[MDIFF-VERSION]: ")
     assert '"version_ok": false' in render(report, "json")
-    ok = diff_models(model({"x": (I32, [2])}, {"y": I32}, V1), model({"x": (S, [2])}, {"y": I32}, semver.pack(2, 0, 0)))
+    ok = diff_models(
+        model({"x": (I32, [2])}, {"y": I32}, V1), model({"x": (S, [2])}, {"y": I32}, semver.pack(2, 0, 0))
+    )
     assert render(ok, "text").splitlines()[-1].startswith("ok: ")
 
 
@@ -160,12 +172,22 @@ def test_cli_model_diff(tmp_path: Path) -> None:
     old, new = tmp_path / "old.onnx", tmp_path / "new.onnx"
     onnx.save(model({"x": (I32, [2])}, {"y": I32}, V1), old)
     onnx.save(model({"x": (S, [2])}, {"y": I32}, semver.pack(1, 1, 0)), new)
-    done = subprocess.run([sys.executable, "-m", "toolkit", "model-diff", str(old), str(new)],
-                          capture_output=True, text=True, cwd=REPO, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "toolkit", "model-diff", str(old), str(new)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        check=False,
+    )
     assert done.returncode == 1
     assert "required bump: MAJOR" in done.stdout and "1.0.0 (0x0001000000000000)" in done.stdout
     assert "error[MDIFF-VERSION]: 1.0.0 -> 1.1.0 is a MINOR bump; MAJOR required" in done.stdout
     (tmp_path / "bad.onnx").write_bytes(b"\x00garbage")
-    bad = subprocess.run([sys.executable, "-m", "toolkit", "model-diff", str(old), str(tmp_path / "bad.onnx")],
-                         capture_output=True, text=True, cwd=REPO, check=False)
+    bad = subprocess.run(
+        [sys.executable, "-m", "toolkit", "model-diff", str(old), str(tmp_path / "bad.onnx")],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        check=False,
+    )
     assert bad.returncode == 2 and "Traceback" not in bad.stderr

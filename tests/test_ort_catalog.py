@@ -97,7 +97,9 @@ def _differences(ours: OpSchema, theirs: Any) -> list[str]:
             out.append(f"{what}: ours {a!r}, onnxruntime {b!r}")
 
     same("deprecated", ours.deprecated, bool(theirs.deprecated))
-    same("experimental", ours.status is Status.EXPERIMENTAL, str(theirs.support_level).endswith("EXPERIMENTAL"))
+    same(
+        "experimental", ours.status is Status.EXPERIMENTAL, str(theirs.support_level).endswith("EXPERIMENTAL")
+    )
     same("doc", ours.doc, theirs.doc or "")
     for kind in ("input", "output"):
         mine, ort = getattr(ours, kind + "s"), getattr(theirs, kind + "s")
@@ -154,7 +156,9 @@ def test_imported_catalog_equals_onnxruntime_field_by_field(ort_registry: Regist
     # Nothing more than onnxruntime has, either.
     assert len(ort_registry.all_schemas()) == len(schemas)
     domains = sorted({s.domain or "ai.onnx" for s in schemas})
-    print(f"onnxruntime catalog: {compared} schemas compared field by field, {len(problems)} differ; domains {domains}")
+    print(
+        f"onnxruntime catalog: {compared} schemas compared field by field, {len(problems)} differ; domains {domains}"
+    )
     assert not problems, "\n".join(f"{k}: {v}" for k, v in list(problems.items())[:20])
     assert compared >= 800
 
@@ -187,9 +191,14 @@ def test_missing_onnxruntime_and_unknown_runtime_are_usage_errors(tmp_path: Path
         proc = _opset(*args, hide_onnxruntime=True)
         assert proc.returncode == 2, (args, proc.stderr)
         assert "onnxruntime is not installed" in proc.stderr and "Traceback" not in proc.stderr
-    for command in (("check-model", "--runtime", "tensorrt-9", str(model)), ("compat", str(model), "--runtime", "tensorrt-9")):
+    for command in (
+        ("check-model", "--runtime", "tensorrt-9", str(model)),
+        ("compat", str(model), "--runtime", "tensorrt-9"),
+    ):
         proc = _opset(*command)
-        assert proc.returncode == 2 and "tensorrt-9" in proc.stderr and "onnxruntime" in proc.stderr, proc.stderr
+        assert proc.returncode == 2 and "tensorrt-9" in proc.stderr and "onnxruntime" in proc.stderr, (
+            proc.stderr
+        )
         assert "Traceback" not in proc.stderr
     empty = tmp_path / "empty"
     empty.mkdir()
@@ -217,7 +226,9 @@ def test_check_model_runtime_option(producer_corpus: list[Any], ort_catalog: Pat
     path = Path(ort_catalog).parent / "typo.onnx"
     onnx.save(faulty, path)
     proc = _opset("check-model", "--runtime", "onnxruntime", str(path))
-    assert proc.returncode == 1 and "MODEL-ATTR-UNKNOWN" in proc.stdout and "num_head" in proc.stdout, proc.stdout
+    assert proc.returncode == 1 and "MODEL-ATTR-UNKNOWN" in proc.stdout and "num_head" in proc.stdout, (
+        proc.stdout
+    )
 
 
 def test_compat_against_onnxruntime(producer_corpus: list[Any], tmp_path: Path) -> None:
@@ -234,16 +245,21 @@ def test_compat_against_onnxruntime(producer_corpus: list[Any], tmp_path: Path) 
     if newest <= ort_newest:
         pytest.skip("the installed onnx is not newer than onnxruntime's")
     op = next(
-        s.name for s in onnx.defs.get_all_schemas_with_history()
+        s.name
+        for s in onnx.defs.get_all_schemas_with_history()
         if s.domain == "" and s.since_version == newest and s.name == "Cast"
     )
     node = helper.make_node(op, ["x"], ["y"], to=onnx.TensorProto.FLOAT)
     x = helper.make_tensor_value_info("x", onnx.TensorProto.INT64, [2])
     y = helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [2])
-    model = helper.make_model(helper.make_graph([node], "g", [x], [y]), opset_imports=[helper.make_opsetid("", newest)])
+    model = helper.make_model(
+        helper.make_graph([node], "g", [x], [y]), opset_imports=[helper.make_opsetid("", newest)]
+    )
     path = tmp_path / "new.onnx"
     onnx.save(model, path)
     proc = _opset("compat", str(path), "--runtime", "onnxruntime")
-    assert proc.returncode == 1 and "COMPAT-OPSET-MISSING" in proc.stdout and f"Cast:{newest}" in proc.stdout, proc.stdout
+    assert (
+        proc.returncode == 1 and "COMPAT-OPSET-MISSING" in proc.stdout and f"Cast:{newest}" in proc.stdout
+    ), proc.stdout
     with pytest.raises(Exception):  # noqa: B017 - onnxruntime's own exception types
         onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])

@@ -21,19 +21,33 @@ def test_corpus_covers_the_producers(producer_corpus: list[Any]) -> None:
         model = onnx.load(str(m.path))
         ops |= {(n.domain, n.op_type) for n in model.graph.node}
     for wanted in [
-        ("ai.onnx.ml", "ZipMap"), ("ai.onnx.ml", "DictVectorizer"), ("ai.onnx.ml", "TreeEnsembleClassifier"),
-        ("ai.onnx.ml", "TreeEnsembleRegressor"), ("ai.onnx.ml", "OneHotEncoder"), ("ai.onnx.ml", "SVMClassifier"),
-        ("", "QuantizeLinear"), ("", "QLinearConv"), ("com.microsoft", "QGemm"), ("", "MatMulInteger"),
-        ("com.microsoft", "Attention"), ("com.microsoft", "SkipLayerNormalization"), ("com.microsoft", "FastGelu"),
-        ("com.microsoft", "BiasGelu"), ("com.microsoft", "Tokenizer"), ("com.microsoft", "QLinearAdd"),
-        ("com.microsoft", "FusedGemm"), ("com.microsoft.nchwc", "Conv"),
+        ("ai.onnx.ml", "ZipMap"),
+        ("ai.onnx.ml", "DictVectorizer"),
+        ("ai.onnx.ml", "TreeEnsembleClassifier"),
+        ("ai.onnx.ml", "TreeEnsembleRegressor"),
+        ("ai.onnx.ml", "OneHotEncoder"),
+        ("ai.onnx.ml", "SVMClassifier"),
+        ("", "QuantizeLinear"),
+        ("", "QLinearConv"),
+        ("com.microsoft", "QGemm"),
+        ("", "MatMulInteger"),
+        ("com.microsoft", "Attention"),
+        ("com.microsoft", "SkipLayerNormalization"),
+        ("com.microsoft", "FastGelu"),
+        ("com.microsoft", "BiasGelu"),
+        ("com.microsoft", "Tokenizer"),
+        ("com.microsoft", "QLinearAdd"),
+        ("com.microsoft", "FusedGemm"),
+        ("com.microsoft.nchwc", "Conv"),
         ("", "SimplifiedLayerNormalization"),  # onnxruntime's own addition to the default domain
     ]:
         assert wanted in ops, wanted
     runs = [m for m in producer_corpus if m.runs_in_ort]
     both = [m for m in runs if m.checker_ok]
     vendor = [m for m in producer_corpus if m.vendor]
-    print(f"run in onnxruntime: {len(runs)}; also accepted by onnx.checker: {len(both)}; vendor domains: {len(vendor)}")
+    print(
+        f"run in onnxruntime: {len(runs)}; also accepted by onnx.checker: {len(both)}; vendor domains: {len(vendor)}"
+    )
     assert len(both) >= 60
     # A model that does not run carries the reason, so a test can say why it is excluded.
     assert all(m.note for m in producer_corpus if not (m.runs_in_ort and m.checker_ok))
@@ -55,7 +69,9 @@ def test_corpus_is_deterministic_and_reused_while_producer_versions_match(tmp_pa
 
     stamp = {m.name: m.path.stat().st_mtime_ns for m in first}
     again = build_corpus(tmp_path / "a", groups=groups)
-    assert [(m.name, m.runs_in_ort, m.checker_ok) for m in again] == [(m.name, m.runs_in_ort, m.checker_ok) for m in first]
+    assert [(m.name, m.runs_in_ort, m.checker_ok) for m in again] == [
+        (m.name, m.runs_in_ort, m.checker_ok) for m in first
+    ]
     assert {m.name: m.path.stat().st_mtime_ns for m in again} == stamp
     regressors = [m for m in first if m.name.startswith("skl_reg_")]
     assert all((a.feeds["X"] == b.feeds["X"]).all() for a, b in zip(regressors, again, strict=False))

@@ -34,6 +34,6 @@ def test_a_pyproject_that_only_names_the_package_is_not_parsed(tmp_path: Path) -
         '[project]\nname = "opset-toolkit"\ndependencies = ["opset-toolkit[test]"]\nbroken = \n'
     )
     assert find_project_file(tmp_path) is None
-    (tmp_path / "pyproject.toml").write_text('[tool.opset-toolkit]\nbroken = \n')
+    (tmp_path / "pyproject.toml").write_text("[tool.opset-toolkit]\nbroken = \n")
     with pytest.raises(Exception, match="invalid TOML"):
         find_project_file(tmp_path)

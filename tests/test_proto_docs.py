@@ -195,9 +195,7 @@ def test_schema_document_round_trip_exact() -> None:
     # Also from a message, and deterministic.
     again = codec.specset_from_schema_documents([document])
     assert again == specset
-    assert (
-        codec.schema_set_document(DEFAULT, again.operators).SerializeToString(deterministic=True) == data
-    )
+    assert codec.schema_set_document(DEFAULT, again.operators).SerializeToString(deterministic=True) == data
 
 
 def test_round_trip_preserves_container_kinds_and_none() -> None:
@@ -212,16 +210,12 @@ def test_round_trip_preserves_container_kinds_and_none() -> None:
     assert isinstance(step.arg("tuple"), tuple)
     assert step.arg("tricky") == {"$list": (1,)}
     assert step.arg("nothing") is None and step.arg("flag") is True
-    a1 = codec.specset_from_schema_documents(
-        [codec.schema_set_document(DEFAULT, OPERATORS)]
-    ).operators[1]
+    a1 = codec.specset_from_schema_documents([codec.schema_set_document(DEFAULT, OPERATORS)]).operators[1]
     attrs = a1.versions[0].attribute_map
     assert attrs["t"].default is None and attrs["body"].required
     assert attrs["pads"].default == (0, 1, 2**40)
     assert attrs["alpha"].default == 0.1  # exact: stored as double
-    c = codec.specset_from_schema_documents(
-        [codec.schema_set_document(DEFAULT, OPERATORS)]
-    ).operators[0]
+    c = codec.specset_from_schema_documents([codec.schema_set_document(DEFAULT, OPERATORS)]).operators[0]
     assert c.versions[0].adapter == Adapter() and c.versions[0].adapter.downgrade is None
     assert c.location == NOWHERE and c.removed_in is None and c.replaced_by is None
 
@@ -313,9 +307,7 @@ def test_render_registry() -> None:
 def test_mixed_number_list_default_becomes_floats() -> None:
     schema = dataclasses.replace(B1, attributes=(Attribute("s", AttrType.FLOATS, default=(1.5, 1)),))
     op = dataclasses.replace(B, versions=(schema,))
-    (back,) = codec.specset_from_schema_documents(
-        [codec.schema_set_document(DEFAULT, [op])]
-    ).operators
+    (back,) = codec.specset_from_schema_documents([codec.schema_set_document(DEFAULT, [op])]).operators
     assert back.versions[0].attributes[0].default == (1.5, 1.0)
     with pytest.raises(TypeError):
         bad = dataclasses.replace(schema, attributes=(Attribute("s", AttrType.FLOATS, default=(1.5, "x")),))  # type: ignore[arg-type]

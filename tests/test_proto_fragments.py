@@ -59,7 +59,9 @@ def functions(draw: st.DrawFn) -> FunctionProto:
     st.lists(st.tuples(st.integers(0, 5), operators()), max_size=8),
     st.lists(st.tuples(st.integers(0, 5), functions()), max_size=4),
 )
-def test_assembled_document_equals_the_whole_message(document: OperatorSetProto, entries: list, bodies: list) -> None:
+def test_assembled_document_equals_the_whole_message(
+    document: OperatorSetProto, entries: list, bodies: list
+) -> None:
     # The same key always stands for the same entry (as (name, since_version) does).
     first: dict[int, OperatorProto] = {}
     ops = [first.setdefault(key, op) for key, op in entries]

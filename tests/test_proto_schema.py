@@ -80,7 +80,9 @@ def _subset_of(ours: Descriptor, theirs: Descriptor) -> None:
     for mine in ours.fields:
         field = theirs.fields_by_name.get(mine.name)
         assert field is not None, f"{ours.full_name}.{mine.name} is not an onnx field"
-        assert (mine.number, mine.type, mine.is_repeated) == (field.number, field.type, field.is_repeated), mine.name
+        assert (mine.number, mine.type, mine.is_repeated) == (field.number, field.type, field.is_repeated), (
+            mine.name
+        )
         assert mine.has_presence == field.has_presence, mine.name
         if mine.type == FieldDescriptor.TYPE_ENUM:
             assert [(v.name, v.number) for v in mine.enum_type.values] == [

@@ -65,7 +65,9 @@ def _fill(draw: st.DrawFn, message: Message, depth: int) -> None:
                 continue
             count = draw(st.integers(0, 2)) if field.is_repeated else 1
             for _ in range(count):
-                child = getattr(message, field.name).add() if field.is_repeated else getattr(message, field.name)
+                child = (
+                    getattr(message, field.name).add() if field.is_repeated else getattr(message, field.name)
+                )
                 _fill(draw, child, depth - 1)
                 if not field.is_repeated:
                     child.SetInParent()
@@ -78,7 +80,9 @@ def _fill(draw: st.DrawFn, message: Message, depth: int) -> None:
 @settings(max_examples=300, deadline=None)
 @given(messages(OperatorSetProto), st.sampled_from([0, 2, 4]))
 def test_operator_set_documents_print_as_text_format_prints_them(message: Message, indent: int) -> None:
-    assert message_to_text(message, indent) == text_format.MessageToString(message, as_utf8=True, indent=indent)
+    assert message_to_text(message, indent) == text_format.MessageToString(
+        message, as_utf8=True, indent=indent
+    )
 
 
 @settings(max_examples=100, deadline=None)

@@ -79,7 +79,9 @@ def load(name: str) -> ModuleType:
 def own_builder_names(opset_class: type) -> list[str]:
     """The builder methods an opset class defines itself (operators start upper case, like its
     constants)."""
-    return sorted(n for n in vars(opset_class) if n[:1].isupper() and n not in ("DOMAIN", "VERSION", "IR_VERSION"))
+    return sorted(
+        n for n in vars(opset_class) if n[:1].isupper() and n not in ("DOMAIN", "VERSION", "IR_VERSION")
+    )
 
 
 def builder_names(opset_class: type) -> list[str]:
@@ -156,7 +158,10 @@ def _wide_schema() -> OpSchema:
         Attribute("body", AttrType.GRAPH, required=True),
     ]
     return OpSchema(
-        domain="org.example.wide", name="Wide", since_version=2, doc="A wide operator.",
+        domain="org.example.wide",
+        name="Wide",
+        since_version=2,
+        doc="A wide operator.",
         inputs=(FormalParameter("X", "T"), FormalParameter("rest", "T", option=ParamOption.VARIADIC)),
         outputs=(FormalParameter("Y", "T"), FormalParameter("Z", "seq(tensor(float))")),
         attributes=tuple(attrs),
@@ -179,14 +184,29 @@ def test_builder_method_is_laid_out_from_its_parts() -> None:
             calls.append(args)
             return ()
 
-    namespace: dict[str, Any] = {"Sequence": Sequence, "Any": Any, "math": math, "TensorValue": "TV",
-                                 "SequenceValue": "SV", "_schema": lambda m, c: (m, c)}
-    exec(compile(source.replace("class Opset:", "class Opset(Base):"), "<wide>", "exec"),
-         {**namespace, "Base": Base}, namespace)
+    namespace: dict[str, Any] = {
+        "Sequence": Sequence,
+        "Any": Any,
+        "math": math,
+        "TensorValue": "TV",
+        "SequenceValue": "SV",
+        "_schema": lambda m, c: (m, c),
+    }
+    exec(
+        compile(source.replace("class Opset:", "class Opset(Base):"), "<wide>", "exec"),
+        {**namespace, "Base": Base},
+        namespace,
+    )
     namespace["Opset"]().Wide("x", "r1", "r2", body="g", _outputs=2)
     kinds, variadic, target, inputs, attributes, outputs, name = calls[0]
-    assert (kinds, variadic, target, inputs, outputs, name) == (("TV", "SV"), False, ("Wide", "Wide_2"),
-                                                                ("x", "r1", "r2"), 2, None)
+    assert (kinds, variadic, target, inputs, outputs, name) == (
+        ("TV", "SV"),
+        False,
+        ("Wide", "Wide_2"),
+        ("x", "r1", "r2"),
+        2,
+        None,
+    )
     assert isinstance(attributes, dict) and attributes["body"] == "g" and math.isnan(attributes["epsilon"])
     assert attributes["attribute_with_a_long_name_3"] == (3,)
 
@@ -206,8 +226,11 @@ def test_runtime_stands_alone() -> None:
         elif isinstance(node, ast.ImportFrom):
             assert node.level == 0, "relative import in the runtime"
             imported.add((node.module or "").split(".")[0])
-    stdlib = getattr(sys, "stdlib_module_names", {"__future__", "collections", "importlib", "math",
-                                                  "types", "typing", "warnings"})
+    stdlib = getattr(
+        sys,
+        "stdlib_module_names",
+        {"__future__", "collections", "importlib", "math", "types", "typing", "warnings"},
+    )
     assert imported and imported <= set(stdlib), imported - set(stdlib)
     code = (
         "import importlib.util, sys\n"
@@ -220,8 +243,8 @@ def test_runtime_stands_alone() -> None:
     users = [
         path.relative_to(REPO).as_posix()
         for path in sorted((REPO / "toolkit").rglob("*.py"))
-        if path != RUNTIME and re.search(r"python[.]runtime\b|from \S+python import runtime",
-                                         path.read_text(encoding="utf-8"))
+        if path != RUNTIME
+        and re.search(r"python[.]runtime\b|from \S+python import runtime", path.read_text(encoding="utf-8"))
     ]
     assert not users, f"toolkit modules importing the generated package's runtime: {users}"
 
@@ -245,8 +268,15 @@ def test_generator_registry_imports_generators_on_use() -> None:
 
 def test_layout_and_headers(shipped_python: Path) -> None:
     pkg = shipped_python / PACKAGE
-    for rel in ("__init__.py", "_runtime.py", "py.typed", "org_example_abc/__init__.py",
-                "org_example_abc/opset1.py", "org_example_abc/opset4.py", "org_example_abc/schemas/A.py"):
+    for rel in (
+        "__init__.py",
+        "_runtime.py",
+        "py.typed",
+        "org_example_abc/__init__.py",
+        "org_example_abc/opset1.py",
+        "org_example_abc/opset4.py",
+        "org_example_abc/schemas/A.py",
+    ):
         assert (pkg / rel).is_file(), rel
     for path in pkg.rglob("*.py"):
         assert path.read_text().startswith(HEADER.format("opsets") + "\n"), path
@@ -267,8 +297,15 @@ def test_shipped_resolution_and_metadata(shipped_python: Path) -> None:
         assert abc.opset(4).__mro__[1].__name__ == "OpsetBase"
         a3 = load("org_example_abc.schemas").get("A", 3)
         assert (a3.domain, a3.name, a3.since_version, a3.status, a3.deprecated) == (
-            "org.example.abc", "A", 3, "stable", False)
-        assert [(a.name, a.type, a.required, a.default) for a in a3.attributes] == [("scale", "float", False, 1.0)]
+            "org.example.abc",
+            "A",
+            3,
+            "stable",
+            False,
+        )
+        assert [(a.name, a.type, a.required, a.default) for a in a3.attributes] == [
+            ("scale", "float", False, 1.0)
+        ]
         assert a3.inputs[0].name == "X" and a3.type_constraints[0].allowed[0] == "tensor(float)"
         c3 = load("").schema("org.example.abc", "C", 3)
         assert c3.inputs[0].option == "variadic" and c3.max_input > 1000
@@ -285,7 +322,12 @@ def test_builder_light_node_without_onnx(shipped_python: Path, monkeypatch: pyte
         assert isinstance(total, runtime.TensorValue) and total == "C_0_sum"
         node = total.node
         assert isinstance(node, runtime.LightNode)
-        assert (node.op_type, node.domain, node.input, node.output) == ("C", "org.example.abc", ["a", "b", "c"], ["C_0_sum"])
+        assert (node.op_type, node.domain, node.input, node.output) == (
+            "C",
+            "org.example.abc",
+            ["a", "b", "c"],
+            ["C_0_sum"],
+        )
         y = op.B(total, "z", _outputs=["y"], _name="add")
         assert y == "y" and y.node.name == "add" and op.nodes == [node, y.node]
         a = load("org_example_abc.opset3").Opset3().A("x", scale=2)
@@ -318,7 +360,12 @@ def test_shipped_release_lookups_agree_with_toolkit_releases(
         assert len(combos) == 9
         for combo in combos:
             assert pkg.min_ir_version_for(combo) == release_table.min_ir_version_for(rows, combo)
-        assert pkg.min_ir_version_for({}) == release_table.min_ir_version_for(rows, {}) == pkg.MIN_IR_VERSION == 9
+        assert (
+            pkg.min_ir_version_for({})
+            == release_table.min_ir_version_for(rows, {})
+            == pkg.MIN_IR_VERSION
+            == 9
+        )
         # the default domain in either spelling; unknown opsets
         assert pkg.release_for_opset("", 21) == pkg.release_for_opset("ai.onnx", 21) == "2025.1"
         assert pkg.release_for_opset("ai.onnx", 22) is None
@@ -349,13 +396,27 @@ def test_shipped_tree_is_mypy_strict_and_ruff_clean(shipped_python: Path, tmp_pa
 def lint(python_dir: Path, tmp_path: Path) -> None:
     ruff = subprocess.run(
         [sys.executable, "-m", "ruff", "check", "--no-cache", "--config", str(REPO / "pyproject.toml"), "."],
-        cwd=python_dir, capture_output=True, text=True,
+        cwd=python_dir,
+        capture_output=True,
+        text=True,
     )
     assert ruff.returncode == 0, ruff.stdout + ruff.stderr
     mypy = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-error-summary", "--cache-dir", str(tmp_path / "mypy"),
-         "--python-version", "3.10", PACKAGE],
-        cwd=python_dir, capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--no-error-summary",
+            "--cache-dir",
+            str(tmp_path / "mypy"),
+            "--python-version",
+            "3.10",
+            PACKAGE,
+        ],
+        cwd=python_dir,
+        capture_output=True,
+        text=True,
     )
     assert mypy.returncode == 0, mypy.stdout[-4000:] + mypy.stderr[-2000:]
 
@@ -366,7 +427,9 @@ onnx_needed = pytest.mark.usefixtures("onnx_catalog_dir")
 
 
 def _sample_value(attr: Any) -> object:
-    return {"int": 1, "float": 0.5, "string": "x", "ints": [1], "floats": [0.5], "strings": ["a"]}.get(attr.type)
+    return {"int": 1, "float": 0.5, "string": "x", "ints": [1], "floats": [0.5], "strings": ["a"]}.get(
+        attr.type
+    )
 
 
 @onnx_needed
@@ -417,8 +480,10 @@ def test_tiny_model_passes_check_model(catalog_python: Path) -> None:
         graph = helper.make_graph(
             op.nodes,
             "tiny",
-            [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 2, 4, 4]),
-             helper.make_tensor_value_info("W", TensorProto.FLOAT, [2, 2, 3, 3])],
+            [
+                helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 2, 4, 4]),
+                helper.make_tensor_value_info("W", TensorProto.FLOAT, [2, 2, 3, 3]),
+            ],
             [helper.make_tensor_value_info(y, TensorProto.FLOAT, [1, 2, 4, 4])],
         )
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
@@ -435,11 +500,18 @@ def test_bad_calls_raise_clear_errors(catalog_python: Path) -> None:
         with pytest.raises(TypeError, match=r"Cast\(\) missing 1 required keyword-only argument: 'to'"):
             op.Cast("x")
         cast = load("").schema("", "Cast", 21)
-        with pytest.raises(runtime.BuildError, match=r"ai\.onnx\.Cast-21: required attribute 'to' \(int\) is missing"):
+        with pytest.raises(
+            runtime.BuildError, match=r"ai\.onnx\.Cast-21: required attribute 'to' \(int\) is missing"
+        ):
             cast.make_node(["x"], ["y"])
-        with pytest.raises(runtime.BuildError, match=r"ai\.onnx\.Conv-22: attribute 'group' expects an int \(int\), got str '2'"):
+        with pytest.raises(
+            runtime.BuildError,
+            match=r"ai\.onnx\.Conv-22: attribute 'group' expects an int \(int\), got str '2'",
+        ):
             op.Conv("x", "w", group="2")
-        with pytest.raises(runtime.BuildError, match=r"attribute 'pads' expects a list or tuple \(ints\), got int 1"):
+        with pytest.raises(
+            runtime.BuildError, match=r"attribute 'pads' expects a list or tuple \(ints\), got int 1"
+        ):
             op.Conv("x", "w", pads=1)
         with pytest.raises(runtime.BuildError, match=r"attribute 'alpha' expects a float \(float\), got str"):
             op.LeakyRelu("x", alpha="big")
@@ -448,7 +520,9 @@ def test_bad_calls_raise_clear_errors(catalog_python: Path) -> None:
         relu = load("").schema("", "Relu", 14)
         with pytest.raises(runtime.BuildError, match=r"ai\.onnx\.Relu-14: too many inputs: got 2, at most 1"):
             relu.make_node(["a", "b"], ["y"])
-        with pytest.raises(runtime.BuildError, match=r"too few inputs: got 0, at least 1 \(missing input 'X'\)"):
+        with pytest.raises(
+            runtime.BuildError, match=r"too few inputs: got 0, at least 1 \(missing input 'X'\)"
+        ):
             relu.make_node([], ["y"])
         with pytest.raises(runtime.BuildError, match=r"unknown attribute 'beta'"):
             relu.make_node(["a"], ["y"], {"beta": 1})
@@ -494,7 +568,9 @@ def test_graph_attributes_and_variadic_outputs(catalog_python: Path) -> None:
             const = helper.make_node(
                 "Constant", [], ["out"], value=helper.make_tensor("v", TensorProto.FLOAT, [1], [value])
             )
-            return helper.make_graph([const], "b", [], [helper.make_tensor_value_info("out", TensorProto.FLOAT, [1])])
+            return helper.make_graph(
+                [const], "b", [], [helper.make_tensor_value_info("out", TensorProto.FLOAT, [1])]
+            )
 
         (result,) = op.If("cond", then_branch=branch(1.0), else_branch=branch(0.0), _outputs=["r"])
         assert result == "r"
@@ -506,7 +582,9 @@ def test_graph_attributes_and_variadic_outputs(catalog_python: Path) -> None:
 
 
 @onnx_needed
-def test_catalog_release_lookups_agree_with_onnx_helper(catalog_python: Path, onnx_registry: Registry) -> None:
+def test_catalog_release_lookups_agree_with_onnx_helper(
+    catalog_python: Path, onnx_registry: Registry
+) -> None:
     from onnx import helper
 
     columns = {"ai.onnx": 2, "ai.onnx.ml": 3}
@@ -515,7 +593,8 @@ def test_catalog_release_lookups_agree_with_onnx_helper(catalog_python: Path, on
         pkg = load("")
         # the release table is onnx's VERSION_TABLE (rows naming opsets the catalog lacks dropped)
         expected = [
-            tuple(row) for row in helper.VERSION_TABLE
+            tuple(row)
+            for row in helper.VERSION_TABLE
             if row[2] <= versions[""][-1] and row[3] <= versions["ai.onnx.ml"][-1]
         ]
         assert len(expected) > 30
@@ -549,7 +628,9 @@ def test_catalog_release_lookups_agree_with_onnx_helper(catalog_python: Path, on
                     )
         assert len(ids["ai.onnx"]) == len(versions[""]) and len(ids["ai.onnx.ml"]) == 5
         for pair in itertools.product(ids["ai.onnx"], ids["ai.onnx.ml"]):
-            assert pkg.min_ir_version_for(pair) == helper.find_min_ir_version_for(list(pair), ignore_unknown=True)
+            assert pkg.min_ir_version_for(pair) == helper.find_min_ir_version_for(
+                list(pair), ignore_unknown=True
+            )
             assert pkg.min_ir_version_for({p.domain: p.version for p in pair}) == pkg.min_ir_version_for(pair)
         unknown = helper.make_opsetid("com.unknown", 1)
         assert pkg.min_ir_version_for([]) == helper.find_min_ir_version_for([]) == pkg.MIN_IR_VERSION == 3

@@ -96,7 +96,10 @@ def test_runtime_records_are_what_a_type_checker_reads() -> None:
     for name in RECORDS:
         mine, theirs = getattr(ours, name), getattr(checked, name)
         assert (mine._fields, mine._field_defaults, mine.__doc__) == (
-            theirs._fields, theirs._field_defaults, theirs.__doc__), name
+            theirs._fields,
+            theirs._field_defaults,
+            theirs.__doc__,
+        ), name
     assert ours.ParamInfo("X", "T", doc="the input") == ("X", "T", "single", 1, True, "unknown", "the input")
 
 
@@ -114,13 +117,21 @@ print(json.dumps({{"import": after_import, "call": sorted(set(sys.modules) - bef
 def test_importing_an_opset_loads_one_module_of_classes_and_no_typing() -> None:
     done = subprocess.run(
         [sys.executable, "-S", "-B", "-c", IMPORT_ONE_OPSET.format(package=PACKAGE), str(GENERATED)],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     loaded = json.loads(done.stdout)
     ours = [m for m in loaded["import"] if m.split(".")[0] == PACKAGE]
     assert ours == sorted(
         f"{PACKAGE}{suffix}"
-        for suffix in ("", "._runtime", ".org_example_abc", ".org_example_abc._opsets", ".org_example_abc.opset4")
+        for suffix in (
+            "",
+            "._runtime",
+            ".org_example_abc",
+            ".org_example_abc._opsets",
+            ".org_example_abc.opset4",
+        )
     )
     for phase in ("import", "call"):
         heavy = {"typing", "math", "dataclasses", "inspect", "enum", "onnx"} & set(loaded[phase])

@@ -58,7 +58,16 @@ def test_chunks_read_back_as_the_text(text: str) -> None:
 # line separators, a non-breaking space).
 DOC_TEXT = st.lists(
     st.sampled_from(
-        [*'ab é"\\\n\t\r\x00\x7f\x85\u2028\u00a0', "word ", "   ", '"""', "x" * 30, "- item ", "\n\n", "y" * 101]
+        [
+            *'ab é"\\\n\t\r\x00\x7f\x85\u2028\u00a0',
+            "word ",
+            "   ",
+            '"""',
+            "x" * 30,
+            "- item ",
+            "\n\n",
+            "y" * 101,
+        ]
     ),
     max_size=60,
 ).map("".join)
@@ -114,7 +123,9 @@ def _reference_identifier(name: str, reserved: frozenset[str] = frozenset()) -> 
     return text
 
 
-NAMES = st.lists(st.sampled_from(["a", "Z", "_", "0", "9", "-", ".", " ", "é", "ß", "class", "match", "get"]), max_size=6)
+NAMES = st.lists(
+    st.sampled_from(["a", "Z", "_", "0", "9", "-", ".", " ", "é", "ß", "class", "match", "get"]), max_size=6
+)
 
 
 @settings(max_examples=500, deadline=None)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -23,8 +22,16 @@ def test_mypy_strict_toolkit() -> None:
 
 
 def test_ruff_clean() -> None:
-    ruff = shutil.which("ruff")
-    if ruff is None:
-        pytest.skip("ruff is not installed")
-    proc = _run(ruff, "check", "toolkit", "tests", "benchmarks")
+    pytest.importorskip("ruff")
+    proc = _run(sys.executable, "-m", "ruff", "check", "toolkit", "tests", "benchmarks", "tools")
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_ruff_formatted() -> None:
+    """One format for the code base (`ruff format`, the settings in pyproject.toml): a change is
+    reviewed for what it does, not for how it is laid out."""
+    pytest.importorskip("ruff")
+    proc = _run(sys.executable, "-m", "ruff", "format", "--check", "toolkit", "tests", "benchmarks", "tools")
+    assert proc.returncode == 0, (
+        proc.stdout + proc.stderr + "\nrun: ruff format toolkit tests benchmarks tools"
+    )

@@ -26,11 +26,13 @@ TABLE_THROUGH_2 = (
     '  - {release: "2025.1", ir_version: 10, opsets: {com.acme.vision: 2}}\n'
 )
 ATTR = "    attributes:\n      mean: null\n      std: null\n"
-ATTR_ADDED = "    attributes:\n      mean: null\n      std: null\n      epsilon: {type: float, default: 0.0}\n"
+ATTR_ADDED = (
+    "    attributes:\n      mean: null\n      std: null\n      epsilon: {type: float, default: 0.0}\n"
+)
 NEW_OP = (
     "operator: Sharpen\ndomain: com.acme.vision\nversions:\n  - since_version: 3\n    doc: Sharpens.\n"
     "    inputs:\n      - {name: X, type: T}\n    outputs:\n      - {name: Y, type: T}\n"
-    "    type_constraints:\n      T: {allowed: \"@float_types\"}\n"
+    '    type_constraints:\n      T: {allowed: "@float_types"}\n'
 )
 
 
@@ -79,14 +81,18 @@ def test_gate_follows_the_release_table(
         assert {"ATTR-ADDED", "OPSET-OP-ADDED", "OPSET-IR-CHANGED"} <= rules
 
 
-def test_released_versions_stay_frozen_with_a_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_released_versions_stay_frozen_with_a_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     old = _tree(tmp_path / "old", True)
     new = _tree(tmp_path / "new", True)
     fused = new / "com.acme.vision" / "FusedConv.yaml"  # FusedConv:2 shipped in release 2025.1
     text = fused.read_text(encoding="utf-8")
     activation = "      activation: {type: string, default: none"
     assert text.count(activation) == 1
-    fused.write_text(text.replace(activation, "      groups: {type: int, default: 1}\n" + activation), encoding="utf-8")
+    fused.write_text(
+        text.replace(activation, "      groups: {type: int, default: 1}\n" + activation), encoding="utf-8"
+    )
     code, rules = _diff(capsys, old, new)
     assert (code, rules) == (1, {"ATTR-ADDED"})
 
@@ -142,7 +148,9 @@ def test_bump_joins_the_open_opset_with_a_table(tmp_path: Path, capsys: pytest.C
     assert all("ADAPTER-" in line for line in out.splitlines() if "error[" in line), out
 
 
-def test_bump_unreleased_without_opset_joins_the_newest(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bump_unreleased_without_opset_joins_the_newest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     tree = _tree(tmp_path / "specs", False)
     assert main(["bump", "com.acme.vision.FusedConv", "--specs", str(tree)]) == 0  # opens opset 4
     assert main(["bump", "com.acme.vision.ColorConvert", "--unreleased", "--specs", str(tree)]) == 0

@@ -56,9 +56,17 @@ def test_chain_is_the_versions_taking_effect_between(op: OperatorSpec, a: int, b
 
 @given(st.lists(operators(), min_size=1, max_size=4), st.integers(0, MAX_OPSET + 3))
 def test_registry_lookup_and_inventory_follow_the_rule(ops: list[OperatorSpec], opset: int) -> None:
-    named = [OperatorSpec(o.domain, f"Op{i}", tuple(
-        OpSchema(domain=o.domain, name=f"Op{i}", since_version=v.since_version) for v in o.versions
-    ), o.removed_in) for i, o in enumerate(ops)]
+    named = [
+        OperatorSpec(
+            o.domain,
+            f"Op{i}",
+            tuple(
+                OpSchema(domain=o.domain, name=f"Op{i}", since_version=v.since_version) for v in o.versions
+            ),
+            o.removed_in,
+        )
+        for i, o in enumerate(ops)
+    ]
     domain = DomainSpec("com.test", tuple(OpsetVersion(v, 9) for v in range(1, MAX_OPSET + 3)))
     registry = Registry(SpecSet(domains=(domain,), operators=tuple(named), releases=()))
     for op in named:

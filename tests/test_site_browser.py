@@ -84,7 +84,9 @@ def test_operator_page_and_search_in_chromium(site_url: str) -> None:
             page.goto(f"{site_url}/reference/com.acme.vision/ops/FusedConv/", wait_until="load")
             examples = page.locator("article h3", has_text="Examples")
             assert examples.count() == 2  # versions 2 and 1
-            block = page.locator("article pre", has_text="output    Y = float[1, 1, 2, 2] = [13.0, 17.0, 25.0, 29.0]")
+            block = page.locator(
+                "article pre", has_text="output    Y = float[1, 1, 2, 2] = [13.0, 17.0, 25.0, 29.0]"
+            )
             block.first.wait_for(state="visible", timeout=10_000)
             assert "input     B = float[1] = [1.0]" in block.first.inner_text()
             assert page.locator("article code", has_text="test_fusedconv_bias").count() == 1

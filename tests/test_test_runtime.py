@@ -55,7 +55,9 @@ versions:
 def specs(tmp_path: Path) -> Path:
     onnx_dir = tmp_path / "specs" / "ai.onnx"
     onnx_dir.mkdir(parents=True)
-    (onnx_dir / "domain.yaml").write_text("domain: ai.onnx\nopset_versions:\n  - {version: 14, ir_version: 7}\n")
+    (onnx_dir / "domain.yaml").write_text(
+        "domain: ai.onnx\nopset_versions:\n  - {version: 14, ir_version: 7}\n"
+    )
     (onnx_dir / "Relu.yaml").write_text(RELU)
     rt = tmp_path / "specs" / "com.test.rt"
     rt.mkdir()
@@ -85,15 +87,21 @@ def test_pass_fail_and_error_per_example(specs: Path, capsys: pytest.CaptureFixt
 def test_text_junit_and_filters(specs: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     from junitparser import JUnitXml
 
-    assert main(["test-runtime", "--specs", str(specs), "--no-cache", "--op", "Relu", "--format", "junit"]) == 1
+    assert (
+        main(["test-runtime", "--specs", str(specs), "--no-cache", "--op", "Relu", "--format", "junit"]) == 1
+    )
     out = capsys.readouterr().out
     (tmp_path / "r.xml").write_text(out)
     suite = next(iter(JUnitXml.fromfile(str(tmp_path / "r.xml"))))
     assert (suite.tests, suite.failures) == (4, 1)
-    assert main(["test-runtime", "--specs", str(specs), "--no-cache", "--op", "Relu", "--format", "github"]) == 1
+    assert (
+        main(["test-runtime", "--specs", str(specs), "--no-cache", "--op", "Relu", "--format", "github"]) == 1
+    )
     github = capsys.readouterr().out
     assert "::error file=" in github and "title=RUNTIME-EXAMPLE-FAIL" in github and "Relu:14/wrong" in github
-    assert main(["test-runtime", "--specs", str(specs), "--no-cache", "--op", "Relu", "--format", "sarif"]) == 1
+    assert (
+        main(["test-runtime", "--specs", str(specs), "--no-cache", "--op", "Relu", "--format", "sarif"]) == 1
+    )
     (result,) = json.loads(capsys.readouterr().out)["runs"][0]["results"]
     assert result["ruleId"] == "RUNTIME-EXAMPLE-FAIL"
     assert result["locations"][0]["physicalLocation"]["region"]["startLine"] > 0
@@ -104,7 +112,9 @@ def test_text_junit_and_filters(specs: Path, capsys: pytest.CaptureFixture[str],
 
 
 def test_usage_errors_exit_2(specs: Path, tmp_path: Path) -> None:
-    assert main(["test-runtime", "--specs", str(specs), "--custom-op-library", str(tmp_path / "nope.so")]) == 2
+    assert (
+        main(["test-runtime", "--specs", str(specs), "--custom-op-library", str(tmp_path / "nope.so")]) == 2
+    )
     assert main(["test-runtime", "--specs", str(specs), "--domain", "com.nowhere"]) == 2
     not_a_library = tmp_path / "fake.so"
     not_a_library.write_bytes(b"not an ELF file")
@@ -117,7 +127,9 @@ def test_runtime_not_installed_is_a_clear_usage_error(specs: Path) -> None:
         "from toolkit.cli import main\n"
         f"raise SystemExit(main(['test-runtime', '--specs', {str(specs)!r}, '--no-cache']))\n"
     )
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, check=False
+    )
     assert proc.returncode == 2, proc.stderr
     assert "onnxruntime is not installed" in proc.stderr
     assert "Traceback" not in proc.stderr
@@ -131,9 +143,22 @@ def test_vendor_domain_examples_run_through_function_bodies(capsys: pytest.Captu
     registry = load_registry([REPO / "opsets"], cache=False)
     for op in registry.operators("com.acme.vision"):
         assert any(v.examples for v in op.versions), f"{op.name} has no examples"
-    main(["test-runtime", "--specs", str(REPO / "opsets"), "--no-cache", "--domain", "com.acme.vision", "--format", "json"])
+    main(
+        [
+            "test-runtime",
+            "--specs",
+            str(REPO / "opsets"),
+            "--no-cache",
+            "--domain",
+            "com.acme.vision",
+            "--format",
+            "json",
+        ]
+    )
     results = json.loads(capsys.readouterr().out)["results"]
-    assert len(results) == sum(len(v.examples) for v in registry.all_schemas() if v.domain == "com.acme.vision")
+    assert len(results) == sum(
+        len(v.examples) for v in registry.all_schemas() if v.domain == "com.acme.vision"
+    )
     for row in results:
         schema = registry.get_schema(row["operator"], row["since_version"], "com.acme.vision")
         if getattr(schema, "function", None) is not None:

@@ -113,7 +113,9 @@ def test_bare_elements_inside_containers_are_tensors(text: str, canonical: str) 
     assert canonical_type(text) == canonical
 
 
-@pytest.mark.parametrize("text", ["float", "seq(map(float, float))", "map(int64, flaot)", "seq(tensor(float)"])
+@pytest.mark.parametrize(
+    "text", ["float", "seq(map(float, float))", "map(int64, flaot)", "seq(tensor(float)"]
+)
 def test_bad_spellings_stay_errors(text: str) -> None:
     with pytest.raises(TypeStringError):
         canonical_type(text)
@@ -138,22 +140,29 @@ def skl_models() -> dict[str, Any]:
     x = rng.rand(40, 3).astype(np.float32)
     opsets = {"": 18, "ai.onnx.ml": 3}
     models = {
-        "logreg-zipmap-int64": to_onnx(LogisticRegression().fit(x, (x[:, 0] > 0.5).astype(np.int64)), x[:1],
-                                        target_opset=opsets),
+        "logreg-zipmap-int64": to_onnx(
+            LogisticRegression().fit(x, (x[:, 0] > 0.5).astype(np.int64)), x[:1], target_opset=opsets
+        ),
         "tree-zipmap-string": to_onnx(
-            DecisionTreeClassifier(max_depth=2).fit(x, np.where(x[:, 1] > 0.5, "yes", "no")), x[:1],
-            target_opset=opsets),
+            DecisionTreeClassifier(max_depth=2).fit(x, np.where(x[:, 1] > 0.5, "yes", "no")),
+            x[:1],
+            target_opset=opsets,
+        ),
     }
     records = [{"a": 1.0, "b": 2.0}, {"a": 0.0, "c": 1.0}] * 5
     pipe = make_pipeline(DictVectorizer(sparse=False), LogisticRegression()).fit(records, [0, 1] * 5)
     models["dictvectorizer-string-float"] = convert_sklearn(
-        pipe, initial_types=[("input", DictionaryType(StringTensorType([1]), FloatTensorType([1])))],
-        target_opset=opsets)
+        pipe,
+        initial_types=[("input", DictionaryType(StringTensorType([1]), FloatTensorType([1])))],
+        target_opset=opsets,
+    )
     int_records = [{1: 1.0, 2: 2.0}, {1: 0.0, 3: 1.0}] * 5
     pipe = make_pipeline(DictVectorizer(sparse=False), LogisticRegression()).fit(int_records, [0, 1] * 5)
     models["dictvectorizer-int64-float"] = convert_sklearn(
-        pipe, initial_types=[("input", DictionaryType(Int64TensorType([1]), FloatTensorType([1])))],
-        target_opset=opsets)
+        pipe,
+        initial_types=[("input", DictionaryType(Int64TensorType([1]), FloatTensorType([1])))],
+        target_opset=opsets,
+    )
     return models
 
 
@@ -170,7 +179,9 @@ def test_zipmap_and_dictvectorizer_models_pass(skl_models: dict[str, Any], onnx_
     assert maps == len(skl_models)  # each model really has a map-typed input or output
 
 
-def test_a_wrong_map_value_type_is_still_rejected(skl_models: dict[str, Any], onnx_registry: Registry) -> None:
+def test_a_wrong_map_value_type_is_still_rejected(
+    skl_models: dict[str, Any], onnx_registry: Registry
+) -> None:
     model = onnx.ModelProto()
     model.CopyFrom(skl_models["logreg-zipmap-int64"])
     probabilities = next(o for o in model.graph.output if o.type.HasField("sequence_type"))
@@ -193,13 +204,15 @@ def _tree(root: Path, allowed: list[str]) -> Registry:
     op = {
         "operator": "Zip",
         "domain": "com.test",
-        "versions": [{
-            "since_version": 1,
-            "doc": "Zips.",
-            "inputs": [{"name": "X", "type": "tensor(float)", "doc": "x"}],
-            "outputs": [{"name": "Z", "type": "T", "doc": "z"}],
-            "type_constraints": {"T": {"allowed": allowed, "doc": "maps"}},
-        }],
+        "versions": [
+            {
+                "since_version": 1,
+                "doc": "Zips.",
+                "inputs": [{"name": "X", "type": "tensor(float)", "doc": "x"}],
+                "outputs": [{"name": "Z", "type": "T", "doc": "z"}],
+                "type_constraints": {"T": {"allowed": allowed, "doc": "maps"}},
+            }
+        ],
     }
     (root / "domain.yaml").write_text(yaml.safe_dump(domain))
     (root / "Zip.yaml").write_text(yaml.safe_dump(op))

@@ -62,17 +62,28 @@ def test_inferred_types_agree_with_onnx_on_node_test_models(
             elif f"{name}:{value}" not in KNOWN_DISAGREEMENTS:
                 disagreements.append(f"{name}: '{value}' ours {mine}, onnx {their_type}")
         counts["values only we type"] += sum(1 for value in ours if value not in theirs)
-    print("\ntype inference vs onnx.shape_inference(strict_mode=True):", dict(sorted(counts.items())),
-          f"disagreements: {len(disagreements)}")
+    print(
+        "\ntype inference vs onnx.shape_inference(strict_mode=True):",
+        dict(sorted(counts.items())),
+        f"disagreements: {len(disagreements)}",
+    )
     assert counts["values agreeing"] >= 2500, counts
     assert disagreements == [], disagreements[:30]
 
 
 # -- every imported type_from, version by version, against onnx's inference -------------------
 
-ELEM = {TensorProto.FLOAT: "float", TensorProto.DOUBLE: "double", TensorProto.INT32: "int32",
-        TensorProto.INT64: "int64", TensorProto.FLOAT16: "float16", TensorProto.INT8: "int8",
-        TensorProto.UINT8: "uint8", TensorProto.BOOL: "bool", TensorProto.STRING: "string"}
+ELEM = {
+    TensorProto.FLOAT: "float",
+    TensorProto.DOUBLE: "double",
+    TensorProto.INT32: "int32",
+    TensorProto.INT64: "int64",
+    TensorProto.FLOAT16: "float16",
+    TensorProto.INT8: "int8",
+    TensorProto.UINT8: "uint8",
+    TensorProto.BOOL: "bool",
+    TensorProto.STRING: "string",
+}
 
 
 def _probe(op: str, version: int, domain: str, inputs: list[tuple[str, int]], attrs: dict[str, Any]) -> Any:
@@ -98,7 +109,12 @@ PROBES: list[tuple[str, str, list[tuple[str, int]], dict[str, Any]]] = [
     ("", "Multinomial", [("x", TensorProto.FLOAT)], {}),
     ("", "Multinomial", [("x", TensorProto.FLOAT)], {"dtype": TensorProto.INT64}),
     ("", "ConstantOfShape", [("s", TensorProto.INT64)], {}),
-    ("", "ConstantOfShape", [("s", TensorProto.INT64)], {"value": helper.make_tensor("v", TensorProto.INT32, [1], [3])}),
+    (
+        "",
+        "ConstantOfShape",
+        [("s", TensorProto.INT64)],
+        {"value": helper.make_tensor("v", TensorProto.INT32, [1], [3])},
+    ),
     ("", "Constant", [], {"value_ints": [1, 2]}),
     ("", "Constant", [], {"value_float": 1.0}),
     ("", "Constant", [], {"value_strings": ["a"]}),
@@ -108,9 +124,18 @@ PROBES: list[tuple[str, str, list[tuple[str, int]], dict[str, Any]]] = [
     ("", "QuantizeLinear", [("x", TensorProto.FLOAT), ("s", TensorProto.FLOAT)], {}),
     ("", "QuantizeLinear", [("x", TensorProto.FLOAT), ("s", TensorProto.FLOAT), ("z", TensorProto.INT8)], {}),
     ("", "DequantizeLinear", [("x", TensorProto.INT8), ("s", TensorProto.FLOAT16)], {}),
-    ("ai.onnx.ml", "LabelEncoder", [("x", TensorProto.STRING)], {"keys_strings": ["a"], "values_int64s": [1]}),
-    ("ai.onnx.ml", "LinearClassifier", [("x", TensorProto.FLOAT)],
-     {"coefficients": [1.0, 2.0], "classlabels_strings": ["a", "b"]}),
+    (
+        "ai.onnx.ml",
+        "LabelEncoder",
+        [("x", TensorProto.STRING)],
+        {"keys_strings": ["a"], "values_int64s": [1]},
+    ),
+    (
+        "ai.onnx.ml",
+        "LinearClassifier",
+        [("x", TensorProto.FLOAT)],
+        {"coefficients": [1.0, 2.0], "classlabels_strings": ["a", "b"]},
+    ),
 ]
 
 
@@ -144,25 +169,46 @@ def test_float16_conversion_with_a_stale_cast_is_rejected(onnx_registry: Registr
     ort = pytest.importorskip("onnxruntime")
     x = helper.make_tensor_value_info("x", TensorProto.INT64, [2])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])
-    graph = helper.make_graph([helper.make_node("Cast", ["x"], ["c"], to=TensorProto.FLOAT),
-                               helper.make_node("Relu", ["c"], ["y"])], "g", [x], [y])
+    graph = helper.make_graph(
+        [
+            helper.make_node("Cast", ["x"], ["c"], to=TensorProto.FLOAT),
+            helper.make_node("Relu", ["c"], ["y"]),
+        ],
+        "g",
+        [x],
+        [y],
+    )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=10)
     assert check_model(model, onnx_registry).findings == ()
     ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     converted = float16.convert_float_to_float16(model, keep_io_types=False)
-    with pytest.raises(Exception, match=r"Type \(tensor\(float16\)\) of output arg \(c\)"):  # onnxruntime refuses it
+    with pytest.raises(
+        Exception, match=r"Type \(tensor\(float16\)\) of output arg \(c\)"
+    ):  # onnxruntime refuses it
         ort.InferenceSession(converted.SerializeToString(), providers=["CPUExecutionProvider"])
     findings = [(f.rule, f.path, f.message) for f in check_model(converted, onnx_registry).errors]
-    assert findings == [("MODEL-TYPE-INFERRED-MISMATCH", "g/Cast/0",
-                         "output 0 'c' is declared tensor(float16), but ai.onnx.Cast:13 makes it tensor(float)")]
+    assert findings == [
+        (
+            "MODEL-TYPE-INFERRED-MISMATCH",
+            "g/Cast/0",
+            "output 0 'c' is declared tensor(float16), but ai.onnx.Cast:13 makes it tensor(float)",
+        )
+    ]
 
 
 def test_inferred_types_feed_the_type_constraints(onnx_registry: Registry) -> None:
     """A value nobody declares is checked by its inferred type (onnx's strict inference agrees)."""
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])
-    graph = helper.make_graph([helper.make_node("Cast", ["x"], ["s"], to=TensorProto.STRING),
-                               helper.make_node("Relu", ["s"], ["y"])], "g", [x], [y])
+    graph = helper.make_graph(
+        [
+            helper.make_node("Cast", ["x"], ["s"], to=TensorProto.STRING),
+            helper.make_node("Relu", ["s"], ["y"]),
+        ],
+        "g",
+        [x],
+        [y],
+    )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
     assert onnx_types(model) is None
     assert [(f.rule, f.path) for f in check_model(model, onnx_registry).errors] == [
@@ -176,28 +222,49 @@ def test_inferred_types_feed_the_type_constraints(onnx_registry: Registry) -> No
 def test_vendor_type_from_drives_inference(tmp_path: Path, onnx_registry: Registry) -> None:
     root = tmp_path / "com.acme"
     root.mkdir()
-    (root / "domain.yaml").write_text(yaml.safe_dump(
-        {"domain": "com.acme", "opset_versions": [{"version": 1, "ir_version": 8}]}))
-    (root / "Quantize.yaml").write_text(yaml.safe_dump({
-        "operator": "Quantize", "domain": "com.acme",
-        "versions": [{
-            "since_version": 1, "doc": "Quantizes X.",
-            "inputs": [{"name": "X", "type": "T1", "doc": "x"}],
-            "outputs": [{"name": "Y", "type": "T2", "doc": "y",
-                         "type_from": [{"attribute": "to"}, {"type": "tensor(int8)"}]}],
-            "attributes": {"to": {"type": "int", "doc": "the element type of Y"}},
-            "type_constraints": {"T1": {"allowed": ["tensor(float)"], "doc": "in"},
-                                 "T2": {"allowed": ["tensor(int8)", "tensor(uint8)"], "doc": "out"}},
-        }],
-    }))
+    (root / "domain.yaml").write_text(
+        yaml.safe_dump({"domain": "com.acme", "opset_versions": [{"version": 1, "ir_version": 8}]})
+    )
+    (root / "Quantize.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "operator": "Quantize",
+                "domain": "com.acme",
+                "versions": [
+                    {
+                        "since_version": 1,
+                        "doc": "Quantizes X.",
+                        "inputs": [{"name": "X", "type": "T1", "doc": "x"}],
+                        "outputs": [
+                            {
+                                "name": "Y",
+                                "type": "T2",
+                                "doc": "y",
+                                "type_from": [{"attribute": "to"}, {"type": "tensor(int8)"}],
+                            }
+                        ],
+                        "attributes": {"to": {"type": "int", "doc": "the element type of Y"}},
+                        "type_constraints": {
+                            "T1": {"allowed": ["tensor(float)"], "doc": "in"},
+                            "T2": {"allowed": ["tensor(int8)", "tensor(uint8)"], "doc": "out"},
+                        },
+                    }
+                ],
+            }
+        )
+    )
     registry = merge_registries(onnx_registry, load_registry([tmp_path], cache=False))
 
     def model(declared: int, **attrs: Any) -> Any:
         graph = helper.make_graph(
-            [helper.make_node("Quantize", ["x"], ["y"], domain="com.acme", **attrs)], "g",
+            [helper.make_node("Quantize", ["x"], ["y"], domain="com.acme", **attrs)],
+            "g",
             [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
-            [helper.make_tensor_value_info("y", declared, [2])])
-        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18), helper.make_opsetid("com.acme", 1)])
+            [helper.make_tensor_value_info("y", declared, [2])],
+        )
+        return helper.make_model(
+            graph, opset_imports=[helper.make_opsetid("", 18), helper.make_opsetid("com.acme", 1)]
+        )
 
     assert check_model(model(TensorProto.INT8), registry).findings == ()  # the default applies
     assert check_model(model(TensorProto.UINT8, to=TensorProto.UINT8), registry).findings == ()

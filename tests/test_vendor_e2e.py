@@ -85,7 +85,9 @@ class Steps:
         start = time.perf_counter()
         result = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
         self.times.append((name, time.perf_counter() - start))
-        assert result.returncode == expect, f"{name}: exit {result.returncode}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+        assert result.returncode == expect, (
+            f"{name}: exit {result.returncode}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+        )
         return result
 
 
@@ -132,7 +134,9 @@ def test_a_new_vendor_end_to_end(tmp_path: Path, steps: Steps) -> None:
     python = _fresh_venv(env_dir)
     steps.times.append(("python -m venv (fresh, no pip)", time.perf_counter() - start))
     bin_dir = python.parent
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "OPSET_DOCS_GENERATED")}
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "OPSET_DOCS_GENERATED")
+    }
     env.update(
         PATH=f"{bin_dir}{os.pathsep}{env.get('PATH', '')}",
         PRE_COMMIT_HOME=str(tmp_path / "pre-commit-home"),
@@ -143,9 +147,29 @@ def test_a_new_vendor_end_to_end(tmp_path: Path, steps: Steps) -> None:
         GIT_COMMITTER_EMAIL="vendor@example.com",
         MYPY_CACHE_DIR=str(tmp_path / "mypy-cache"),
     )
-    pip = [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps", "--no-build-isolation"]
-    steps.run("pip install the toolkit (wheel of this checkout)", [*pip, str(_checkout_copy(tmp_path / "src"))], tmp_path, env)
-    where = steps.run("the toolkit is the venv's copy", [str(python), "-c", "import toolkit; print(toolkit.__file__)"], tmp_path, env)
+    pip = [
+        sys.executable,
+        "-m",
+        "pip",
+        "--python",
+        str(python),
+        "install",
+        "-q",
+        "--no-deps",
+        "--no-build-isolation",
+    ]
+    steps.run(
+        "pip install the toolkit (wheel of this checkout)",
+        [*pip, str(_checkout_copy(tmp_path / "src"))],
+        tmp_path,
+        env,
+    )
+    where = steps.run(
+        "the toolkit is the venv's copy",
+        [str(python), "-c", "import toolkit; print(toolkit.__file__)"],
+        tmp_path,
+        env,
+    )
     assert Path(where.stdout.strip()).is_relative_to(env_dir)
     opset = str(bin_dir / "opset")
 
@@ -179,28 +203,44 @@ def test_a_new_vendor_end_to_end(tmp_path: Path, steps: Steps) -> None:
     (repo / "build_model.py").unlink()
     checked = steps.run("opset check-model (clean model)", [opset, "check-model", "model.onnx"], repo, env)
     assert "0 error(s)" in checked.stdout
-    bad = steps.run("opset check-model (bad attribute)", [opset, "check-model", "bad.onnx"], repo, env, expect=1)
+    bad = steps.run(
+        "opset check-model (bad attribute)", [opset, "check-model", "bad.onnx"], repo, env, expect=1
+    )
     assert "gian" in bad.stdout + bad.stderr
     for name in ("model.onnx", "bad.onnx"):
         (repo / name).unlink()
 
-    steps.run("mkdocs build --strict (opset plugin)", [str(python), "-m", "mkdocs", "build", "--strict"], repo, env)
+    steps.run(
+        "mkdocs build --strict (opset plugin)", [str(python), "-m", "mkdocs", "build", "--strict"], repo, env
+    )
     site = repo / "site" / "reference"
     assert (site / DOMAIN / "ops" / "Gain" / "index.html").is_file()
     assert not (site / "cli").exists() and not (site / "dsl").exists()
     shutil.rmtree(repo / "site")
 
     steps.run("git add + commit", ["sh", "-c", "git add -A && git commit -q -m init"], repo, env)
-    hooks = steps.run("pre-commit run --all-files", [str(python), "-m", "pre_commit", "run", "--all-files"], repo, env)
+    hooks = steps.run(
+        "pre-commit run --all-files", [str(python), "-m", "pre_commit", "run", "--all-files"], repo, env
+    )
     for hook in ("opset validate", "opset schemas --check", "opset generate --check"):
-        assert any(line.startswith(hook) and line.endswith("Passed") for line in hooks.stdout.splitlines()), hooks.stdout
+        assert any(line.startswith(hook) and line.endswith("Passed") for line in hooks.stdout.splitlines()), (
+            hooks.stdout
+        )
 
     gain = repo / "opsets" / DOMAIN / "Gain.yaml"
     text = gain.read_text(encoding="utf-8")
     gain.write_text(text.replace("default: 1.0", "default: 2.0"), encoding="utf-8")
     line = next(n for n, row in enumerate(text.splitlines(), 1) if "default: 1.0" in row)
-    gate = steps.run("opset diff --against HEAD (breaking edit)", [opset, "diff", "--against", "HEAD"], repo, env, expect=1)
+    gate = steps.run(
+        "opset diff --against HEAD (breaking edit)", [opset, "diff", "--against", "HEAD"], repo, env, expect=1
+    )
     report = gate.stdout + gate.stderr
     assert f"opsets/{DOMAIN}/Gain.yaml:{line}:" in report and "error[ATTR-DEFAULT-CHANGED]" in report, report
-    stale = steps.run("pre-commit fails on the edit", [str(python), "-m", "pre_commit", "run", "--all-files"], repo, env, expect=1)
+    stale = steps.run(
+        "pre-commit fails on the edit",
+        [str(python), "-m", "pre_commit", "run", "--all-files"],
+        repo,
+        env,
+        expect=1,
+    )
     assert "opset generate --check" in stale.stdout

@@ -54,7 +54,12 @@ def test_one_operator_file_is_validated_with_its_domain_file(
 
 @pytest.mark.parametrize(
     ("wrong", "right"),
-    [("domain.yml", "domain.yaml"), ("Domain.yaml", "domain.yaml"), ("DOMAIN.YML", "domain.yaml"), ("Mix.yml", "Mix.yaml")],
+    [
+        ("domain.yml", "domain.yaml"),
+        ("Domain.yaml", "domain.yaml"),
+        ("DOMAIN.YML", "domain.yaml"),
+        ("Mix.yml", "Mix.yaml"),
+    ],
 )
 def test_misnamed_files_are_located_errors_naming_the_right_name(
     audio: Path, capsys: pytest.CaptureFixture[str], wrong: str, right: str
@@ -80,11 +85,30 @@ def test_yaml_1_1_spelling_is_a_located_error(audio: Path, capsys: pytest.Captur
 # Plain scalars, what YAML 1.2's core schema makes of them (YAML 1.2.2, 10.3.2), and whether
 # YAML 1.1 reads the same spelling differently.
 CORE = [
-    ("true", True), ("False", False), ("null", None), ("~", None), ("", None),
-    ("0", 0), ("-12", -12), ("+3", 3), ("0o17", 15), ("0x1F", 31),
-    ("1.5", 1.5), ("1e3", 1000.0), ("-.5E-2", -0.005), (".inf", math.inf), ("-.Inf", -math.inf),
-    ("y", "y"), ("n", "n"), ("2001-12-14", "2001-12-14"), ("tensor(float)", "tensor(float)"),
-    ("0o8", "0o8"), ("0xG", "0xG"), ("1.2.3", "1.2.3"), ("-x", "-x"), (".", "."),
+    ("true", True),
+    ("False", False),
+    ("null", None),
+    ("~", None),
+    ("", None),
+    ("0", 0),
+    ("-12", -12),
+    ("+3", 3),
+    ("0o17", 15),
+    ("0x1F", 31),
+    ("1.5", 1.5),
+    ("1e3", 1000.0),
+    ("-.5E-2", -0.005),
+    (".inf", math.inf),
+    ("-.Inf", -math.inf),
+    ("y", "y"),
+    ("n", "n"),
+    ("2001-12-14", "2001-12-14"),
+    ("tensor(float)", "tensor(float)"),
+    ("0o8", "0o8"),
+    ("0xG", "0xG"),
+    ("1.2.3", "1.2.3"),
+    ("-x", "-x"),
+    (".", "."),
 ]
 ONE_ONE_ONLY = ["yes", "No", "ON", "off", "017", "-010", "09", "1_000", "1:30", "0b101", "+0x1F", "1_0.5"]
 

@@ -33,7 +33,12 @@ def _conv(x: Any, w: Any, b: Any, pads: list[int], strides: list[int], group: in
         g = f // per_group
         for i in range(oh_):
             for j in range(ow):
-                patch = x[:, g * cg : (g + 1) * cg, i * strides[0] : i * strides[0] + kh, j * strides[1] : j * strides[1] + kw]
+                patch = x[
+                    :,
+                    g * cg : (g + 1) * cg,
+                    i * strides[0] : i * strides[0] + kh,
+                    j * strides[1] : j * strides[1] + kw,
+                ]
                 y[:, f, i, j] = (patch * w[f]).sum(axis=(1, 2, 3))
     if b is not None:
         y += b.reshape(1, -1, 1, 1)
@@ -48,7 +53,9 @@ ACTIVATIONS = {
 }
 
 
-def _run(registry: Any, schema: Any, inputs: dict[str, Any], attributes: dict[str, Any], domain_version: int) -> Any:
+def _run(
+    registry: Any, schema: Any, inputs: dict[str, Any], attributes: dict[str, Any], domain_version: int
+) -> Any:
     names = [p.name for p in schema.inputs if p.name in inputs]
     node = oh.make_node(schema.name, names, ["Y"], domain=VISION, **attributes)
     graph = oh.make_graph(
@@ -94,7 +101,19 @@ def test_normalize_1_and_3_run_through_their_bodies(shipped_registry: Any) -> No
     mean = np.array([0.5, -1.0, 2.0], dtype=np.float32)
     std = np.array([2.0, 0.5, 4.0], dtype=np.float32)
     want = (x - mean.reshape(1, 3, 1, 1)) / std.reshape(1, 3, 1, 1)
-    old = _run(shipped_registry, shipped_registry.get_schema("Normalize", 1, VISION), {"X": x}, {"mean": mean.tolist(), "std": std.tolist()}, 1)
+    old = _run(
+        shipped_registry,
+        shipped_registry.get_schema("Normalize", 1, VISION),
+        {"X": x},
+        {"mean": mean.tolist(), "std": std.tolist()},
+        1,
+    )
     np.testing.assert_allclose(old, want, rtol=1e-5)
-    new = _run(shipped_registry, shipped_registry.get_schema("Normalize", 3, VISION), {"X": x, "mean": mean, "std": std}, {}, 3)
+    new = _run(
+        shipped_registry,
+        shipped_registry.get_schema("Normalize", 3, VISION),
+        {"X": x, "mean": mean, "std": std},
+        {},
+        3,
+    )
     np.testing.assert_allclose(new, want, rtol=1e-5)

@@ -67,14 +67,18 @@ def test_a_bad_setting_is_a_usage_error(vendor: Path, capsys: pytest.CaptureFixt
     assert "opset.toml: `python.package`" in err and "Python identifier" in err
 
 
-def test_schemas_check_names_stale_and_missing_files(vendor: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_schemas_check_names_stale_and_missing_files(
+    vendor: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (vendor / "schemas" / "domain.schema.json").write_text("{}\n")
     (vendor / "schemas" / "releases.schema.json").unlink()
     assert main(["schemas", "--check"]) == 1
     err = capsys.readouterr().err
     assert "schemas/domain.schema.json: differs" in err and "schemas/releases.schema.json: is missing" in err
     assert main(["schemas"]) == 0
-    assert (vendor / "schemas" / "domain.schema.json").read_bytes() == editor_schema_files()["domain.schema.json"]
+    assert (vendor / "schemas" / "domain.schema.json").read_bytes() == editor_schema_files()[
+        "domain.schema.json"
+    ]
 
 
 def test_the_repository_schemas_are_current(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -87,10 +91,16 @@ def test_pre_commit_and_the_workflow_are_valid_for_their_tools(vendor: Path) -> 
     from pre_commit.clientlib import load_config
 
     hooks = load_config(str(vendor / ".pre-commit-config.yaml"))
-    assert [h["id"] for h in hooks["repos"][0]["hooks"]] == ["opset-validate", "opset-schemas", "opset-generate-check"]
+    assert [h["id"] for h in hooks["repos"][0]["hooks"]] == [
+        "opset-validate",
+        "opset-schemas",
+        "opset-generate-check",
+    ]
     if shutil.which("actionlint") is None:
         pytest.skip("actionlint is not installed")
-    proc = subprocess.run(["actionlint", "-no-color", ".github/workflows/opset.yml"], capture_output=True, text=True)
+    proc = subprocess.run(
+        ["actionlint", "-no-color", ".github/workflows/opset.yml"], capture_output=True, text=True
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
@@ -106,7 +116,9 @@ def test_show_and_inventory_of_onnx_domains_need_no_specs(
     assert "ArrayFeatureExtractor" in json.loads(capsys.readouterr().out)
 
 
-def test_a_spec_file_outside_the_spec_root_is_reported(vendor: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_spec_file_outside_the_spec_root_is_reported(
+    vendor: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
     subprocess.run(["git", "init", "-q"], check=True)

@@ -16,7 +16,11 @@ PIECES = st.sampled_from([*"ab cd\t\n\x0b\x0c\r\xa0\u3000\u2028é-", "  ", "word
 
 def _textwrap(text: str, width: int, indent: str) -> list[str]:
     return textwrap.wrap(
-        text, width=width, subsequent_indent=indent, break_on_hyphens=False, drop_whitespace=True,
+        text,
+        width=width,
+        subsequent_indent=indent,
+        break_on_hyphens=False,
+        drop_whitespace=True,
         replace_whitespace=False,
     )
 
@@ -36,7 +40,10 @@ def test_fast_path_equals_textwrap(text: str, width: int, indent: str, lead: str
 
 
 @settings(max_examples=500, deadline=None)
-@given(st.lists(st.text(alphabet="abcXYZ(),.<>=", min_size=1, max_size=12), min_size=1, max_size=40), st.integers(12, 100))
+@given(
+    st.lists(st.text(alphabet="abcXYZ(),.<>=", min_size=1, max_size=12), min_size=1, max_size=40),
+    st.integers(12, 100),
+)
 def test_plain_words_take_the_fast_path(words: list[str], width: int) -> None:
     text = " ".join(words)
     assert wrap_simple(text, width) == _textwrap(text, width, "")

@@ -45,7 +45,9 @@ def test_non_utf8_is_located(tmp_path: Path) -> None:
 
 
 def test_scalars_resolve_like_yaml_1_2_core_schema() -> None:
-    data = parse_yaml_text("a: [1, -2, 2.5, .inf, true, 'no', null, ~, tensor(float), '3', 0x10, 0o10, 1e3, y]\n", "s.yaml")
+    data = parse_yaml_text(
+        "a: [1, -2, 2.5, .inf, true, 'no', null, ~, tensor(float), '3', 0x10, 0o10, 1e3, y]\n", "s.yaml"
+    )
     assert data["a"][:4] == [1, -2, 2.5, float("inf")]
     assert data["a"][4:] == [True, "no", None, None, "tensor(float)", "3", 16, 8, 1000.0, "y"]
 
@@ -126,7 +128,9 @@ def test_control_character_message_names_the_character() -> None:
     assert "U+0000" in info.value.diagnostic.message and "position" not in info.value.diagnostic.message
 
 
-@pytest.mark.parametrize("key", [".inf", "-.inf", ".nan", ".NaN", "1", "0x10", "1_000", "1.5e3", "no", "on", "017"])
+@pytest.mark.parametrize(
+    "key", [".inf", "-.inf", ".nan", ".NaN", "1", "0x10", "1_000", "1.5e3", "no", "on", "017"]
+)
 def test_number_keys_keep_their_spelling(key: str) -> None:
     """`.inf:` must not become the name 'inf': name checks then see what was written."""
     data = parse_yaml_text(f"{key}: 1\n", "k.yaml")
@@ -147,7 +151,9 @@ def test_keys_that_are_not_text_are_located(key: str) -> None:
         (b"a: 'open\n", (1, 9)),  # an unclosed quote: the end of its (last) line
     ],
 )
-def test_syntax_error_at_end_of_file_is_on_a_line_the_file_has(tmp_path: Path, body: bytes, where: tuple[int, int]) -> None:
+def test_syntax_error_at_end_of_file_is_on_a_line_the_file_has(
+    tmp_path: Path, body: bytes, where: tuple[int, int]
+) -> None:
     from toolkit.load.yamlsrc import YamlProblem, read_yaml
 
     path = tmp_path / "X.yaml"

@@ -72,4 +72,6 @@ def test_every_catalogued_rule_is_emitted_by_a_test(request: pytest.FixtureReque
     built_in = {r.id for r in all_rules() if r.check is None or r.check.__module__.startswith("toolkit.")}
     missing = sorted(built_in - set(rule_recorder.EMITTED) - set(NOT_EMITTED_IN_PROCESS))
     assert not missing, f"catalogued but no test makes the tool emit them: {missing}"
-    print(f"{len(built_in)} catalogued rules, {len(set(rule_recorder.EMITTED))} distinct ids emitted by the suite")
+    print(
+        f"{len(built_in)} catalogued rules, {len(set(rule_recorder.EMITTED))} distinct ids emitted by the suite"
+    )

@@ -37,7 +37,9 @@ def reference(names: set[str]) -> dict[str, bool]:
         try:
             options = ort.SessionOptions()
             options.log_severity_level = 4
-            session = ort.InferenceSession(case.model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+            session = ort.InferenceSession(
+                case.model.SerializeToString(), options, providers=["CPUExecutionProvider"]
+            )
             feeds = {v.name: x for v, x in zip(case.model.graph.input, inputs, strict=False)}
             got = session.run(None, feeds)
             for want, have in zip(outputs, got, strict=True):
@@ -56,11 +58,31 @@ def main() -> int:
     work = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tempfile.mkdtemp(prefix="opset-backend-"))
     specs = work / "onnx-specs"
     subprocess.run(
-        [sys.executable, "-m", "toolkit", "import-onnx", "--out", str(specs), "--domain", "ai.onnx", "--examples"],
+        [
+            sys.executable,
+            "-m",
+            "toolkit",
+            "import-onnx",
+            "--out",
+            str(specs),
+            "--domain",
+            "ai.onnx",
+            "--examples",
+        ],
         check=True,
     )
     run = subprocess.run(
-        [sys.executable, "-m", "toolkit", "test-runtime", "--specs", str(specs), "--no-cache", "--format", "json"],
+        [
+            sys.executable,
+            "-m",
+            "toolkit",
+            "test-runtime",
+            "--specs",
+            str(specs),
+            "--no-cache",
+            "--format",
+            "json",
+        ],
         capture_output=True,
         text=True,
         check=False,
@@ -73,7 +95,9 @@ def main() -> int:
     print(f"opset test-runtime on the imported examples:  {sum(ours.values())} passed")
     print(f"same verdict on both:                         {agree} of {len(ours)}")
     for name in sorted(n for n in ours if ours[n] != theirs.get(n)):
-        print(f"  differs: {name}: ours {'pass' if ours[name] else 'fail'}, reference {'pass' if theirs.get(name) else 'fail'}")
+        print(
+            f"  differs: {name}: ours {'pass' if ours[name] else 'fail'}, reference {'pass' if theirs.get(name) else 'fail'}"
+        )
     return 0
 
 

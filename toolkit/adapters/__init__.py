@@ -57,7 +57,6 @@ handler per step kind, `apply_steps`), `inverse` (`inverse_steps`), `chain` (the
 above), `onnx_io` (the onnx helpers). Every public name is importable from `toolkit.adapters`.
 """
 
-
 from toolkit.adapters.chain import apply_downgrade, apply_upgrade, downgrade_node, upgrade_node
 from toolkit.adapters.inverse import inverse_steps
 from toolkit.adapters.node import (

@@ -33,8 +33,12 @@ def tree_regressor_to_tree_ensemble(node: Node, ctx: AdapterContext) -> AdapterR
     if len(modes) != len(key):
         raise AdapterError("nodes_modes and nodes_nodeids differ in length")
     weights: dict[tuple[int, int], float] = {}
-    for tree, leaf, weight in zip(attrs.get("target_treeids", []), attrs.get("target_nodeids", []),
-                                  attrs.get("target_weights", []), strict=True):
+    for tree, leaf, weight in zip(
+        attrs.get("target_treeids", []),
+        attrs.get("target_nodeids", []),
+        attrs.get("target_weights", []),
+        strict=True,
+    ):
         weights[(tree, leaf)] = weights.get((tree, leaf), 0.0) + float(weight)
     interior = {k: i for i, k in enumerate(k for k, m in zip(key, modes, strict=True) if m != "LEAF")}
     leaves = {k: i for i, k in enumerate(k for k, m in zip(key, modes, strict=True) if m == "LEAF")}
@@ -58,8 +62,10 @@ def tree_regressor_to_tree_ensemble(node: Node, ctx: AdapterContext) -> AdapterR
         splits.append(float(values[index]))
         node_modes.append(_MODES[modes[index]])
         missing.append(int(tracks[index]))
-        for child_id, ids, leaf_flags in ((attrs["nodes_truenodeids"][index], true_ids, true_leaf),
-                                          (attrs["nodes_falsenodeids"][index], false_ids, false_leaf)):
+        for child_id, ids, leaf_flags in (
+            (attrs["nodes_truenodeids"][index], true_ids, true_leaf),
+            (attrs["nodes_falsenodeids"][index], false_ids, false_leaf),
+        ):
             child = (tree, int(child_id))
             children.add(child)
             if child in leaves:
@@ -104,7 +110,9 @@ def tree_regressor_to_tree_ensemble(node: Node, ctx: AdapterContext) -> AdapterR
         "nodes_falseleafs": false_leaf,
         "nodes_missing_value_tracks_true": missing,
         "leaf_targetids": [0] * len(leaf_list),
-        "leaf_weights": numpy_helper.from_array(np.array([weights.get(k, 0.0) for k in leaf_list], np.float32)),
+        "leaf_weights": numpy_helper.from_array(
+            np.array([weights.get(k, 0.0) for k in leaf_list], np.float32)
+        ),
     }
     out = Node("TreeEnsemble", list(node.inputs), list(node.outputs), new_attrs, node.domain, node.name)
     base = [float(v) for v in attrs.get("base_values", [])]
@@ -115,19 +123,32 @@ def tree_regressor_to_tree_ensemble(node: Node, ctx: AdapterContext) -> AdapterR
     result_name = out.outputs[0]
     out.outputs[0] = raw
     add = Node("Add", [raw, offset], [result_name], name=f"{raw}_add")
-    return AdapterResult(out, constants=[NewConstant(offset, base, AttrType.FLOATS, "float")], after=[add],
-                         notes=[f"base value {base} added after TreeEnsemble"])
+    return AdapterResult(
+        out,
+        constants=[NewConstant(offset, base, AttrType.FLOATS, "float")],
+        after=[add],
+        notes=[f"base value {base} added after TreeEnsemble"],
+    )
 
 
 def _refuse_unmapped(attrs: dict[str, Any], ctx: AdapterContext, node: Node) -> None:
     if int(attrs.get("n_targets", 1)) != 1:
-        raise AdapterError(f"n_targets is {attrs.get('n_targets')}; only one target maps onto TreeEnsemble's leaves here")
-    if any(float(v) != 0.0 for v in attrs.get("base_values", [])) and str(attrs.get("post_transform", "NONE")) != "NONE":
-        raise AdapterError("base_values are set with a post transform; TreeEnsemble has no base values, and an Add "
-                           "after the node would come after the transform")
+        raise AdapterError(
+            f"n_targets is {attrs.get('n_targets')}; only one target maps onto TreeEnsemble's leaves here"
+        )
+    if (
+        any(float(v) != 0.0 for v in attrs.get("base_values", []))
+        and str(attrs.get("post_transform", "NONE")) != "NONE"
+    ):
+        raise AdapterError(
+            "base_values are set with a post transform; TreeEnsemble has no base values, and an Add "
+            "after the node would come after the transform"
+        )
     tensors = [name for name in attrs if name.endswith("_as_tensor")]
     if tensors:
-        raise AdapterError(f"{', '.join(sorted(tensors))} (double precision) are set; the rewrite keeps float only")
+        raise AdapterError(
+            f"{', '.join(sorted(tensors))} (double precision) are set; the rewrite keeps float only"
+        )
     if str(attrs.get("aggregate_function", "SUM")) not in _AGGREGATES:
         raise AdapterError(f"aggregate_function '{attrs.get('aggregate_function')}' is unknown")
     if str(attrs.get("post_transform", "NONE")) not in _TRANSFORMS:

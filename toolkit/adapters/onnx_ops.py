@@ -39,7 +39,9 @@ def same_type_as_input(node: Node, ctx: AdapterContext) -> Node:
                 f"the types of '{node.inputs[0]}' and '{name}' are not both known; {ctx.target.id} needs them equal"
             )
         if found != first:
-            raise AdapterError(f"'{name}' is {found} and '{node.inputs[0]}' {first}; {ctx.target.id} needs one type")
+            raise AdapterError(
+                f"'{name}' is {found} and '{node.inputs[0]}' {first}; {ctx.target.id} needs one type"
+            )
     return node.copy()
 
 
@@ -75,8 +77,12 @@ def coerced_softmax_upgrade(node: Node, ctx: AdapterContext) -> AdapterResult:
     out.outputs = [row]
     out.attributes["axis"] = -1
     after = [Node("Reshape", [row, shape], [result_name], name=f"{row}_reshape")]
-    return AdapterResult(out, before=before, after=after,
-                         notes=[f"{node.op_type} axis {axis}: rewritten as Flatten -> {node.op_type} -> Reshape"])
+    return AdapterResult(
+        out,
+        before=before,
+        after=after,
+        notes=[f"{node.op_type} axis {axis}: rewritten as Flatten -> {node.op_type} -> Reshape"],
+    )
 
 
 def coerced_softmax_downgrade(node: Node, ctx: AdapterContext) -> AdapterResult:
@@ -108,8 +114,11 @@ def coerced_softmax_downgrade(node: Node, ctx: AdapterContext) -> AdapterResult:
         log = fresh_name(ctx, node, "logsum", used)
         nodes.append(Node("Log", [total], [log], name=log))
         last = Node("Sub", [shifted, log], [y], name=node.name or f"{y}_sub")
-    return AdapterResult(last, before=nodes,
-                         notes=[f"{node.op_type} axis {axis}: rewritten with ReduceMax/Exp/ReduceSum along the axis"])
+    return AdapterResult(
+        last,
+        before=nodes,
+        notes=[f"{node.op_type} axis {axis}: rewritten with ReduceMax/Exp/ReduceSum along the axis"],
+    )
 
 
 def _nonnegative_constant(node: Node, ctx: AdapterContext, position: int, what: str) -> Node:
@@ -125,7 +134,9 @@ def _nonnegative_constant(node: Node, ctx: AdapterContext, position: int, what: 
             f"non-negative, which {ctx.target.id} needs"
         )
     if any(v < 0 for v in _flat(value)):
-        raise AdapterError(f"input {position} ('{name}') has negative {what}, which {ctx.target.id} does not accept")
+        raise AdapterError(
+            f"input {position} ('{name}') has negative {what}, which {ctx.target.id} does not accept"
+        )
     return node.copy()
 
 
@@ -166,11 +177,15 @@ def scalar_scale(node: Node, ctx: AdapterContext) -> Node:
     name = node.inputs[1] if len(node.inputs) > 1 else ""
     value = ctx.constant(name)
     if value is None:
-        raise AdapterError(f"the scale '{name}' is not a constant, so it cannot be checked that it is one value "
-                           f"(per-tensor), the only kind {ctx.target.id} has")
+        raise AdapterError(
+            f"the scale '{name}' is not a constant, so it cannot be checked that it is one value "
+            f"(per-tensor), the only kind {ctx.target.id} has"
+        )
     if len(_flat(value)) != 1:
-        raise AdapterError(f"the scale '{name}' has {len(_flat(value))} values (per-axis); {ctx.target.id} "
-                           "quantizes per tensor only")
+        raise AdapterError(
+            f"the scale '{name}' has {len(_flat(value))} values (per-axis); {ctx.target.id} "
+            "quantizes per tensor only"
+        )
     out = node.copy()
     out.attributes.pop("axis", None)
     return out
@@ -182,7 +197,9 @@ def scale_like_input(node: Node, ctx: AdapterContext) -> Node:
     x, scale = node.inputs[0], node.inputs[1] if len(node.inputs) > 1 else ""
     found_x, found_scale = ctx.value_type(x), ctx.value_type(scale)
     if found_x is None or found_scale is None:
-        raise AdapterError(f"the types of '{x}' and '{scale}' are not both known; {ctx.target.id} needs them equal")
+        raise AdapterError(
+            f"the types of '{x}' and '{scale}' are not both known; {ctx.target.id} needs them equal"
+        )
     if found_x != found_scale:
         raise AdapterError(f"'{scale}' is {found_scale} and '{x}' {found_x}; {ctx.target.id} needs one type")
     return node.copy()
@@ -203,7 +220,9 @@ def resize_13_downgrade(node: Node, ctx: AdapterContext) -> AdapterResult:
     """Resize 13 -> 11: `roi` and `scales` became optional at 13; Resize 11 needs both, and
     reads an empty tensor as "not given", so an omitted one becomes an empty float constant."""
     out = node.copy()
-    made = [c for c in (_empty_input(out, ctx, 1, "roi"), _empty_input(out, ctx, 2, "scales")) if c is not None]
+    made = [
+        c for c in (_empty_input(out, ctx, 1, "roi"), _empty_input(out, ctx, 2, "scales")) if c is not None
+    ]
     return AdapterResult(out, constants=made)
 
 
@@ -235,11 +254,14 @@ def split_18_downgrade(node: Node, ctx: AdapterContext) -> Node:
     if shape is not None and isinstance(axis, int) and -len(shape) <= axis < len(shape):
         size = shape[axis]
     if size is None:
-        raise AdapterError(f"num_outputs is {parts} and the size of '{node.inputs[0]}' along axis {axis} is not "
-                           f"known, so it cannot be checked that {ctx.target.id} splits it the same (equally)")
+        raise AdapterError(
+            f"num_outputs is {parts} and the size of '{node.inputs[0]}' along axis {axis} is not "
+            f"known, so it cannot be checked that {ctx.target.id} splits it the same (equally)"
+        )
     if parts != len(node.outputs) or size % parts:
-        raise AdapterError(f"num_outputs {parts} splits a dimension of {size} unevenly; {ctx.target.id} "
-                           "splits equally only")
+        raise AdapterError(
+            f"num_outputs {parts} splits a dimension of {size} unevenly; {ctx.target.id} splits equally only"
+        )
     return out
 
 
@@ -280,8 +302,12 @@ def resize_11_downgrade(node: Node, ctx: AdapterContext) -> AdapterResult:
     linear, from scales (no sizes) and an empty roi, is what Resize 10 computes."""
     attrs = node.attributes
     mode = attrs.get("mode", "nearest")
-    wanted = {"coordinate_transformation_mode": "asymmetric", "cubic_coeff_a": -0.75, "exclude_outside": 0,
-              "extrapolation_value": 0.0}
+    wanted = {
+        "coordinate_transformation_mode": "asymmetric",
+        "cubic_coeff_a": -0.75,
+        "exclude_outside": 0,
+        "extrapolation_value": 0.0,
+    }
     if mode == "nearest":
         wanted["nearest_mode"] = "floor"
     if mode not in ("nearest", "linear"):
@@ -289,8 +315,12 @@ def resize_11_downgrade(node: Node, ctx: AdapterContext) -> AdapterResult:
     for name, value in wanted.items():
         declared = ctx.source.attribute(name)
         given = attrs.get(name, None if declared is None else declared.default)
-        if given != value and not (isinstance(value, float) and isinstance(given, (int, float)) and float(given) == value):
-            raise AdapterError(f"attribute '{name}' is {given!r}; {ctx.target.id} computes only what {value!r} means")
+        if given != value and not (
+            isinstance(value, float) and isinstance(given, (int, float)) and float(given) == value
+        ):
+            raise AdapterError(
+                f"attribute '{name}' is {given!r}; {ctx.target.id} computes only what {value!r} means"
+            )
     if len(node.inputs) > 3 and node.inputs[3]:
         raise AdapterError(f"input 3 ('{node.inputs[3]}', sizes) is given; {ctx.target.id} takes scales only")
     roi = node.inputs[1] if len(node.inputs) > 1 else ""
@@ -299,7 +329,12 @@ def resize_11_downgrade(node: Node, ctx: AdapterContext) -> AdapterResult:
         raise AdapterError(f"roi '{roi}' is not a constant empty tensor; {ctx.target.id} has no roi")
     out = node.copy()
     out.inputs = [node.inputs[0], node.inputs[2] if len(node.inputs) > 2 else ""]
-    for name in ("coordinate_transformation_mode", "cubic_coeff_a", "exclude_outside", "extrapolation_value",
-                 "nearest_mode"):
+    for name in (
+        "coordinate_transformation_mode",
+        "cubic_coeff_a",
+        "exclude_outside",
+        "extrapolation_value",
+        "nearest_mode",
+    ):
         out.attributes.pop(name, None)
     return AdapterResult(out, dropped_inputs=[roi] if roi else [])

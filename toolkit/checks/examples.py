@@ -49,7 +49,9 @@ def _arity(schema: OpSchema, example: Example) -> Iterator[Diagnostic]:
     ):
         count = len(values)
         if not low <= count <= high:
-            bound = f"at least {low}" if high == MAX_ARITY else (f"{low}" if low == high else f"{low} to {high}")
+            bound = (
+                f"at least {low}" if high == MAX_ARITY else (f"{low}" if low == high else f"{low} to {high}")
+            )
             yield located(
                 "EXAMPLE-ARITY",
                 f"example '{example.name}' gives {count} {kind}; {schema.id} takes {bound}",
@@ -93,7 +95,10 @@ def example_types(specs: SpecSet, domains: dict[str, DomainSpec]) -> Iterator[Di
 def _types(schema: OpSchema, example: Example) -> Iterator[Diagnostic]:
     constraints = schema.constraint_map
     bound: dict[str, str] = {}
-    for kind, params, values in (("input", schema.inputs, example.inputs), ("output", schema.outputs, example.outputs)):
+    for kind, params, values in (
+        ("input", schema.inputs, example.inputs),
+        ("output", schema.outputs, example.outputs),
+    ):
         for index, value in enumerate(values):
             if value is None or not params or (index >= len(params) and not params[-1].is_variadic):
                 continue  # an extra value is EXAMPLE-ARITY's finding

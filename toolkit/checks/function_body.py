@@ -72,7 +72,11 @@ def check_body(
         if name not in scope or name in dict(signature.inputs):
             if name not in scope:
                 checker.add(
-                    "FUNCTION-REF", f"formal output '{name}' is never produced", None, f"add a node with output '{name}'", True
+                    "FUNCTION-REF",
+                    f"formal output '{name}' is never produced",
+                    None,
+                    f"add a node with output '{name}'",
+                    True,
                 )
             continue
         if allowed is not None and scope[name] is not None and not (scope[name] & allowed):  # type: ignore[operator]
@@ -252,9 +256,7 @@ class _Checker:
     def infer(self, node: TextNode, schema: OpSchema, scope: Mapping[str, Types]) -> list[Types]:
         """Narrow each type parameter of the callee by the inputs bound to it; the outputs' types."""
         constraints = schema.constraint_map
-        bound: dict[str, Types] = {
-            c.param: frozenset(c.allowed) for c in schema.type_constraints
-        }
+        bound: dict[str, Types] = {c.param: frozenset(c.allowed) for c in schema.type_constraints}
         for index, name in enumerate(node.inputs):
             if not name or not schema.inputs:
                 continue

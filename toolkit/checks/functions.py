@@ -118,7 +118,12 @@ def check_version_body(
 
 
 def _diagnostic(schema: OpSchema, body: FunctionBody, problem: Problem) -> Diagnostic:
-    return Diagnostic(problem.rule, f"{schema.id} function body: {problem.message}", body_location(body, problem.pos), problem.hint)
+    return Diagnostic(
+        problem.rule,
+        f"{schema.id} function body: {problem.message}",
+        body_location(body, problem.pos),
+        problem.hint,
+    )
 
 
 register(

@@ -135,8 +135,12 @@ def type_from(specs: SpecSet, domains: dict[str, DomainSpec]) -> Iterator[Diagno
     for schema in each_version(specs):
         for param in schema.inputs:
             for source in param.type_from:
-                yield located("PARAM-TYPE-FROM", f"input '{param.name}' has type_from (outputs only)", source,
-                              "remove type_from from the input")
+                yield located(
+                    "PARAM-TYPE-FROM",
+                    f"input '{param.name}' has type_from (outputs only)",
+                    source,
+                    "remove type_from from the input",
+                )
         inputs = {p.name for p in schema.inputs}
         attributes = schema.attribute_map
         for param in schema.outputs:
@@ -149,19 +153,33 @@ def _type_source(
 ) -> Iterator[Diagnostic]:
     where = f"type_from of output '{param.name}'"
     if source.attribute and source.input:
-        yield located("PARAM-TYPE-FROM", f"{where} names both attribute '{source.attribute}' and input "
-                      f"'{source.input}'", source, "one source per entry: split it into two entries")
+        yield located(
+            "PARAM-TYPE-FROM",
+            f"{where} names both attribute '{source.attribute}' and input '{source.input}'",
+            source,
+            "one source per entry: split it into two entries",
+        )
     if source.input and source.input not in inputs:
-        yield located("PARAM-TYPE-FROM", f"{where} names input '{source.input}', which this version does not have",
-                      source, f"inputs: {', '.join(sorted(inputs)) or 'none'}")
+        yield located(
+            "PARAM-TYPE-FROM",
+            f"{where} names input '{source.input}', which this version does not have",
+            source,
+            f"inputs: {', '.join(sorted(inputs)) or 'none'}",
+        )
     if source.attribute:
         attr = attributes.get(source.attribute)
         if attr is None:
-            yield located("PARAM-TYPE-FROM",
-                          f"{where} names attribute '{source.attribute}', which this version does not have",
-                          source, f"attributes: {', '.join(sorted(attributes)) or 'none'}")
+            yield located(
+                "PARAM-TYPE-FROM",
+                f"{where} names attribute '{source.attribute}', which this version does not have",
+                source,
+                f"attributes: {', '.join(sorted(attributes)) or 'none'}",
+            )
         elif not source.type and attr.type not in _TYPE_READABLE:
-            yield located("PARAM-TYPE-FROM",
-                          f"{where} reads a type from attribute '{source.attribute}' of type {attr.type.value}",
-                          source, "give the type the attribute implies with `type:`, or name an int "
-                          "(data type), tensor, sparse_tensor or type_proto attribute")
+            yield located(
+                "PARAM-TYPE-FROM",
+                f"{where} reads a type from attribute '{source.attribute}' of type {attr.type.value}",
+                source,
+                "give the type the attribute implies with `type:`, or name an int "
+                "(data type), tensor, sparse_tensor or type_proto attribute",
+            )

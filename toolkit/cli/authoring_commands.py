@@ -21,8 +21,11 @@ def register(subparsers: Any) -> None:
     )
     bump.add_argument("operator", metavar="DOMAIN.OP", help="e.g. com.acme.vision.FusedConv")
     bump.add_argument(
-        "--opset", type=int, metavar="N", help="opset version of the new version (default: the open opset: the newest one if no "
-        "release of the release table ships it, else newest + 1)"
+        "--opset",
+        type=int,
+        metavar="N",
+        help="opset version of the new version (default: the open opset: the newest one if no "
+        "release of the release table ships it, else newest + 1)",
     )
     bump.add_argument(
         "--ir-version", type=int, metavar="V", help="IR version of a new opset (default: the newest's)"

@@ -36,7 +36,9 @@ def add_example_budget_argument(parser: argparse.ArgumentParser) -> None:
     """`--max-example-bytes SIZE`: the budget of a spec tree's example files (see
     `toolkit.load.example_files`; `example_budget_set` hands it to the loader)."""
     parser.add_argument(
-        "--max-example-bytes", metavar="SIZE", type=_size,
+        "--max-example-bytes",
+        metavar="SIZE",
+        type=_size,
         help="budget of the example files a spec tree names, each reference counted (bytes, or with "
         "k/M/G; default: $OPSET_TOOLKIT_MAX_EXAMPLE_BYTES, else 64M; opset.toml's max_example_bytes "
         "can only lower it)",
@@ -194,12 +196,16 @@ def add_report_arguments(
     """`--format text|json|github|sarif|junit` and `--output FILE` (dest `report_file`). Load and
     usage errors are written in the same format (toolkit.cli.main); exit codes do not change."""
     parser.add_argument(
-        "--format", choices=REPORT_FORMATS, default="text",
+        "--format",
+        choices=REPORT_FORMATS,
+        default="text",
         help="report format (default: text); github = workflow-command annotations, sarif = SARIF "
         "2.1.0 for code scanning, junit = JUnit XML (one test case per finding)",
     )
     parser.add_argument(
-        *output_flags, dest="report_file", metavar="FILE",
+        *output_flags,
+        dest="report_file",
+        metavar="FILE",
         help="write the report to FILE instead of stdout (atomically; the directory must exist)",
     )
 

@@ -115,7 +115,11 @@ def run_diff(args: argparse.Namespace) -> int:
         tree = load_resolved_tree(resolved())
         if tree.result.errors:
             _report_load_errors(
-                args, f"the old tree ({args.against})", tree.result.diagnostics, ref=args.against, commit=tree.commit
+                args,
+                f"the old tree ({args.against})",
+                tree.result.diagnostics,
+                ref=args.against,
+                commit=tree.commit,
             )
             return EXIT_USAGE
         old: Registry | None = Registry(tree.result.specs, tree.result.diagnostics)
@@ -124,7 +128,9 @@ def run_diff(args: argparse.Namespace) -> int:
         if tree.note:
             print(tree.note, file=sys.stderr)
     else:
-        old = _load(args, f"the old tree ({args.against})", lambda: load_registry([args.against], cache=cache))
+        old = _load(
+            args, f"the old tree ({args.against})", lambda: load_registry([args.against], cache=cache)
+        )
         label = args.against
     if old is None:
         return EXIT_USAGE
@@ -184,4 +190,7 @@ def _report_load_errors(
 
     print(load_errors_text(what, diagnostics, "diff"), end="", file=sys.stderr)
     if args.format != "text" or args.report_file:
-        emit_report(args, render_load_errors("diff", what, diagnostics, args.format, EXIT_USAGE, ref=ref, commit=commit))
+        emit_report(
+            args,
+            render_load_errors("diff", what, diagnostics, args.format, EXIT_USAGE, ref=ref, commit=commit),
+        )

@@ -89,7 +89,8 @@ def run_generate(args: argparse.Namespace) -> int:
             options=project.generator_options(),
             adopt=args.adopt,
             on_wait=lambda timeout: print(
-                f"opset: waiting for another `opset generate` on {args.out}/ (up to {timeout:g} s)", file=sys.stderr
+                f"opset: waiting for another `opset generate` on {args.out}/ (up to {timeout:g} s)",
+                file=sys.stderr,
             ),
         )
     except OSError as exc:
@@ -155,16 +156,23 @@ def _check_report(changes: Any, out: str, fmt: str) -> str:
     paths = discover()
     diagnostics = []
     for change in changes:
-        what = "is missing" if change.old is None else "should be removed" if change.new is None else "is stale"
+        what = (
+            "is missing" if change.old is None else "should be removed" if change.new is None else "is stale"
+        )
         path = f"{out}/{change.path}"
         # The message names the file as the annotation does (from the repository root), not `../`.
-        diagnostics.append(Diagnostic(
-            GENERATED_STALE, f"{paths.repo_path(path)} {what}",
-            Location(path, _first_difference(change.old, change.new), 1),
-            "run `opset generate` and commit the result",
-        ))
-    summary = f"{len(diagnostics)} generated file(s) in {out}/ are stale; run `opset generate`" if diagnostics else (
-        f"{out}/ is up to date"
+        diagnostics.append(
+            Diagnostic(
+                GENERATED_STALE,
+                f"{paths.repo_path(path)} {what}",
+                Location(path, _first_difference(change.old, change.new), 1),
+                "run `opset generate` and commit the result",
+            )
+        )
+    summary = (
+        f"{len(diagnostics)} generated file(s) in {out}/ are stale; run `opset generate`"
+        if diagnostics
+        else (f"{out}/ is up to date")
     )
     return render_findings("generate", diagnostics, fmt, summary=summary)
 

@@ -20,14 +20,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "found, 2 usage problem.",
     )
     check.add_argument("models", nargs="+", metavar="MODEL.onnx")
-    check.add_argument("--runtime", metavar="RUNTIME",
-                       help="check against a runtime's operator table instead of the ONNX standard: "
-                       "'onnxruntime' (the installed one) or a catalog folder (e.g. written by "
-                       "`opset import-onnx --source onnxruntime`)")
+    check.add_argument(
+        "--runtime",
+        metavar="RUNTIME",
+        help="check against a runtime's operator table instead of the ONNX standard: "
+        "'onnxruntime' (the installed one) or a catalog folder (e.g. written by "
+        "`opset import-onnx --source onnxruntime`)",
+    )
     add_specs_argument(check, vendor=True)
     add_report_arguments(check)
-    check.add_argument("--fail-on", choices=("error", "warning"), default="error",
-                       help="lowest severity that makes the exit code 1 (default: error)")
+    check.add_argument(
+        "--fail-on",
+        choices=("error", "warning"),
+        default="error",
+        help="lowest severity that makes the exit code 1 (default: error)",
+    )
     check.set_defaults(handler=_check_model)
 
     _register_compat(subparsers)
@@ -61,11 +68,19 @@ def _register_convert(subparsers: argparse._SubParsersAction) -> None:  # type: 
         "Exit 0 converted, 1 a node cannot be moved, 2 usage.",
     )
     convert.add_argument("model", metavar="MODEL.onnx")
-    convert.add_argument("--to", action="append", default=[], metavar="DOMAIN=N",
-                         help="target opset version of a domain (repeatable), e.g. ai.onnx=13")
-    convert.add_argument("--inline-missing", metavar="RUNTIME",
-                         help="then replace each node RUNTIME lacks by its operator's function body "
-                         "(RUNTIME as for `opset compat --runtime`)")
+    convert.add_argument(
+        "--to",
+        action="append",
+        default=[],
+        metavar="DOMAIN=N",
+        help="target opset version of a domain (repeatable), e.g. ai.onnx=13",
+    )
+    convert.add_argument(
+        "--inline-missing",
+        metavar="RUNTIME",
+        help="then replace each node RUNTIME lacks by its operator's function body "
+        "(RUNTIME as for `opset compat --runtime`)",
+    )
     convert.add_argument("-o", "--output", required=True, metavar="OUT.onnx")
     add_specs_argument(convert, vendor=True)
     # `-o/--output` is the converted model here, so the report file is `--report`.
@@ -86,8 +101,10 @@ def _convert(args: argparse.Namespace) -> int:
         from toolkit.onnx_bridge.runtimes import KNOWN_RUNTIMES
 
         if args.inline_missing not in KNOWN_RUNTIMES and not Path(args.inline_missing).exists():
-            raise UsageError(f"--inline-missing {args.inline_missing}: not a known runtime "
-                             f"({', '.join(KNOWN_RUNTIMES)}) and no such file or folder")
+            raise UsageError(
+                f"--inline-missing {args.inline_missing}: not a known runtime "
+                f"({', '.join(KNOWN_RUNTIMES)}) and no such file or folder"
+            )
     registry = model_registry_from_args(args, adapters=True)
     machine = args.format != "text"
     runtime = None
@@ -139,8 +156,10 @@ def _compat(args: argparse.Namespace) -> int:
     from toolkit.reporting.model_compat import render
 
     if args.runtime not in KNOWN_RUNTIMES and not Path(args.runtime).exists():
-        raise UsageError(f"--runtime {args.runtime}: not a known runtime ({', '.join(KNOWN_RUNTIMES)}) and no such "
-                         "file or folder")
+        raise UsageError(
+            f"--runtime {args.runtime}: not a known runtime ({', '.join(KNOWN_RUNTIMES)}) and no such "
+            "file or folder"
+        )
     model = load_model(args.model)
     registry = model_registry_from_args(args)
     runtime = load_runtime(args.runtime, registry, use_cache=not args.no_cache)

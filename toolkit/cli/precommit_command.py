@@ -31,16 +31,24 @@ def register(subparsers: Any) -> None:
         "Exit 0 clean, 1 findings, 2 usage or load error.",
     )
     hook.add_argument(
-        "--specs", action="append", metavar="DIR", help="spec folder (repeatable; default: every folder "
+        "--specs",
+        action="append",
+        metavar="DIR",
+        help="spec folder (repeatable; default: every folder "
         "whose subfolders hold a domain.yaml, found with git ls-files)",
     )
     hook.add_argument("--against", metavar="REF", help="old tree (default: pre-commit's from-ref, else HEAD)")
     hook.add_argument("--no-gate", action="store_true", help="validate only")
     hook.add_argument(
-        "--generated", metavar="DIR", help="also run `opset generate --check --out DIR` (one spec folder only)"
+        "--generated",
+        metavar="DIR",
+        help="also run `opset generate --check --out DIR` (one spec folder only)",
     )
     hook.add_argument(
-        "--fail-on", choices=[s.value for s in Severity], default="error", help="gate: lowest failing severity"
+        "--fail-on",
+        choices=[s.value for s in Severity],
+        default="error",
+        help="gate: lowest failing severity",
     )
     hook.add_argument("--config", metavar="FILE", help="gate config file")
     hook.add_argument("--profile", metavar="NAME", help="gate profile")

@@ -31,7 +31,8 @@ def register(subparsers: Any) -> None:
     init.add_argument("dir", metavar="DIR", help="the repository folder")
     init.add_argument("--domain", required=True, help="the domain, reverse DNS (e.g. com.example.audio)")
     init.add_argument(
-        "--package", help="import name of the generated Python package (default: the domain with _, plus _ops)"
+        "--package",
+        help="import name of the generated Python package (default: the domain with _, plus _ops)",
     )
     init.set_defaults(handler=run_init)
 
@@ -46,7 +47,9 @@ def register(subparsers: Any) -> None:
     schemas.add_argument(
         "--out", metavar="DIR", help="folder to write (default: schemas/ beside opset.toml, else ./schemas)"
     )
-    schemas.add_argument("--check", action="store_true", help="write nothing; exit 1 if a schema is missing or stale")
+    schemas.add_argument(
+        "--check", action="store_true", help="write nothing; exit 1 if a schema is missing or stale"
+    )
     schemas.set_defaults(handler=run_schemas)
 
 
@@ -61,7 +64,9 @@ def run_init(args: argparse.Namespace) -> int:
             "lower-case labels separated by dots)"
         )
     if args.package is not None and not _PACKAGE.fullmatch(args.package):
-        raise UsageError(f"--package {args.package!r} is not a Python identifier (write e.g. newco_audio_ops)")
+        raise UsageError(
+            f"--package {args.package!r} is not a Python identifier (write e.g. newco_audio_ops)"
+        )
     package = args.package or package_name(args.domain)
     shadowed = shadowed_module(package)
     if shadowed:
@@ -118,7 +123,9 @@ def run_schemas(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else Path(project.path("schemas"))
     files = editor_schema_files()
     if not args.out and not args.check:  # the tree chose the folder: it may not lead out of it
-        _refuse_symlinked_folders(project.folder, [f"schemas/{name}" for name in files], project.folder.as_posix())
+        _refuse_symlinked_folders(
+            project.folder, [f"schemas/{name}" for name in files], project.folder.as_posix()
+        )
     stale = []
     for name, data in files.items():
         target = out / name
@@ -133,7 +140,10 @@ def run_schemas(args: argparse.Namespace) -> int:
             what = "is missing" if missing else "differs from the installed opset-toolkit's schema"
             print(f"{target.as_posix()}: {what}", file=sys.stderr)
         if stale:
-            print(f"  hint: run `opset schemas{' --out ' + args.out if args.out else ''}` to write them", file=sys.stderr)
+            print(
+                f"  hint: run `opset schemas{' --out ' + args.out if args.out else ''}` to write them",
+                file=sys.stderr,
+            )
             return 1
         print(f"{out.as_posix()}/: {len(files)} schemas are current")
         return 0

@@ -18,14 +18,33 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "could not run, 2 usage problem (runtime not installed, bad specs).",
     )
     add_specs_argument(parser)
-    parser.add_argument("--runtime", choices=("onnxruntime",), default="onnxruntime",
-                        help="the runtime to run on (default: onnxruntime, through its Python API)")
-    parser.add_argument("--custom-op-library", action="append", default=[], metavar="PATH",
-                        help="a shared library of vendor kernels to register with the runtime (repeatable)")
-    parser.add_argument("--domain", action="append", default=[], metavar="DOMAIN",
-                        help="only the examples of this domain (repeatable)")
-    parser.add_argument("--op", action="append", default=[], metavar="OP",
-                        help="only the examples of this operator (repeatable)")
+    parser.add_argument(
+        "--runtime",
+        choices=("onnxruntime",),
+        default="onnxruntime",
+        help="the runtime to run on (default: onnxruntime, through its Python API)",
+    )
+    parser.add_argument(
+        "--custom-op-library",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a shared library of vendor kernels to register with the runtime (repeatable)",
+    )
+    parser.add_argument(
+        "--domain",
+        action="append",
+        default=[],
+        metavar="DOMAIN",
+        help="only the examples of this domain (repeatable)",
+    )
+    parser.add_argument(
+        "--op",
+        action="append",
+        default=[],
+        metavar="OP",
+        help="only the examples of this operator (repeatable)",
+    )
     parser.add_argument("--format", choices=("text", "json", "github", "sarif", "junit"), default="text")
     parser.set_defaults(handler=_test_runtime)
 
@@ -41,8 +60,6 @@ def _test_runtime(args: argparse.Namespace) -> int:
 
             raise UsageError(f"--domain {domain}: no such domain in the specs")
     cases = selected(registry, args.domain, args.op)
-    results = run_examples(
-        registry, cases, runtime=args.runtime, custom_op_libraries=args.custom_op_library
-    )
+    results = run_examples(registry, cases, runtime=args.runtime, custom_op_libraries=args.custom_op_library)
     sys.stdout.write(render(results, args.format, runtime=args.runtime))
     return exit_code(results)

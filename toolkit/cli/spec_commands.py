@@ -53,18 +53,26 @@ def register(subparsers: Any) -> None:
     inventory.set_defaults(handler=run_inventory)
 
     imp = subparsers.add_parser(
-        "import-onnx", help="write the installed onnx catalog as DSL files",
+        "import-onnx",
+        help="write the installed onnx catalog as DSL files",
         description="Write the operator catalog of the installed onnx package, or with --source "
         "onnxruntime the installed onnxruntime's whole operator table (its standard domains with "
         "its own additions, and its vendor domains: a runtime catalog for `--runtime DIR`).",
     )
     imp.add_argument("--out", required=True, help="folder to write (created; existing files replaced)")
     imp.add_argument("--domain", action="append", default=[], help="only this domain (repeatable)")
-    imp.add_argument("--source", choices=("onnx", "onnxruntime"), default="onnx",
-                     help="the package whose catalog to write (default: onnx)")
-    imp.add_argument("--examples", action="store_true",
-                     help="attach onnx's backend node test cases as examples (built by the installed "
-                     "onnx, written beside the specs as .pb files; --source onnx only)")
+    imp.add_argument(
+        "--source",
+        choices=("onnx", "onnxruntime"),
+        default="onnx",
+        help="the package whose catalog to write (default: onnx)",
+    )
+    imp.add_argument(
+        "--examples",
+        action="store_true",
+        help="attach onnx's backend node test cases as examples (built by the installed "
+        "onnx, written beside the specs as .pb files; --source onnx only)",
+    )
     imp.set_defaults(handler=run_import)
 
 
@@ -115,7 +123,9 @@ def run_validate(args: argparse.Namespace) -> int:
 
         strict = bool(args.warnings_as_errors)
         items = [
-            diagnostic_item(d, failing=d.severity is Severity.ERROR or (strict and d.severity is Severity.WARNING))
+            diagnostic_item(
+                d, failing=d.severity is Severity.ERROR or (strict and d.severity is Severity.WARNING)
+            )
             for d in result.diagnostics
         ]
         emit_report(args, render(Report("validate", items, 1 if failed else 0, summary=summary), args.format))
@@ -229,11 +239,15 @@ def run_import(args: argparse.Namespace) -> int:
     if args.examples and args.source != "onnx":
         raise UsageError("--examples attaches onnx's backend node tests: use it with --source onnx")
     stats: dict[str, Any] = {}
-    counts = import_catalog(args.out, source=args.source, domains=args.domain, examples=args.examples, stats=stats)
+    counts = import_catalog(
+        args.out, source=args.source, domains=args.domain, examples=args.examples, stats=stats
+    )
     for domain, count in counts.items():
         print(f"{domain}: {count} operator versions")
     if "examples" in stats:
         skipped = ", ".join(f"{n} {reason}" for reason, n in stats["skipped"].items())
-        print(f"attached {stats['examples']} backend node test cases as examples (skipped: {skipped or 'none'})")
+        print(
+            f"attached {stats['examples']} backend node test cases as examples (skipped: {skipped or 'none'})"
+        )
     print(f"wrote {sum(counts.values())} operator versions to {args.out}")
     return 0

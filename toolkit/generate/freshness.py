@@ -49,7 +49,9 @@ def inputs_digest(
     import hashlib  # imported on use: a cold run with the cache off hashes nothing
 
     digest = hashlib.sha256(
-        json.dumps([FORMAT, toolkit_stamp(), sys.version, os.getcwd(), sorted(kinds), source, with_cli]).encode()
+        json.dumps(
+            [FORMAT, toolkit_stamp(), sys.version, os.getcwd(), sorted(kinds), source, with_cli]
+        ).encode()
     )
     for path in discover(list(spec_paths)):
         digest.update(f"{os.path.abspath(path)}\0".encode())
@@ -165,7 +167,11 @@ def previous_units(out: Path, kinds: Sequence[str]) -> dict[str, dict[str, objec
         units = data.get("units", {}) if data.get("format") == FORMAT else {}
     except (ValueError, AttributeError):
         return {}
-    return {k: v for k, v in units.items() if isinstance(k, str) and isinstance(v, dict)} if isinstance(units, dict) else {}
+    return (
+        {k: v for k, v in units.items() if isinstance(k, str) and isinstance(v, dict)}
+        if isinstance(units, dict)
+        else {}
+    )
 
 
 def record(

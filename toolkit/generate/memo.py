@@ -59,7 +59,9 @@ class RenderMemo:
         for folder in {os.path.dirname(name) or "." for name in names}:
             for dirpath, dirs, entries in os.walk(folder):
                 # hidden folders (.git) and the output folder are never spec data
-                dirs[:] = [d for d in dirs if not d.startswith(".") and not self._is_out(os.path.join(dirpath, d))]
+                dirs[:] = [
+                    d for d in dirs if not d.startswith(".") and not self._is_out(os.path.join(dirpath, d))
+                ]
                 names.update(os.path.join(dirpath, entry) for entry in entries)
         for name in sorted(names):
             found = self._file_digests.get(name)

@@ -155,8 +155,15 @@ _FUNCTIONS: dict[tuple[object, ...], bytes] = {}  # a version's body recurs in e
 
 def _function_bytes(schema: OpSchema) -> bytes:
     assert schema.function is not None
-    key = (schema.domain, schema.name, schema.since_version, schema.function, schema.inputs, schema.outputs,
-           schema.attributes)
+    key = (
+        schema.domain,
+        schema.name,
+        schema.since_version,
+        schema.function,
+        schema.inputs,
+        schema.outputs,
+        schema.attributes,
+    )
     found = _FUNCTIONS.get(key)
     if found is None:
         found = _FUNCTIONS[key] = encode_function(schema).SerializeToString(deterministic=True)
@@ -188,7 +195,9 @@ def operator_proto(schema: OpSchema) -> OperatorProto:
 
 
 def _textproto_header(spec: str) -> bytes:
-    return (HEADER.format(spec=spec) + "# proto-message: onnx_opset_toolkit.OperatorSetProto\n").encode("utf-8")
+    return (HEADER.format(spec=spec) + "# proto-message: onnx_opset_toolkit.OperatorSetProto\n").encode(
+        "utf-8"
+    )
 
 
 def textproto(document: OperatorSetProto, spec: str) -> bytes:
@@ -300,11 +309,15 @@ def render_registry(
         domain = registry.domain(name)
         operators = registry.operators(name)
 
-        def build(_name: str = name, _domain: DomainSpec = domain, _ops: Sequence[OperatorSpec] = operators) -> dict[str, bytes]:
+        def build(
+            _name: str = name, _domain: DomainSpec = domain, _ops: Sequence[OperatorSpec] = operators
+        ) -> dict[str, bytes]:
             def resolved(version: int) -> Mapping[str, OpSchema]:
                 return registry.inventory(_name, version)
 
             return render_domain(_domain, _ops, inventory=resolved, source=source)
 
-        out.update(build() if memo is None else memo.render("proto", name, spec_files(domain, operators), build))
+        out.update(
+            build() if memo is None else memo.render("proto", name, spec_files(domain, operators), build)
+        )
     return dict(sorted(out.items()))

@@ -30,7 +30,6 @@ def build_adapter(item: Mapping[str, Any], loc: Callable[..., Location]) -> Adap
     )
 
 
-
 def _freeze(value: Any) -> object:
     if isinstance(value, list):
         return tuple(_freeze(v) for v in value)

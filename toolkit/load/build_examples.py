@@ -53,7 +53,8 @@ def build_examples(
     """The examples of the version entry at `at` (already built as `schema`); see `with_examples`."""
     reader = _ExampleReader(source, schema, diags, refs)
     return tuple(
-        reader.example((*at, "examples", index), item) for index, item in enumerate(entry.get("examples") or ())
+        reader.example((*at, "examples", index), item)
+        for index, item in enumerate(entry.get("examples") or ())
     )
 
 
@@ -76,7 +77,9 @@ class _ExampleReader:
             None if value is None else self.tensor((*at, "inputs", index), value)
             for index, value in enumerate(item.get("inputs") or ())
         )
-        outputs = tuple(self.tensor((*at, "outputs", index), value) for index, value in enumerate(item["outputs"]))
+        outputs = tuple(
+            self.tensor((*at, "outputs", index), value) for index, value in enumerate(item["outputs"])
+        )
         return Example(
             name=item["name"],
             doc=item.get("doc", ""),
@@ -153,7 +156,9 @@ class _ExampleReader:
             return ExampleTensor(dtype or "float", (0,), (), location=where)
         flat, nested_shape = _flatten(item["data"])
         if flat is None:
-            self.error("EXAMPLE-TENSOR", "`data` is a ragged or too deeply nested list", (*at, "data"), _TENSOR_HINT)
+            self.error(
+                "EXAMPLE-TENSOR", "`data` is a ragged or too deeply nested list", (*at, "data"), _TENSOR_HINT
+            )
             return ExampleTensor(dtype, (0,), (), location=where)
         shape = tuple(item["shape"]) if "shape" in item else nested_shape
         size = 1
@@ -170,7 +175,9 @@ class _ExampleReader:
         for value in flat:
             problem = element_problem(dtype, value)
             if problem:
-                self.error("EXAMPLE-TENSOR", f"{problem} ({dtype} tensor)", (*at, "data"), f"write {dtype} elements")
+                self.error(
+                    "EXAMPLE-TENSOR", f"{problem} ({dtype} tensor)", (*at, "data"), f"write {dtype} elements"
+                )
                 return ExampleTensor(dtype, (0,), (), location=where)
         return ExampleTensor(dtype, shape, tuple(normalise(dtype, v) for v in flat), location=where)
 
@@ -193,7 +200,12 @@ class _ExampleReader:
         """The file's path as written (relative, in the spec's folder); None, reported, when the
         name cannot be one. Where it really leads is checked when it is read."""
         relative = PurePosixPath(name)
-        if relative.is_absolute() or ".." in relative.parts or "\\" in name or not name.endswith((".npy", ".pb")):
+        if (
+            relative.is_absolute()
+            or ".." in relative.parts
+            or "\\" in name
+            or not name.endswith((".npy", ".pb"))
+        ):
             self.error(
                 "EXAMPLE-FILE",
                 f"example file '{name}' must be a relative `.npy` or `.pb` path inside the spec's folder",

@@ -131,7 +131,13 @@ def right_name(name: str) -> str | None:
 def misnamed_diagnostic(path: Path, display: str) -> Diagnostic:
     """FILE-NAME for a file `classify` calls misnamed: not read, named right in the hint."""
     right = right_name(path.name)
-    what = "a domain file" if right == DOMAIN_FILE else "a releases file" if right == RELEASES_FILE else "a spec file"
+    what = (
+        "a domain file"
+        if right == DOMAIN_FILE
+        else "a releases file"
+        if right == RELEASES_FILE
+        else "a spec file"
+    )
     why = "spec files end in `.yaml`" if path.suffix != SPEC_SUFFIX else f"'{right}' is lower case"
     return Diagnostic(
         "FILE-NAME",

@@ -68,7 +68,7 @@ def check_setting(key: str, value: str, folder: Path, setting: Location, flag: s
         return
     what = "an absolute path" if os.path.isabs(value) else "outside the project folder"
     message = f"`{key}` = {value!r} is {what}; opset uses it only when you pass the folder with {flag}"
-    hint = f'write a folder inside {_shown(folder)}, or run the command with {flag} {value}'
+    hint = f"write a folder inside {_shown(folder)}, or run the command with {flag} {value}"
     raise OutputRefused(message, hint, Diagnostic(PATH_UNSAFE, message, setting, hint))
 
 

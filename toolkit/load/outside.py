@@ -31,7 +31,9 @@ def repository_files(top: Path) -> list[Path] | None:
     return [top / name for name in proc.stdout.decode("utf-8", "replace").split("\0") if name]
 
 
-def stray_specs(top: Path, spec_roots: Sequence[str | os.PathLike[str]], skip: Sequence[str | os.PathLike[str]] = ()) -> list[Diagnostic]:
+def stray_specs(
+    top: Path, spec_roots: Sequence[str | os.PathLike[str]], skip: Sequence[str | os.PathLike[str]] = ()
+) -> list[Diagnostic]:
     """FILE-OUTSIDE-ROOT for each repository file under `top` that starts like a spec but is
     under none of `spec_roots` (nor `skip`: the output folder, test fixtures named by the caller)."""
     files = repository_files(top)

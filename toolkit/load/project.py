@@ -121,7 +121,11 @@ def find_project_file(start: Path | None = None) -> Path | None:
         if candidate.is_file():
             return candidate
         pyproject = folder / "pyproject.toml"
-        if pyproject.is_file() and _may_hold_table(pyproject) and TOOL_KEY in _read(pyproject).get("tool", {}):
+        if (
+            pyproject.is_file()
+            and _may_hold_table(pyproject)
+            and TOOL_KEY in _read(pyproject).get("tool", {})
+        ):
             return pyproject
         if (folder / ".git").exists():
             return None
@@ -223,7 +227,9 @@ def _parse(path: Path, table: dict[str, Any]) -> Project:
 def _table(table: dict[str, Any], name: str, keys: set[str], fail: Any) -> dict[str, Any]:
     value = table.get(name, {})
     if not isinstance(value, dict):
-        raise fail(f"`{name}` must be a table ([{name}])", f"write [{name}] with the keys {', '.join(sorted(keys))}")
+        raise fail(
+            f"`{name}` must be a table ([{name}])", f"write [{name}] with the keys {', '.join(sorted(keys))}"
+        )
     unknown = sorted(set(value) - keys)
     if unknown:
         raise fail(f"unknown key(s) in [{name}]: {', '.join(unknown)}", f"known: {', '.join(sorted(keys))}")
@@ -251,6 +257,7 @@ def toml_key_location(source: Path, text: str, key: str, shown: str) -> Location
         if found is not None:
             return Location(shown, number, found.start(1) + 1)
     return Location(shown, 1, 1)
+
 
 _HINTS = {
     "python.package": "a Python identifier, e.g. newco_audio_ops",

@@ -36,5 +36,7 @@ def editor_schema_files() -> dict[str, bytes]:
             "(`opset schemas --check` says whether it is current)",
             **schema,
         }
-        files[f"{kind}.schema.json"] = (json.dumps(schema, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+        files[f"{kind}.schema.json"] = (json.dumps(schema, indent=2, ensure_ascii=False) + "\n").encode(
+            "utf-8"
+        )
     return files

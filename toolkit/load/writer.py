@@ -164,7 +164,9 @@ class Staging:
         self.root = root
         self._staged: list[tuple[str, str]] = []
         self._folders: set[Path] = set()  # made already: one mkdir per folder, not per file
-        self._whole = None if whole is None else (whole + "/", str(root / (whole + TMP_SUFFIX)), str(root / whole))
+        self._whole = (
+            None if whole is None else (whole + "/", str(root / (whole + TMP_SUFFIX)), str(root / whole))
+        )
         if whole is not None and os.path.lexists(root / (whole + TMP_SUFFIX)):
             _remove(root / (whole + TMP_SUFFIX))  # a killed run's, never committed (`recover` ran)
 

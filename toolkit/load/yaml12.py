@@ -29,7 +29,9 @@ _WORDS = {
     **dict.fromkeys(("true", "True", "TRUE", "false", "False", "FALSE"), BOOL),
     **dict.fromkeys(("null", "Null", "NULL", "~", ""), NULL),
     # YAML 1.1 booleans (as PyYAML resolves them); YAML 1.2 strings.
-    **dict.fromkeys(("yes", "Yes", "YES", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF"), ONE_ONE_ONLY),
+    **dict.fromkeys(
+        ("yes", "Yes", "YES", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF"), ONE_ONE_ONLY
+    ),
 }
 _NUMBER_START = frozenset("-+.0123456789")
 

@@ -34,6 +34,7 @@ try:
 except AttributeError:  # pragma: no cover - PyYAML built without libyaml
     _Base = yaml.SafeLoader
 
+
 class _Loader(_Base):  # type: ignore[misc]
     """The safe loader resolving plain scalars by YAML 1.2's core schema (`yaml12`), as editors
     do, instead of PyYAML's YAML 1.1 table; quoted scalars are strings without a look."""
@@ -57,6 +58,7 @@ MAX_EXPANDED_NODES = 200_000  # per document; a billion-laughs file blows throug
 # the limit keeps the recursive builder (and the type checks after it) far from Python's
 # recursion limit. libyaml itself refuses documents nested 1000 levels deep.
 MAX_DEPTH = 64
+
 
 class MarkedDict(dict[str, Any]):
     """A mapping that remembers where each key and each value started, and for a `doc` value
@@ -436,7 +438,9 @@ class Source:
     def loc(self, *path: str | int, key: bool = False) -> Location:
         return location_of(self.data, tuple(path), self.display, key=key)
 
-    def loc_in(self, container: Any, at: tuple[str | int, ...], step: str | int, *, key: bool = False) -> Location:
+    def loc_in(
+        self, container: Any, at: tuple[str | int, ...], step: str | int, *, key: bool = False
+    ) -> Location:
         """`loc(*at, step, key=key)` for `container`, the value at `at`, without walking `at` again:
         each collection `read_yaml` makes holds the marks of what it holds."""
         if isinstance(container, MarkedDict) and isinstance(step, str) and step in container:

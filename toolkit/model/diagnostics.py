@@ -105,7 +105,13 @@ class UsageError(Exception):
 def diagnostic_to_json(diag: Diagnostic) -> list[object]:
     """A diagnostic as plain JSON data (the caches store diagnostics this way)."""
     location = diag.location
-    return [diag.rule, diag.message, [location.file, location.line, location.column], diag.hint, diag.severity.value]
+    return [
+        diag.rule,
+        diag.message,
+        [location.file, location.line, location.column],
+        diag.hint,
+        diag.severity.value,
+    ]
 
 
 def diagnostic_from_json(value: object) -> Diagnostic:

@@ -98,7 +98,9 @@ def model_proto(
     given = [t for t in example.inputs if t is not None]
     in_names = value_names(schema.inputs, len(example.inputs), taken)
     out_names = value_names(schema.outputs, len(example.outputs), taken)
-    node = b"".join(field_bytes(1, n if t is not None else "") for n, t in zip(in_names, example.inputs, strict=True))
+    node = b"".join(
+        field_bytes(1, n if t is not None else "") for n, t in zip(in_names, example.inputs, strict=True)
+    )
     node += b"".join(field_bytes(2, n) for n in out_names)
     node += field_bytes(3, f"{schema.name}_node") + field_bytes(4, schema.name)
     node += b"".join(field_bytes(5, attribute_proto(a)) for a in example.attributes)
@@ -106,7 +108,9 @@ def model_proto(
     graph_inputs = [n for n, t in zip(in_names, example.inputs, strict=True) if t is not None]
     graph = field_bytes(1, node) + field_bytes(2, case_folder(schema, example))
     graph += b"".join(field_bytes(11, _value_info(n, t)) for n, t in zip(graph_inputs, given, strict=True))
-    graph += b"".join(field_bytes(12, _value_info(n, t)) for n, t in zip(out_names, example.outputs, strict=True))
+    graph += b"".join(
+        field_bytes(12, _value_info(n, t)) for n, t in zip(out_names, example.outputs, strict=True)
+    )
     model = field_varint(1, ir_version) + field_bytes(2, PRODUCER) + field_bytes(7, graph)
     for domain, version in opset_imports:
         model += field_bytes(8, (field_bytes(1, domain) if domain else b"") + field_varint(2, version))

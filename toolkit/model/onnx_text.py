@@ -322,7 +322,9 @@ class _Parser:
             if self.tok.kind == "number":
                 value = self.number()
                 if not isinstance(value, int) or value < 0:
-                    raise TextParseError("a dimension is a non-negative integer or a name", self.toks[self.at - 1].pos)
+                    raise TextParseError(
+                        "a dimension is a non-negative integer or a name", self.toks[self.at - 1].pos
+                    )
                 dims.append(value)
             else:
                 dims.append(self.name("a dimension"))
@@ -367,7 +369,9 @@ class _Parser:
             shape: tuple[int | str, ...] | None = None
             if self.tok.kind == "name" and self.tok.text in ELEMENT_TYPE_NUMBERS:
                 following = self.toks[self.at + 1]
-                if following.kind in ("name", "string") or (following.kind == "punct" and following.text == "["):
+                if following.kind in ("name", "string") or (
+                    following.kind == "punct" and following.text == "["
+                ):
                     elem = ELEMENT_TYPE_NUMBERS[self.take().text]
                     if self.is_punct("["):
                         shape = self.dims()

@@ -103,8 +103,11 @@ def probe_unchecked_attributes() -> list[str]:
         if schema.deprecated:
             continue  # onnx rejects deprecated operators before looking at attributes
         node = onnx.helper.make_node(
-            schema.name, ["x"] * schema.min_input, ["y"] * max(1, schema.min_output),
-            domain=schema.domain, opset_probe_attribute=1,
+            schema.name,
+            ["x"] * schema.min_input,
+            ["y"] * max(1, schema.min_output),
+            domain=schema.domain,
+            opset_probe_attribute=1,
         )
         ctx = onnx.checker.C.CheckerContext()
         ctx.ir_version = onnx.IR_VERSION

@@ -77,7 +77,9 @@ def _from_catalog(name: str, catalog: Registry) -> RuntimeTable:
     table = RuntimeTable(name, registry=catalog)
     for domain in catalog.domains():
         table.opsets[domain] = set(catalog.domain(domain).versions)
-        table.operators[domain] = {(s.name, s.since_version) for op in catalog.operators(domain) for s in op.versions}
+        table.operators[domain] = {
+            (s.name, s.since_version) for op in catalog.operators(domain) for s in op.versions
+        }
     return table
 
 
@@ -134,7 +136,12 @@ def _from_manifest(file: Path, registry: Registry) -> RuntimeTable:
 
 
 def _manifest_domain(
-    table: RuntimeTable, registry: Registry, data: Any, raw_domain: str, entry: Mapping[str, Any], display: str
+    table: RuntimeTable,
+    registry: Registry,
+    data: Any,
+    raw_domain: str,
+    entry: Mapping[str, Any],
+    display: str,
 ) -> list[Diagnostic]:
     """Add one schema-valid `domains.<raw_domain>` entry; diagnostics for what the registry lacks."""
     domain = canonical_domain(raw_domain)
@@ -185,7 +192,9 @@ class CompatReport:
         return bool(self.findings) and all(f.rule == "COMPAT-OP-INLINABLE" for f in self.findings)
 
 
-def analyse(model: Any, registry: Registry, runtime: RuntimeTable, *, name: str = "model.onnx") -> CompatReport:
+def analyse(
+    model: Any, registry: Registry, runtime: RuntimeTable, *, name: str = "model.onnx"
+) -> CompatReport:
     report = CompatReport(name, runtime.name)
     imports = opset_imports(model.opset_import)
     functions = {(f.domain, f.name) for f in model.functions}
@@ -201,17 +210,24 @@ def analyse(model: Any, registry: Registry, runtime: RuntimeTable, *, name: str 
     for domain, version in sorted(imports.items()):
         accepted = runtime.opsets.get(domain)
         if domain in used and accepted and version not in accepted:
-            opset_findings.append(CompatFinding(
-                "COMPAT-OPSET-MISSING", graph_path(model),
-                f"the model imports {display_domain(domain)} opset {version}; runtime {runtime.name} accepts "
-                f"{_ranges(accepted)}",
-            ))
+            opset_findings.append(
+                CompatFinding(
+                    "COMPAT-OPSET-MISSING",
+                    graph_path(model),
+                    f"the model imports {display_domain(domain)} opset {version}; runtime {runtime.name} accepts "
+                    f"{_ranges(accepted)}",
+                )
+            )
     report.findings[:0] = opset_findings
     return report
 
 
 def _node(
-    report: CompatReport, registry: Registry, runtime: RuntimeTable, path: str, node: Any,
+    report: CompatReport,
+    registry: Registry,
+    runtime: RuntimeTable,
+    path: str,
+    node: Any,
     imports: Mapping[str, int],
 ) -> None:
     domain = canonical_domain(node.domain)
@@ -219,14 +235,22 @@ def _node(
     version = imports.get(domain)
     schema = registry.find_schema(node.op_type, version, domain) if version is not None else None
     if schema is None and version is not None and runtime.registry is not None:
-        own = runtime.registry.find_schema(node.op_type, version, domain) if runtime.registry.has_domain(domain) else None
+        own = (
+            runtime.registry.find_schema(node.op_type, version, domain)
+            if runtime.registry.has_domain(domain)
+            else None
+        )
         if own is not None:
             return  # only the runtime defines it (a vendor op, or its own addition): supported
     if schema is None:
-        report.findings.append(CompatFinding(
-            "COMPAT-UNRESOLVED", path, f"{ref} does not resolve at the imported opset (run `opset check-model`)",
-            ref,
-        ))
+        report.findings.append(
+            CompatFinding(
+                "COMPAT-UNRESOLVED",
+                path,
+                f"{ref} does not resolve at the imported opset (run `opset check-model`)",
+                ref,
+            )
+        )
         return
     if runtime.supports(domain, node.op_type, schema.since_version):
         return
@@ -234,12 +258,16 @@ def _node(
     if schema.function is not None:  # issue #16: can the runtime run its body instead?
         plan = body_plan(schema, registry, runtime.supports, imports)
         if plan.runnable:
-            report.findings.append(CompatFinding(
-                "COMPAT-OP-INLINABLE", path,
-                f"{schema.id} is not supported by runtime {runtime.name}, but every operator of its function "
-                f"body is: runnable after inlining (`opset convert --inline-missing`)",
-                schema.id, severity="warning",
-            ))
+            report.findings.append(
+                CompatFinding(
+                    "COMPAT-OP-INLINABLE",
+                    path,
+                    f"{schema.id} is not supported by runtime {runtime.name}, but every operator of its function "
+                    f"body is: runnable after inlining (`opset convert --inline-missing`)",
+                    schema.id,
+                    severity="warning",
+                )
+            )
             return
         inlining = f"; its function body cannot run there either: {plan.reason}"
     last = _in_effect_until(registry, domain, node.op_type, schema.since_version)
@@ -257,11 +285,16 @@ def _node(
         )
     else:
         detail += f"; runtime {runtime.name} has no version of {ref} at all"
-    report.findings.append(CompatFinding(
-        "COMPAT-OP-MISSING", path,
-        f"{schema.id} (in effect at opset {version}) is not supported by runtime {runtime.name}; {detail}{inlining}",
-        schema.id, schema.since_version, usable[-1] if usable else None,
-    ))
+    report.findings.append(
+        CompatFinding(
+            "COMPAT-OP-MISSING",
+            path,
+            f"{schema.id} (in effect at opset {version}) is not supported by runtime {runtime.name}; {detail}{inlining}",
+            schema.id,
+            schema.since_version,
+            usable[-1] if usable else None,
+        )
+    )
 
 
 def _in_effect_until(registry: Registry, domain: str, op: str, since: int) -> int:
@@ -298,7 +331,9 @@ def _ranges(values: set[int]) -> str:
 # order SARIF's rule list shows them.
 COMPAT_RULES: tuple[Rule, ...] = (
     register(
-        "COMPAT-OP-MISSING", "compat", "error",
+        "COMPAT-OP-MISSING",
+        "compat",
+        "error",
         "The runtime lacks the operator version a node resolves to at the imported opset.",
         name="operator version missing on the runtime",
         hint="convert the model to an opset whose version of the operator the runtime has",
@@ -314,7 +349,9 @@ opsets 1..12 (Relu-6).
 to Relu-6.""",
     ),
     register(
-        "COMPAT-OP-INLINABLE", "compat", "warning",
+        "COMPAT-OP-INLINABLE",
+        "compat",
+        "warning",
         "The runtime lacks the operator version a node resolves to, but can run every operator of "
         "the version's function body: the model runs after inlining.",
         name="operator runnable after inlining",
@@ -333,7 +370,9 @@ no `com.acme.vision` kernels.
 replaces each FusedConv node with Conv and the activation nodes of its body.""",
     ),
     register(
-        "COMPAT-OPSET-MISSING", "compat", "error",
+        "COMPAT-OPSET-MISSING",
+        "compat",
+        "error",
         "The runtime does not accept the imported opset version of a domain the model uses.",
         name="opset version not accepted by the runtime",
         hint="convert the model to an opset version the runtime accepts",
@@ -345,7 +384,9 @@ one, even when every operator version the model uses is available.
 **Fix:** convert the model to an opset version the runtime accepts.""",
     ),
     register(
-        "COMPAT-UNRESOLVED", "compat", "error",
+        "COMPAT-UNRESOLVED",
+        "compat",
+        "error",
         "The node's operator does not resolve at the imported opset, so no runtime can run it.",
         name="node does not resolve",
         hint="run `opset check-model` on the model",
@@ -357,7 +398,9 @@ imported: the model is invalid whatever the runtime (check-model says which)."""
 )
 
 register(
-    "RUNTIME-DOMAIN-UNKNOWN", "runtime", "error",
+    "RUNTIME-DOMAIN-UNKNOWN",
+    "runtime",
+    "error",
     "A runtime manifest lists opset versions of a domain that no specs define.",
     name="runtime domain without specs",
     hint="pass the domain's spec folder with --specs, or list explicit `operators:`",

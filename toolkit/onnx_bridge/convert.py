@@ -50,6 +50,7 @@ from toolkit.registry.core import Registry
 if TYPE_CHECKING:
     import onnx
 
+
 @dataclass
 class ConversionResult:
     model: onnx.ModelProto
@@ -129,7 +130,9 @@ def _raise_ir_version(result: ConversionResult, registry: Registry) -> None:
     opsets = [(o.domain, int(o.version)) for o in result.model.opset_import]
     needed = min_ir_version_for(registry.releases, opsets, ignore_unknown=True, aliases=ONNX_DOMAIN_ALIASES)
     if needed > result.model.ir_version:
-        result.notes.append(f"ir_version raised from {result.model.ir_version} to {needed} for the target opsets")
+        result.notes.append(
+            f"ir_version raised from {result.model.ir_version} to {needed} for the target opsets"
+        )
         result.model.ir_version = needed
 
 
@@ -154,17 +157,26 @@ class _Converter:
         and every other node's blocker is found too (nothing is written when there is one). Later
         steps leave the node alone: what they would say about an unmoved node is noise."""
         self.blocked.add(self.current)
-        self.blockers.append(Blocker(self.step, ModelFinding(rule, f"{self.step}: {message}", path,
-                                                             operator=operator)))
+        self.blockers.append(
+            Blocker(self.step, ModelFinding(rule, f"{self.step}: {message}", path, operator=operator))
+        )
         return [], []
 
     def domain(self, domain: str, target: int) -> None:
         label = display_domain(domain)
         entry = next((o for o in self.model.opset_import if canonical_domain(o.domain) == domain), None)
         if entry is None:
-            self.blockers.append(Blocker(f"{label} -> {target}", ModelFinding(
-                "CONVERT-DOMAIN-NOT-IMPORTED", f"the model does not import domain '{label}'",
-                graph_path(self.model), operator=label)))
+            self.blockers.append(
+                Blocker(
+                    f"{label} -> {target}",
+                    ModelFinding(
+                        "CONVERT-DOMAIN-NOT-IMPORTED",
+                        f"the model does not import domain '{label}'",
+                        graph_path(self.model),
+                        operator=label,
+                    ),
+                )
+            )
             return
         while entry.version != target:
             current = int(entry.version)
@@ -172,15 +184,29 @@ class _Converter:
             self.step = f"{label} {current} -> {current + step}"
             before = self.result.converted
             main_types, function_types, self.shapes = value_types(self.model, self.registry)
-            self.graph(self.model.graph, domain, current, current + step, graph_path(self.model),
-                       ChainMap(), ChainMap(main_types))
+            self.graph(
+                self.model.graph,
+                domain,
+                current,
+                current + step,
+                graph_path(self.model),
+                ChainMap(),
+                ChainMap(main_types),
+            )
             for function in self.model.functions:
                 own = next((o for o in function.opset_import if canonical_domain(o.domain) == domain), None)
                 if own is None or own.version == current:
                     local = function_types.get((function.domain, function.name), {})
                     self.shapes = {}  # function bodies: types per call site, no shapes
-                    self.graph(function, domain, current, current + step, function_path(function), ChainMap(),
-                               ChainMap(local))
+                    self.graph(
+                        function,
+                        domain,
+                        current,
+                        current + step,
+                        function_path(function),
+                        ChainMap(),
+                        ChainMap(local),
+                    )
                     if own is not None:
                         own.version = current + step
             entry.version = current + step
@@ -188,13 +214,19 @@ class _Converter:
             self.result.steps.append(f"{label} {current} -> {current + step}: {moved} node(s) moved")
 
     def graph(
-        self, graph: Any, domain: str, current: int, nxt: int, path: str,
-        constants: ChainMap[str, Any], types: ChainMap[str, str | None],
+        self,
+        graph: Any,
+        domain: str,
+        current: int,
+        nxt: int,
+        path: str,
+        constants: ChainMap[str, Any],
+        types: ChainMap[str, str | None],
     ) -> None:
         is_function = not hasattr(graph, "initializer")
-        local_consts: dict[str, Any] = {} if is_function else {
-            init.name: _LazyTensor(init) for init in graph.initializer
-        }
+        local_consts: dict[str, Any] = (
+            {} if is_function else {init.name: _LazyTensor(init) for init in graph.initializer}
+        )
         scope_consts = constants.new_child(local_consts)
         scope_types = types.new_child({} if is_function else declared_types(graph))
         nodes = list(graph.node)
@@ -223,20 +255,32 @@ class _Converter:
             self.drop_unused(graph, dropped)
 
     def node(
-        self, node: Any, domain: str, current: int, nxt: int, path: str,
-        constants: Mapping[str, Any], types: Mapping[str, str | None],
+        self,
+        node: Any,
+        domain: str,
+        current: int,
+        nxt: int,
+        path: str,
+        constants: Mapping[str, Any],
+        types: Mapping[str, str | None],
     ) -> tuple[list[Any], list[str]]:
         ref = f"{display_domain(domain)}.{node.op_type}"
         here = self.registry.find_schema(node.op_type, current, domain)
         there = self.registry.find_schema(node.op_type, nxt, domain)
         if here is None:
-            return self.block("CONVERT-NO-OPERATOR", path, ref,
-                              f"{ref} does not exist in opset {current}, which the model imports")
+            return self.block(
+                "CONVERT-NO-OPERATOR",
+                path,
+                ref,
+                f"{ref} does not exist in opset {current}, which the model imports",
+            )
         if there is None:
             spec = self.registry.operator(node.op_type, domain)
             why = f"was removed in opset {spec.removed_in}" if spec.removed_in else "does not exist yet"
             hint = f" (replaced by {spec.replaced_by})" if spec.replaced_by else ""
-            return self.block("CONVERT-NO-OPERATOR", path, ref, f"{ref} {why}; it cannot move to opset {nxt}{hint}")
+            return self.block(
+                "CONVERT-NO-OPERATOR", path, ref, f"{ref} {why}; it cannot move to opset {nxt}{hint}"
+            )
         if here.since_version == there.since_version:
             return [node], []
         context = {
@@ -255,7 +299,9 @@ class _Converter:
             direction = "upgrade" if nxt > current else "downgrade"
             empty = " (its `upgrade` list is empty)" if newer.adapter is not None else ""
             return self.block(
-                "CONVERT-NO-ADAPTER", path, newer.id,
+                "CONVERT-NO-ADAPTER",
+                path,
+                newer.id,
                 f"no adapter to {direction} {here.id} -> {there.id} (opset {current} -> {nxt}): "
                 f"{newer.id} declares none{empty}",
             )
@@ -265,15 +311,20 @@ class _Converter:
             built = [self.constant(constant, moved.node, types) for constant in moved.constants]
         except AdapterError as exc:
             return self.block("CONVERT-REFUSED", path, (there if nxt > current else here).id, str(exc))
-        rebuilt = _rebuild(node, moved.node, there, self.registry.find_schema(moved.node.op_type, nxt, domain))
+        rebuilt = _rebuild(
+            node, moved.node, there, self.registry.find_schema(moved.node.op_type, nxt, domain)
+        )
         extra_before = [self.new_node(n, nxt) for n in moved.before]
         extra_after = [self.new_node(n, nxt) for n in moved.after]
-        problems = "; ".join(p for p in (self.validate(n, version=nxt)
-                                         for n in (*extra_before, rebuilt, *extra_after)) if p)
+        problems = "; ".join(
+            p for p in (self.validate(n, version=nxt) for n in (*extra_before, rebuilt, *extra_after)) if p
+        )
         if problems:
             owner = there if nxt > current else here
             return self.block(
-                "CONVERT-INVALID-NODE", path, owner.id,
+                "CONVERT-INVALID-NODE",
+                path,
+                owner.id,
                 f"the adapter of {owner.id} produced a node that is not a valid {there.id} node: {problems}",
             )
         self.taken.update(constant.name for constant in moved.constants)
@@ -287,7 +338,9 @@ class _Converter:
         """The NodeProto of a node an adapter added (a rewrite into a small subgraph)."""
         from toolkit.adapters import node_to_onnx
 
-        return node_to_onnx(node, self.registry.find_schema(node.op_type, version, canonical_domain(node.domain)))
+        return node_to_onnx(
+            node, self.registry.find_schema(node.op_type, version, canonical_domain(node.domain))
+        )
 
     def validate(self, proto: Any, *, version: int) -> str:
         """Why the moved node is not a valid node of its new schema (arity, attributes), or "".

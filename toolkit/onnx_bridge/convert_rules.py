@@ -12,7 +12,9 @@ from toolkit.onnx_bridge.check import ModelFinding
 
 CONVERT_RULES: tuple[Rule, ...] = (
     register(
-        "CONVERT-NO-ADAPTER", "convert", "error",
+        "CONVERT-NO-ADAPTER",
+        "convert",
+        "error",
         "An operator version on the conversion path declares no adapter, so the node cannot move.",
         name="no adapter for an operator version",
         hint="write an adapter for the operator version (its spec's `adapter:` or the adapter overlay)",
@@ -27,7 +29,9 @@ using FusedConv at opset 2 converted to opset 3.
 **After:** `adapter: {upgrade: [{kind: compatible}]}` on version 3 (or the steps the change needs).""",
     ),
     register(
-        "CONVERT-REFUSED", "convert", "error",
+        "CONVERT-REFUSED",
+        "convert",
+        "error",
         "An adapter cannot move this node without changing what it computes (a value, a type or an "
         "input it cannot handle).",
         name="adapter refuses the node",
@@ -44,7 +48,9 @@ fit, the adapter refuses with the reason instead of writing a model that compute
 **After:** keep opset 13, or rewrite the node so the downgrade applies (`axis=-1` on a known rank).""",
     ),
     register(
-        "CONVERT-NO-OPERATOR", "convert", "error",
+        "CONVERT-NO-OPERATOR",
+        "convert",
+        "error",
         "The node's operator does not exist in the target opset (removed, or not introduced yet).",
         name="operator missing at the target opset",
         hint="replace the operator (the message names its replacement when the spec gives one)",
@@ -57,7 +63,9 @@ fit, the adapter refuses with the reason instead of writing a model that compute
 **After:** replace it with `ScatterElements`, then convert.""",
     ),
     register(
-        "CONVERT-INVALID-NODE", "convert", "error",
+        "CONVERT-INVALID-NODE",
+        "convert",
+        "error",
         "An adapter produced a node that is not a valid node of the operator version it moved to.",
         name="adapter produced an invalid node",
         hint="fix the adapter: the moved node must pass check-model's node checks",
@@ -71,7 +79,9 @@ leaves a required attribute unset would write an invalid model.
 **After:** the step sets it.""",
     ),
     register(
-        "CONVERT-INLINE-FAILED", "convert", "error",
+        "CONVERT-INLINE-FAILED",
+        "convert",
+        "error",
         "`--inline-missing` cannot inline an operator the runtime lacks (no runnable function body).",
         name="missing operator cannot be inlined",
         hint="convert to an opset the runtime has, or give the operator a function body the runtime can run",
@@ -86,7 +96,9 @@ something the runtime lacks, cannot be replaced, and the model would not run the
 **After:** a body in its spec (`function:`), or a runtime that has the operator.""",
     ),
     register(
-        "CONVERT-DOMAIN-NOT-IMPORTED", "convert", "error",
+        "CONVERT-DOMAIN-NOT-IMPORTED",
+        "convert",
+        "error",
         "A `--to` target names a domain the model does not import.",
         name="target domain not imported",
         hint="drop that --to, or name a domain of the model's opset_import",

@@ -24,7 +24,8 @@ Shapes = dict[str, tuple[int | None, ...]]
 
 
 def value_types(
-    model: Any, registry: Registry | None = None,
+    model: Any,
+    registry: Registry | None = None,
 ) -> tuple[dict[str, str | None], dict[FunctionKey, dict[str, str | None]], Shapes]:
     """(main graph and subgraphs, per model-local function (domain, name)): value name -> type
     string (`tensor(float)`), None where a function's call sites disagree; and the tensor
@@ -93,10 +94,18 @@ def _function_types(model: Any, function: Any, infos: dict[str, Any], out: dict[
         else:
             if len(inputs) != len(function.input):
                 continue
-            graph = helper.make_graph(list(function.node), "body", inputs,
-                                      [helper.make_empty_tensor_value_info(o) for o in function.output])
-            probe = helper.make_model(graph, opset_imports=list(function.opset_import),
-                                      functions=list(model.functions), ir_version=model.ir_version)
+            graph = helper.make_graph(
+                list(function.node),
+                "body",
+                inputs,
+                [helper.make_empty_tensor_value_info(o) for o in function.output],
+            )
+            probe = helper.make_model(
+                graph,
+                opset_imports=list(function.opset_import),
+                functions=list(model.functions),
+                ir_version=model.ir_version,
+            )
             try:
                 inferred = onnx.shape_inference.infer_shapes(probe, check_type=False, strict_mode=False)
             except Exception:

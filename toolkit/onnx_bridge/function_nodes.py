@@ -23,7 +23,9 @@ def text_nodes(nodes: Iterable[Any]) -> tuple[TextNode, ...]:
 def _node(node: Any, index: int) -> TextNode:
     pos = Pos(index + 1, 1)
     attrs = tuple(_attribute(a, pos) for a in node.attribute)
-    return TextNode(tuple(node.output), node.op_type, node.domain, tuple(node.input), attrs, pos, node.overload)
+    return TextNode(
+        tuple(node.output), node.op_type, node.domain, tuple(node.input), attrs, pos, node.overload
+    )
 
 
 def _attribute(attr: Any, pos: Pos) -> TextAttribute:

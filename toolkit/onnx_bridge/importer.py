@@ -70,7 +70,11 @@ def import_catalog(
             per_version = {v.since_version: found.get((domain, name, v.since_version), []) for v in versions}
             files[f"{folder}/{name}.yaml"] = _operator_file(domain, name, versions, schema_root, per_version)
         if attached:
-            files.update((f"{folder}/{path}", data) for path, data in attached.files.items() if _domain_of(path, per_op))
+            files.update(
+                (f"{folder}/{path}", data)
+                for path, data in attached.files.items()
+                if _domain_of(path, per_op)
+            )
         counts[folder] = len(items)
     if source == "onnx":  # ONNX's release table (toolkit/data), trimmed to the imported opsets
         from toolkit.registry.releases import onnx_releases_file
@@ -143,7 +147,12 @@ class _Dumper(yaml.SafeDumper):
         read by YAML 1.2 (`toolkit.load.yaml12`), so a string either version misreads (`0o17`,
         `1e3`, `off`) is quoted too."""
         tag = super().resolve(kind, value, implicit)  # type: ignore[no-untyped-call]
-        if kind is yaml.ScalarNode and implicit[0] and tag == yaml12.STR and yaml12.resolve(value) != yaml12.STR:
+        if (
+            kind is yaml.ScalarNode
+            and implicit[0]
+            and tag == yaml12.STR
+            and yaml12.resolve(value) != yaml12.STR
+        ):
             return yaml12.resolve(value)
         return tag
 
@@ -211,7 +220,9 @@ def _version(schema: Any) -> dict[str, Any]:
         entry["inputs"] = [_param(p) for p in schema.inputs]
     if schema.outputs:
         entry["outputs"] = [_param(p) for p in schema.outputs]
-        add_type_sources(entry["outputs"], schema.domain, schema.name, schema.attributes, [p.name for p in schema.inputs])
+        add_type_sources(
+            entry["outputs"], schema.domain, schema.name, schema.attributes, [p.name for p in schema.inputs]
+        )
     if schema.attributes:
         entry["attributes"] = {name: _attribute(attr) for name, attr in sorted(schema.attributes.items())}
     if schema.type_constraints:

@@ -90,9 +90,8 @@ def body_plan(
             continue
         inner = body_plan(used, registry, supports, {**model_imports, **plan.imports}, depth + 1)
         if not inner.runnable:
-            plan.reason = (
-                f"the runtime lacks {used.id}, used by the body of {schema.id}"
-                + ("" if used.function is None else f" ({inner.reason})")
+            plan.reason = f"the runtime lacks {used.id}, used by the body of {schema.id}" + (
+                "" if used.function is None else f" ({inner.reason})"
             )
             return plan
         for name, value in inner.imports.items():

@@ -24,7 +24,9 @@ class FunctionImportConflict(ValueError):
     """A body imports a domain at another version than the model does."""
 
 
-def attach_functions(model: Any, registry: Registry, *, skip_domains: Container[str] = ONNX_DOMAINS) -> list[str]:
+def attach_functions(
+    model: Any, registry: Registry, *, skip_domains: Container[str] = ONNX_DOMAINS
+) -> list[str]:
     """Add the function bodies the model's nodes need (in place); the ids of the versions added.
     Operators of `skip_domains` (default: onnx's own, which runtimes implement) are left alone."""
     import onnx

@@ -44,40 +44,84 @@ def _change(rule_id: str, bump: str, summary: str, doc: str) -> Rule:
 
 
 MDIFF_RULES: tuple[Rule, ...] = (
-    _change("MDIFF-TYPE-CHANGED", _MAJOR, "An input or output changed to an incompatible type.",
-            "**Why:** callers feed (or read) values of the old type; a runtime rejects them.\n\n"
-            "**Example:** input `x`: `tensor(int32)` -> `tensor(string)`."),
-    _change("MDIFF-INPUT-ADDED", _MAJOR, "A new input has no default (no initializer of its name).",
-            "**Why:** callers of the old model do not feed it, and nothing else gives it a value.\n\n"
-            "**Fix:** give it an initializer as default (a MINOR change), or bump MAJOR."),
-    _change("MDIFF-INPUT-REMOVED", _MAJOR, "An input without a default was removed.",
-            "**Why:** callers that still feed it fail (an unknown input name is an error)."),
-    _change("MDIFF-INPUT-DEFAULT-REMOVED", _MAJOR, "An input lost its initializer default.",
-            "**Why:** callers that relied on the default now leave a required input unfed."),
-    _change("MDIFF-OUTPUT-REMOVED", _MAJOR, "An output was removed.",
-            "**Why:** callers that read it fail."),
-    _change("MDIFF-SHAPE-CHANGED", _MAJOR, "An input or output changed its rank or a fixed dimension incompatibly.",
-            "**Why:** an input that accepts fewer shapes rejects callers' values; an output that "
-            "promises less breaks callers that rely on its shape.\n\n"
-            "**Example:** output `y`: shape `[1, 3]` -> `[1, 4]`."),
-    _change("MDIFF-TYPE-WIDENED", _MINOR, "An input or output type widened (every old value is a new value).",
-            "**Why:** callers' old values are still accepted exactly (`int32 -> int64`, "
-            "`float16 -> float`); new callers may rely on the wider type."),
-    _change("MDIFF-INPUT-ADDED-DEFAULT", _MINOR, "A new input has an initializer default.",
-            "**Why:** old callers keep working (the default feeds it); new callers may set it."),
-    _change("MDIFF-INPUT-DEFAULT-ADDED", _MINOR, "An input gained an initializer default.",
-            "**Why:** callers may now leave it out; old callers keep working."),
-    _change("MDIFF-OUTPUT-ADDED", _MINOR, "A new output.",
-            "**Why:** old callers ignore it; new callers may read it."),
-    _change("MDIFF-SHAPE-RELAXED", _MINOR,
-            "An input accepts more shapes, or an output promises a fixed shape where it did not.",
-            "**Why:** every old call still works (free dimensions on inputs, fixed ones on outputs)."),
-    _change("MDIFF-BODY-CHANGED", _PATCH, "The graph changed behind an unchanged signature.",
-            "**Why:** callers see no interface change, but results may differ: a PATCH bump."),
+    _change(
+        "MDIFF-TYPE-CHANGED",
+        _MAJOR,
+        "An input or output changed to an incompatible type.",
+        "**Why:** callers feed (or read) values of the old type; a runtime rejects them.\n\n"
+        "**Example:** input `x`: `tensor(int32)` -> `tensor(string)`.",
+    ),
+    _change(
+        "MDIFF-INPUT-ADDED",
+        _MAJOR,
+        "A new input has no default (no initializer of its name).",
+        "**Why:** callers of the old model do not feed it, and nothing else gives it a value.\n\n"
+        "**Fix:** give it an initializer as default (a MINOR change), or bump MAJOR.",
+    ),
+    _change(
+        "MDIFF-INPUT-REMOVED",
+        _MAJOR,
+        "An input without a default was removed.",
+        "**Why:** callers that still feed it fail (an unknown input name is an error).",
+    ),
+    _change(
+        "MDIFF-INPUT-DEFAULT-REMOVED",
+        _MAJOR,
+        "An input lost its initializer default.",
+        "**Why:** callers that relied on the default now leave a required input unfed.",
+    ),
+    _change("MDIFF-OUTPUT-REMOVED", _MAJOR, "An output was removed.", "**Why:** callers that read it fail."),
+    _change(
+        "MDIFF-SHAPE-CHANGED",
+        _MAJOR,
+        "An input or output changed its rank or a fixed dimension incompatibly.",
+        "**Why:** an input that accepts fewer shapes rejects callers' values; an output that "
+        "promises less breaks callers that rely on its shape.\n\n"
+        "**Example:** output `y`: shape `[1, 3]` -> `[1, 4]`.",
+    ),
+    _change(
+        "MDIFF-TYPE-WIDENED",
+        _MINOR,
+        "An input or output type widened (every old value is a new value).",
+        "**Why:** callers' old values are still accepted exactly (`int32 -> int64`, "
+        "`float16 -> float`); new callers may rely on the wider type.",
+    ),
+    _change(
+        "MDIFF-INPUT-ADDED-DEFAULT",
+        _MINOR,
+        "A new input has an initializer default.",
+        "**Why:** old callers keep working (the default feeds it); new callers may set it.",
+    ),
+    _change(
+        "MDIFF-INPUT-DEFAULT-ADDED",
+        _MINOR,
+        "An input gained an initializer default.",
+        "**Why:** callers may now leave it out; old callers keep working.",
+    ),
+    _change(
+        "MDIFF-OUTPUT-ADDED",
+        _MINOR,
+        "A new output.",
+        "**Why:** old callers ignore it; new callers may read it.",
+    ),
+    _change(
+        "MDIFF-SHAPE-RELAXED",
+        _MINOR,
+        "An input accepts more shapes, or an output promises a fixed shape where it did not.",
+        "**Why:** every old call still works (free dimensions on inputs, fixed ones on outputs).",
+    ),
+    _change(
+        "MDIFF-BODY-CHANGED",
+        _PATCH,
+        "The graph changed behind an unchanged signature.",
+        "**Why:** callers see no interface change, but results may differ: a PATCH bump.",
+    ),
 )
 
 register(
-    "MDIFF-VERSION", "mdiff", "error",
+    "MDIFF-VERSION",
+    "mdiff",
+    "error",
     "NEW's model_version does not make the bump the signature changes require.",
     name="model version bump too small",
     anchor="model-diff",
@@ -118,7 +162,9 @@ _WIDER: dict[str, frozenset[str]] = {
     "int8": frozenset({"int16", "int32", "int64", "float16", "float", "double"}),
     "int16": frozenset({"int32", "int64", "float", "double"}),
     "int32": frozenset({"int64", "double"}),
-    "uint8": frozenset({"uint16", "uint32", "uint64", "int16", "int32", "int64", "float16", "float", "double"}),
+    "uint8": frozenset(
+        {"uint16", "uint32", "uint64", "int16", "int32", "int64", "float16", "float", "double"}
+    ),
     "uint16": frozenset({"uint32", "uint64", "int32", "int64", "float", "double"}),
     "uint32": frozenset({"uint64", "int64", "double"}),
     "float16": frozenset({"float", "double"}),
@@ -197,8 +243,11 @@ def _compare(add: Any, kind: str, name: str, old: tuple[Any, Any], new: tuple[An
         if old_type and new_type and widens(old_type, new_type):
             add("MDIFF-TYPE-WIDENED", Bump.MINOR, f"{kind} '{name}': {old_type} -> {new_type} (widening)")
         else:
-            add("MDIFF-TYPE-CHANGED", Bump.MAJOR,
-                f"{kind} '{name}': {old_type or 'unknown'} -> {new_type or 'unknown'} (incompatible)")
+            add(
+                "MDIFF-TYPE-CHANGED",
+                Bump.MAJOR,
+                f"{kind} '{name}': {old_type or 'unknown'} -> {new_type or 'unknown'} (incompatible)",
+            )
     if old_shape == new_shape or old_shape is None:
         return
     if new_shape is None:
@@ -213,10 +262,17 @@ def _compare(add: Any, kind: str, name: str, old: tuple[Any, Any], new: tuple[An
     # Inputs may accept more (fixed -> free dims); outputs may promise more (free -> fixed).
     loose, tight = (new_shape, old_shape) if kind == "input" else (old_shape, new_shape)
     if all(a == b or a == "?" for a, b in zip(loose, tight)):
-        add("MDIFF-SHAPE-RELAXED", Bump.MINOR,
-            f"{kind} '{name}': shape {_dims(old_shape)} -> {_dims(new_shape)} (still compatible)")
+        add(
+            "MDIFF-SHAPE-RELAXED",
+            Bump.MINOR,
+            f"{kind} '{name}': shape {_dims(old_shape)} -> {_dims(new_shape)} (still compatible)",
+        )
     else:
-        add("MDIFF-SHAPE-CHANGED", Bump.MAJOR, f"{kind} '{name}': shape {_dims(old_shape)} -> {_dims(new_shape)}")
+        add(
+            "MDIFF-SHAPE-CHANGED",
+            Bump.MAJOR,
+            f"{kind} '{name}': shape {_dims(old_shape)} -> {_dims(new_shape)}",
+        )
 
 
 def _dims(shape: tuple[str, ...]) -> str:
@@ -260,9 +316,8 @@ def _check_version(report: DiffReport, old_raw: int, new_raw: int) -> None:
         return
     if not semver.is_semver(new) or not semver.is_semver(old):  # simple numbers (or OLD unset)
         report.version_ok = new > old
-        report.version_message = (
-            f"simple numbers cannot say MAJOR/MINOR/PATCH; {need.label} needed, "
-            + ("NEW is greater" if report.version_ok else "NEW is not greater than OLD")
+        report.version_message = f"simple numbers cannot say MAJOR/MINOR/PATCH; {need.label} needed, " + (
+            "NEW is greater" if report.version_ok else "NEW is not greater than OLD"
         )
         return
     a, b = semver.unpack(old), semver.unpack(new)
@@ -279,8 +334,10 @@ def _check_version(report: DiffReport, old_raw: int, new_raw: int) -> None:
         extra = " (a larger bump than needed)" if bumped > need else ""
         report.version_message = f"{a} -> {b} is a {bumped.label} bump{extra}; {need.label} required"
     else:
-        report.version_message = f"{a} -> {b} is {'no' if bumped is Bump.NONE else 'a ' + bumped.label} bump; " \
+        report.version_message = (
+            f"{a} -> {b} is {'no' if bumped is Bump.NONE else 'a ' + bumped.label} bump; "
             f"{need.label} required"
+        )
 
 
 def _scheme_switch(report: DiffReport, old: int, new: int, need: Bump) -> None:

@@ -21,9 +21,21 @@ from toolkit.model.diagnostics import UsageError
 
 # AttributeProto.AttributeType numbers (onnx.proto facts) -> the enum names onnx's pybind uses.
 _ATTR_TYPE_NAMES = {
-    0: "UNDEFINED", 1: "FLOAT", 2: "INT", 3: "STRING", 4: "TENSOR", 5: "GRAPH", 6: "FLOATS", 7: "INTS",
-    8: "STRINGS", 9: "TENSORS", 10: "GRAPHS", 11: "SPARSE_TENSOR", 12: "SPARSE_TENSORS",
-    13: "TYPE_PROTO", 14: "TYPE_PROTOS",
+    0: "UNDEFINED",
+    1: "FLOAT",
+    2: "INT",
+    3: "STRING",
+    4: "TENSOR",
+    5: "GRAPH",
+    6: "FLOATS",
+    7: "INTS",
+    8: "STRINGS",
+    9: "TENSORS",
+    10: "GRAPHS",
+    11: "SPARSE_TENSOR",
+    12: "SPARSE_TENSORS",
+    13: "TYPE_PROTO",
+    14: "TYPE_PROTOS",
 }
 
 
@@ -107,14 +119,16 @@ def _params(params: Any, minimum: int) -> tuple[ParamView, ...]:
     for index, param in enumerate(params):
         option = str(param.option)
         variadic = option.endswith("Variadic")
-        out.append(ParamView(
-            name=param.name,
-            type_str=param.typeStr,
-            description=param.description or "",
-            option=option,
-            is_homogeneous=bool(param.isHomogeneous),
-            min_arity=max(0, minimum - index) if variadic else 1,
-        ))
+        out.append(
+            ParamView(
+                name=param.name,
+                type_str=param.typeStr,
+                description=param.description or "",
+                option=option,
+                is_homogeneous=bool(param.isHomogeneous),
+                min_arity=max(0, minimum - index) if variadic else 1,
+            )
+        )
     return tuple(out)
 
 

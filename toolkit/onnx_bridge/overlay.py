@@ -37,7 +37,9 @@ OVERLAY_SCHEMA = "adapter_overlay"  # schemas/adapter_overlay.schema.json
 CATALOG_DOMAINS = frozenset({"", "ai.onnx.ml", "ai.onnx.preview", "ai.onnx.preview.training"})
 
 register(
-    "ADAPTER-OVERLAY", "adapter", "error",
+    "ADAPTER-OVERLAY",
+    "adapter",
+    "error",
     "An adapter overlay file gives an operator version two adapters, or names one the onnx catalog "
     "does not have (or the operator's first version).",
     name="bad adapter overlay entry",
@@ -100,22 +102,30 @@ def _overlay_file(
             key = (domain, op, int(since))
             at = where("groups", g, "versions", v)
             if key in out:
-                diags.append(Diagnostic(
-                    "ADAPTER-OVERLAY", f"{display_domain(domain)}.{ref} has two adapters "
-                    f"(the first at {out[key].location})", at, "list each operator version in one group",
-                ))
+                diags.append(
+                    Diagnostic(
+                        "ADAPTER-OVERLAY",
+                        f"{display_domain(domain)}.{ref} has two adapters (the first at {out[key].location})",
+                        at,
+                        "list each operator version in one group",
+                    )
+                )
                 continue
             out[key] = replace(adapter, location=at)
 
 
-def type_changes(old: OpSchema, new: OpSchema) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
+def type_changes(
+    old: OpSchema, new: OpSchema
+) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
     """(added, removed) allowed types per type parameter present in both versions."""
     added: dict[str, tuple[str, ...]] = {}
     removed: dict[str, tuple[str, ...]] = {}
     before = old.constraint_map
     for constraint in new.type_constraints:
         previous = before.get(constraint.param)
-        if previous is None or not set(_binding(old, constraint.param)) & set(_binding(new, constraint.param)):
+        if previous is None or not set(_binding(old, constraint.param)) & set(
+            _binding(new, constraint.param)
+        ):
             continue  # absent, or the same name binds wholly other inputs/outputs: another parameter
         plus = tuple(t for t in constraint.allowed if t not in previous.allowed)
         minus = tuple(t for t in previous.allowed if t not in constraint.allowed)
@@ -171,7 +181,9 @@ def adapter_for(old: OpSchema, new: OpSchema, declared: Adapter | None) -> Adapt
     if declared is None:
         if not only_types_changed(old, new):
             return None
-        declared = Adapter(upgrade=(AdapterStep("compatible", (), new.location),), downgrade=(), location=new.location)
+        declared = Adapter(
+            upgrade=(AdapterStep("compatible", (), new.location),), downgrade=(), location=new.location
+        )
     downgrade = declared.downgrade
     if downgrade is None:
         downgrade = inverse_steps(declared.upgrade, new, old)
@@ -213,10 +225,16 @@ def apply_overlay(
         raise SpecError(problems)
     if facts:
         (domain, name, since), adapter = sorted(facts.items(), key=lambda item: item[0])[0]
-        raise SpecError([Diagnostic(
-            "ADAPTER-OVERLAY", f"{display_domain(domain)}.{name}:{since} is not a version of the catalog "
-            "(or is the operator's first version)", adapter.location,
-        )])
+        raise SpecError(
+            [
+                Diagnostic(
+                    "ADAPTER-OVERLAY",
+                    f"{display_domain(domain)}.{name}:{since} is not a version of the catalog "
+                    "(or is the operator's first version)",
+                    adapter.location,
+                )
+            ]
+        )
     specs = SpecSet(registry.specs.domains, tuple(operators), registry.specs.releases)
     return Registry(specs, registry.diagnostics)
 
@@ -227,4 +245,3 @@ def _overlay_problems(fact: Adapter, old: OpSchema, new: OpSchema) -> Iterator[D
     moves = [(step, old, new) for step in fact.upgrade] + [(step, new, old) for step in fact.downgrade or ()]
     for step, source, target in moves:
         yield from (d for d in check_step(step, source, target) if d.severity is Severity.ERROR)
-

@@ -65,7 +65,9 @@ class ExampleResult:
         return RULE_OF.get(self.status, "")
 
 
-def selected(registry: Registry, domains: Sequence[str] = (), ops: Sequence[str] = ()) -> list[tuple[OpSchema, Example]]:
+def selected(
+    registry: Registry, domains: Sequence[str] = (), ops: Sequence[str] = ()
+) -> list[tuple[OpSchema, Example]]:
     """Every (version, example) of the registry, optionally only of some domains and operators,
     in domain, operator, version, example order."""
     wanted = {"" if d == "ai.onnx" else d for d in domains}
@@ -99,15 +101,22 @@ def run_one(
     session_for: Callable[[bytes], Any],
 ) -> ExampleResult:
     def result(status: str, message: str = "") -> ExampleResult:
-        return ExampleResult(schema.domain, schema.name, schema.since_version, example.name, status, message, example.location)
+        return ExampleResult(
+            schema.domain, schema.name, schema.since_version, example.name, status, message, example.location
+        )
 
     import numpy as np
 
     model, in_names, out_names = example_model(registry, schema, example)
-    unsupported = [t.dtype for t in (*example.outputs, *[t for t in example.inputs if t]) if t.dtype not in _NUMPY_TYPES]
+    unsupported = [
+        t.dtype for t in (*example.outputs, *[t for t in example.inputs if t]) if t.dtype not in _NUMPY_TYPES
+    ]
     if unsupported:
         return result(ERROR, f"element type {unsupported[0]} has no numpy type to run it with")
-    feeds = {name: _array(np, tensor) for name, tensor in zip(in_names, [t for t in example.inputs if t], strict=True)}
+    feeds = {
+        name: _array(np, tensor)
+        for name, tensor in zip(in_names, [t for t in example.inputs if t], strict=True)
+    }
     try:
         session = session_for(model)
         actual = session.run(out_names, feeds)

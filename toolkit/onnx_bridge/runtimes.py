@@ -74,7 +74,9 @@ def runtime_catalog(runtime: str, *, use_cache: bool = True) -> RuntimeCatalog:
 def _load(runtime: str, use_cache: bool) -> RuntimeCatalog:
     if runtime == "onnxruntime":
         folder = onnxruntime_catalog_dir()
-        return RuntimeCatalog(f"onnxruntime {onnxruntime_version()}", load_registry([folder], cache=use_cache))
+        return RuntimeCatalog(
+            f"onnxruntime {onnxruntime_version()}", load_registry([folder], cache=use_cache)
+        )
     path = Path(runtime)
     if not path.exists():
         known = ", ".join(KNOWN_RUNTIMES)

@@ -36,7 +36,10 @@ OUTPUT_TYPE_SOURCES: dict[tuple[str, str], dict[str, tuple[dict[str, str], ...]]
     ("", "MelWeightMatrix"): {"output": ({"attribute": "output_datatype"},)},
     # onnx's inference gives Y the type of X, although the schema types Y with scale's V
     ("", "RMSNormalization"): {"Y": ({"input": "X"},)},
-    ("", "LayerNormalization"): {"Mean": ({"attribute": "stash_type"},), "InvStdDev": ({"attribute": "stash_type"},)},
+    ("", "LayerNormalization"): {
+        "Mean": ({"attribute": "stash_type"},),
+        "InvStdDev": ({"attribute": "stash_type"},),
+    },
     ("", "ConstantOfShape"): {"output": ({"attribute": "value"}, _FLOAT)},
     ("", "Constant"): {
         "output": (
@@ -51,7 +54,9 @@ OUTPUT_TYPE_SOURCES: dict[tuple[str, str], dict[str, tuple[dict[str, str], ...]]
         )
     },
     # output_dtype 0 (UNDEFINED, its default) reads as "not set": the zero point or scale decides
-    ("", "QuantizeLinear"): {"y": ({"input": "y_zero_point"}, {"attribute": "output_dtype"}, {"type": "tensor(uint8)"})},
+    ("", "QuantizeLinear"): {
+        "y": ({"input": "y_zero_point"}, {"attribute": "output_dtype"}, {"type": "tensor(uint8)"})
+    },
     ("", "DequantizeLinear"): {"y": ({"attribute": "output_dtype"}, {"input": "x_scale"})},
     ("ai.onnx.ml", "LinearClassifier"): {"Y": _CLASS_LABELS},
     ("ai.onnx.ml", "SVMClassifier"): {"Y": _CLASS_LABELS},
@@ -73,13 +78,16 @@ OUTPUT_TYPE_SOURCES: dict[tuple[str, str], dict[str, tuple[dict[str, str], ...]]
 }
 
 
-def output_type_sources(domain: str, op: str, output: str, attributes: Any, inputs: Any) -> list[dict[str, str]]:
+def output_type_sources(
+    domain: str, op: str, output: str, attributes: Any, inputs: Any
+) -> list[dict[str, str]]:
     """The `type_from` entries of one output of one version: the table's sources whose attribute
     or input the version has (`attributes`: the onnx schema's attributes by name, `inputs`: its
     input names)."""
     sources = OUTPUT_TYPE_SOURCES.get((domain, op), {}).get(output, ())
     return [
-        dict(source) for source in sources
+        dict(source)
+        for source in sources
         if ("attribute" not in source or _gives_type(attributes.get(source["attribute"]), "type" in source))
         and ("input" not in source or source["input"] in inputs)
     ]
@@ -98,7 +106,9 @@ def _gives_type(attribute: Any, implied: bool) -> bool:
     return implied or str(attribute.type).rsplit(".", 1)[-1] in _TYPE_VALUED
 
 
-def add_type_sources(outputs: list[dict[str, Any]], domain: str, op: str, attributes: Any, inputs: Any) -> None:
+def add_type_sources(
+    outputs: list[dict[str, Any]], domain: str, op: str, attributes: Any, inputs: Any
+) -> None:
     """Set `type_from` on the imported output entries of one version that the table covers."""
     for entry in outputs:
         if "(" in entry["type"]:

@@ -53,18 +53,28 @@ def model_frame(registry: Registry, schema: OpSchema) -> ModelFrame:
     return ModelFrame(tuple(sorted(imports.items())), ir_version, functions)
 
 
-def example_model(registry: Registry, schema: OpSchema, example: Example) -> tuple[bytes, list[str], list[str]]:
+def example_model(
+    registry: Registry, schema: OpSchema, example: Example
+) -> tuple[bytes, list[str], list[str]]:
     """(ModelProto bytes, graph input names, graph output names) of one example."""
     frame = model_frame(registry, schema)
     return model_proto(
-        schema, example, opset_imports=frame.opset_imports, ir_version=frame.ir_version, functions=frame.functions
+        schema,
+        example,
+        opset_imports=frame.opset_imports,
+        ir_version=frame.ir_version,
+        functions=frame.functions,
     )
 
 
 def example_case(registry: Registry, schema: OpSchema, example: Example) -> TestCase:
     frame = model_frame(registry, schema)
     return test_case(
-        schema, example, opset_imports=frame.opset_imports, ir_version=frame.ir_version, functions=frame.functions
+        schema,
+        example,
+        opset_imports=frame.opset_imports,
+        ir_version=frame.ir_version,
+        functions=frame.functions,
     )
 
 

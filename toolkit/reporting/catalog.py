@@ -59,8 +59,10 @@ def render_text(rules: list[Rule]) -> str:
         compat = ("BC" if r.bc else "--") + "/" + ("FC" if r.fc else "--") if r.family == "gate" else "     "
         lines.append(f"{r.id:<{width}}  {r.family:<7}  {r.severity.value:<7}  {compat}  {r.summary}")
     families = len({r.family for r in rules})
-    lines.append(f"{len(rules)} rules in {families} famil{'y' if families == 1 else 'ies'}; "
-                 "`opset rules ID` prints one rule's doc")
+    lines.append(
+        f"{len(rules)} rules in {families} famil{'y' if families == 1 else 'ies'}; "
+        "`opset rules ID` prints one rule's doc"
+    )
     return "\n".join(lines) + "\n"
 
 
@@ -81,7 +83,9 @@ def render_catalog_page(rules: list[Rule]) -> str:
         if not members:
             continue
         lines += ["", f"## {family_title(family)}", "", "| Id | Severity | Summary |", "| --- | --- | --- |"]
-        lines += [f"| [`{r.id}`]({_relative(r)}) | {r.severity.value} | {_cell(r.summary)} |" for r in members]
+        lines += [
+            f"| [`{r.id}`]({_relative(r)}) | {r.severity.value} | {_cell(r.summary)} |" for r in members
+        ]
     return "\n".join(lines) + "\n"
 
 

@@ -30,7 +30,13 @@ def load_errors_text(what: str, diagnostics: Iterable[Diagnostic], command: str)
 
 
 def render_load_errors(
-    command: str, what: str, diagnostics: Iterable[Diagnostic], fmt: str, exit_code: int, *, ref: str = "",
+    command: str,
+    what: str,
+    diagnostics: Iterable[Diagnostic],
+    fmt: str,
+    exit_code: int,
+    *,
+    ref: str = "",
     commit: str = "",
 ) -> str:
     """The diagnostics that stopped `command` from loading `what` (e.g. "the new tree"); `ref`
@@ -41,10 +47,15 @@ def render_load_errors(
         return load_errors_text(what, diags, command)
     if fmt == "json":
         paths = discover()
-        return common.dump_json(common.json_envelope(
-            kind=JSON_KIND, command=command, exit_code=exit_code, message=summary,
-            diagnostics=[diagnostic_dict(d, paths.repo_path(d.location.file)) for d in diags],
-        ))
+        return common.dump_json(
+            common.json_envelope(
+                kind=JSON_KIND,
+                command=command,
+                exit_code=exit_code,
+                message=summary,
+                diagnostics=[diagnostic_dict(d, paths.repo_path(d.location.file)) for d in diags],
+            )
+        )
     report: Report = diagnostics_report(command, diags, exit_code, summary=summary, error=exit_code >= 2)
     if ref:
         report.items = [replace(item, place=replace(item.place, ref=ref)) for item in report.items]
@@ -56,9 +67,11 @@ def render_usage_error(command: str, message: str, fmt: str, exit_code: int = 2)
     if fmt == "text":
         return f"opset: error: {message}\n"
     if fmt == "json":
-        return common.dump_json(common.json_envelope(
-            kind=JSON_KIND, command=command, exit_code=exit_code, message=message, diagnostics=[]
-        ))
+        return common.dump_json(
+            common.json_envelope(
+                kind=JSON_KIND, command=command, exit_code=exit_code, message=message, diagnostics=[]
+            )
+        )
     return render(Report(command, [], exit_code, usage_errors=[message]), fmt)
 
 
@@ -72,8 +85,13 @@ def render_findings(command: str, diagnostics: Iterable[Diagnostic], fmt: str, *
     code = 1 if any(d.severity is Severity.ERROR for d in diags) else 0
     if fmt == "json":
         paths = discover()
-        return common.dump_json(common.json_envelope(
-            kind="findings", command=command, exit_code=code, message=summary,
-            diagnostics=[diagnostic_dict(d, paths.repo_path(d.location.file)) for d in diags],
-        ))
+        return common.dump_json(
+            common.json_envelope(
+                kind="findings",
+                command=command,
+                exit_code=code,
+                message=summary,
+                diagnostics=[diagnostic_dict(d, paths.repo_path(d.location.file)) for d in diags],
+            )
+        )
     return render(diagnostics_report(command, diags, code, summary=summary, error=False), fmt)

@@ -53,17 +53,31 @@ def gate_report(
             old = f.old_location
             what = f"before ({result.old_label})"
             related = ((Place(old.file, old.line, old.column, ref=ref), what),)
-        items.append(Item(
-            f.rule, f.severity, f.message, Place(loc.file, loc.line, loc.column), hint=f.hint,
-            subject=f.operator, flags=flags(f), related=related, fingerprint=f.fingerprint,
-            properties={"operator": f.operator, "subject": f.subject, "bc": f.bc, "fc": f.fc},
-            failing=f.severity.rank >= fail_on.rank,
-        ))
+        items.append(
+            Item(
+                f.rule,
+                f.severity,
+                f.message,
+                Place(loc.file, loc.line, loc.column),
+                hint=f.hint,
+                subject=f.operator,
+                flags=flags(f),
+                related=related,
+                fingerprint=f.fingerprint,
+                properties={"operator": f.operator, "subject": f.subject, "bc": f.bc, "fc": f.fc},
+                failing=f.severity.rank >= fail_on.rank,
+            )
+        )
     old_tree = f"the old tree: git ref {result.old_label} at commit {old_commit}" if old_commit else ""
     return Report(
-        "diff", items, result.exit_code(fail_on), summary=summary_line(result, fail_on), rules=all_rules(),
+        "diff",
+        items,
+        result.exit_code(fail_on),
+        summary=summary_line(result, fail_on),
+        rules=all_rules(),
         properties={"against": result.old_label, "profile": result.profile, "fail_on": fail_on.value},
-        old_tree=old_tree, paths=paths,
+        old_tree=old_tree,
+        paths=paths,
     )
 
 

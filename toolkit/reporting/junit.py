@@ -66,7 +66,7 @@ def _case(report: Report, item: Item) -> str:
     name = f"{item.place.label(paths)} {item.rule}" + (f" {item.subject}" if item.subject else "")
     attrs = (
         f"classname={xml_attr(f'opset.{report.command}.{item.rule}')} name={xml_attr(name)} "
-        f"file={xml_attr(file)} line=\"{line}\" time=\"0\""
+        f'file={xml_attr(file)} line="{line}" time="0"'
     )
     if not item.failing and not item.error:
         return f"    <testcase {attrs}/>"
@@ -82,8 +82,8 @@ def _case(report: Report, item: Item) -> str:
 def _usage_case(report: Report, message: str) -> str:
     name = f"opset {report.command}: usage error"
     return (
-        f"    <testcase classname={xml_attr(f'opset.{report.command}')} name={xml_attr(name)} time=\"0\">\n"
-        f"      <error type=\"usage\" message={xml_attr(message)}>{xml_text(message)}</error>\n"
+        f'    <testcase classname={xml_attr(f"opset.{report.command}")} name={xml_attr(name)} time="0">\n'
+        f'      <error type="usage" message={xml_attr(message)}>{xml_text(message)}</error>\n'
         "    </testcase>"
     )
 
@@ -95,17 +95,20 @@ def render_junit(report: Report) -> str:
     errors = sum(1 for item in report.items if item.error) + len(report.usage_errors)
     if not cases:
         name = f"opset {report.command}: no findings"
-        cases.append(f"    <testcase classname={xml_attr(f'opset.{report.command}')} name={xml_attr(name)} time=\"0\"/>")
+        cases.append(
+            f'    <testcase classname={xml_attr(f"opset.{report.command}")} name={xml_attr(name)} time="0"/>'
+        )
     suite = f"opset {report.command}"
     counts = f'tests="{len(cases)}" failures="{failures}" errors="{errors}"'
     properties = "".join(
-        f"\n      <property name={xml_attr(k)} value={xml_attr(v)}/>" for k, v in sorted(report.properties.items())
+        f"\n      <property name={xml_attr(k)} value={xml_attr(v)}/>"
+        for k, v in sorted(report.properties.items())
     )
     lines = [
         '<?xml version="1.0" encoding="UTF-8"?>',
         "<testsuites>",
-        f"  <testsuite name={xml_attr(suite)} package=\"opset\" id=\"0\" timestamp=\"{_timestamp()}\" "
-        f"hostname={xml_attr(_hostname())} {counts} skipped=\"0\" time=\"0\">",
+        f'  <testsuite name={xml_attr(suite)} package="opset" id="0" timestamp="{_timestamp()}" '
+        f'hostname={xml_attr(_hostname())} {counts} skipped="0" time="0">',
         f"    <properties>{properties}\n    </properties>" if properties else "    <properties/>",
         *cases,
         f"    <system-out>{xml_text(report.summary)}</system-out>",

@@ -48,7 +48,9 @@ def render_rules_section() -> str:
         "| Id | Severity | Meaning |",
         "| --- | --- | --- |",
     ]
-    lines += [f"| [`{r.id}`](#{r.anchor or r.id.lower()}) | {r.severity.value} | {r.summary} |" for r in others]
+    lines += [
+        f"| [`{r.id}`](#{r.anchor or r.id.lower()}) | {r.severity.value} | {r.summary} |" for r in others
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -127,14 +129,24 @@ ModelFindings = Iterable[tuple[str, Iterable[ModelFinding]]]  # (model file, its
 
 
 def model_report(
-    command: str, results: ModelFindings, rules: Iterable[Rule], exit_code: int, fail_on: Severity, summary: str = ""
+    command: str,
+    results: ModelFindings,
+    rules: Iterable[Rule],
+    exit_code: int,
+    fail_on: Severity,
+    summary: str = "",
 ) -> Report:
     """Model findings as a report: each is located at its model file (a SARIF region at line 1:
     the model is binary) with the graph path inside it as a logical location."""
     items = [
         Item(
-            f.rule, f.severity, f.message, Place(model, logical=f.path), hint=f.hint,
-            fingerprint=fingerprint(model, f), properties={"operator": f.operator} if f.operator else {},
+            f.rule,
+            f.severity,
+            f.message,
+            Place(model, logical=f.path),
+            hint=f.hint,
+            fingerprint=fingerprint(model, f),
+            properties={"operator": f.operator} if f.operator else {},
             failing=f.severity.rank >= fail_on.rank,
         )
         for model, findings in results

@@ -18,15 +18,28 @@ JSON_KIND = "compat"
 def render(report: CompatReport, fmt: str) -> str:
     if fmt == "json":
         findings = [
-            {"rule": f.rule, "severity": f.severity, "path": f.path, "operator": f.operator,
-             "message": f.message, "oldest_opset": f.oldest_opset, "convert_to": f.convert_to}
+            {
+                "rule": f.rule,
+                "severity": f.severity,
+                "path": f.path,
+                "operator": f.operator,
+                "message": f.message,
+                "oldest_opset": f.oldest_opset,
+                "convert_to": f.convert_to,
+            }
             for f in report.findings
         ]
-        return dump_json(json_envelope(
-            kind=JSON_KIND, model=report.model, runtime=report.runtime, nodes=report.nodes,
-            compatible=report.compatible, runnable_after_inlining=report.runnable_after_inlining,
-            findings=findings,
-        ))
+        return dump_json(
+            json_envelope(
+                kind=JSON_KIND,
+                model=report.model,
+                runtime=report.runtime,
+                nodes=report.nodes,
+                compatible=report.compatible,
+                runnable_after_inlining=report.runnable_after_inlining,
+                findings=findings,
+            )
+        )
     verdict = "can run" if report.compatible else f"cannot run ({len(report.findings)} finding(s))"
     if report.runnable_after_inlining:
         verdict = f"cannot run as is, can run after inlining ({len(report.findings)} operator(s) to inline)"
@@ -34,12 +47,15 @@ def render(report: CompatReport, fmt: str) -> str:
     if fmt in MACHINE_FORMATS:
         located = [(report.model, [_model_finding(f) for f in report.findings])]
         code = 0 if report.compatible else 1
-        return render_machine(model_report("compat", located, COMPAT_RULES, code, Severity.ERROR, summary), fmt)
+        return render_machine(
+            model_report("compat", located, COMPAT_RULES, code, Severity.ERROR, summary), fmt
+        )
     lines = [f"{report.model}:{f.path}: {f.severity}[{f.rule}]: {f.message}" for f in report.findings]
     lines.append(summary)
     return "\n".join(lines) + "\n"
 
 
 def _model_finding(finding: CompatFinding) -> ModelFinding:
-    return ModelFinding(finding.rule, finding.message, finding.path, Severity(finding.severity), operator=finding.operator)
-
+    return ModelFinding(
+        finding.rule, finding.message, finding.path, Severity(finding.severity), operator=finding.operator
+    )

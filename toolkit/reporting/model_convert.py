@@ -14,22 +14,34 @@ FORMATS = ("text", "json", "github", "sarif", "junit")
 JSON_KIND = "convert"
 
 
-def render(model: str, output: str, result: ConversionResult | None, blockers: Sequence[Blocker], fmt: str) -> str:
+def render(
+    model: str, output: str, result: ConversionResult | None, blockers: Sequence[Blocker], fmt: str
+) -> str:
     """The report of one conversion: what moved (`result`), or every blocker (nothing written)."""
     if fmt == "json":
-        return dump_json(json_envelope(
-            kind=JSON_KIND, model=model, output=output if result is not None else None,
-            converted=result is not None,
-            steps=list(result.steps) if result is not None else [],
-            moves=result.converted if result is not None else 0,
-            ir_version=result.model.ir_version if result is not None else None,
-            notes=list(result.notes) if result is not None else [],
-            findings=[
-                {"rule": b.finding.rule, "step": b.step, "path": b.finding.path, "operator": b.finding.operator,
-                 "message": b.finding.message, "hint": _hint(b)}
-                for b in blockers
-            ],
-        ))
+        return dump_json(
+            json_envelope(
+                kind=JSON_KIND,
+                model=model,
+                output=output if result is not None else None,
+                converted=result is not None,
+                steps=list(result.steps) if result is not None else [],
+                moves=result.converted if result is not None else 0,
+                ir_version=result.model.ir_version if result is not None else None,
+                notes=list(result.notes) if result is not None else [],
+                findings=[
+                    {
+                        "rule": b.finding.rule,
+                        "step": b.step,
+                        "path": b.finding.path,
+                        "operator": b.finding.operator,
+                        "message": b.finding.message,
+                        "hint": _hint(b),
+                    }
+                    for b in blockers
+                ],
+            )
+        )
     if fmt in ("github", "sarif", "junit"):
         from dataclasses import replace
 
@@ -37,10 +49,19 @@ def render(model: str, output: str, result: ConversionResult | None, blockers: S
         from toolkit.reporting.model_check import model_report
 
         findings = [replace(b.finding, hint=_hint(b)) for b in blockers]
-        summary = (f"wrote {output} ({result.converted} node move(s))" if result is not None
-                   else f"opset convert: {model} was not converted ({len(blockers)} blocker(s)); nothing was written")
-        report = model_report("convert", [(model, findings)], CONVERT_RULES, 1 if blockers else 0, Severity.ERROR,
-                              summary=summary)
+        summary = (
+            f"wrote {output} ({result.converted} node move(s))"
+            if result is not None
+            else f"opset convert: {model} was not converted ({len(blockers)} blocker(s)); nothing was written"
+        )
+        report = model_report(
+            "convert",
+            [(model, findings)],
+            CONVERT_RULES,
+            1 if blockers else 0,
+            Severity.ERROR,
+            summary=summary,
+        )
         return render_report(report, fmt)
     if fmt != "text":
         raise UsageError(f"unknown format '{fmt}' ({', '.join(FORMATS)})")

@@ -128,14 +128,22 @@ def render_github(report: Report) -> str:
     lines = []
     for item in report.items:
         place = item.place
-        lines.append(common.github_annotation(
-            item.severity, file=paths.repo_path(place.file), line=place.line, column=place.column,
-            title=item.title, message=item.body(paths),
-        ))
+        lines.append(
+            common.github_annotation(
+                item.severity,
+                file=paths.repo_path(place.file),
+                line=place.line,
+                column=place.column,
+                title=item.title,
+                message=item.body(paths),
+            )
+        )
     for message in report.usage_errors:
-        lines.append(common.github_annotation(
-            Severity.ERROR, file="", title=f"opset {report.command}: usage error", message=message
-        ))
+        lines.append(
+            common.github_annotation(
+                Severity.ERROR, file="", title=f"opset {report.command}: usage error", message=message
+            )
+        )
     if report.summary:
         lines.append(report.summary)
     return "\n".join(lines) + ("\n" if lines else "")
@@ -147,7 +155,11 @@ def render_github(report: Report) -> str:
 def diagnostic_item(diag: Diagnostic, *, error: bool = False, failing: bool | None = None) -> Item:
     loc = diag.location
     return Item(
-        diag.rule, diag.severity, diag.message, Place(loc.file, loc.line, loc.column), hint=diag.hint,
+        diag.rule,
+        diag.severity,
+        diag.message,
+        Place(loc.file, loc.line, loc.column),
+        hint=diag.hint,
         failing=diag.severity is Severity.ERROR if failing is None else failing,
         error=error and diag.severity is Severity.ERROR,
     )

@@ -96,5 +96,10 @@ def report(results: Sequence[ExampleResult], runtime: str, *, passes: bool = Fal
                 failing=r.status != PASS,
             )
         )
-    return Report("test-runtime", items, exit_code(results), summary=f"{runtime}: {summary(results)}",
-                  properties={"runtime": runtime})
+    return Report(
+        "test-runtime",
+        items,
+        exit_code(results),
+        summary=f"{runtime}: {summary(results)}",
+        properties={"runtime": runtime},
+    )

@@ -22,7 +22,11 @@ from toolkit.reporting.paths import SRCROOT, RepoPaths, file_uri, uri_encode
 from toolkit.reporting.report import Item, Place, Report
 
 OLDTREE = "OLDTREE"
-FINGERPRINT_KEYS = {"diff": "opsetFinding/v1", "check-model": "opsetModelFinding/v1", "compat": "opsetModelFinding/v1"}
+FINGERPRINT_KEYS = {
+    "diff": "opsetFinding/v1",
+    "check-model": "opsetModelFinding/v1",
+    "compat": "opsetModelFinding/v1",
+}
 
 
 def artifact_location(place: Place, paths: RepoPaths) -> dict[str, object]:
@@ -58,8 +62,15 @@ def rule_descriptor(rule: Rule) -> dict[str, object]:
     if rule.hint:
         help_text += f"\nFix: {rule.hint}."
     return common.sarif_rule(
-        rule.id, name=rule.name or rule.id, summary=rule.summary, full=full, help_text=help_text,
-        help_markdown=rule.doc or None, help_uri=rule.help_uri, severity=rule.severity, properties=properties,
+        rule.id,
+        name=rule.name or rule.id,
+        summary=rule.summary,
+        full=full,
+        help_text=help_text,
+        help_markdown=rule.doc or None,
+        help_uri=rule.help_uri,
+        severity=rule.severity,
+        properties=properties,
     )
 
 

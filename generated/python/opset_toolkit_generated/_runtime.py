@@ -43,7 +43,7 @@ __all__ = [
     "AttrInfo", "BuildError", "LightAttribute", "LightNode", "MapValue", "OpSchemaInfo",
     "OpsetBase", "OptionalValue", "ParamInfo", "SequenceValue", "SparseTensorValue", "TensorValue",
     "TypeConstraintInfo", "Value", "onnx_available", "schema_loader",
-]
+]  # fmt: skip
 
 # AttributeProto.AttributeType numbers (facts of onnx.proto).
 ATTRIBUTE_TYPE_NUMBERS: dict[str, int] = {
@@ -248,7 +248,9 @@ def _same(value: object, default: object) -> bool:
     return type(value) is not bool and value == default
 
 
-def _check_attributes(schema: type[OpSchemaInfo], attributes: Mapping[str, object]) -> list[tuple[AttrInfo, object]]:
+def _check_attributes(
+    schema: type[OpSchemaInfo], attributes: Mapping[str, object]
+) -> list[tuple[AttrInfo, object]]:
     known = {a.name: a for a in schema.attributes}
     for key in attributes:
         if key not in known:
@@ -259,7 +261,9 @@ def _check_attributes(schema: type[OpSchemaInfo], attributes: Mapping[str, objec
         value = attributes.get(attr.name)
         if value is None:
             if attr.required:
-                raise BuildError(f"{schema.label()}: required attribute '{attr.name}' ({attr.type}) is missing")
+                raise BuildError(
+                    f"{schema.label()}: required attribute '{attr.name}' ({attr.type}) is missing"
+                )
             continue
         converted = _convert(schema, attr, value)
         if attr.default is not None and _same(converted, attr.default):

@@ -52,7 +52,14 @@ if TYPE_CHECKING:
     from toolkit.generate.context import GenerateContext
     from toolkit.registry.core import Registry
 
-__all__ = ["PACKAGE", "Distribution", "PythonGenerationError", "domain_package", "generate", "render_registry"]
+__all__ = [
+    "PACKAGE",
+    "Distribution",
+    "PythonGenerationError",
+    "domain_package",
+    "generate",
+    "render_registry",
+]
 
 
 def generate(registry: Registry, context: GenerateContext) -> dict[str, bytes]:

@@ -212,7 +212,9 @@ def render_domain(
                 domain, version, len(current), len(methods), header, parent_version if inherits else None
             )
         opsets.append(
-            OpsetClass(version, parent_version if inherits else None, opset.ir_version if opset else 0, methods)
+            OpsetClass(
+                version, parent_version if inherits else None, opset.ir_version if opset else 0, methods
+            )
         )
         parent, parent_version = current, version
     if opsets:
@@ -253,7 +255,9 @@ def render_registry(
             packages[pkg] = name
             operators = registry.operators(name)
 
-            def build(domain: DomainSpec = domain, operators: Sequence[OperatorSpec] = operators) -> dict[str, bytes]:
+            def build(
+                domain: DomainSpec = domain, operators: Sequence[OperatorSpec] = operators
+            ) -> dict[str, bytes]:
                 inventory = {v: registry.inventory(domain.name, v) for v in domain.versions}
                 return render_domain(domain, operators, inventory, spec, package)
 

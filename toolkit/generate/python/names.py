@@ -46,7 +46,15 @@ class Distribution:
 RESERVED_METHODS = METHOD_RESERVED
 EXTRA_KWARGS = ("_outputs", "_name")
 # Names a method body reads besides its parameters (a parameter of that name would shadow it).
-BODY_NAMES = ("_schema", "Value", "TensorValue", "SparseTensorValue", "SequenceValue", "MapValue", "OptionalValue")
+BODY_NAMES = (
+    "_schema",
+    "Value",
+    "TensorValue",
+    "SparseTensorValue",
+    "SequenceValue",
+    "MapValue",
+    "OptionalValue",
+)
 # Parameter names Python or ruff reject (E741 ambiguous names) or the body reads; they get a
 # trailing "_".
 RESERVED_PARAMS = frozenset({"self", "l", "I", "O", *EXTRA_KWARGS, *BODY_NAMES})

@@ -204,7 +204,11 @@ def str_literal(text: str) -> str:
     # Shortcut: besides line breaks and tabs (doc chunks end with one), all printable, which is
     # nearly every string; `_str_literal_plain` is the definition (tests/test_python_source.py).
     if text.isprintable() or text.replace("\n", "").replace("\t", "").isprintable():
-        return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t") + '"'
+        return (
+            '"'
+            + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
+            + '"'
+        )
     return _str_literal_plain(text)
 
 
@@ -247,7 +251,9 @@ def str_chunks(text: str, width: int = 72) -> list[str]:
     plain = text.isprintable() or text.replace("\n", "").replace("\t", "").isprintable()
     for piece in pieces:
         if plain:
-            escaped = piece.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
+            escaped = (
+                piece.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
+            )
             literal = f'"{escaped}"'
         else:
             literal = str_literal(piece)

@@ -98,8 +98,14 @@ class _Walk:
             fast = domain_plans.get(op_type, _UNPLANNED)
             if fast is _UNPLANNED:
                 fast = domain_plans[op_type] = fastpath.plan(
-                    self.registry, self.functions, scope.imports, node.domain, op_type,
-                    self.unchecked_attributes, self.facts_of, self.compiled,
+                    self.registry,
+                    self.functions,
+                    scope.imports,
+                    node.domain,
+                    op_type,
+                    self.unchecked_attributes,
+                    self.facts_of,
+                    self.compiled,
                 )
             verdict = dirty if fast is None else clean(node, fast, types)
             if verdict == dirty:
@@ -114,20 +120,30 @@ class _Walk:
         function = self.functions.get((node.domain, node.op_type))
         if function is not None:
             if domain not in scope.imports:
-                self.add("MODEL-DOMAIN-NOT-IMPORTED", path,
-                         f"{node.op_type} calls a model-local function of domain '{display_domain(domain)}', "
-                         f"which is not in opset_import", operator=f"{display_domain(domain)}.{node.op_type}")
+                self.add(
+                    "MODEL-DOMAIN-NOT-IMPORTED",
+                    path,
+                    f"{node.op_type} calls a model-local function of domain '{display_domain(domain)}', "
+                    f"which is not in opset_import",
+                    operator=f"{display_domain(domain)}.{node.op_type}",
+                )
             self.function_call(node, function, path)
         elif domain not in scope.imports:
-            self.add("MODEL-DOMAIN-NOT-IMPORTED", path,
-                     f"{node.op_type} uses domain '{display_domain(domain)}', which is not in opset_import",
-                     operator=f"{display_domain(domain)}.{node.op_type}")
+            self.add(
+                "MODEL-DOMAIN-NOT-IMPORTED",
+                path,
+                f"{node.op_type} uses domain '{display_domain(domain)}', which is not in opset_import",
+                operator=f"{display_domain(domain)}.{node.op_type}",
+            )
         elif not self.registry.has_domain(domain):
             if domain not in self.unknown_domains:
                 self.unknown_domains.add(domain)
-                self.add("MODEL-DOMAIN-UNKNOWN", path,
-                         f"domain '{display_domain(domain)}' has no specs; its nodes are not checked",
-                         operator=f"{display_domain(domain)}.{node.op_type}")
+                self.add(
+                    "MODEL-DOMAIN-UNKNOWN",
+                    path,
+                    f"domain '{display_domain(domain)}' has no specs; its nodes are not checked",
+                    operator=f"{display_domain(domain)}.{node.op_type}",
+                )
         else:
             schema = self.resolve(node, domain, scope.imports[domain], path)
             if schema is not None:
@@ -146,27 +162,43 @@ class _Walk:
         schema = self.registry.find_schema(node.op_type, version, domain)
         if schema is not None:
             if schema.deprecated:
-                self.add("MODEL-OP-DEPRECATED", path,
-                         f"{schema.id} is deprecated (in effect at opset {version})", operator=schema.id)
+                self.add(
+                    "MODEL-OP-DEPRECATED",
+                    path,
+                    f"{schema.id} is deprecated (in effect at opset {version})",
+                    operator=schema.id,
+                )
             if schema.experimental:
                 self.add("MODEL-OP-EXPERIMENTAL", path, f"{schema.id} is experimental", operator=schema.id)
             return schema
         try:
             spec = self.registry.operator(node.op_type, domain)
         except KeyError:
-            self.add("MODEL-OP-UNKNOWN", path,
-                     f"no operator '{node.op_type}' in domain '{display_domain(domain)}'", operator=ref)
+            self.add(
+                "MODEL-OP-UNKNOWN",
+                path,
+                f"no operator '{node.op_type}' in domain '{display_domain(domain)}'",
+                operator=ref,
+            )
             return None
         if removed_by(spec.removed_in, version):
             hint = f"replaced by {spec.replaced_by}" if spec.replaced_by else ""
-            self.add("MODEL-OP-REMOVED", path,
-                     f"{ref} was removed in opset {spec.removed_in}; the model imports opset {version}",
-                     hint=hint, operator=ref)
+            self.add(
+                "MODEL-OP-REMOVED",
+                path,
+                f"{ref} was removed in opset {spec.removed_in}; the model imports opset {version}",
+                hint=hint,
+                operator=ref,
+            )
         else:
             first = spec.versions[0].since_version
-            self.add("MODEL-OP-NOT-IN-OPSET", path,
-                     f"{ref} first appears in opset {first}; the model imports opset {version}",
-                     hint=f"import {display_domain(domain)} opset >= {first}", operator=ref)
+            self.add(
+                "MODEL-OP-NOT-IN-OPSET",
+                path,
+                f"{ref} first appears in opset {first}; the model imports opset {version}",
+                hint=f"import {display_domain(domain)} opset >= {first}",
+                operator=ref,
+            )
         return None
 
     # -- one node against its schema ----------------------------------------------------
@@ -181,29 +213,44 @@ class _Walk:
             self.types(node, schema, facts, path, scope)
 
     def arity(
-        self, kind: str, names: Any, params: tuple[FormalParameter, ...],
-        low: int, high: int, path: str, schema: OpSchema,
+        self,
+        kind: str,
+        names: Any,
+        params: tuple[FormalParameter, ...],
+        low: int,
+        high: int,
+        path: str,
+        schema: OpSchema,
     ) -> None:
         rule = "MODEL-INPUT-COUNT" if kind == "input" else "MODEL-OUTPUT-COUNT"
         if not low <= len(names) <= high:
             bound = f"{low}" if low == high else f"{low} to {'unbounded' if high >= 2**31 - 1 else high}"
-            self.add(rule, path, f"{schema.id} takes {bound} {kind}s, the node has {len(names)}",
-                     operator=schema.id)
+            self.add(
+                rule,
+                path,
+                f"{schema.id} takes {bound} {kind}s, the node has {len(names)}",
+                operator=schema.id,
+            )
         for position, name in enumerate(names):
             if position >= len(params):
                 break
             if not name and params[position].option is ParamOption.SINGLE:
-                self.add("MODEL-INPUT-EMPTY" if kind == "input" else "MODEL-OUTPUT-EMPTY", path,
-                         f"{kind} {position} ('{params[position].name}') of {schema.id} is required "
-                         f"but the node leaves it empty", operator=schema.id)
+                self.add(
+                    "MODEL-INPUT-EMPTY" if kind == "input" else "MODEL-OUTPUT-EMPTY",
+                    path,
+                    f"{kind} {position} ('{params[position].name}') of {schema.id} is required "
+                    f"but the node leaves it empty",
+                    operator=schema.id,
+                )
 
     def attributes(self, node: Any, schema: OpSchema, facts: SchemaFacts, path: str) -> None:
         declared = facts.attributes
         seen: set[str] = set()
         for attr in node.attribute:
             if attr.name in seen:
-                self.add("MODEL-ATTR-DUPLICATE", path, f"attribute '{attr.name}' is set twice",
-                         operator=schema.id)
+                self.add(
+                    "MODEL-ATTR-DUPLICATE", path, f"attribute '{attr.name}' is set twice", operator=schema.id
+                )
                 continue
             seen.add(attr.name)
             if attr.name.startswith("__"):
@@ -213,23 +260,39 @@ class _Walk:
                 continue  # the schema accepts undeclared attributes (onnx's AllowUncheckedAttributes)
             if spec is None:
                 known = ", ".join(sorted(declared)) or "none"
-                self.add("MODEL-ATTR-UNKNOWN", path, f"{schema.id} has no attribute '{attr.name}'",
-                         hint=f"declared attributes: {known}", operator=schema.id)
+                self.add(
+                    "MODEL-ATTR-UNKNOWN",
+                    path,
+                    f"{schema.id} has no attribute '{attr.name}'",
+                    hint=f"declared attributes: {known}",
+                    operator=schema.id,
+                )
                 continue
             if attr.type != spec.type.proto_number:
-                self.add("MODEL-ATTR-TYPE", path,
-                         f"attribute '{attr.name}' of {schema.id} must be {spec.type.value}, "
-                         f"the node gives {_attr_type_name(attr.type)}", operator=schema.id)
+                self.add(
+                    "MODEL-ATTR-TYPE",
+                    path,
+                    f"attribute '{attr.name}' of {schema.id} must be {spec.type.value}, "
+                    f"the node gives {_attr_type_name(attr.type)}",
+                    operator=schema.id,
+                )
                 continue
             value_field = VALUE_FIELDS.get(attr.type)
             if not attr.ref_attr_name and value_field and not attr.HasField(value_field):
-                self.add("MODEL-ATTR-VALUE-MISSING", path,
-                         f"attribute '{attr.name}' is typed {spec.type.value} but has no value",
-                         operator=schema.id)
+                self.add(
+                    "MODEL-ATTR-VALUE-MISSING",
+                    path,
+                    f"attribute '{attr.name}' is typed {spec.type.value} but has no value",
+                    operator=schema.id,
+                )
         for spec in facts.required:
             if spec.name not in seen:
-                self.add("MODEL-ATTR-REQUIRED", path,
-                         f"{schema.id} requires attribute '{spec.name}' ({spec.type.value})", operator=schema.id)
+                self.add(
+                    "MODEL-ATTR-REQUIRED",
+                    path,
+                    f"{schema.id} requires attribute '{spec.name}' ({spec.type.value})",
+                    operator=schema.id,
+                )
 
     def types(self, node: Any, schema: OpSchema, facts: SchemaFacts, path: str, scope: _Scope) -> None:
         """Onnx's CheckInputOutputType over the declared types (no inference)."""
@@ -250,35 +313,61 @@ class _Walk:
                 if allowed and actual not in allowed:
                     shown = schema.constraint_map.get(param.type_str)
                     listing = ", ".join(shown.allowed if shown else sorted(allowed))
-                    self.add("MODEL-TYPE-NOT-ALLOWED", path,
-                             f"{kind} {position} '{name}' is {actual}, which {param.type_str} of {schema.id} "
-                             f"does not allow", hint=f"allowed: {listing}", operator=schema.id)
+                    self.add(
+                        "MODEL-TYPE-NOT-ALLOWED",
+                        path,
+                        f"{kind} {position} '{name}' is {actual}, which {param.type_str} of {schema.id} "
+                        f"does not allow",
+                        hint=f"allowed: {listing}",
+                        operator=schema.id,
+                    )
                     continue
                 if param.homogeneous:
                     previous = bound.setdefault(param.type_str, actual)
                     if previous != actual:
-                        self.add("MODEL-TYPE-INCONSISTENT", path,
-                                 f"{kind} {position} '{name}' is {actual} but {param.type_str} is already "
-                                 f"bound to {previous} on this node", operator=schema.id)
+                        self.add(
+                            "MODEL-TYPE-INCONSISTENT",
+                            path,
+                            f"{kind} {position} '{name}' is {actual} but {param.type_str} is already "
+                            f"bound to {previous} on this node",
+                            operator=schema.id,
+                        )
 
     # -- model-local functions ------------------------------------------------------------
 
     def function_call(self, node: Any, function: Any, path: str) -> None:
         ref = f"{display_domain(function.domain)}.{function.name}"
         if len(node.input) > len(function.input) or len(node.output) > len(function.output):
-            self.add("MODEL-FUNCTION-CALL", path,
-                     f"{ref} declares {len(function.input)} input(s) and {len(function.output)} output(s), "
-                     f"the node has {len(node.input)} and {len(node.output)}", operator=ref)
+            self.add(
+                "MODEL-FUNCTION-CALL",
+                path,
+                f"{ref} declares {len(function.input)} input(s) and {len(function.output)} output(s), "
+                f"the node has {len(node.input)} and {len(node.output)}",
+                operator=ref,
+            )
         declared = set(function.attribute) | {a.name for a in function.attribute_proto}
         for attr in node.attribute:
             if attr.name not in declared and not attr.name.startswith("__"):
-                self.add("MODEL-FUNCTION-CALL", path, f"{ref} declares no attribute '{attr.name}'",
-                         operator=ref)
+                self.add(
+                    "MODEL-FUNCTION-CALL", path, f"{ref} declares no attribute '{attr.name}'", operator=ref
+                )
 
 
 _ATTR_TYPE_NAMES = {
-    0: "undefined", 1: "float", 2: "int", 3: "string", 4: "tensor", 5: "graph", 6: "floats", 7: "ints",
-    8: "strings", 9: "tensors", 10: "graphs", 11: "sparse_tensor", 12: "sparse_tensors", 13: "type_proto",
+    0: "undefined",
+    1: "float",
+    2: "int",
+    3: "string",
+    4: "tensor",
+    5: "graph",
+    6: "floats",
+    7: "ints",
+    8: "strings",
+    9: "tensors",
+    10: "graphs",
+    11: "sparse_tensor",
+    12: "sparse_tensors",
+    13: "type_proto",
     14: "type_protos",
 }
 
@@ -306,20 +395,31 @@ def check_model(
     with the reporting checker (the fast path's reference; the findings are the same).
     """
     functions = {(f.domain, f.name): f for f in model.functions}
-    walk = _Walk(registry, functions, unchecked_attributes, fast, facts=FACTS.get(registry),
-                 compiled=fastpath.FAST.get(registry))
+    walk = _Walk(
+        registry,
+        functions,
+        unchecked_attributes,
+        fast,
+        facts=FACTS.get(registry),
+        compiled=fastpath.FAST.get(registry),
+    )
     imports = opset_imports(model.opset_import)
     main = graph_path(model)
     for domain, version in sorted(imports.items()):
         if registry.has_domain(domain) and version > registry.domain(domain).max_version:
-            walk.add("MODEL-OPSET-UNKNOWN", main,
-                     f"the model imports {display_domain(domain)} opset {version}; the newest defined is "
-                     f"{registry.domain(domain).max_version}")
+            walk.add(
+                "MODEL-OPSET-UNKNOWN",
+                main,
+                f"the model imports {display_domain(domain)} opset {version}; the newest defined is "
+                f"{registry.domain(domain).max_version}",
+            )
     if graph_level:
         if not model.ir_version:
             walk.add("MODEL-IR-VERSION-MISSING", main, "the model does not set ir_version")
         if not model.opset_import:
-            walk.add("MODEL-DOMAIN-NOT-IMPORTED", main, "the model's opset_import is empty: it imports no opset")
+            walk.add(
+                "MODEL-DOMAIN-NOT-IMPORTED", main, "the model's opset_import is empty: it imports no opset"
+            )
         graph_checks.check_graph(model.graph, main, walk.add, main=True)
         graph_checks.check_functions_unique(model.functions, main, walk.add)
     types = declared_types(model.graph)
@@ -348,5 +448,6 @@ def check_model_file(
     unchecked_attributes: Container[str] = frozenset(),
     fast: bool = True,
 ) -> CheckResult:
-    return check_model(load_model(path), registry, name=os.fspath(path),
-                       unchecked_attributes=unchecked_attributes, fast=fast)
+    return check_model(
+        load_model(path), registry, name=os.fspath(path), unchecked_attributes=unchecked_attributes, fast=fast
+    )

@@ -46,14 +46,22 @@ def function_body_findings(model: Any, registry: Registry, imports: Mapping[str,
             attributes,
         )
         nodes = text_nodes(function.node)
-        problems = check_body(signature, nodes, function_imports(function, imports), resolve, registry.has_domain)
+        problems = check_body(
+            signature, nodes, function_imports(function, imports), resolve, registry.has_domain
+        )
         path = function_path(function)
         for problem in problems:
             if problem.rule in _BODY_ONLY and not problem.value_flow:
                 # located at the function, not a node: a body-level finding (the fast path's
                 # per-node verdicts stay about the node checks)
                 at = f" (node {problem.pos.line - 1})" if problem.pos else ""
-                yield ("MODEL-FUNCTION-BODY", path, f"{problem.rule}{at}: {problem.message}", problem.hint, signature.name)
+                yield (
+                    "MODEL-FUNCTION-BODY",
+                    path,
+                    f"{problem.rule}{at}: {problem.message}",
+                    problem.hint,
+                    signature.name,
+                )
     domains = {n: registry.domain(n) for n in registry.domains()}
     for domain, version in sorted(imports.items()):
         if domain in ONNX_DOMAINS or not registry.has_domain(domain):
@@ -62,4 +70,10 @@ def function_body_findings(model: Any, registry: Registry, imports: Mapping[str,
             if schema.function is None:
                 continue
             for diag in check_version_body(schema, schema.function, resolve, registry.has_domain, domains):
-                yield ("MODEL-FUNCTION-BODY", str(diag.location), f"{diag.rule}: {diag.message}", diag.hint, schema.id)
+                yield (
+                    "MODEL-FUNCTION-BODY",
+                    str(diag.location),
+                    f"{diag.rule}: {diag.message}",
+                    diag.hint,
+                    schema.id,
+                )

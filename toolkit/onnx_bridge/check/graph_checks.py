@@ -22,11 +22,19 @@ from toolkit.onnx_bridge.graph import node_path, subgraphs
 Add = Callable[..., None]  # _Walk.add: (rule, path, message, hint="", operator="")
 
 # The rule ids these checks report (the node checks never do).
-RULES = frozenset({
-    "MODEL-NAME-EMPTY", "MODEL-NAME-DUPLICATE", "MODEL-IO-TYPE-INCOMPLETE", "MODEL-IO-SHAPE-MISSING",
-    "MODEL-VALUE-REDEFINED", "MODEL-NODE-ORDER", "MODEL-VALUE-UNDEFINED", "MODEL-OUTPUT-UNDEFINED",
-    "MODEL-FUNCTION-IMPORT-MISSING",
-})
+RULES = frozenset(
+    {
+        "MODEL-NAME-EMPTY",
+        "MODEL-NAME-DUPLICATE",
+        "MODEL-IO-TYPE-INCOMPLETE",
+        "MODEL-IO-SHAPE-MISSING",
+        "MODEL-VALUE-REDEFINED",
+        "MODEL-NODE-ORDER",
+        "MODEL-VALUE-UNDEFINED",
+        "MODEL-OUTPUT-UNDEFINED",
+        "MODEL-FUNCTION-IMPORT-MISSING",
+    }
+)
 
 
 class GraphScope:
@@ -48,7 +56,9 @@ class GraphScope:
         return any(name in names for names in self.outer)
 
 
-def check_graph(graph: Any, path: str, add: Add, outer: tuple[set[str], ...] = (), main: bool = False) -> None:
+def check_graph(
+    graph: Any, path: str, add: Add, outer: tuple[set[str], ...] = (), main: bool = False
+) -> None:
     """The graph-level checks of `graph` and, recursively, of its subgraphs."""
     defined: set[str] = set()
     _declare(graph.input, "graph input", path, add, defined, value_info=True, main=main)
@@ -90,11 +100,14 @@ def check_function(function: Any, path: str, add: Add, model_imports: Container[
         domain = canonical_domain(node.domain)
         if domain not in imported and domain in model_imports and domain not in reported:
             reported.add(domain)
-            add("MODEL-FUNCTION-IMPORT-MISSING", node_path(path, node, index),
+            add(
+                "MODEL-FUNCTION-IMPORT-MISSING",
+                node_path(path, node, index),
                 f"{node.op_type} uses domain '{display_domain(domain)}', which the function's own "
                 f"opset_import does not list (a function does not inherit the model's imports)",
                 hint="add the domain to the function's opset_import",
-                operator=f"{display_domain(domain)}.{node.op_type}")
+                operator=f"{display_domain(domain)}.{node.op_type}",
+            )
 
 
 def check_functions_unique(functions: Sequence[Any], path: str, add: Add) -> None:
@@ -102,14 +115,23 @@ def check_functions_unique(functions: Sequence[Any], path: str, add: Add) -> Non
     for function in functions:
         key = (function.domain, function.name, getattr(function, "overload", ""))
         if key in seen:
-            add("MODEL-NAME-DUPLICATE", path,
-                f"model-local function {display_domain(function.domain)}.{function.name} is defined more than once")
+            add(
+                "MODEL-NAME-DUPLICATE",
+                path,
+                f"model-local function {display_domain(function.domain)}.{function.name} is defined more than once",
+            )
         seen.add(key)
 
 
 def _declare(
-    infos: Iterable[Any], kind: str, path: str, add: Add, defined: set[str] | None,
-    *, value_info: bool, main: bool,
+    infos: Iterable[Any],
+    kind: str,
+    path: str,
+    add: Add,
+    defined: set[str] | None,
+    *,
+    value_info: bool,
+    main: bool,
 ) -> None:
     """Graph inputs (into `defined`) or the main graph's outputs: names and declared types."""
     for info in infos:
@@ -162,15 +184,24 @@ def _nodes(nodes: Any, path: str, add: Add, scope: GraphScope, what: str) -> Non
             if not name:
                 continue
             if name in defined or (outer and scope.outer_has(name)):
-                add("MODEL-VALUE-REDEFINED", node_path(path, node, index),
+                add(
+                    "MODEL-VALUE-REDEFINED",
+                    node_path(path, node, index),
                     f"output '{name}' is already defined {_where(name, scope)}: values are assigned once (SSA)",
-                    operator=node.op_type)
+                    operator=node.op_type,
+                )
             defined.add(name)
 
 
 def _inputs(
-    node: Any, index: int, inputs: list[str], producers: dict[str, int], path: str, add: Add,
-    scope: GraphScope, what: str,
+    node: Any,
+    index: int,
+    inputs: list[str],
+    producers: dict[str, int],
+    path: str,
+    add: Add,
+    scope: GraphScope,
+    what: str,
 ) -> None:
     """Report the node's inputs that are read before they are produced, or never."""
     for name in inputs:
@@ -179,14 +210,21 @@ def _inputs(
         later = producers.get(name)
         here = node_path(path, node, index)
         if later is not None and later >= index:
-            add("MODEL-NODE-ORDER", here,
+            add(
+                "MODEL-NODE-ORDER",
+                here,
                 f"input '{name}' is produced by node {later}, after this node: the {what}'s nodes "
-                f"are not in topological order", operator=node.op_type)
+                f"are not in topological order",
+                operator=node.op_type,
+            )
         else:
-            add("MODEL-VALUE-UNDEFINED", here,
+            add(
+                "MODEL-VALUE-UNDEFINED",
+                here,
                 f"input '{name}' is not a {what} input{' or initializer' if what == 'graph' else ''}, "
                 f"no earlier node produces it{' and no enclosing graph defines it' if scope.outer else ''}",
-                operator=node.op_type)
+                operator=node.op_type,
+            )
 
 
 def _producers(nodes: Any) -> dict[str, int]:
@@ -201,6 +239,9 @@ def _where(name: str, scope: GraphScope) -> str:
 def _outputs(names: Iterable[str], defined: set[str], path: str, add: Add, what: str) -> None:
     for name in names:
         if name and name not in defined:
-            add("MODEL-OUTPUT-UNDEFINED", path,
+            add(
+                "MODEL-OUTPUT-UNDEFINED",
+                path,
                 f"{what} output '{name}' is not produced by any node of the {what}"
-                f"{' nor one of its inputs or initializers' if what == 'graph' else ' nor one of its inputs'}")
+                f"{' nor one of its inputs or initializers' if what == 'graph' else ' nor one of its inputs'}",
+            )

@@ -78,7 +78,9 @@ def _plan(schema: OpSchema) -> _Plan:
         binding = param.type_str if param.homogeneous and constraint is not None else None
         rules.append((param if param.type_from else None, fixed, binding))
     return _Plan(
-        schema, in_params, tuple(rules),
+        schema,
+        in_params,
+        tuple(rules),
         {a.name: a.default for a in schema.attributes if a.default is not None},
         {p.name: i for i, p in enumerate(schema.inputs)},
         {c.param: frozenset(c.allowed) for c in schema.type_constraints},
@@ -91,8 +93,13 @@ _MISSING = object()
 class Inference:
     """Infers the types of one model's main graph and subgraphs (see the module doc)."""
 
-    def __init__(self, registry: Registry, functions: Mapping[tuple[str, str], Any], add: Add,
-                 imports: Mapping[str, int]) -> None:
+    def __init__(
+        self,
+        registry: Registry,
+        functions: Mapping[tuple[str, str], Any],
+        add: Add,
+        imports: Mapping[str, int],
+    ) -> None:
         self.registry = registry
         self.functions = functions
         self.add = add
@@ -113,8 +120,9 @@ class Inference:
             self._plans[key] = found
         return found  # type: ignore[return-value]
 
-    def graph(self, graph: Any, path: str, outer: Lookup | None = None,
-              fed: Mapping[str, str | None] | None = None) -> Lookup:
+    def graph(
+        self, graph: Any, path: str, outer: Lookup | None = None, fed: Mapping[str, str | None] | None = None
+    ) -> Lookup:
         """Infer `graph` (its subgraphs too); returns the lookup of its scope (declared types win).
         `fed`: the types a Loop or Scan feeds its body's inputs declared without one."""
         declared = declared_types(graph)
@@ -148,31 +156,45 @@ class Inference:
                     known[name] = found
                 elif stated != found:
                     operator = plan.schema.id if plan is not None else node.op_type
-                    self.add("MODEL-TYPE-INFERRED-MISMATCH", node_path(path, node, index),
-                             f"output {position} '{name}' is declared {stated}, but {operator} makes it {found}",
-                             operator=operator)
+                    self.add(
+                        "MODEL-TYPE-INFERRED-MISMATCH",
+                        node_path(path, node, index),
+                        f"output {position} '{name}' is declared {stated}, but {operator} makes it {found}",
+                        operator=operator,
+                    )
         return lookup
 
-    def fed_mismatches(self, fed: Mapping[str, str | None], declared: Mapping[str, str | None], path: str) -> None:
+    def fed_mismatches(
+        self, fed: Mapping[str, str | None], declared: Mapping[str, str | None], path: str
+    ) -> None:
         """A body input declared with another type than the Loop or Scan node feeds it."""
         for name, found in fed.items():
             stated = declared.get(name)
             if stated is not None and found is not None and stated != found:
-                self.add("MODEL-TYPE-INFERRED-MISMATCH", path,
-                         f"body input '{name}' is declared {stated}, but the node feeds it {found}")
+                self.add(
+                    "MODEL-TYPE-INFERRED-MISMATCH",
+                    path,
+                    f"body input '{name}' is declared {stated}, but the node feeds it {found}",
+                )
 
     def control_flow(self, node: Any, path: str, lookup: Lookup) -> list[str | None]:
         """Infer the node's subgraphs; for If/Loop/Scan the types their outputs hand back."""
         wanted = _CONTROL_FLOW.get(node.op_type) if node.domain in ("", "ai.onnx") else None
         results: list[str | None] = []
         for suffix, sub in subgraphs(node):
-            fed = _body_inputs(node, sub, lookup, self.imports) if wanted is not None and suffix == "body" else None
+            fed = (
+                _body_inputs(node, sub, lookup, self.imports)
+                if wanted is not None and suffix == "body"
+                else None
+            )
             scope = self.graph(sub, f"{path}/{suffix}", lookup, fed)
             if wanted is not None and suffix == wanted[0]:
-                results = [scope(o.name) for o in sub.output][wanted[1]:]
+                results = [scope(o.name) for o in sub.output][wanted[1] :]
         return results
 
-    def node(self, node: Any, plan: _Plan, lookup: Lookup, flow: list[str | None], count: int) -> list[str | None]:
+    def node(
+        self, node: Any, plan: _Plan, lookup: Lookup, flow: list[str | None], count: int
+    ) -> list[str | None]:
         """The types of the node's `count` outputs (None where unknown)."""
         bound: dict[str, str] = {}
         params = plan.in_params
@@ -243,7 +265,7 @@ def _body_inputs(node: Any, body: Any, lookup: Lookup, imports: Mapping[str, int
     if node.op_type == "Loop":
         fed = ["tensor(int64)", "tensor(bool)", *(lookup(n) if n else None for n in node.input[2:])]
     else:  # Scan-8's first input is the optional sequence_lens, not fed to the body
-        fed = [lookup(n) if n else None for n in node.input[(0 if imports.get("", 0) >= 9 else 1):]]
+        fed = [lookup(n) if n else None for n in node.input[(0 if imports.get("", 0) >= 9 else 1) :]]
     return {name: found for name, found in zip(names, fed, strict=False) if found is not None}
 
 
@@ -265,7 +287,6 @@ def _attribute_type(attr: Any) -> str | None:
     if kind == _TYPE_PROTO:
         return type_string(attr.tp)
     return None
-
 
 
 def infer_types(model: Any, registry: Registry) -> dict[str, str]:
