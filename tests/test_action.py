@@ -10,6 +10,7 @@ checks the `with:` keys against this action.yml (it reads local action metadata)
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -161,3 +162,43 @@ def test_sarif_fallback_annotations_parse(tmp_path: Path, monkeypatch: pytest.Mo
     props = dict(p.split("=", 1) for p in parsed[0]["props"].split(","))  # type: ignore[index]
     assert props["file"].endswith("new/org.example.abc/C.yaml") and int(props["line"]) > 0
     assert props["title"] == "TYPE-ADDED" and "tensor(int8)" in parsed[0]["message"]  # type: ignore[index]
+
+
+def test_sarif_fallback_annotations_cannot_inject_workflow_commands(tmp_path: Path) -> None:
+    """A finding's text comes from the tree under review (a doc, a name): a line break in it must
+    not end the annotation and start a workflow command of the tree's own (`::add-mask::`,
+    `::stop-commands::`); `,` and `:` in a path must not start a new property."""
+    hostile = "changed\n::add-mask::secret\r\n::error file=x::injected %0A"
+    report = {
+        "runs": [
+            {
+                "tool": {"driver": {"name": "opset-toolkit", "rules": []}},
+                "results": [
+                    {
+                        "ruleId": "DOC-CHANGED",
+                        "level": "note",
+                        "message": {"text": hostile},
+                        "locations": [
+                            {
+                                "physicalLocation": {
+                                    "artifactLocation": {"uri": "opsets/a,title=x:y.yaml"},
+                                    "region": {"startLine": 3, "startColumn": 1},
+                                }
+                            }
+                        ],
+                    }
+                ],
+            }
+        ]
+    }
+    (tmp_path / "r.sarif").write_text(json.dumps(report))
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "tools" / "sarif_annotations.py"), "r.sarif", "."],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+    )
+    lines = proc.stdout.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("::notice file=opsets/a%2Ctitle=x%3Ay.yaml,line=3,")
+    assert lines[0].endswith("::changed%0A::add-mask::secret%0D%0A::error file=x::injected %250A")

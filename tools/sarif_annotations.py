@@ -4,7 +4,7 @@ Used by action.yml when the SARIF report is not uploaded to code scanning (uploa
 the upload failed, e.g. on a pull request from a fork without `security-events: write`), so the
 findings of the one gate run still reach the pull request. Paths: a URI with a `uriBaseId` is
 relative to the repository root already; one without is relative to the gate's working
-directory (the second argument). Usage: python sarif_annotations.py REPORT.sarif [WORKDIR]
+directory (the second argument). Usage: python sarif_annotations.py REPORT.sarif [WORKDIR], with the Python opset-toolkit is installed in.
 """
 
 from __future__ import annotations
@@ -14,15 +14,12 @@ import posixpath
 import sys
 from urllib.parse import unquote
 
+# The one escaping of workflow commands (the action runs this with the toolkit's own Python): a
+# message from the tree cannot end its command and start another (`%0A::set-output ...`).
+from toolkit.reporting.common import gh_data as _escape_data
+from toolkit.reporting.common import gh_prop as _escape_property
+
 LEVELS = {"error": "error", "warning": "warning", "note": "notice", "none": "notice"}
-
-
-def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def annotations(report: dict[str, object], workdir: str = ".") -> list[str]:
