@@ -168,3 +168,42 @@ def test_the_toolkit_stamp_follows_dependency_upgrades(
         assert "stampdep" not in sys.modules  # located, never imported
     finally:
         core.toolkit_stamp.cache_clear()
+
+
+NEG = """\
+operator: Neg
+domain: com.x.y
+versions:
+  - since_version: 1
+    doc: Negates.
+    inputs: [{name: X, type: tensor(float)}]
+    outputs: [{name: Y, type: tensor(float)}]
+    examples:
+      - {name: basic, inputs: [{file: x.npy}], outputs: [{file: y.npy}]}
+"""
+
+
+def test_an_edited_example_file_is_a_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An example's `.npy` is an input of the outputs (backend test data, the docs' Examples), so
+    `--check` may not answer from the record when only that file changed: the record is keyed by
+    the same digest of the inputs as the load cache (`registry.core.inputs_key`)."""
+    np = pytest.importorskip("numpy")
+    monkeypatch.setenv("OPSET_TOOLKIT_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("OPSET_TOOLKIT_NO_CACHE", raising=False)
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "opsets" / "com.x.y"
+    folder.mkdir(parents=True)
+    (folder / "domain.yaml").write_text("domain: com.x.y\nopset_versions:\n  - {version: 1, ir_version: 9}\n")
+    (folder / "Neg.yaml").write_text(NEG)
+    np.save(folder / "x.npy", np.array([1, 2], dtype=np.float32))
+    np.save(folder / "y.npy", np.array([-1, -2], dtype=np.float32))
+    assert main(["generate", "--quiet"]) == 0
+    assert main(["generate", "--check"]) == 0
+    capsys.readouterr()
+
+    np.save(folder / "y.npy", np.array([-1, -3], dtype=np.float32))  # the spec file is unchanged
+
+    assert main(["generate", "--check"]) == 1
+    assert "stale" in capsys.readouterr().err

@@ -28,11 +28,12 @@ from stat import S_ISREG
 
 from toolkit.load import cache
 from toolkit.load.discovery import discover
+from toolkit.load.example_files import example_budget
 from toolkit.load.files import MAX_FILE_BYTES, read_regular_file
 from toolkit.load.manifest import MANIFEST
 from toolkit.load.writer import JOURNAL, TMP_SUFFIX, FilesOnDisk
 from toolkit.model.diagnostics import Diagnostic, diagnostic_from_json, diagnostic_to_json
-from toolkit.registry.core import toolkit_stamp
+from toolkit.registry.core import inputs_key, toolkit_stamp
 
 __all__ = ["file_digest", "inputs_digest", "record", "recorded_outputs"]
 
@@ -48,19 +49,14 @@ def inputs_digest(
 ) -> str:
     import hashlib  # imported on use: a cold run with the cache off hashes nothing
 
+    budget = example_budget()  # which example files a load reads (as the load cache's entry says)
     digest = hashlib.sha256(
         json.dumps(
-            [FORMAT, toolkit_stamp(), sys.version, os.getcwd(), sorted(kinds), source, with_cli]
+            [FORMAT, toolkit_stamp(), sys.version, os.getcwd(), sorted(kinds), source, with_cli, budget]
         ).encode()
     )
-    for path in discover(list(spec_paths)):
-        digest.update(f"{os.path.abspath(path)}\0".encode())
-        try:
-            content = read_regular_file(path, MAX_FILE_BYTES)
-        except OSError as exc:
-            content = f"\0unreadable: {exc.strerror}".encode()
-        digest.update(f"{len(content)}\0".encode())
-        digest.update(content)
+    # The spec files and the example files they name: the registry cache's own key of the inputs.
+    digest.update(inputs_key(discover(list(spec_paths))).encode())
     return digest.hexdigest()
 
 

@@ -179,7 +179,7 @@ def load_registry(
         return Registry(pbload.load_specset_from_pb(path_list))
     key = None
     if cache and disk_cache.enabled():
-        key = _cache_key(discover(path_list))
+        key = inputs_key(discover(path_list))
         from toolkit.load import result_cache  # protobuf: paid only when the cache is used
 
         cached = result_cache.fetch(key)
@@ -212,12 +212,13 @@ def cache_key(paths: Sequence[str | os.PathLike[str]]) -> str | None:
     path_list = list(paths)
     if not disk_cache.enabled() or (path_list and all(pbload.is_pb_tree(p) for p in path_list)):
         return None
-    return _cache_key(discover(path_list))
+    return inputs_key(discover(path_list))
 
 
-def _cache_key(files: list[Path]) -> str:
+def inputs_key(files: list[Path]) -> str:
     """Covers what a LoadResult depends on: the input files' paths and content, the example files
-    they name, the toolkit version, and the working directory (diagnostics hold paths relative to it)."""
+    they name, the toolkit version, and the working directory (diagnostics hold paths relative to it).
+    The one digest of a tree's inputs: the load cache and generate's freshness record key on it."""
     import hashlib  # imported on use: a cold run with the cache off hashes nothing
 
     digest = hashlib.sha256(f"{CACHE_FORMAT}:{os.getcwd()}:{toolkit_stamp()}".encode())
