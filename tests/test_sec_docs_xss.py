@@ -18,14 +18,11 @@ opset docs, the release table, string defaults (quoted by the change messages) a
 
 from __future__ import annotations
 
-import functools
 import html.parser
-import http.server
 import os
 import re
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -380,11 +377,6 @@ def test_plugin_cleaner_keeps_the_pages_markup() -> None:
 # --------------------------------------------------------------------------- the site in Chromium
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def evil_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     pytest.importorskip("mkdocs")
@@ -427,16 +419,10 @@ def test_site_html_has_no_live_payload(evil_site: Path) -> None:
 
 @pytest.fixture(scope="module")
 def evil_url(evil_site: Path) -> Iterator[str]:
-    handler = functools.partial(_QuietHandler, directory=str(evil_site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
+    from test_site_browser import served  # skips this module's browser test without Chromium
+
+    with served(evil_site) as url:
+        yield url
 
 
 CANDIDATES = "article a, article img, article code, article em, article td, article p, article h1, article h2, article h3"

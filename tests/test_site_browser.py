@@ -7,6 +7,7 @@ section render and that the search finds an operator. Screenshots go to test-art
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import threading
@@ -39,13 +40,10 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-@pytest.fixture(scope="module")
-def site_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    from test_docs_site import build_site
-
-    site, result = build_site(tmp_path_factory.mktemp("browser-site"))
-    assert result.returncode == 0, result.stderr[-4000:]
-    handler = functools.partial(_QuietHandler, directory=str(site))
+@contextlib.contextmanager
+def served(folder: Path) -> Iterator[str]:
+    """`folder` over HTTP on 127.0.0.1 (a free port) while the block runs; yields its base URL."""
+    handler = functools.partial(_QuietHandler, directory=str(folder))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -55,6 +53,16 @@ def site_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def site_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    from test_docs_site import build_site
+
+    site, result = build_site(tmp_path_factory.mktemp("browser-site"))
+    assert result.returncode == 0, result.stderr[-4000:]
+    with served(site) as url:
+        yield url
 
 
 def test_operator_page_and_search_in_chromium(site_url: str) -> None:
