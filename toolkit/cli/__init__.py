@@ -11,13 +11,13 @@ import contextlib
 import gc
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from types import ModuleType
 from typing import NoReturn
 
 from toolkit import __version__
 from toolkit.cli.argv import command_parser, option_value, refuse_option_like_values, value_options
-from toolkit.cli.common import REPORT_FORMATS, example_budget_set
+from toolkit.cli.common import REPORT_FORMATS, environment_set, example_budget_set
 from toolkit.model.diagnostics import SpecError, UsageError
 
 NO_CACHE_ENV = "OPSET_TOOLKIT_NO_CACHE"  # read by toolkit.load.cache.enabled()
@@ -95,23 +95,11 @@ def _command_modules(command: str | None) -> list[ModuleType]:
     ]
 
 
-@contextlib.contextmanager
-def _caches_off(off: bool) -> Iterator[None]:
+def _caches_off(off: bool) -> contextlib.AbstractContextManager[None]:
     """`--no-cache` turns off every cache for this command, also those the command does not pass
     `cache=` to (the onnx catalog's import, the git-ref cache): the environment switch the caches
-    read (`toolkit.load.cache.enabled`), restored afterwards so in-process callers are unaffected."""
-    if not off:
-        yield
-        return
-    previous = os.environ.get(NO_CACHE_ENV)
-    os.environ[NO_CACHE_ENV] = "1"
-    try:
-        yield
-    finally:
-        if previous is None:
-            del os.environ[NO_CACHE_ENV]
-        else:
-            os.environ[NO_CACHE_ENV] = previous
+    read (`toolkit.load.cache.enabled`)."""
+    return environment_set(NO_CACHE_ENV, "1" if off else None)
 
 
 def run() -> NoReturn:

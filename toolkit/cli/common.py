@@ -55,24 +55,30 @@ def _size(text: str) -> int:
 
 
 @contextlib.contextmanager
-def example_budget_set(budget: int | None) -> Iterator[None]:
-    """`--max-example-bytes` for the command: the environment variable the loader reads (also
-    in the processes it forks, and in loads the command does not make itself, such as the old
-    tree of `opset diff`), restored afterwards so in-process callers are unaffected."""
-    if budget is None:
+def environment_set(name: str, value: str | None) -> Iterator[None]:
+    """The environment variable `name` set to `value` for the command (None: left as it is): how
+    a flag reaches what reads the variable (also in the processes the command forks, and in loads
+    it does not make itself, such as the old tree of `opset diff`); restored afterwards, so
+    in-process callers are unaffected."""
+    if value is None:
         yield
         return
-    from toolkit.load.example_files import BUDGET_ENV
-
-    previous = os.environ.get(BUDGET_ENV)
-    os.environ[BUDGET_ENV] = str(budget)
+    previous = os.environ.get(name)
+    os.environ[name] = value
     try:
         yield
     finally:
         if previous is None:
-            del os.environ[BUDGET_ENV]
+            del os.environ[name]
         else:
-            os.environ[BUDGET_ENV] = previous
+            os.environ[name] = previous
+
+
+def example_budget_set(budget: int | None) -> contextlib.AbstractContextManager[None]:
+    """`--max-example-bytes` for the command: the variable the example loader reads."""
+    from toolkit.load.example_files import BUDGET_ENV
+
+    return environment_set(BUDGET_ENV, None if budget is None else str(budget))
 
 
 def spec_paths(values: list[str] | None, *, required: bool = True) -> list[str]:
