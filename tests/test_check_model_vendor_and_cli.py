@@ -318,17 +318,6 @@ def test_help_uris_point_at_headings_of_the_docs() -> None:
         assert anchor in anchors[page], uri
 
 
-def test_model_tools_rules_section_is_current() -> None:
-    from toolkit.reporting.model_check import render_rules_section
-
-    text = (REPO / "docs" / "guide" / "model-tools.md").read_text()
-    start = text.index("### Rules\n")
-    section = text[start : text.index("\n## ", start) + 1]
-    assert section.rstrip("\n") + "\n" == render_rules_section(), (
-        "docs/guide/model-tools.md's Rules section differs from toolkit.reporting.model_check.render_rules_section()"
-    )
-
-
 def test_model_tool_rule_ids_are_registered() -> None:
     """Every rule id the model tools can emit (check-model, compat, model-diff, convert's overlay)
     is in the unified catalog with its family, a summary and a doc."""

@@ -260,16 +260,6 @@ def test_rules_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 2 and "did you mean ATTR-RENAMED" in err
 
 
-def test_rules_page_is_current() -> None:
-    from toolkit.compat.docs import RULES_PAGE_PATH, render_rules_page
-    from toolkit.compat.rules import all_rules
-
-    page = REPO / RULES_PAGE_PATH
-    assert page.read_text(encoding="utf-8") == render_rules_page(all_rules()), (
-        "run: opset rules --family gate --format markdown > " + RULES_PAGE_PATH
-    )
-
-
 # --------------------------------------------------------------------------- config
 
 

@@ -10,10 +10,8 @@ from toolkit.checks.run import load_specs
 from toolkit.checks.spec import CHECKED_FAMILIES, check_specs
 from toolkit.model.rules import CATALOG
 from toolkit.reporting.spec_rules import (
-    PAGE_PATH,
     SECTIONS,
     SPEC_FAMILIES,
-    render_markdown,
     section_of,
     spec_rules,
 )
@@ -75,14 +73,6 @@ def test_bad_input_corpus_emits_every_spec_family_rule() -> None:
 def test_every_checked_family_runs_from_the_catalog() -> None:
     for family in CHECKED_FAMILIES:
         assert any(r.check is not None for r in CATALOG.family(family)), family
-
-
-def test_rules_page_is_current() -> None:
-    page = REPO / PAGE_PATH
-    assert page.read_text(encoding="utf-8") == render_markdown(), (
-        'regenerate: python -c "from toolkit.reporting.spec_rules import PAGE_PATH, render_markdown; '
-        "open(PAGE_PATH, 'w').write(render_markdown())\""
-    )
 
 
 DOMAIN = """\

@@ -15,7 +15,7 @@ import rule_recorder
 
 from toolkit.cli import main
 from toolkit.model.rules import FAMILIES
-from toolkit.reporting.catalog import CATALOG_PAGE_PATH, all_rules, render_catalog_page
+from toolkit.reporting.catalog import all_rules
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -32,13 +32,6 @@ def _whole_suite(config: pytest.Config) -> bool:
         and not getattr(config.option, "markexpr", "")
         and not getattr(config.option, "deselect", None)
         and not getattr(config.option, "lf", False)  # absent under -p no:cacheprovider
-    )
-
-
-def test_catalog_page_is_current() -> None:
-    page = REPO / CATALOG_PAGE_PATH
-    assert page.read_text(encoding="utf-8") == render_catalog_page(all_rules()), (
-        f"run: opset rules --format catalog > {CATALOG_PAGE_PATH}"
     )
 
 

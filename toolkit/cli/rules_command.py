@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
+from pathlib import Path
 from typing import Any
 
 from toolkit.cli.diff_command import add_plugin_arguments, gate_config
@@ -29,6 +30,12 @@ def register(subparsers: Any) -> None:
     rules.add_argument(
         "--config", metavar="FILE", help="gate config file (its plugins add rules with --allow-plugins)"
     )
+    rules.add_argument(
+        "--write-docs",
+        metavar="ROOT",
+        help="rewrite the rule reference pages of the docs under ROOT (the toolkit's repository), "
+        "then exit (toolkit.reporting.reference_pages lists them)",
+    )
     add_plugin_arguments(rules)
     rules.set_defaults(handler=run_rules)
 
@@ -43,6 +50,8 @@ def run_rules(args: argparse.Namespace) -> int:
         gate_config(args.config, None, args)
     else:  # the plugins the invoker names (flags, environment) add their rules too
         load_gate_config(None, None, plugin_choice(args.plugins, args.allow_plugins))
+    if args.write_docs is not None:
+        return write_docs(Path(args.write_docs))
     rules = all_rules(args.family)
     if args.rule:
         by_id = {r.id: r for r in rules}
@@ -64,4 +73,18 @@ def run_rules(args: argparse.Namespace) -> int:
         print(json.dumps([sarif_rule(r) for r in rules], indent=2))
     else:
         print(render_text(rules), end="")
+    return 0
+
+
+def write_docs(root: Path) -> int:
+    from toolkit.reporting.reference_pages import REFERENCE_OUTPUTS, write_all
+
+    missing = [o.path for o in REFERENCE_OUTPUTS if o.section is not None and not (root / o.path).is_file()]
+    if not root.is_dir() or missing:
+        raise UsageError(
+            f"{root} is not the toolkit's repository (no {missing[0] if missing else 'such folder'})\n"
+            "  hint: run it from the repository root: opset rules --write-docs ."
+        )
+    for path in write_all(root):
+        print(f"wrote {path}")
     return 0
