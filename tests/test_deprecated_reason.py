@@ -204,3 +204,18 @@ def test_codec_refuses_a_plain_field_the_proto_cannot_carry() -> None:
         Scalars(Wider, OpSchemaProto, outside=("domain", "name"))
     plain = Scalars(OpSchema, OpSchemaProto, outside=("domain", "name"), always=("deprecated",))
     assert "deprecated_reason" in {name for name, _, _ in plain.encoded}
+
+
+def test_opset_show_prints_the_reason_in_text_and_json(
+    generated: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    specs, _ = generated
+    code, out, err = _run(["show", "com.test.dep.Old", "--specs", str(specs)], capsys)
+    assert code == 0, err
+    assert f"  Deprecated: {REASON}" in out.splitlines()
+    code, out, err = _run(["show", "com.test.dep.Old", "--specs", str(specs), "--format", "json"], capsys)
+    assert code == 0, err
+    shown = json.loads(out)
+    versions = shown if isinstance(shown, list) else [shown]
+    notes = [v.get("notes") for v in versions]
+    assert [{"label": "Deprecated", "text": REASON}] in notes

@@ -41,6 +41,7 @@ def schema_dict(schema: OpSchema, *, docs: bool = True) -> dict[str, Any]:
         "since_version": schema.since_version,
         "status": schema.status.value,
         "deprecated": schema.deprecated,
+        "notes": [{"label": label, "text": text} for label, text in schema.notes],
         "inputs": [param_dict(p) for p in schema.inputs],
         "outputs": [param_dict(p) for p in schema.outputs],
         "attributes": {a.name: attribute_dict(a) for a in schema.attributes},
@@ -85,6 +86,7 @@ def schema_text(schema: OpSchema) -> str:
     lines = [f"{schema.id}  ({', '.join(flags)})  {schema.location}"]
     if schema.based_on is not None:
         lines.append(f"  based on version {schema.based_on}")
+    lines += [f"  {label}: {text}" for label, text in schema.notes]
     for title, params, low, high in (
         ("inputs", schema.inputs, schema.min_input, schema.max_input),
         ("outputs", schema.outputs, schema.min_output, schema.max_output),
