@@ -52,8 +52,15 @@ def _check_model(args: argparse.Namespace) -> int:
         if not model.is_file():
             raise UsageError(f"{model}: no such model file")
     registry = model_registry_from_args(args, runtime=args.runtime)
+    runtime = None
+    if args.runtime is not None:  # can it run there? the answer of `opset compat`
+        from toolkit.onnx_bridge.compat_model import load_runtime
+
+        runtime = load_runtime(args.runtime, registry, use_cache=not args.no_cache)
     unchecked = onnx_unchecked_attributes()
-    results = [check_model_file(model, registry, unchecked_attributes=unchecked) for model in models]
+    results = [
+        check_model_file(model, registry, unchecked_attributes=unchecked, runtime=runtime) for model in models
+    ]
     emit_report(args, render(results, args.format, Severity(args.fail_on)))
     return exit_code(results, Severity(args.fail_on))
 

@@ -36,7 +36,7 @@ from toolkit.load.yamlsrc import YamlProblem, location_of, read_yaml
 from toolkit.model.diagnostics import Diagnostic, UsageError, sort_key
 from toolkit.model.resolution import in_effect
 from toolkit.model.rules import Rule, register
-from toolkit.model.spec import canonical_domain, display_domain
+from toolkit.model.spec import OpSchema, canonical_domain, display_domain
 from toolkit.onnx_bridge.graph import graph_path, model_graphs, opset_imports, walk
 from toolkit.onnx_bridge.inline_plan import body_plan
 from toolkit.registry.core import Registry
@@ -222,6 +222,48 @@ def analyse(
     return report
 
 
+# What `node_support` answers: the runtime runs the node's operator version itself, or through
+# its function body (after inlining, or as a model-local function), or not at all; or the node
+# does not resolve.
+SUPPORTED, INLINABLE, MISSING, UNRESOLVED = "supported", "inlinable", "missing", "unresolved"
+
+
+@dataclass(frozen=True)
+class NodeSupport:
+    """Whether a runtime can run one node, and why not."""
+
+    status: str  # SUPPORTED, INLINABLE, MISSING or UNRESOLVED
+    schema: OpSchema | None = None  # the operator version the node resolves to
+    reason: str = ""  # MISSING: why the function body cannot stand in ("" when there is none)
+
+    @property
+    def runnable(self) -> bool:
+        """The node runs as is (SUPPORTED) or through its body (INLINABLE)."""
+        return self.status in (SUPPORTED, INLINABLE)
+
+
+def node_support(
+    registry: Registry, runtime: RuntimeTable, domain: str, op_type: str, imports: Mapping[str, int]
+) -> NodeSupport:
+    """THE answer to "can this runtime run a node `domain.op_type` of a model importing
+    `imports`": `opset compat`, `check-model --runtime` and `test-runtime` (SKIP) all ask it."""
+    domain = canonical_domain(domain)
+    version = imports.get(domain)
+    schema = registry.find_schema(op_type, version, domain) if version is not None else None
+    if schema is None and version is not None and runtime.registry is not None:
+        own = runtime.registry.find_schema(op_type, version, domain) if runtime.registry.has_domain(domain) else None
+        if own is not None:
+            return NodeSupport(SUPPORTED, own)  # only the runtime defines it (a vendor op, or its own addition)
+    if schema is None:
+        return NodeSupport(UNRESOLVED)
+    if runtime.supports(domain, op_type, schema.since_version):
+        return NodeSupport(SUPPORTED, schema)
+    if schema.function is None:
+        return NodeSupport(MISSING, schema)
+    plan = body_plan(schema, registry, runtime.supports, imports)  # issue #16: can it run the body?
+    return NodeSupport(INLINABLE, schema) if plan.runnable else NodeSupport(MISSING, schema, plan.reason)
+
+
 def _node(
     report: CompatReport,
     registry: Registry,
@@ -233,15 +275,10 @@ def _node(
     domain = canonical_domain(node.domain)
     ref = f"{display_domain(domain)}.{node.op_type}"
     version = imports.get(domain)
-    schema = registry.find_schema(node.op_type, version, domain) if version is not None else None
-    if schema is None and version is not None and runtime.registry is not None:
-        own = (
-            runtime.registry.find_schema(node.op_type, version, domain)
-            if runtime.registry.has_domain(domain)
-            else None
-        )
-        if own is not None:
-            return  # only the runtime defines it (a vendor op, or its own addition): supported
+    support = node_support(registry, runtime, domain, node.op_type, imports)
+    schema = support.schema
+    if support.status == SUPPORTED:
+        return
     if schema is None:
         report.findings.append(
             CompatFinding(
@@ -252,24 +289,19 @@ def _node(
             )
         )
         return
-    if runtime.supports(domain, node.op_type, schema.since_version):
-        return
-    inlining = ""
-    if schema.function is not None:  # issue #16: can the runtime run its body instead?
-        plan = body_plan(schema, registry, runtime.supports, imports)
-        if plan.runnable:
-            report.findings.append(
-                CompatFinding(
-                    "COMPAT-OP-INLINABLE",
-                    path,
-                    f"{schema.id} is not supported by runtime {runtime.name}, but every operator of its function "
-                    f"body is: runnable after inlining (`opset convert --inline-missing`)",
-                    schema.id,
-                    severity="warning",
-                )
+    if support.status == INLINABLE:
+        report.findings.append(
+            CompatFinding(
+                "COMPAT-OP-INLINABLE",
+                path,
+                f"{schema.id} is not supported by runtime {runtime.name}, but every operator of its function "
+                f"body is: runnable after inlining (`opset convert --inline-missing`)",
+                schema.id,
+                severity="warning",
             )
-            return
-        inlining = f"; its function body cannot run there either: {plan.reason}"
+        )
+        return
+    inlining = f"; its function body cannot run there either: {support.reason}" if support.reason else ""
     last = _in_effect_until(registry, domain, node.op_type, schema.since_version)
     detail = (
         f"the oldest opset that has it is {display_domain(domain)} {schema.since_version} "

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from toolkit.model.diagnostics import Severity, UsageError
 from toolkit.model.rules import CATALOG, Rule
 from toolkit.onnx_bridge.check import MODEL_RULES, CheckResult, ModelFinding
+from toolkit.onnx_bridge.compat_model import COMPAT_RULES
 from toolkit.reporting.common import dump_json, json_envelope
 from toolkit.reporting.formats import render as render_machine
 from toolkit.reporting.paths import discover
@@ -74,7 +75,9 @@ def render(results: Iterable[CheckResult], fmt: str, fail_on: Severity = Severit
     if fmt in MACHINE_FORMATS:
         code = 1 if any(f.severity.rank >= fail_on.rank for r in items for f in r.findings) else 0
         located = [(r.model, r.findings) for r in items]
-        report = model_report("check-model", located, MODEL_RULES, code, fail_on, summary=_summary(items))
+        fired = {f.rule for r in items for f in r.findings}
+        rules = [*MODEL_RULES, *(r for r in COMPAT_RULES if r.id in fired)]  # --runtime's findings
+        report = model_report("check-model", located, rules, code, fail_on, summary=_summary(items))
         return render_machine(report, fmt)
     raise UsageError(f"unknown format '{fmt}' ({', '.join(FORMATS)})")
 

@@ -4,8 +4,8 @@ check-model reporters (a compat finding is located like a model finding)."""
 from __future__ import annotations
 
 from toolkit.model.diagnostics import Severity
-from toolkit.onnx_bridge.check import ModelFinding
-from toolkit.onnx_bridge.compat_model import COMPAT_RULES, CompatFinding, CompatReport
+from toolkit.onnx_bridge.check.runtime import model_finding
+from toolkit.onnx_bridge.compat_model import COMPAT_RULES, CompatReport
 from toolkit.reporting.common import dump_json, json_envelope
 from toolkit.reporting.formats import render as render_machine
 from toolkit.reporting.model_check import model_report
@@ -45,7 +45,7 @@ def render(report: CompatReport, fmt: str) -> str:
         verdict = f"cannot run as is, can run after inlining ({len(report.findings)} operator(s) to inline)"
     summary = f"{report.model}: {report.nodes} node(s); {verdict} on runtime {report.runtime}"
     if fmt in MACHINE_FORMATS:
-        located = [(report.model, [_model_finding(f) for f in report.findings])]
+        located = [(report.model, [model_finding(f) for f in report.findings])]
         code = 0 if report.compatible else 1
         return render_machine(
             model_report("compat", located, COMPAT_RULES, code, Severity.ERROR, summary), fmt
@@ -54,8 +54,3 @@ def render(report: CompatReport, fmt: str) -> str:
     lines.append(summary)
     return "\n".join(lines) + "\n"
 
-
-def _model_finding(finding: CompatFinding) -> ModelFinding:
-    return ModelFinding(
-        finding.rule, finding.message, finding.path, Severity(finding.severity), operator=finding.operator
-    )

@@ -27,6 +27,7 @@ from toolkit.onnx_bridge.check.functions import function_body_findings
 from toolkit.onnx_bridge.check.inference import Inference
 from toolkit.onnx_bridge.check.model_io import load_model
 from toolkit.onnx_bridge.check.rules import MODEL_RULES
+from toolkit.onnx_bridge.check.runtime import runtime_findings
 from toolkit.onnx_bridge.check.schema_facts import FACTS, SchemaFacts, facts_of
 from toolkit.onnx_bridge.check.types import VALUE_FIELDS, declared_types, type_string
 from toolkit.onnx_bridge.graph import (
@@ -41,6 +42,8 @@ from toolkit.registry.core import Registry
 
 if TYPE_CHECKING:
     import onnx
+
+    from toolkit.onnx_bridge.compat_model import RuntimeTable
 
 _RULES = {rule.id: rule for rule in MODEL_RULES}
 
@@ -384,8 +387,10 @@ def check_model(
     unchecked_attributes: Container[str] = frozenset(),
     fast: bool = True,
     graph_level: bool = True,
+    runtime: RuntimeTable | None = None,
 ) -> CheckResult:
-    """Every finding for `model` against `registry`, in graph order.
+    """Every finding for `model` against `registry`, in graph order; with `runtime`, then what
+    keeps that runtime from running the model as is (check/runtime.py).
 
     `graph_level=False` checks the nodes alone (no SSA, order, definition or model-header
     checks): convert uses it to check one rewritten node outside its graph.
@@ -438,6 +443,8 @@ def check_model(
         walk.graph(function, scope)
     for rule, path, message, hint, operator in function_body_findings(model, registry, imports):
         walk.add(rule, path, message, hint, operator)
+    if runtime is not None:
+        walk.findings.extend(runtime_findings(model, registry, runtime, name))
     return CheckResult(name, tuple(walk.findings), walk.nodes)
 
 
@@ -447,7 +454,13 @@ def check_model_file(
     *,
     unchecked_attributes: Container[str] = frozenset(),
     fast: bool = True,
+    runtime: RuntimeTable | None = None,
 ) -> CheckResult:
     return check_model(
-        load_model(path), registry, name=os.fspath(path), unchecked_attributes=unchecked_attributes, fast=fast
+        load_model(path),
+        registry,
+        name=os.fspath(path),
+        unchecked_attributes=unchecked_attributes,
+        fast=fast,
+        runtime=runtime,
     )
