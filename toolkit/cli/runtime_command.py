@@ -14,8 +14,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="run every example of the specs on a runtime and report pass/fail per example",
         description="Build each example's one-node model (the backend test case `opset generate` "
         "writes) and run it on the runtime through its Python API; compare the outputs with the "
-        "expected ones within the example's tolerance. Exit 0 all passed, 1 an example failed or "
-        "could not run, 2 usage problem (runtime not installed, bad specs).",
+        "expected ones within the example's tolerance. An operator version the runtime has no kernel "
+        "for and cannot run through its function body is skipped, with the reason. Exit 0 none "
+        "failed (passed or skipped), 1 an example failed or could not run, 2 usage problem "
+        "(runtime not installed, bad specs).",
     )
     add_specs_argument(parser)
     parser.add_argument(
@@ -60,6 +62,12 @@ def _test_runtime(args: argparse.Namespace) -> int:
 
             raise UsageError(f"--domain {domain}: no such domain in the specs")
     cases = selected(registry, args.domain, args.op)
-    results = run_examples(registry, cases, runtime=args.runtime, custom_op_libraries=args.custom_op_library)
+    results = run_examples(
+        registry,
+        cases,
+        runtime=args.runtime,
+        custom_op_libraries=args.custom_op_library,
+        use_cache=not args.no_cache,
+    )
     sys.stdout.write(render(results, args.format, runtime=args.runtime))
     return exit_code(results)

@@ -2,7 +2,11 @@
 
 Each example becomes the one-node model of its backend test case (`toolkit.model.example_model`)
 and runs through the runtime's Python API: onnxruntime's InferenceSession, with vendor kernels
-from `--custom-op-library` shared libraries. Outputs are compared the way onnx's backend test
+from `--custom-op-library` shared libraries. An example whose operator version the runtime can run
+neither itself nor through its function body (`compat_model.node_support`, the answer `opset
+compat` gives) is SKIP, not an error: nothing is wrong with the example, the runtime lacks the
+operator. With `--custom-op-library` a library may supply the kernel, so such an example is run,
+and SKIP when the runtime then refuses the model (no kernel came with the libraries). Outputs are compared the way onnx's backend test
 runner compares them: same element type and shape, then `|actual - expected| <= atol + rtol *
 |expected|` for floating types (NaN equals NaN) and equality for the rest.
 onnxruntime (and numpy, which it requires) are imported lazily: neither is a core dependency.
@@ -21,11 +25,17 @@ from toolkit.model.examples import Example, ExampleTensor
 from toolkit.model.rules import register
 from toolkit.model.spec import Location, OpSchema, display_domain
 from toolkit.registry.core import Registry
-from toolkit.registry.test_cases import all_cases, example_model
+from toolkit.registry.test_cases import all_cases, example_model, model_frame
 
 RUNTIMES = ("onnxruntime",)
-PASS, FAIL, ERROR = "pass", "fail", "error"
-RULE_OF = {FAIL: "RUNTIME-EXAMPLE-FAIL", ERROR: "RUNTIME-EXAMPLE-ERROR"}
+PASS, FAIL, ERROR, SKIP = "pass", "fail", "error", "skip"
+STATUSES = (PASS, FAIL, ERROR, SKIP)
+RULE_OF = {FAIL: "RUNTIME-EXAMPLE-FAIL", ERROR: "RUNTIME-EXAMPLE-ERROR", SKIP: "RUNTIME-EXAMPLE-SKIP"}
+# The two ways to run an operator version the runtime has no kernel for (message and rule hint).
+WAYS_OUT = (
+    "give the version a `function:` body of operators the runtime has, "
+    "or load a kernel library with --custom-op-library PATH"
+)
 _NUMPY_TYPES = {
     "float": "float32",
     "double": "float64",
@@ -45,7 +55,8 @@ _NUMPY_TYPES = {
 
 @dataclass(frozen=True)
 class ExampleResult:
-    """The outcome of one example: pass, fail (wrong outputs) or error (the runtime refused)."""
+    """The outcome of one example: pass, fail (wrong outputs), error (the runtime refused or
+    failed) or skip (the runtime has no kernel for the operator version and cannot run its body)."""
 
     domain: str
     op: str
@@ -61,8 +72,13 @@ class ExampleResult:
 
     @property
     def rule(self) -> str:
-        """The rule of a failing or erroring example; "" for a pass."""
+        """The rule of a failing, erroring or skipped example; "" for a pass."""
         return RULE_OF.get(self.status, "")
+
+    @property
+    def subject(self) -> str:
+        """`domain.Op:since`, the JUnit class of the example's case."""
+        return f"{display_domain(self.domain)}.{self.op}:{self.since_version}"
 
 
 def selected(
@@ -84,14 +100,56 @@ def run_examples(
     *,
     runtime: str = "onnxruntime",
     custom_op_libraries: Sequence[str] = (),
+    use_cache: bool = True,
 ) -> list[ExampleResult]:
     if runtime not in RUNTIMES:
         raise UsageError(f"unknown runtime '{runtime}' (one of: {', '.join(RUNTIMES)})")
     session_for = _onnxruntime_sessions(custom_op_libraries)
+    cases = list(cases)
+    lacks = _lacking(registry, runtime, cases, use_cache=use_cache)
     results = []
     for schema, example in cases:
-        results.append(run_one(registry, schema, example, session_for))
+        missing = lacks(schema)
+        if missing and not custom_op_libraries:
+            results.append(_result(schema, example, SKIP, missing))
+        else:
+            results.append(run_one(registry, schema, example, session_for, missing))
     return results
+
+
+def _lacking(
+    registry: Registry, runtime: str, cases: Sequence[tuple[OpSchema, Example]], *, use_cache: bool
+) -> Callable[[OpSchema], str]:
+    """For a version: why the runtime cannot run it ("" when it can), per `node_support`."""
+    from toolkit.onnx_bridge.catalog import merge_registries
+    from toolkit.onnx_bridge.compat_model import load_runtime, node_support
+
+    if not cases:
+        return lambda schema: ""
+    table = load_runtime(runtime, registry, use_cache=use_cache)
+    assert table.registry is not None  # a runtime catalog
+    # The specs over the runtime's own catalog: vendor versions resolve in the specs, the
+    # operators of their bodies in the runtime's domains, as check-model --runtime resolves them.
+    known = merge_registries(table.registry, registry)
+    memo: dict[str, str] = {}
+
+    def lacks(schema: OpSchema) -> str:
+        if schema.id not in memo:
+            imports = dict(model_frame(registry, schema).opset_imports)
+            support = node_support(known, table, schema.domain, schema.name, imports)
+            memo[schema.id] = ""
+            if support.schema is not None and not support.runnable:
+                body = f"its function body cannot run there: {support.reason}" if support.reason else "it has no function body"
+                memo[schema.id] = f"{table.name} has no kernel for {schema.id} and {body}; to run it, {WAYS_OUT}"
+        return memo[schema.id]
+
+    return lacks
+
+
+def _result(schema: OpSchema, example: Example, status: str, message: str = "") -> ExampleResult:
+    return ExampleResult(
+        schema.domain, schema.name, schema.since_version, example.name, status, message, example.location
+    )
 
 
 def run_one(
@@ -99,11 +157,13 @@ def run_one(
     schema: OpSchema,
     example: Example,
     session_for: Callable[[bytes], Any],
+    missing: str = "",
 ) -> ExampleResult:
+    """Run one example; `missing`: why the runtime has no kernel of its own for the version (the
+    libraries of --custom-op-library may bring one: the example is SKIP when the model is refused)."""
+
     def result(status: str, message: str = "") -> ExampleResult:
-        return ExampleResult(
-            schema.domain, schema.name, schema.since_version, example.name, status, message, example.location
-        )
+        return _result(schema, example, status, message)
 
     import numpy as np
 
@@ -119,6 +179,11 @@ def run_one(
     }
     try:
         session = session_for(model)
+    except Exception as exc:
+        if missing:
+            return result(SKIP, f"{missing} (the custom-op libraries bring none: {_first_line(exc)})")
+        return result(ERROR, _first_line(exc))
+    try:
         actual = session.run(out_names, feeds)
     except Exception as exc:
         return result(ERROR, _first_line(exc))
@@ -208,15 +273,39 @@ register(
     "RUNTIME-EXAMPLE-ERROR",
     "runtime",
     "error",
-    "The runtime could not run an example: it rejected the model, has no kernel for the operator, or failed while running.",
+    "The runtime could not run an example: it rejected the model or failed while running.",
     anchor="test-runtime",
-    hint="give the runtime a kernel (--custom-op-library) or a function body, or fix the example",
+    hint="fix the example (types, shapes, attributes), or the runtime's kernel",
     doc="""\
 **Why:** a runtime that cannot load or run the example's one-node model cannot run any model
 using the operator version this way.
 
-**Before:** `opset test-runtime` on a vendor domain whose operators have no kernel in the runtime.
+An operator version the runtime has no kernel for (and cannot run through a body) is not an
+error but RUNTIME-EXAMPLE-SKIP.
 
-**After:** `opset test-runtime --custom-op-library libacme_ops.so`, or function bodies the runtime
-can inline.""",
+**Before:** an example feeds `int32` data to an operator version whose kernel takes `float`
+only; the runtime refuses the model.
+
+**After:** the example uses a type the kernel takes, or the kernel is fixed.""",
+)
+register(
+    "RUNTIME-EXAMPLE-SKIP",
+    "runtime",
+    "info",
+    "An example was not run: the runtime has no kernel for the operator version and cannot run "
+    "it through a function body.",
+    anchor="test-runtime",
+    hint=WAYS_OUT,
+    doc="""\
+**Why:** a runtime runs an operator version with a kernel of its own, or, for a vendor operator,
+through the version's function body (the example's model carries it as a model-local function).
+With neither, nothing about the example can be learnt from the runtime: it is skipped (exit 0
+when nothing failed), with the reason, rather than reported as an error of the spec. This is the
+answer `opset compat --runtime onnxruntime` gives for a model using the operator version.
+
+**Before:** `com.acme.vision.Blur:1` has no body; `opset test-runtime` says
+`SKIP com.acme.vision.Blur:1/box3`.
+
+**After:** a body of operators the runtime has (`function:`, see FusedConv), or
+`opset test-runtime --custom-op-library libacme_ops.so` with a kernel for it.""",
 )

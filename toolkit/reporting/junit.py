@@ -12,7 +12,9 @@
       </testsuite>
     </testsuites>
 
-- A finding at or above the threshold is a `<failure>`; below it the case passes. A load error
+- A finding at or above the threshold is a `<failure>`; below it the case passes; an item that
+  was not run (test-runtime's example without a kernel) is `<skipped message=...>`. A command
+  whose items are tests of their own (test-runtime's examples) names each case itself. A load error
   or usage error (the command could not run, exit 2) is an `<error>`. A clean run is one passing
   case, so report viewers show the gate ran.
 - `file` is the repository path (GitLab links it; Jenkins shows it); `line` the 1-based line.
@@ -63,11 +65,13 @@ def _case(report: Report, item: Item) -> str:
     paths = report.repo()
     file = paths.repo_path(item.place.file)
     line = max(item.place.line, 1)
-    name = f"{item.place.label(paths)} {item.rule}" + (f" {item.subject}" if item.subject else "")
-    attrs = (
-        f"classname={xml_attr(f'opset.{report.command}.{item.rule}')} name={xml_attr(name)} "
-        f'file={xml_attr(file)} line="{line}" time="0"'
+    classname, name = item.case or (
+        f"opset.{report.command}.{item.rule}",
+        f"{item.place.label(paths)} {item.rule}" + (f" {item.subject}" if item.subject else ""),
     )
+    attrs = f'classname={xml_attr(classname)} name={xml_attr(name)} file={xml_attr(file)} line="{line}" time="0"'
+    if item.skipped:
+        return f"    <testcase {attrs}>\n      <skipped message={xml_attr(item.message)}/>\n    </testcase>"
     if not item.failing and not item.error:
         return f"    <testcase {attrs}/>"
     tag = "error" if item.error else "failure"
@@ -91,7 +95,8 @@ def _usage_case(report: Report, message: str) -> str:
 def render_junit(report: Report) -> str:
     cases = [_case(report, item) for item in report.items]
     cases += [_usage_case(report, message) for message in report.usage_errors]
-    failures = sum(1 for item in report.items if item.failing and not item.error)
+    failures = sum(1 for item in report.items if item.failing and not item.error and not item.skipped)
+    skipped = sum(1 for item in report.items if item.skipped)
     errors = sum(1 for item in report.items if item.error) + len(report.usage_errors)
     if not cases:
         name = f"opset {report.command}: no findings"
@@ -108,7 +113,7 @@ def render_junit(report: Report) -> str:
         '<?xml version="1.0" encoding="UTF-8"?>',
         "<testsuites>",
         f'  <testsuite name={xml_attr(suite)} package="opset" id="0" timestamp="{_timestamp()}" '
-        f'hostname={xml_attr(_hostname())} {counts} skipped="0" time="0">',
+        f'hostname={xml_attr(_hostname())} {counts} skipped="{skipped}" time="0">',
         f"    <properties>{properties}\n    </properties>" if properties else "    <properties/>",
         *cases,
         f"    <system-out>{xml_text(report.summary)}</system-out>",

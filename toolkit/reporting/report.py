@@ -65,6 +65,8 @@ class Item:
     properties: Mapping[str, object] = field(default_factory=dict)
     failing: bool = True
     error: bool = False
+    skipped: bool = False  # not run (JUnit `<skipped>`): test-runtime's example with no kernel
+    case: tuple[str, str] = ()  # (classname, name) of a JUnit case that is a test of its own
 
     @property
     def title(self) -> str:

@@ -2,8 +2,10 @@
 
 Text and JSON are the command's own; github, sarif and junit go through the shared `Report`
 (`toolkit.reporting.report`): a failing or erroring example is an item of its rule
-(RUNTIME-EXAMPLE-FAIL / -ERROR) at the example's place in the spec, and in JUnit every passing
-example is a passing test case too. Deterministic output only (results come sorted; no timings).
+(RUNTIME-EXAMPLE-FAIL / -ERROR) at the example's place in the spec, and a skipped one an info
+item (RUNTIME-EXAMPLE-SKIP). In JUnit every example is a test case named by itself (class
+`domain.Op:since`, name the example's), passing, `<failure type=RULE>`, `<error type=RULE>` or
+`<skipped message=...>`. Deterministic output only (results come sorted; no timings).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from toolkit.model.diagnostics import Severity, UsageError
-from toolkit.onnx_bridge.runtime_test import FAIL, PASS, RULE_OF, ExampleResult
+from toolkit.onnx_bridge.runtime_test import PASS, SKIP, STATUSES, ExampleResult
 from toolkit.reporting.common import dump_json, json_envelope
 from toolkit.reporting.formats import render as render_machine
 from toolkit.reporting.report import MACHINE_FORMATS, Item, Place, Report
@@ -31,12 +33,16 @@ def render(results: Sequence[ExampleResult], fmt: str, *, runtime: str) -> str:
 
 
 def exit_code(results: Sequence[ExampleResult]) -> int:
-    return 0 if all(r.status == PASS for r in results) else 1
+    """0 when no example failed or erred (skipped ones do not count), else 1."""
+    return 0 if all(r.status in (PASS, SKIP) for r in results) else 1
 
 
 def summary(results: Sequence[ExampleResult]) -> str:
     counts = Counter(r.status for r in results)
-    return f"{len(results)} example(s): {counts['pass']} passed, {counts['fail']} failed, {counts['error']} error(s)"
+    return (
+        f"{len(results)} example(s): {counts['pass']} passed, {counts['fail']} failed, "
+        f"{counts['error']} error(s), {counts['skip']} skipped"
+    )
 
 
 def render_text(results: Sequence[ExampleResult], runtime: str) -> str:
@@ -56,7 +62,7 @@ def render_json(results: Sequence[ExampleResult], runtime: str) -> str:
         json_envelope(
             command="test-runtime",
             runtime=runtime,
-            summary={"examples": len(results), **{s: counts[s] for s in ("pass", "fail", "error")}},
+            summary={"examples": len(results), **{s: counts[s] for s in STATUSES}},
             results=[
                 {
                     "domain": r.domain,
@@ -88,12 +94,14 @@ def report(results: Sequence[ExampleResult], runtime: str, *, passes: bool = Fal
         place = Place(where.file, where.line, where.column) if where else Place("")
         items.append(
             Item(
-                r.rule or RULE_OF[FAIL],
-                Severity.ERROR,
+                r.rule,  # "" for a pass: a JUnit case only, named by its example
+                Severity.INFO if r.status in (PASS, SKIP) else Severity.ERROR,
                 r.message or "passed",
                 place,
                 subject=r.id,
-                failing=r.status != PASS,
+                failing=r.status not in (PASS, SKIP),
+                skipped=r.status == SKIP,
+                case=(r.subject, r.example),
             )
         )
     return Report(
