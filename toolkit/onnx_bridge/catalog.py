@@ -16,8 +16,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from toolkit.load import cache
-from toolkit.model.diagnostics import UsageError
 from toolkit.model.spec import DomainSpec, OperatorSpec, SpecSet
+from toolkit.onnx_bridge.missing import not_installed
 from toolkit.registry.core import Registry, load_registry
 
 CATALOG_FORMAT = 6  # 4: outputs carry type_from; 5: function bodies (#16); 6: more type_from facts
@@ -32,7 +32,7 @@ def onnx_version() -> str:
     try:
         return metadata.version("onnx")
     except metadata.PackageNotFoundError:
-        raise UsageError("the onnx package is not installed: pip install onnx==1.23.2") from None
+        raise not_installed("onnx", "the onnx operator catalog") from None
 
 
 def catalog_dir(cache_root: str | os.PathLike[str] | None = None) -> Path:

@@ -251,9 +251,15 @@ def node_support(
     version = imports.get(domain)
     schema = registry.find_schema(op_type, version, domain) if version is not None else None
     if schema is None and version is not None and runtime.registry is not None:
-        own = runtime.registry.find_schema(op_type, version, domain) if runtime.registry.has_domain(domain) else None
+        own = (
+            runtime.registry.find_schema(op_type, version, domain)
+            if runtime.registry.has_domain(domain)
+            else None
+        )
         if own is not None:
-            return NodeSupport(SUPPORTED, own)  # only the runtime defines it (a vendor op, or its own addition)
+            return NodeSupport(
+                SUPPORTED, own
+            )  # only the runtime defines it (a vendor op, or its own addition)
     if schema is None:
         return NodeSupport(UNRESOLVED)
     if runtime.supports(domain, op_type, schema.since_version):

@@ -25,6 +25,7 @@ from toolkit.load.writer import write_tree
 from toolkit.model.diagnostics import UsageError
 from toolkit.model.spec import display_domain
 from toolkit.onnx_bridge.import_functions import function_entry
+from toolkit.onnx_bridge.missing import not_installed
 from toolkit.onnx_bridge.type_facts import add_type_sources
 
 SCHEMA_HEADER = "# yaml-language-server: $schema={rel}{kind}.schema.json\n"
@@ -116,7 +117,7 @@ def _collect(source: str) -> tuple[list[Any], dict[str, tuple[int, int]], Any]:
             import onnx.defs
             import onnx.helper
         except ImportError:
-            raise UsageError("the onnx package is not installed: pip install onnx") from None
+            raise not_installed("onnx", "importing the onnx catalog") from None
         ranges = {k: tuple(v) for k, v in onnx.defs.C.schema_version_map().items()}
 
         def ir_for(domain: str, version: int) -> int:

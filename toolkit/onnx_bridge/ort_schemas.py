@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolkit.model.diagnostics import UsageError
+from toolkit.onnx_bridge.missing import not_installed
 
 # AttributeProto.AttributeType numbers (onnx.proto facts) -> the enum names onnx's pybind uses.
 _ATTR_TYPE_NAMES = {
@@ -85,14 +86,14 @@ def ort_schemas() -> list[SchemaView]:
     try:
         from onnxruntime.capi import onnxruntime_pybind11_state as ort_state  # type: ignore[import-untyped,import-not-found,unused-ignore]
     except ImportError:
-        raise UsageError("onnxruntime is not installed: pip install onnxruntime") from None
+        raise not_installed("onnxruntime", "reading onnxruntime's operator table") from None
     getter = getattr(ort_state, "get_all_operator_schema", None)
     if getter is None:
         raise UsageError("this onnxruntime build does not expose its operator schemas")
     try:
         import onnx
     except ImportError:
-        raise UsageError("reading onnxruntime's attribute defaults needs onnx: pip install onnx") from None
+        raise not_installed("onnx", "reading onnxruntime's attribute defaults") from None
     return [_schema(s, onnx.AttributeProto) for s in getter()]
 
 

@@ -24,6 +24,7 @@ from toolkit.model.diagnostics import UsageError
 from toolkit.model.examples import Example, ExampleTensor
 from toolkit.model.rules import register
 from toolkit.model.spec import Location, OpSchema, display_domain
+from toolkit.onnx_bridge.missing import not_installed
 from toolkit.registry.core import Registry
 from toolkit.registry.test_cases import all_cases, example_model, model_frame
 
@@ -139,8 +140,14 @@ def _lacking(
             support = node_support(known, table, schema.domain, schema.name, imports)
             memo[schema.id] = ""
             if support.schema is not None and not support.runnable:
-                body = f"its function body cannot run there: {support.reason}" if support.reason else "it has no function body"
-                memo[schema.id] = f"{table.name} has no kernel for {schema.id} and {body}; to run it, {WAYS_OUT}"
+                body = (
+                    f"its function body cannot run there: {support.reason}"
+                    if support.reason
+                    else "it has no function body"
+                )
+                memo[schema.id] = (
+                    f"{table.name} has no kernel for {schema.id} and {body}; to run it, {WAYS_OUT}"
+                )
         return memo[schema.id]
 
     return lacks
@@ -229,9 +236,7 @@ def _onnxruntime_sessions(libraries: Sequence[str]) -> Callable[[bytes], Any]:
     try:
         import onnxruntime as ort  # type: ignore[import-untyped,import-not-found,unused-ignore]
     except ImportError as exc:
-        raise UsageError(
-            "onnxruntime is not installed; install it (pip install onnxruntime) to run examples on it"
-        ) from exc
+        raise not_installed("onnxruntime", "running the examples on onnxruntime") from exc
     for library in libraries:
         if not Path(library).is_file():
             raise UsageError(f"--custom-op-library {library}: no such file")

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolkit.model.diagnostics import SpecError, UsageError
+from toolkit.onnx_bridge.missing import not_installed
 from toolkit.registry.core import Registry, load_registry
 
 KNOWN_RUNTIMES = ("onnxruntime",)
@@ -42,9 +43,9 @@ def onnxruntime_version() -> str:
     try:
         return metadata.version("onnxruntime")
     except metadata.PackageNotFoundError:
+        error = not_installed("onnxruntime", "--runtime onnxruntime")
         raise UsageError(
-            "--runtime onnxruntime: onnxruntime is not installed (pip install onnxruntime), "
-            "or give a catalog folder written by `opset import-onnx --source onnxruntime`"
+            f"{error}; or give a catalog folder written by `opset import-onnx --source onnxruntime`"
         ) from None
 
 

@@ -69,7 +69,9 @@ def _case(report: Report, item: Item) -> str:
         f"opset.{report.command}.{item.rule}",
         f"{item.place.label(paths)} {item.rule}" + (f" {item.subject}" if item.subject else ""),
     )
-    attrs = f'classname={xml_attr(classname)} name={xml_attr(name)} file={xml_attr(file)} line="{line}" time="0"'
+    attrs = (
+        f'classname={xml_attr(classname)} name={xml_attr(name)} file={xml_attr(file)} line="{line}" time="0"'
+    )
     if item.skipped:
         return f"    <testcase {attrs}>\n      <skipped message={xml_attr(item.message)}/>\n    </testcase>"
     if not item.failing and not item.error:

@@ -53,4 +53,3 @@ def render(report: CompatReport, fmt: str) -> str:
     lines = [f"{report.model}:{f.path}: {f.severity}[{f.rule}]: {f.message}" for f in report.findings]
     lines.append(summary)
     return "\n".join(lines) + "\n"
-

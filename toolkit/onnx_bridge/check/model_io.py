@@ -8,6 +8,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from toolkit.model.diagnostics import UsageError
+from toolkit.onnx_bridge.missing import not_installed
 
 if TYPE_CHECKING:
     import onnx
@@ -19,7 +20,7 @@ def load_model(path: str | os.PathLike[str]) -> onnx.ModelProto:
         model_class = _model_proto_class()
         from google.protobuf.message import DecodeError
     except ImportError:
-        raise UsageError("the onnx package is not installed: pip install onnx==1.23.2") from None
+        raise not_installed("onnx", "reading an ONNX model") from None
     try:
         with open(path, "rb") as handle:
             data = handle.read()

@@ -1,0 +1,20 @@
+"""The one message for an optional package the model tools need but cannot import (#25.8).
+
+onnx and onnxruntime are never core dependencies: the extra `opset-toolkit[onnx]` installs both
+at the versions the toolkit is tested with, so every message that asks for one names the extra.
+"""
+
+from __future__ import annotations
+
+from toolkit.model.diagnostics import UsageError
+
+ONNX_EXTRA = "opset-toolkit[onnx]"
+INSTALL_ONNX = f"pip install '{ONNX_EXTRA}'"
+
+
+def not_installed(package: str, needed_for: str) -> UsageError:
+    """The usage error (exit 2) for `package` (onnx or onnxruntime) missing when `needed_for` runs."""
+    return UsageError(
+        f"{needed_for} needs the {package} package, which is not installed: {INSTALL_ONNX} "
+        f"installs onnx and onnxruntime for the model tools (from a checkout: pip install -e '.[onnx]')"
+    )
