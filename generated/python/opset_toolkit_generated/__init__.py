@@ -119,6 +119,7 @@ OPSET_IR_VERSIONS: dict[tuple[str, int], int] = {
     ("com.acme.vision", 1): 9,
     ("com.acme.vision", 2): 10,
     ("com.acme.vision", 3): 10,
+    ("com.acme.vision", 4): 10,
     ("org.example.abc", 1): 3,
     ("org.example.abc", 2): 3,
     ("org.example.abc", 3): 3,

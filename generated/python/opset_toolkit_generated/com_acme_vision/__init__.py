@@ -22,7 +22,7 @@ __all__ = ["DOMAIN", "OPSET_VERSIONS", "opset"]
 
 DOMAIN = "com.acme.vision"
 DISPLAY_NAME = "com.acme.vision"
-OPSET_VERSIONS: tuple[int, ...] = (1, 2, 3, )
+OPSET_VERSIONS: tuple[int, ...] = (1, 2, 3, 4, )
 
 
 def opset(version: int) -> type[OpsetBase]:

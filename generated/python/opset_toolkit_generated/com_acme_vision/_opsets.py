@@ -19,6 +19,7 @@ __all__ = [
     "Opset1",
     "Opset2",
     "Opset3",
+    "Opset4",
 ]
 
 _schema = schema_loader(__name__.rpartition(".")[0] + ".schemas")
@@ -883,6 +884,51 @@ class Opset3(OpsetBase):
             _schema("SplitChannels", "SplitChannels_1"),
             (X, split),
             {},
+            _outputs,
+            _name,
+        )
+
+
+class Opset4(Opset3):
+    """Builders of com.acme.vision opset 4: opset 3's, with those that changed."""
+
+    DOMAIN: ClassVar[str] = "com.acme.vision"
+    VERSION: ClassVar[int] = 4
+    IR_VERSION: ClassVar[int] = 10
+
+    def GaussianBlur(  # type: ignore[override, unused-ignore]
+        self,
+        X: str,
+        /,
+        *,
+        sigma: float,
+        kernel_shape: Sequence[int] = (3, 3),
+        _outputs: int | Sequence[str] | None = None,
+        _name: str | None = None,
+    ) -> TensorValue:
+        """Blurs each channel with a Gaussian kernel of standard deviation `sigma`: the weights
+        `exp(-d^2 / (2 sigma^2))` at offsets `d` from the centre along each axis, normalised to
+        sum to 1, applied as a 2-D convolution whose pixels outside the image count as zero.
+        Integer images are blurred in double precision and rounded to the nearest integer
+        (halves to even).
+
+        com.acme.vision.GaussianBlur, since_version 4.
+
+        Inputs:
+            X
+
+        Attributes:
+            sigma: Standard deviation in pixels.
+            kernel_shape: Kernel size as (height, width); odd values.
+
+        Returns:
+            Y
+        """
+        return self._one(
+            TensorValue,
+            _schema("GaussianBlur", "GaussianBlur_4"),
+            (X,),
+            {"sigma": sigma, "kernel_shape": kernel_shape},
             _outputs,
             _name,
         )

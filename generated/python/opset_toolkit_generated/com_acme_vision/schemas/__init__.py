@@ -33,6 +33,7 @@ CLASSES: dict[tuple[str, int], str] = {
     ("FusedConv", 1): "FusedConv_1",
     ("FusedConv", 2): "FusedConv_2",
     ("GaussianBlur", 2): "GaussianBlur_2",
+    ("GaussianBlur", 4): "GaussianBlur_4",
     ("LegacyResize", 1): "LegacyResize_1",
     ("LegacyResize", 2): "LegacyResize_2",
     ("NonMaxSuppressionLite", 1): "NonMaxSuppressionLite_1",
