@@ -66,7 +66,7 @@ class Item:
     failing: bool = True
     error: bool = False
     skipped: bool = False  # not run (JUnit `<skipped>`): test-runtime's example with no kernel
-    case: tuple[str, str] = ()  # (classname, name) of a JUnit case that is a test of its own
+    case: tuple[str, str] | None = None  # (classname, name) of a JUnit case that is a test of its own
 
     @property
     def title(self) -> str:
