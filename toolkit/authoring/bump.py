@@ -187,9 +187,16 @@ def _load(text: str, what: str) -> Any:
 
 
 def _add_opset(text: str, plan: BumpPlan) -> tuple[str, int]:
-    root = _load(text, display_path(plan.domain_file))
+    return add_opset_text(text, plan.domain_file, plan.opset, plan.ir_version)
+
+
+def add_opset_text(text: str, domain_file: Path, opset: int, ir_version: int) -> tuple[str, int]:
+    """`text` of a domain file with opset version `opset` appended to `opset_versions` in the
+    list's own style (flow or block), every other byte kept; and the 1-based line of the entry.
+    `opset bump` and `opset new --add-opset` both add opset versions this way."""
+    root = _load(text, display_path(domain_file))
     seq = root["opset_versions"]
-    entry = {"version": plan.opset, "ir_version": plan.ir_version}
+    entry = {"version": opset, "ir_version": ir_version}
     if seq.fa.flow_style():
         return _append_to_flow_sequence(text, seq, "{" + _flow_pairs(entry) + "}")
     return _append_to_block_sequence(text, seq, entry, flow_like_last=True)
@@ -304,11 +311,17 @@ def _append_to_flow_sequence(text: str, seq: Any, item: str) -> tuple[str, int]:
 
 def apply_bump(plan: BumpPlan) -> None:
     """Check the new texts parse, then write both files atomically (all or nothing)."""
-    for path, text in plan.texts.items():
+    write_texts(plan.texts)
+
+
+def write_texts(texts: dict[Path, str]) -> None:
+    """Check each new text parses as YAML, then write the files atomically together (all or
+    nothing): the writer of `opset bump` and `opset new`."""
+    for path, text in texts.items():
         _load(text, display_path(path))
-    root = Path(_common_root(list(plan.texts)))
+    root = Path(_common_root(list(texts)))
     files = {
-        path.resolve().relative_to(root).as_posix(): text.encode("utf-8") for path, text in plan.texts.items()
+        path.resolve().relative_to(root).as_posix(): text.encode("utf-8") for path, text in texts.items()
     }
     writer.commit(root, writer.plan(root, files))
 

@@ -1,4 +1,4 @@
-"""bump, semver and releases: the authoring workflow's commands (logic in toolkit.authoring)."""
+"""bump, new, semver and releases: the authoring workflow's commands (logic in toolkit.authoring)."""
 
 from __future__ import annotations
 
@@ -41,6 +41,37 @@ def register(subparsers: Any) -> None:
         "--specs", action="append", metavar="DIR", help="spec folder (repeatable; default: ./opsets)"
     )
     bump.set_defaults(handler=run_bump)
+
+    new = subparsers.add_parser(
+        "new",
+        help="start a new operator: a spec file whose skeleton validates at once",
+        description="Writes <spec root>/<DOMAIN>/<OP>.yaml with one version at the open opset (as "
+        "`opset bump` picks it) or --since N: one input X, one output Y, a type parameter T bound to "
+        "a type set of the domain, TODO docs. Refuses an existing operator (use `opset bump`).",
+    )
+    new.add_argument("operator", metavar="DOMAIN.OP", help="e.g. com.acme.vision.Sharpen")
+    new.add_argument(
+        "--since",
+        type=int,
+        metavar="N",
+        help="since_version (default: the open opset: the newest one if no release of the release "
+        "table ships it, else newest + 1)",
+    )
+    new.add_argument(
+        "--add-opset",
+        action="store_true",
+        help="add opset version N to domain.yaml when it is not declared (IR version of the newest)",
+    )
+    new.add_argument(
+        "--unreleased",
+        action="store_true",
+        help="without a release table: the newest opset version has not been released yet",
+    )
+    new.add_argument("--dry-run", action="store_true", help="print the plan, write nothing")
+    new.add_argument(
+        "--specs", action="append", metavar="DIR", help="spec folder (repeatable; default: ./opsets)"
+    )
+    new.set_defaults(handler=run_new)
 
     rel = subparsers.add_parser(
         "releases",
@@ -88,6 +119,29 @@ def run_bump(args: argparse.Namespace) -> int:
     )
     if not args.dry_run:
         apply_bump(plan)
+    print(plan.report() + ("\n(dry run: nothing written)" if args.dry_run else ""))
+    return 0
+
+
+def run_new(args: argparse.Namespace) -> int:
+    domain, op, since = split_operator_ref(args.operator)
+    if since is not None:
+        raise UsageError("write DOMAIN.OP without :SINCE; use --since N")
+    if args.since is not None and args.since < 1:
+        raise UsageError(f"--since {args.since}: opset versions start at 1")
+    from toolkit.authoring.new import apply_new, check_name, plan_new
+
+    check_name(domain, op)
+    plan = plan_new(
+        spec_paths(args.specs),
+        domain,
+        op,
+        since=args.since,
+        add_opset=args.add_opset,
+        unreleased=args.unreleased,
+    )
+    if not args.dry_run:
+        apply_new(plan)
     print(plan.report() + ("\n(dry run: nothing written)" if args.dry_run else ""))
     return 0
 
