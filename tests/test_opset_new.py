@@ -187,3 +187,78 @@ def test_dry_run_writes_nothing(tree: Path, capsys: pytest.CaptureFixture[str]) 
     assert main(["new", "com.acme.vision.Sharpen", "--add-opset", "--dry-run", "--specs", str(tree)]) == 0
     assert "(dry run: nothing written)" in capsys.readouterr().out
     assert _files(tree) == before
+
+
+# -- the generated package of a new operator (#25.6) ---------------------------------------------
+
+AMOUNT = "    attributes:\n      amount: {type: float, default: 1.0, doc: How much to sharpen.}\n"
+
+PROBE = """
+import importlib, json, sys, types
+sys.path.insert(0, sys.argv[1])
+pkg = importlib.import_module("opset_toolkit_generated")
+names = ["opset_toolkit_generated"]
+for domain in pkg.DOMAINS.values():
+    base = f"opset_toolkit_generated.{domain}"
+    dom = importlib.import_module(base)
+    names += [base, f"{base}.schemas"]
+    names += [f"{base}.opset{v}" for v in dom.OPSET_VERSIONS]
+    names += [f"{base}.schemas.{m}" for m in importlib.import_module(f"{base}.schemas").OPERATORS.values()]
+runtime = importlib.import_module("opset_toolkit_generated._runtime")
+stray = {}
+for name in names:
+    module = importlib.import_module(name)
+    # an operator's schema module also holds the runtime's record classes its annotations name
+    records = {"AttrInfo", "OpSchemaInfo", "ParamInfo", "TypeConstraintInfo"} if name.count(".") == 3 else set()
+    extra = sorted(
+        n for n in dir(module)
+        if not n.startswith("_") and n not in module.__all__
+        and not isinstance(getattr(module, n), types.ModuleType)  # a subpackage imported
+        and not (n in records and getattr(module, n) is getattr(runtime, n))
+    )
+    if extra:
+        stray[name] = extra
+out = {"stray": stray, "modules": len(names)}
+if len(sys.argv) > 2:
+    op = pkg.opset("com.acme.vision", 3)()
+    out["explicit"] = [(a.name, a.f) for a in op.Sharpen("x", amount=1.0).node.attribute]
+    out["omitted"] = [a.name for a in op.Sharpen("x").node.attribute]
+    out["other"] = [(a.name, a.f) for a in op.Sharpen("x", amount=2.5).node.attribute]
+print(json.dumps(out))
+"""
+
+
+def _probe(python_dir: Path, *extra: str) -> dict[str, object]:
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, str(python_dir), *extra], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    found: dict[str, object] = json.loads(done.stdout)
+    return found
+
+
+def test_generated_builder_keeps_an_attribute_passed_with_its_default(
+    tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("onnx")  # the node is an onnx.NodeProto (with `.f`)
+    assert main(["new", "com.acme.vision.Sharpen", "--unreleased", "--specs", str(tree)]) == 0
+    path = tree / "com.acme.vision" / "Sharpen.yaml"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("    type_constraints:\n", AMOUNT + "    type_constraints:\n"), "utf-8")
+    assert main(["validate", str(tree)]) == 0
+    gen = tmp_path / "generated"
+    assert main(["generate", "--specs", str(tree), "--out", str(gen), "--only", "python", "-q"]) == 0
+    found = _probe(gen / "python", "build")
+    assert found["explicit"] == [["amount", 1.0]]  # what the caller wrote, though it is the default
+    assert found["omitted"] == []  # not passed: not on the node, the schema default applies
+    assert found["other"] == [["amount", 2.5]]
+    assert found["stray"] == {}
+
+
+def test_checked_in_generated_package_exports_only_its_api() -> None:
+    found = _probe(REPO / "generated" / "python")
+    assert found["stray"] == {} and isinstance(found["modules"], int) and found["modules"] > 20

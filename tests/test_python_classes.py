@@ -171,7 +171,9 @@ def _wide_schema() -> OpSchema:
 
 def test_builder_method_is_laid_out_from_its_parts() -> None:
     method = build_method(_wide_schema(), "Wide", "Wide")
-    assert (method.uses_math, method.uses_any) == (True, True)
+    assert method.uses_any
+    # optional attributes default to None (left off the node), their spec default is in the docstring
+    assert "epsilon: float | None = None" in method.signature and "epsilon (default math.nan)" in method.docstring
     assert method.value_kinds == {"TensorValue", "SequenceValue"}
     body = body_lines(method)
     assert body[0] == "        return self._many(" and "            {" in body  # the dict is spread
@@ -207,8 +209,8 @@ def test_builder_method_is_laid_out_from_its_parts() -> None:
         2,
         None,
     )
-    assert isinstance(attributes, dict) and attributes["body"] == "g" and math.isnan(attributes["epsilon"])
-    assert attributes["attribute_with_a_long_name_3"] == (3,)
+    assert isinstance(attributes, dict) and attributes["body"] == "g" and attributes["epsilon"] is None
+    assert attributes["attribute_with_a_long_name_3"] is None
 
 
 # -- the runtime module --------------------------------------------------------------------------
@@ -332,7 +334,10 @@ def test_builder_light_node_without_onnx(shipped_python: Path, monkeypatch: pyte
         assert y == "y" and y.node.name == "add" and op.nodes == [node, y.node]
         a = load("org_example_abc.opset3").Opset3().A("x", scale=2)
         assert a.node.attribute == [runtime.LightAttribute("scale", "FLOAT", 2.0)]
-        assert load("org_example_abc.opset3").Opset3().A("x", scale=1.0).node.attribute == []  # default
+        # what the caller writes is on the node, the default value too; left out, it is not
+        explicit = load("org_example_abc.opset3").Opset3().A("x", scale=1.0).node.attribute
+        assert explicit == [runtime.LightAttribute("scale", "FLOAT", 1.0)]
+        assert load("org_example_abc.opset3").Opset3().A("x").node.attribute == []
 
 
 def test_shipped_release_lookups_agree_with_toolkit_releases(

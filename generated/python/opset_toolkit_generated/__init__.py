@@ -15,23 +15,25 @@ DOMAINS; "" also names the default domain "ai.onnx".
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Mapping
+import importlib as _importlib
+from collections.abc import Mapping as _Mapping
 
 # typing.TYPE_CHECKING without importing typing, a large module: type checkers take any name
 # TYPE_CHECKING as true. At run time NamedTuple is the runtime's stand-in, which makes the
 # namedtuple class typing would make, and OpsetId (for annotations only) is a plain class.
+# Names other than the API's start with `_` (or are deleted at the end).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Mapping
     from types import ModuleType
-    from typing import NamedTuple, Protocol
+    from typing import NamedTuple as _NamedTuple
+    from typing import Protocol as _Protocol
 
     from ._runtime import OpSchemaInfo, OpsetBase
 else:
-    from ._runtime import NamedTuple
+    from ._runtime import NamedTuple as _NamedTuple
 
-    Protocol = object
+    _Protocol = object
 
 __all__ = [
     "DOMAINS",
@@ -64,7 +66,7 @@ def _package(name: str) -> str:
 
 def domain(name: str) -> ModuleType:
     """The package of a domain (`""` and `"ai.onnx"` both name the default domain)."""
-    return importlib.import_module(f"{__name__}.{_package(name)}")
+    return _importlib.import_module(f"{__name__}.{_package(name)}")
 
 
 def opset(name: str, version: int) -> type[OpsetBase]:
@@ -75,7 +77,7 @@ def opset(name: str, version: int) -> type[OpsetBase]:
 
 def schema(name: str, op: str, since_version: int) -> type[OpSchemaInfo]:
     """The schema class of operator version (`name`, `op`, `since_version`)."""
-    module = importlib.import_module(f"{__name__}.{_package(name)}.schemas")
+    module = _importlib.import_module(f"{__name__}.{_package(name)}.schemas")
     found: type[OpSchemaInfo] = module.get(op, since_version)
     return found
 
@@ -85,7 +87,7 @@ def schema(name: str, op: str, since_version: int) -> type[OpSchemaInfo]:
 # --------------------------------------------------------------------------------------------
 
 
-class Release(NamedTuple):
+class Release(_NamedTuple):
     """One release: its name, the IR version it writes, the opset version it ships per domain."""
 
     name: str
@@ -93,7 +95,7 @@ class Release(NamedTuple):
     opsets: Mapping[str, int]  # domain (as in DOMAINS) -> opset version
 
 
-class OpsetId(Protocol):
+class OpsetId(_Protocol):
     """An opset import such as `onnx.OperatorSetIdProto` (an item of `model.opset_import`)."""
 
     @property
@@ -162,7 +164,7 @@ def min_ir_version_for(
     MIN_IR_VERSION when there are none. An opset that OPSET_IR_VERSIONS does not know raises
     KeyError, unless `ignore_unknown`: then it is skipped.
     """
-    pairs = opsets.items() if isinstance(opsets, Mapping) else opsets
+    pairs = opsets.items() if isinstance(opsets, _Mapping) else opsets
     needed: list[int] = []
     for item in pairs:
         name, version = item if isinstance(item, tuple) else (item.domain, item.version)
@@ -172,3 +174,7 @@ def min_ir_version_for(
         elif not ignore_unknown:
             raise KeyError(f"unknown opset {key[0]} {version}: no domain or release here defines it")
     return max(needed, default=MIN_IR_VERSION)
+
+
+# The module's names are its API (`__all__`): those it needed only while being imported go.
+del annotations, TYPE_CHECKING

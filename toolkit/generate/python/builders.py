@@ -27,7 +27,6 @@ from toolkit.generate.python.source import (
     SourceMemo,
     docstring,
     inline,
-    needs_math,
     py_literal,
     str_literal,
 )
@@ -72,6 +71,7 @@ class PyParam:
     annotation: str
     default: str | None  # Python source, None: no default
     doc: str
+    spec_default: str | None = None  # an attribute's default in the spec, as Python source (docstring)
 
     def declaration(self) -> str:
         return f"{self.name}: {self.annotation}" + (f" = {self.default}" if self.default else "")
@@ -89,7 +89,6 @@ class Method:
     call_args: tuple[Arg, ...]
     docstring: str
     value_kinds: frozenset[str]  # the runtime's Value classes the method names
-    uses_math: bool  # a default is NaN or infinite
     uses_any: bool  # an annotation names typing.Any
 
     @property
@@ -153,18 +152,18 @@ def _attr_params(schema: OpSchema) -> list[PyParam]:
     taken: set[str] = set()
     for attr in sorted(schema.attributes, key=lambda a: (not a.required, a.name)):
         annotation = _PY_ATTR_TYPES[attr.type]
-        if attr.required:
-            default = None
-        elif attr.default is not None:
-            default = py_literal(attr.default)
-        else:
+        default = None
+        if not attr.required:
+            # None, not the spec's default: an attribute the caller passes, even with the default
+            # value, is on the node; one left out is not (the schema's default then applies).
             annotation = f"{annotation} | None"
             default = "None"
         name = identifier(attr.name, RESERVED_PARAMS)
         while name in taken:  # `self` became `self_`, and another attribute is named `self_`
             name = f"{name}_"
         taken.add(name)
-        out.append(PyParam(name, attr.name, annotation, default, attr.doc))
+        spec_default = None if attr.required or attr.default is None else py_literal(attr.default)
+        out.append(PyParam(name, attr.name, annotation, default, attr.doc, spec_default))
     return out
 
 
@@ -211,7 +210,8 @@ def _method_doc(
     if attrs:
         lines += ["", "Attributes:"]
         for p in attrs:
-            lines.append(f"    {p.name}: {summary(p.doc)}".rstrip().rstrip(":"))
+            line = f"    {p.name}: {summary(p.doc)}".rstrip().rstrip(":")
+            lines.append(line if p.spec_default is None else f"{line} (default {p.spec_default})")
     if schema.outputs:
         lines += ["", "Returns:"]
         for out in schema.outputs:
@@ -270,7 +270,6 @@ def build_method(
         call_args=call_args,
         docstring=_method_doc(schema, inputs, variadic, attrs, memo),
         value_kinds=frozenset(returns.kinds) | ({returns.element} if returns.element else set()),
-        uses_math=any(needs_math(a.default) for a in schema.attributes if not a.required),
         uses_any=any(by_name[p.source].type in _ANY_TYPES for p in attrs),
     )
 

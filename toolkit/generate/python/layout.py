@@ -103,7 +103,6 @@ def _opsets_module(domain: DomainSpec, opsets: Sequence[OpsetClass], header: str
         opsets=opsets,
         runtime_names=base + kinds + (["schema_loader"] if methods else []),
         any_methods=bool(methods),
-        needs_math=any(m.uses_math for m in methods),
         needs_any=any(m.uses_any for m in methods),
     )
 

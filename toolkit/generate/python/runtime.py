@@ -148,8 +148,9 @@ class OpSchemaInfo:
     ) -> Any:
         """Validate and build a node: an `onnx.NodeProto` when onnx is importable, else a `LightNode`.
 
-        `None` (or "") marks an omitted optional input or output; attributes set to `None` or to
-        their default value are left out of the node, as onnx does.
+        `None` (or "") marks an omitted optional input or output; an attribute set to `None` is
+        left out of the node (its default then applies); any other value given is on the node,
+        the default value too (as onnx.helper.make_node does).
         """
         ins = _check_params(cls, "input", cls.inputs, inputs, cls.min_input, cls.max_input)
         outs = _check_params(cls, "output", cls.outputs, outputs, cls.min_output, cls.max_output)
@@ -239,14 +240,6 @@ def _convert(schema: type[OpSchemaInfo], attr: AttrInfo, value: object) -> objec
     return _scalar(schema, attr, kind, value)
 
 
-def _same(value: object, default: object) -> bool:
-    if isinstance(value, list) and isinstance(default, tuple):
-        value = tuple(value)
-    if isinstance(value, float) and isinstance(default, float) and value != value:  # NaN (no math import)
-        return default != default
-    return type(value) is not bool and value == default
-
-
 def _check_attributes(
     schema: type[OpSchemaInfo], attributes: Mapping[str, object]
 ) -> list[tuple[AttrInfo, object]]:
@@ -264,10 +257,7 @@ def _check_attributes(
                     f"{schema.label()}: required attribute '{attr.name}' ({attr.type}) is missing"
                 )
             continue
-        converted = _convert(schema, attr, value)
-        if attr.default is not None and _same(converted, attr.default):
-            continue
-        out.append((attr, converted))
+        out.append((attr, _convert(schema, attr, value)))
     return out
 
 

@@ -10,7 +10,7 @@ Models import this domain next to the default domain, e.g. `opset_import { domai
 
 from __future__ import annotations
 
-import importlib
+import importlib as _importlib
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (type checkers take it as true)
 if TYPE_CHECKING:
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
     from .._runtime import OpsetBase
 
-__all__ = ["DOMAIN", "OPSET_VERSIONS", "opset"]
+__all__ = ["DISPLAY_NAME", "DOMAIN", "OPSET_VERSIONS", "opset"]
 
 DOMAIN = "com.acme.vision"
 DISPLAY_NAME = "com.acme.vision"
@@ -29,7 +29,7 @@ def opset(version: int) -> type[OpsetBase]:
     """The builder class of opset `version` (its module is imported on first use)."""
     if version not in OPSET_VERSIONS:
         raise KeyError(f"domain {DISPLAY_NAME} has no opset version {version} (known: {OPSET_VERSIONS})")
-    module = importlib.import_module(f"{__name__}.opset{version}")
+    module = _importlib.import_module(f"{__name__}.opset{version}")
     found: type[OpsetBase] = getattr(module, f"Opset{version}")
     return found
 
@@ -37,7 +37,11 @@ def opset(version: int) -> type[OpsetBase]:
 def __getattr__(name: str) -> ModuleType:
     # `package.opsetN` works after a bare `import package`, without importing every opset.
     if name.startswith("opset") and name[5:].isdigit() and int(name[5:]) in OPSET_VERSIONS:
-        return importlib.import_module(f"{__name__}.{name}")
+        return _importlib.import_module(f"{__name__}.{name}")
     if name == "schemas":
-        return importlib.import_module(f"{__name__}.schemas")
+        return _importlib.import_module(f"{__name__}.schemas")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# The module's names are its API (`__all__`): those it needed only while being imported go.
+del annotations, TYPE_CHECKING

@@ -37,7 +37,7 @@ class Opset1(OpsetBase):
         X: str,
         /,
         *,
-        size: int = 3,
+        size: int | None = None,
         _outputs: int | Sequence[str] | None = None,
         _name: str | None = None,
     ) -> TensorValue:
@@ -49,7 +49,7 @@ class Opset1(OpsetBase):
             X
 
         Attributes:
-            size: Window width and height in pixels.
+            size: Window width and height in pixels. (default 3)
 
         Returns:
             Y
@@ -99,7 +99,7 @@ class Opset1(OpsetBase):
     def ConcatFeatures(
         self,
         *features: str,
-        axis: int = 1,
+        axis: int | None = None,
         _outputs: int | Sequence[str] | None = None,
         _name: str | None = None,
     ) -> TensorValue:
@@ -111,7 +111,7 @@ class Opset1(OpsetBase):
             features (variadic): Two or more feature maps.
 
         Attributes:
-            axis: Axis to join along; negative counts from the back.
+            axis: Axis to join along; negative counts from the back. (default 1)
 
         Returns:
             joined
@@ -130,7 +130,7 @@ class Opset1(OpsetBase):
         encoded: str,
         /,
         *,
-        pixel_format: str = "RGB",
+        pixel_format: str | None = None,
         _outputs: int | Sequence[str] | None = None,
         _name: str | None = None,
     ) -> TensorValue:
@@ -142,7 +142,8 @@ class Opset1(OpsetBase):
             encoded: The file contents as a 1-D byte tensor.
 
         Attributes:
-            pixel_format: Channel order of the result: `RGB`, `BGR` or `Grayscale`.
+            pixel_format: Channel order of the result: `RGB`, `BGR` or `Grayscale`. (default
+                "RGB")
 
         Returns:
             image: Decoded pixels, shape (H, W, C).
@@ -163,9 +164,9 @@ class Opset1(OpsetBase):
         B: str | None = None,
         /,
         *,
-        group: int = 1,
-        pads: Sequence[int] = (0, 0, 0, 0),
-        strides: Sequence[int] = (1, 1),
+        group: int | None = None,
+        pads: Sequence[int] | None = None,
+        strides: Sequence[int] | None = None,
         _outputs: int | Sequence[str] | None = None,
         _name: str | None = None,
     ) -> TensorValue:
@@ -179,9 +180,9 @@ class Opset1(OpsetBase):
             B: Bias, shape (M). Zero when omitted.
 
         Attributes:
-            group: Number of groups input channels and filters are split into.
-            pads: Padding as (top, left, bottom, right).
-            strides: Step along each spatial axis.
+            group: Number of groups input channels and filters are split into. (default 1)
+            pads: Padding as (top, left, bottom, right). (default (0, 0, 0, 0))
+            strides: Step along each spatial axis. (default (1, 1))
 
         Returns:
             Y: Convolved batch.
@@ -201,7 +202,7 @@ class Opset1(OpsetBase):
         /,
         *,
         scales: Sequence[float],
-        mode: str = "nearest",
+        mode: str | None = None,
         _outputs: int | Sequence[str] | None = None,
         _name: str | None = None,
     ) -> TensorValue:
@@ -214,7 +215,7 @@ class Opset1(OpsetBase):
 
         Attributes:
             scales: Factors for (H, W).
-            mode: `nearest` or `bilinear`.
+            mode: `nearest` or `bilinear`. (default "nearest")
 
         Returns:
             Y
@@ -235,8 +236,8 @@ class Opset1(OpsetBase):
         max_output: str | None = None,
         /,
         *,
-        iou_threshold: float = 0.5,
-        score_threshold: float = 0.0,
+        iou_threshold: float | None = None,
+        score_threshold: float | None = None,
         _outputs: int | Sequence[str] | None = None,
         _name: str | None = None,
     ) -> TensorValue:
@@ -252,8 +253,8 @@ class Opset1(OpsetBase):
             max_output: Scalar upper bound on kept boxes; all when omitted.
 
         Attributes:
-            iou_threshold: Overlap above which a box is suppressed.
-            score_threshold: Boxes scoring at or below this are ignored.
+            iou_threshold: Overlap above which a box is suppressed. (default 0.5)
+            score_threshold: Boxes scoring at or below this are ignored. (default 0.0)
 
         Returns:
             selected: Indices of the kept boxes in visiting order.
@@ -378,10 +379,10 @@ class Opset2(Opset1):
         B: str | None = None,
         /,
         *,
-        activation: str = "none",
-        group: int = 1,
-        pads: Sequence[int] = (0, 0, 0, 0),
-        strides: Sequence[int] = (1, 1),
+        activation: str | None = None,
+        group: int | None = None,
+        pads: Sequence[int] | None = None,
+        strides: Sequence[int] | None = None,
         _outputs: int | Sequence[str] | None = None,
         _name: str | None = None,
     ) -> TensorValue:
@@ -396,10 +397,10 @@ class Opset2(Opset1):
             B: Bias, shape (M). Zero when omitted.
 
         Attributes:
-            activation: One of `none`, `relu`, `sigmoid`, `tanh`.
-            group: Number of groups input channels and filters are split into.
-            pads: Padding as (top, left, bottom, right).
-            strides: Step along each spatial axis.
+            activation: One of `none`, `relu`, `sigmoid`, `tanh`. (default "none")
+            group: Number of groups input channels and filters are split into. (default 1)
+            pads: Padding as (top, left, bottom, right). (default (0, 0, 0, 0))
+            strides: Step along each spatial axis. (default (1, 1))
 
         Returns:
             Y: Convolved batch.
@@ -419,7 +420,7 @@ class Opset2(Opset1):
         /,
         *,
         sigma: float,
-        kernel_shape: Sequence[int] = (3, 3),
+        kernel_shape: Sequence[int] | None = None,
         _outputs: int | Sequence[str] | None = None,
         _name: str | None = None,
     ) -> TensorValue:
@@ -432,7 +433,7 @@ class Opset2(Opset1):
 
         Attributes:
             sigma: Standard deviation in pixels.
-            kernel_shape: Kernel size as (height, width); odd values.
+            kernel_shape: Kernel size as (height, width); odd values. (default (3, 3))
 
         Returns:
             Y
@@ -452,7 +453,7 @@ class Opset2(Opset1):
         /,
         *,
         scales: Sequence[float],
-        mode: str = "nearest",
+        mode: str | None = None,
         _outputs: int | Sequence[str] | None = None,
         _name: str | None = None,
     ) -> TensorValue:
@@ -466,7 +467,7 @@ class Opset2(Opset1):
 
         Attributes:
             scales: Factors for (H, W).
-            mode: `nearest` or `bilinear`.
+            mode: `nearest` or `bilinear`. (default "nearest")
 
         Returns:
             Y
@@ -487,9 +488,9 @@ class Opset2(Opset1):
         max_output: str | None = None,
         /,
         *,
-        center_point_box: int = 0,
-        iou_threshold: float = 0.5,
-        score_threshold: float = 0.0,
+        center_point_box: int | None = None,
+        iou_threshold: float | None = None,
+        score_threshold: float | None = None,
         _outputs: int | Sequence[str] | None = None,
         _name: str | None = None,
     ) -> TensorValue:
@@ -505,9 +506,9 @@ class Opset2(Opset1):
             max_output: Scalar upper bound on kept boxes; all when omitted.
 
         Attributes:
-            center_point_box: 1: boxes are (x_center, y_center, width, height).
-            iou_threshold: Overlap above which a box is suppressed.
-            score_threshold: Boxes scoring at or below this are ignored.
+            center_point_box: 1: boxes are (x_center, y_center, width, height). (default 0)
+            iou_threshold: Overlap above which a box is suppressed. (default 0.5)
+            score_threshold: Boxes scoring at or below this are ignored. (default 0.0)
 
         Returns:
             selected: Indices of the kept boxes in visiting order.
@@ -569,7 +570,7 @@ class Opset3(OpsetBase):
     def ConcatFeatures(
         self,
         *features: str,
-        axis: int = 1,
+        axis: int | None = None,
         _outputs: int | Sequence[str] | None = None,
         _name: str | None = None,
     ) -> TensorValue:
@@ -581,7 +582,7 @@ class Opset3(OpsetBase):
             features (variadic): Two or more feature maps.
 
         Attributes:
-            axis: Axis to join along; negative counts from the back.
+            axis: Axis to join along; negative counts from the back. (default 1)
 
         Returns:
             joined
@@ -600,7 +601,7 @@ class Opset3(OpsetBase):
         encoded: str,
         /,
         *,
-        pixel_format: str = "RGB",
+        pixel_format: str | None = None,
         _outputs: int | Sequence[str] | None = None,
         _name: str | None = None,
     ) -> TensorValue:
@@ -612,7 +613,8 @@ class Opset3(OpsetBase):
             encoded: The file contents as a 1-D byte tensor.
 
         Attributes:
-            pixel_format: Channel order of the result: `RGB`, `BGR` or `Grayscale`.
+            pixel_format: Channel order of the result: `RGB`, `BGR` or `Grayscale`. (default
+                "RGB")
 
         Returns:
             image: Decoded pixels, shape (H, W, C).
@@ -633,10 +635,10 @@ class Opset3(OpsetBase):
         B: str | None = None,
         /,
         *,
-        activation: str = "none",
-        group: int = 1,
-        pads: Sequence[int] = (0, 0, 0, 0),
-        strides: Sequence[int] = (1, 1),
+        activation: str | None = None,
+        group: int | None = None,
+        pads: Sequence[int] | None = None,
+        strides: Sequence[int] | None = None,
         _outputs: int | Sequence[str] | None = None,
         _name: str | None = None,
     ) -> TensorValue:
@@ -651,10 +653,10 @@ class Opset3(OpsetBase):
             B: Bias, shape (M). Zero when omitted.
 
         Attributes:
-            activation: One of `none`, `relu`, `sigmoid`, `tanh`.
-            group: Number of groups input channels and filters are split into.
-            pads: Padding as (top, left, bottom, right).
-            strides: Step along each spatial axis.
+            activation: One of `none`, `relu`, `sigmoid`, `tanh`. (default "none")
+            group: Number of groups input channels and filters are split into. (default 1)
+            pads: Padding as (top, left, bottom, right). (default (0, 0, 0, 0))
+            strides: Step along each spatial axis. (default (1, 1))
 
         Returns:
             Y: Convolved batch.
@@ -674,7 +676,7 @@ class Opset3(OpsetBase):
         /,
         *,
         sigma: float,
-        kernel_shape: Sequence[int] = (3, 3),
+        kernel_shape: Sequence[int] | None = None,
         _outputs: int | Sequence[str] | None = None,
         _name: str | None = None,
     ) -> TensorValue:
@@ -687,7 +689,7 @@ class Opset3(OpsetBase):
 
         Attributes:
             sigma: Standard deviation in pixels.
-            kernel_shape: Kernel size as (height, width); odd values.
+            kernel_shape: Kernel size as (height, width); odd values. (default (3, 3))
 
         Returns:
             Y
@@ -707,7 +709,7 @@ class Opset3(OpsetBase):
         /,
         *,
         scales: Sequence[float],
-        mode: str = "nearest",
+        mode: str | None = None,
         _outputs: int | Sequence[str] | None = None,
         _name: str | None = None,
     ) -> TensorValue:
@@ -721,7 +723,7 @@ class Opset3(OpsetBase):
 
         Attributes:
             scales: Factors for (H, W).
-            mode: `nearest` or `bilinear`.
+            mode: `nearest` or `bilinear`. (default "nearest")
 
         Returns:
             Y
@@ -742,9 +744,9 @@ class Opset3(OpsetBase):
         max_output: str | None = None,
         /,
         *,
-        center_point_box: int = 0,
-        iou_threshold: float = 0.5,
-        score_threshold: float = 0.0,
+        center_point_box: int | None = None,
+        iou_threshold: float | None = None,
+        score_threshold: float | None = None,
         _outputs: int | Sequence[str] | None = None,
         _name: str | None = None,
     ) -> TensorValue:
@@ -760,9 +762,9 @@ class Opset3(OpsetBase):
             max_output: Scalar upper bound on kept boxes; all when omitted.
 
         Attributes:
-            center_point_box: 1: boxes are (x_center, y_center, width, height).
-            iou_threshold: Overlap above which a box is suppressed.
-            score_threshold: Boxes scoring at or below this are ignored.
+            center_point_box: 1: boxes are (x_center, y_center, width, height). (default 0)
+            iou_threshold: Overlap above which a box is suppressed. (default 0.5)
+            score_threshold: Boxes scoring at or below this are ignored. (default 0.0)
 
         Returns:
             selected: Indices of the kept boxes in visiting order.
@@ -818,10 +820,10 @@ class Opset3(OpsetBase):
         batch_indices: str,
         /,
         *,
-        output_height: int = 1,
-        output_width: int = 1,
-        sampling_ratio: int = 0,
-        spatial_scale: float = 1.0,
+        output_height: int | None = None,
+        output_width: int | None = None,
+        sampling_ratio: int | None = None,
+        spatial_scale: float | None = None,
         _outputs: int | Sequence[str] | None = None,
         _name: str | None = None,
     ) -> TensorValue:
@@ -836,10 +838,10 @@ class Opset3(OpsetBase):
             batch_indices: Image of each box, shape (R).
 
         Attributes:
-            output_height
-            output_width
-            sampling_ratio: Sample points per bin; adaptive when 0.
-            spatial_scale: Scale from box coordinates to feature-map coordinates.
+            output_height (default 1)
+            output_width (default 1)
+            sampling_ratio: Sample points per bin; adaptive when 0. (default 0)
+            spatial_scale: Scale from box coordinates to feature-map coordinates. (default 1.0)
 
         Returns:
             Y: Pooled features, shape (R, C, output_height, output_width).

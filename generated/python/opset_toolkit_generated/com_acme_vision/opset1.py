@@ -4,8 +4,6 @@
 First release of the domain.
 """
 
-from __future__ import annotations
-
 from ._opsets import Opset1
 
 __all__ = ["IR_VERSION", "Opset1"]

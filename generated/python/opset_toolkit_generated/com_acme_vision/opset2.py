@@ -4,8 +4,6 @@
 Fused activations, Gaussian blur, bfloat16 support in convolutions; LegacyResize deprecated.
 """
 
-from __future__ import annotations
-
 from ._opsets import Opset2
 
 __all__ = ["IR_VERSION", "Opset2"]

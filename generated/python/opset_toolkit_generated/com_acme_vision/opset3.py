@@ -4,8 +4,6 @@
 Normalisation statistics become inputs; Blur removed; experimental rotated RoI pooling.
 """
 
-from __future__ import annotations
-
 from ._opsets import Opset3
 
 __all__ = ["IR_VERSION", "Opset3"]

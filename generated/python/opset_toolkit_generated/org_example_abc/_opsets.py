@@ -95,7 +95,7 @@ class Opset3(Opset2):
         X: str,
         /,
         *,
-        scale: float = 1.0,
+        scale: float | None = None,
         _outputs: int | Sequence[str] | None = None,
         _name: str | None = None,
     ) -> TensorValue:
@@ -107,7 +107,7 @@ class Opset3(Opset2):
             X: Any numeric tensor.
 
         Attributes:
-            scale: Factor applied to every element.
+            scale: Factor applied to every element. (default 1.0)
 
         Returns:
             Y: The same tensor.

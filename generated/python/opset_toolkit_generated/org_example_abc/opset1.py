@@ -4,8 +4,6 @@
 A introduced.
 """
 
-from __future__ import annotations
-
 from ._opsets import Opset1
 
 __all__ = ["IR_VERSION", "Opset1"]

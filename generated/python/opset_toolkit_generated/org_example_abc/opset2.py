@@ -4,8 +4,6 @@
 B introduced.
 """
 
-from __future__ import annotations
-
 from ._opsets import Opset2
 
 __all__ = ["IR_VERSION", "Opset2"]

@@ -4,8 +4,6 @@
 A updated (to A'), C introduced.
 """
 
-from __future__ import annotations
-
 from ._opsets import Opset3
 
 __all__ = ["IR_VERSION", "Opset3"]

@@ -4,8 +4,6 @@
 A removed, C updated (to C').
 """
 
-from __future__ import annotations
-
 from ._opsets import Opset4
 
 __all__ = ["IR_VERSION", "Opset4"]

@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
-import importlib
+import importlib as _importlib
 
-from ..._runtime import OpSchemaInfo
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (type checkers take it as true)
+if TYPE_CHECKING:
+    from ..._runtime import OpSchemaInfo
 
 __all__ = ["CLASSES", "OPERATORS", "get", "versions"]
 
@@ -55,6 +57,10 @@ def get(op: str, since_version: int) -> type[OpSchemaInfo]:
     key = (op, since_version)
     if key not in CLASSES:
         raise KeyError(f"no schema {op}-{since_version} in domain com.acme.vision")
-    module = importlib.import_module(f"{__name__}.{OPERATORS[op]}")
+    module = _importlib.import_module(f"{__name__}.{OPERATORS[op]}")
     found: type[OpSchemaInfo] = getattr(module, CLASSES[key])
     return found
+
+
+# The module's names are its API (`__all__`): those it needed only while being imported go.
+del annotations, TYPE_CHECKING

@@ -80,3 +80,8 @@ class A_3(OpSchemaInfo):
     max_input: ClassVar[int] = 1
     min_output: ClassVar[int] = 1
     max_output: ClassVar[int] = 1
+
+
+# The module's names are its API (`__all__`) and the runtime's record classes its annotations name:
+# those it needed only while being imported go.
+del annotations, TYPE_CHECKING
