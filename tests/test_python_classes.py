@@ -173,7 +173,10 @@ def test_builder_method_is_laid_out_from_its_parts() -> None:
     method = build_method(_wide_schema(), "Wide", "Wide")
     assert method.uses_any
     # optional attributes default to None (left off the node), their spec default is in the docstring
-    assert "epsilon: float | None = None" in method.signature and "epsilon (default math.nan)" in method.docstring
+    assert (
+        "epsilon: float | None = None" in method.signature
+        and "epsilon (default math.nan)" in method.docstring
+    )
     assert method.value_kinds == {"TensorValue", "SequenceValue"}
     body = body_lines(method)
     assert body[0] == "        return self._many(" and "            {" in body  # the dict is spread
