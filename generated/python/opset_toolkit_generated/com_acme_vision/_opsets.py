@@ -904,7 +904,7 @@ class Opset4(Opset3):
         /,
         *,
         sigma: float,
-        kernel_shape: Sequence[int] = (3, 3),
+        kernel_shape: Sequence[int] | None = None,
         _outputs: int | Sequence[str] | None = None,
         _name: str | None = None,
     ) -> TensorValue:
@@ -921,7 +921,7 @@ class Opset4(Opset3):
 
         Attributes:
             sigma: Standard deviation in pixels.
-            kernel_shape: Kernel size as (height, width); odd values.
+            kernel_shape: Kernel size as (height, width); odd values. (default (3, 3))
 
         Returns:
             Y

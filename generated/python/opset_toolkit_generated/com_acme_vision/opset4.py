@@ -4,8 +4,6 @@
 GaussianBlur gets a function body in `ai.onnx` operators (the computation is unchanged).
 """
 
-from __future__ import annotations
-
 from ._opsets import Opset4
 
 __all__ = ["IR_VERSION", "Opset4"]

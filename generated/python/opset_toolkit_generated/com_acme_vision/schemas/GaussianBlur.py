@@ -12,10 +12,26 @@ if TYPE_CHECKING:
 
 __all__ = [
     "GaussianBlur_2",
+    "GaussianBlur_4",
 ]
 
 _DOC_1 = (
     "Blurs each channel with a Gaussian kernel of standard deviation `sigma`."
+)
+
+_DOC_2 = (
+    "Blurs each channel with a Gaussian kernel of standard deviation "
+    "`sigma`: the weights\n"
+    "`exp(-d^2 / (2 sigma^2))` at offsets `d` from the centre along each "
+    "axis, normalised to sum\n"
+    "to 1, applied as a 2-D convolution whose pixels outside the image count "
+    "as zero. Integer\n"
+    "images are blurred in double precision and rounded to the nearest "
+    "integer (halves to even).\n"
+    "\n"
+    "Version 2's operator with a function body in `ai.onnx` operators, so a "
+    "runtime without a\n"
+    "`com.acme.vision` kernel runs it (the computation is unchanged).\n"
 )
 
 
@@ -58,6 +74,31 @@ class GaussianBlur_2(OpSchemaInfo):
             ),
         ),
     )
+    min_input: ClassVar[int] = 1
+    max_input: ClassVar[int] = 1
+    min_output: ClassVar[int] = 1
+    max_output: ClassVar[int] = 1
+
+
+class GaussianBlur_4(OpSchemaInfo):
+    """com.acme.vision.GaussianBlur, since_version 4.
+
+    Blurs each channel with a Gaussian kernel of standard deviation `sigma`: the weights
+    `exp(-d^2 / (2 sigma^2))` at offsets `d` from the centre along each axis, normalised to sum
+    to 1, applied as a 2-D convolution whose pixels outside the image count as zero. Integer
+    images are blurred in double precision and rounded to the nearest integer (halves to even).
+    """
+
+    domain: ClassVar[str] = "com.acme.vision"
+    name: ClassVar[str] = "GaussianBlur"
+    since_version: ClassVar[int] = 4
+    status: ClassVar[str] = "stable"
+    deprecated: ClassVar[bool] = False
+    doc: ClassVar[str] = _DOC_2
+    inputs: ClassVar[tuple[ParamInfo, ...]] = GaussianBlur_2.inputs
+    outputs: ClassVar[tuple[ParamInfo, ...]] = GaussianBlur_2.outputs
+    attributes: ClassVar[tuple[AttrInfo, ...]] = GaussianBlur_2.attributes
+    type_constraints: ClassVar[tuple[TypeConstraintInfo, ...]] = GaussianBlur_2.type_constraints
     min_input: ClassVar[int] = 1
     max_input: ClassVar[int] = 1
     min_output: ClassVar[int] = 1
