@@ -25,6 +25,15 @@ def tree(tmp_path: Path) -> Path:
     return tmp_path / "specs"
 
 
+def _newest(tree: Path) -> tuple[int, int]:
+    """(newest declared opset of the copied vision domain, line of its `- version:` entry)."""
+    lines = (tree / "com.acme.vision" / "domain.yaml").read_text(encoding="utf-8").splitlines()
+    entries = [
+        (int(line.split(":")[1]), n) for n, line in enumerate(lines, 1) if line.startswith("  - version:")
+    ]
+    return entries[-1]
+
+
 def _files(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
@@ -57,21 +66,25 @@ def test_new_operator_validates_generates_and_passes_the_gate(
     domain_file = tree / "com.acme.vision" / "domain.yaml"
     before = domain_file.read_bytes()
 
-    # opset 3 counts as released, so the open opset is 4, which the domain does not declare yet.
+    # the newest opset counts as released, so the open opset is the next, not declared yet.
+    newest, line = _newest(tree)
     err = _refused(["com.acme.vision.Sharpen", "--specs", str(tree)], capsys, tmp_path)
-    assert "domain.yaml:18:5: opset version 4 of com.acme.vision is not declared" in err
+    assert f"domain.yaml:{line}:5: opset version {newest + 1} of com.acme.vision is not declared" in err
     assert "hint: pass --add-opset" in err
 
     assert main(["new", "com.acme.vision.Sharpen", "--add-opset", "--specs", str(tree)]) == 0
     out = capsys.readouterr().out
-    assert "created com.acme.vision.Sharpen (since_version 4)" in out
-    assert _added_lines(before, domain_file.read_bytes()) == ["  - version: 4\n", "    ir_version: 10\n"]
+    assert f"created com.acme.vision.Sharpen (since_version {newest + 1})" in out
+    assert _added_lines(before, domain_file.read_bytes()) == [
+        f"  - version: {newest + 1}\n",
+        "    ir_version: 10\n",
+    ]
     text = (tree / "com.acme.vision" / "Sharpen.yaml").read_text(encoding="utf-8")
     assert text.startswith("# yaml-language-server: $schema=../../schemas/operator.schema.json\n")
 
     assert main(["validate", str(tree)]) == 0
     assert "0 error(s), 0 warning(s)" in capsys.readouterr().out
-    schema = load_registry([tree], cache=False).get_schema("Sharpen", 4, "com.acme.vision")
+    schema = load_registry([tree], cache=False).get_schema("Sharpen", newest + 1, "com.acme.vision")
     assert [p.name for p in schema.inputs] == ["X"] and [p.name for p in schema.outputs] == ["Y"]
     assert schema.constraint_map["T"].allowed == ("tensor(float16)", "tensor(float)", "tensor(double)")
     gen = tmp_path / "generated"
@@ -83,12 +96,15 @@ def test_new_operator_validates_generates_and_passes_the_gate(
 
 
 def test_unreleased_and_since_pick_a_declared_opset(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    newest, _ = _newest(tree)
     assert main(["new", "com.acme.vision.Sharpen", "--unreleased", "--specs", str(tree)]) == 0
-    assert "since_version: 3\n" in (tree / "com.acme.vision" / "Sharpen.yaml").read_text(encoding="utf-8")
+    assert f"since_version: {newest}\n" in (tree / "com.acme.vision" / "Sharpen.yaml").read_text(
+        encoding="utf-8"
+    )
     # an opset that counts as released refuses a new operator, located at that opset version
     err = _refused(["com.acme.vision.Emboss", "--since", "2", "--specs", str(tree)], capsys, tree)
     assert "domain.yaml:15:5: opset 2 of com.acme.vision counts as released" in err
-    assert "OPSET-OP-ADDED" in err and "hint: pass --since 4 --add-opset" in err
+    assert "OPSET-OP-ADDED" in err and f"hint: pass --since {newest + 1} --add-opset" in err
     assert main(["validate", str(tree)]) == 0
 
 
@@ -122,7 +138,9 @@ def test_names_yaml_would_read_as_other_values_are_quoted(
         name = "_inf"  # not an identifier otherwise; still a word to keep plain
     assert main(["new", f"com.acme.vision.{name}", "--unreleased", "--specs", str(tree)]) == 0
     assert main(["validate", str(tree)]) == 0, capsys.readouterr()
-    assert load_registry([tree], cache=False).get_schema(name, 3, "com.acme.vision").name == name
+    assert (
+        load_registry([tree], cache=False).get_schema(name, _newest(tree)[0], "com.acme.vision").name == name
+    )
 
 
 def test_refuses_an_existing_operator_in_any_letter_case(
@@ -220,7 +238,7 @@ for name in names:
         stray[name] = extra
 out = {"stray": stray, "modules": len(names)}
 if len(sys.argv) > 2:
-    op = pkg.opset("com.acme.vision", 3)()
+    op = pkg.opset("com.acme.vision", int(sys.argv[3]))()
     out["explicit"] = [(a.name, a.f) for a in op.Sharpen("x", amount=1.0).node.attribute]
     out["omitted"] = [a.name for a in op.Sharpen("x").node.attribute]
     out["other"] = [(a.name, a.f) for a in op.Sharpen("x", amount=2.5).node.attribute]
@@ -252,7 +270,7 @@ def test_generated_builder_keeps_an_attribute_passed_with_its_default(
     assert main(["validate", str(tree)]) == 0
     gen = tmp_path / "generated"
     assert main(["generate", "--specs", str(tree), "--out", str(gen), "--only", "python", "-q"]) == 0
-    found = _probe(gen / "python", "build")
+    found = _probe(gen / "python", "build", str(_newest(tree)[0]))
     assert found["explicit"] == [["amount", 1.0]]  # what the caller wrote, though it is the default
     assert found["omitted"] == []  # not passed: not on the node, the schema default applies
     assert found["other"] == [["amount", 2.5]]
