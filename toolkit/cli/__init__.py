@@ -74,6 +74,7 @@ def _command_modules(command: str | None) -> list[ModuleType]:
         authoring_commands,
         diff_command,
         generate_command,
+        lsp_command,
         model_commands,
         precommit_command,
         project_commands,
@@ -92,6 +93,7 @@ def _command_modules(command: str | None) -> list[ModuleType]:
         precommit_command,
         project_commands,
         runtime_command,
+        lsp_command,
     ]
 
 

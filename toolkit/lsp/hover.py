@@ -1,0 +1,104 @@
+"""Hover: what the name under the cursor resolves to, from the checked model (type sets expanded,
+`based_on` versions resolved, a parameter's constraint, an attribute's type and default, a rule's
+doc). Texts from the specs are shown inside code spans or fences, never as live Markdown."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lsprotocol import types as lsp
+
+from toolkit.lsp.context import Context
+from toolkit.model.rules import CATALOG
+from toolkit.model.spec import OpSchema
+
+if TYPE_CHECKING:
+    from toolkit.lsp.server import OpsetServer
+
+
+def fenced(text: str) -> str:
+    """`text` as a fenced block the text cannot close (a longer fence than any run in it)."""
+    fence = "```"
+    while fence in text:
+        fence += "`"
+    return f"{fence}text\n{text}\n{fence}"
+
+
+def signature(schema: OpSchema) -> str:
+    """A version's resolved signature, one line per input, output, attribute and constraint."""
+    lines = [f"{schema.name}-{schema.since_version}" + (f" (based_on {schema.based_on})" if schema.based_on else "")]
+    for title, params in (("input", schema.inputs), ("output", schema.outputs)):
+        for p in params:
+            option = "" if p.option.value == "single" else f" [{p.option.value}]"
+            lines.append(f"  {title} {p.name}: {p.type_str}{option}")
+    for attr in schema.attributes:
+        default = " (required)" if attr.required else (f" = {attr.default!r}" if attr.default is not None else "")
+        lines.append(f"  attribute {attr.name}: {attr.type.value}{default}")
+    for constraint in schema.type_constraints:
+        lines.append(f"  {constraint.param} in {', '.join(constraint.allowed)}")
+    return "\n".join(lines)
+
+
+def hover_text(ctx: Context, pos: lsp.Position) -> tuple[str, lsp.Range] | None:
+    hit = ctx.hit(pos)
+    if hit is None:
+        return None
+    value = str(hit.node.value)
+    path = hit.path
+    domain = ctx.domain
+    schema = ctx.version_at(path)
+    if value.startswith("@") and not hit.is_key and domain is not None:
+        types = dict(domain.type_sets).get(value[1:])
+        if types is not None:
+            return f"type set `{value}`\n\n" + fenced("\n".join(types)), ctx.range_of(hit)
+    if domain is not None and hit.is_key and path[:1] == ("type_sets",) and len(path) == 2:
+        types = dict(domain.type_sets).get(value)
+        if types is not None:
+            return f"type set `@{value}`\n\n" + fenced("\n".join(types)), ctx.range_of(hit)
+    if len(path) >= 2 and path[-2] == "suppress" or (path and path[-1] == "suppress" and not hit.is_key):
+        rule = CATALOG.get(value)
+        if rule is not None:
+            return f"**{rule.id}**: {rule.summary}\n\n{rule.doc}", ctx.range_of(hit)
+    if schema is None:
+        return None
+    op = ctx.operator
+    if path[2:3] == ("based_on",) and not hit.is_key and value.isdigit() and op is not None:
+        base = op.version(int(value))
+        if base is not None:
+            return fenced(signature(base)), ctx.range_of(hit)
+    if path[2:3] == ("since_version",) or (path[2:3] == ("based_on",) and hit.is_key):
+        return fenced(signature(schema)), ctx.range_of(hit)
+    constraints = schema.constraint_map
+    if len(path) == 4 and path[2] == "type_constraints" and hit.is_key and value in constraints:
+        c = constraints[value]
+        return f"type parameter `{c.param}`\n\n" + fenced("\n".join(c.allowed)), ctx.range_of(hit)
+    if len(path) >= 4 and path[2] in ("inputs", "outputs") and isinstance(path[3], int):
+        params = schema.inputs if path[2] == "inputs" else schema.outputs
+        name = str(getattr(ctx.doc.node_at(path[:4] + ("name",)), "value", ""))
+        param = next((p for p in params if p.name == name), None)
+        if param is None:
+            return None
+        if path[-1] == "type" and not hit.is_key and param.type_str in constraints:
+            c = constraints[param.type_str]
+            return f"type parameter `{c.param}`\n\n" + fenced("\n".join(c.allowed)), ctx.range_of(hit)
+        text = f"{path[2][:-1]} {param.name}: {param.type_str} [{param.option.value}]"
+        return fenced(text + (f"\n\n{param.doc}" if param.doc else "")), ctx.range_of(hit)
+    if len(path) >= 4 and path[2] == "attributes":
+        attr = schema.attribute(str(path[3]))
+        if attr is None:
+            return None
+        default = "required" if attr.required else f"default {attr.default!r}"
+        text = f"attribute {attr.name}: {attr.type.value} ({default})"
+        return fenced(text + (f"\n\n{attr.doc}" if attr.doc else "")), ctx.range_of(hit)
+    return None
+
+
+def register(server: OpsetServer) -> None:
+    @server.feature(lsp.TEXT_DOCUMENT_HOVER)
+    def on_hover(ls: OpsetServer, params: lsp.HoverParams) -> lsp.Hover | None:
+        ctx = ls.context(params.text_document.uri)
+        found = hover_text(ctx, params.position) if ctx is not None else None
+        if found is None:
+            return None
+        text, where = found
+        return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=text), range=where)

@@ -1,0 +1,153 @@
+"""Where things are in a YAML buffer: the node under the cursor with its path of keys from the top,
+the end of the node a diagnostic starts at, and the block mapping a line being typed belongs to.
+
+The text is composed into PyYAML's node graph (never constructed into objects: no tag runs), at
+most `files.MAX_FILE_BYTES` of it, and walked with every node visited once, so an alias bomb costs
+its size, not its expansion. Lines and columns here are 0-based and count characters (the server
+converts to the client's position encoding).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from toolkit.load.files import MAX_FILE_BYTES
+
+try:
+    _Loader: Any = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - PyYAML built without libyaml
+    _Loader = yaml.SafeLoader
+
+Path_ = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class Hit:
+    """The scalar under the cursor: its path (keys and list indexes from the top; the last element
+    is the key itself when `is_key`), its node, and the mapping holding it (None at the top)."""
+
+    path: Path_
+    node: yaml.ScalarNode
+    is_key: bool
+
+
+@dataclass(frozen=True)
+class Span:
+    start: tuple[int, int]
+    end: tuple[int, int]
+
+
+class Document:
+    """One buffer's node graph; `root` is None when the text is not YAML (or is too large)."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.split("\n")
+        self.root: yaml.Node | None = None
+        self.mappings: list[tuple[yaml.MappingNode, Path_]] = []
+        self.scalars: list[tuple[yaml.ScalarNode, Path_, bool]] = []
+        if len(text.encode("utf-8", errors="replace")) > MAX_FILE_BYTES:
+            return
+        try:
+            self.root = yaml.compose(text.lstrip("\ufeff"), Loader=_Loader)
+        except (yaml.YAMLError, RecursionError):
+            return
+        if self.root is not None:
+            self._index(self.root)
+
+    def _index(self, top: yaml.Node) -> None:
+        seen: set[int] = set()
+        stack: list[tuple[yaml.Node, Path_]] = [(top, ())]
+        while stack:
+            node, path = stack.pop()
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            if isinstance(node, yaml.MappingNode):
+                self.mappings.append((node, path))
+                for key, value in node.value:
+                    name = key.value if isinstance(key, yaml.ScalarNode) else ""
+                    if isinstance(key, yaml.ScalarNode):
+                        self.scalars.append((key, (*path, name), True))
+                    stack.append((value, (*path, name)))
+            elif isinstance(node, yaml.SequenceNode):
+                for index, item in enumerate(node.value):
+                    stack.append((item, (*path, index)))
+            elif isinstance(node, yaml.ScalarNode):
+                self.scalars.append((node, path, False))
+
+    def hit(self, line: int, column: int) -> Hit | None:
+        """The innermost scalar (key or value) whose text holds the position."""
+        best: Hit | None = None
+        for node, path, is_key in self.scalars:
+            start, end = _marks(node)
+            if start <= (line, column) <= end and (
+                best is None or _marks(best.node)[0] <= start
+            ):
+                best = Hit(path, node, is_key)
+        return best
+
+    def end_of(self, line: int, column: int) -> tuple[int, int]:
+        """Where the finding that starts at the position ends: the end of the node starting there
+        (a scalar first, else a collection's first line), else the end of the word."""
+        for node, _, _ in self.scalars:
+            start, end = _marks(node)
+            if start == (line, column) and end[0] == line:
+                return end
+        text = self.lines[line] if 0 <= line < len(self.lines) else ""
+        stop = column
+        while stop < len(text) and not text[stop].isspace() and text[stop] not in ",]}":
+            stop += 1
+        if stop == column:
+            stop = max(len(text.rstrip()), column + 1) if column < len(text) else column
+        return line, stop
+
+    def span_of(self, path: Path_, *, key: bool = False) -> Span | None:
+        """The text of the scalar at `path` (its key when `key`)."""
+        for node, where, is_key in self.scalars:
+            if where == path and is_key == key:
+                start, end = _marks(node)
+                return Span(start, end)
+        return None
+
+    def mapping_at_line(self, line: int, indent: int) -> Path_ | None:
+        """The path of the block mapping a new key typed at column `indent` of `line` would join:
+        the mapping starting at that column on the closest line above, when no line in between is
+        indented less (the same block)."""
+        best: tuple[int, Path_] | None = None
+        for node, path in self.mappings:
+            if node.flow_style or node.start_mark.column != indent or node.start_mark.line > line:
+                continue
+            if self._dedented_between(node.start_mark.line, line, indent):
+                continue
+            if best is None or node.start_mark.line >= best[0]:
+                best = (node.start_mark.line, path)
+        return best[1] if best else None
+
+    def _dedented_between(self, first: int, last: int, indent: int) -> bool:
+        for text in self.lines[first + 1 : last]:
+            stripped = text.lstrip(" ")
+            if stripped and not stripped.startswith("#") and len(text) - len(stripped) < indent:
+                return True
+        return False
+
+    def node_at(self, path: Path_) -> yaml.Node | None:
+        node = self.root
+        for step in path:
+            if isinstance(node, yaml.MappingNode) and isinstance(step, str):
+                node = next((v for k, v in node.value if getattr(k, "value", None) == step), None)
+            elif isinstance(node, yaml.SequenceNode) and isinstance(step, int) and step < len(node.value):
+                node = node.value[step]
+            else:
+                return None
+        return node
+
+
+def _marks(node: yaml.Node) -> tuple[tuple[int, int], tuple[int, int]]:
+    return (node.start_mark.line, node.start_mark.column), (node.end_mark.line, node.end_mark.column)
+
+
+def scalar_text(node: yaml.Node | None) -> str:
+    return str(node.value) if isinstance(node, yaml.ScalarNode) else ""
