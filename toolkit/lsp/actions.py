@@ -127,7 +127,7 @@ def register(server: OpsetServer) -> None:
         return fixes(ctx, list(params.context.diagnostics)) if ctx is not None else []
 
     @server.command(BUMP)
-    async def on_bump(ls: OpsetServer, uri: str) -> str:
+    async def on_bump(ls: Any, uri: str) -> str:  # pygls reads this signature at run time: no forward reference
         message = await bump(ls, uri)
         ls.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Info, message=message))
         return message

@@ -124,8 +124,7 @@ def value_items(ctx: Context, path: list[str], key: str, line: int) -> list[lsp.
     types = [(f"tensor({t})", lsp.CompletionItemKind.TypeParameter) for t in ELEMENT_TYPES]
     section = next((step for step in reversed(path) if step != ITEM), "")
     if key == "type" and section in ("inputs", "outputs"):
-        schema = _version_near(ctx, line)
-        params = [(c.param, lsp.CompletionItemKind.TypeParameter) for c in schema.type_constraints] if schema else []
+        params = [(name, lsp.CompletionItemKind.TypeParameter) for name in _type_params(ctx, line)]
         values += params + types + sets
     elif key == "allowed" or section == "allowed" or (key == ITEM and "type_sets" in path):
         values += sets + types
@@ -141,13 +140,21 @@ def value_items(ctx: Context, path: list[str], key: str, line: int) -> list[lsp.
     ]
 
 
-def _version_near(ctx: Context, line: int) -> Any:
-    """The operator version whose entry starts closest above `line`."""
-    op = ctx.operator
-    if op is None:
-        return None
-    above = [v for v in op.versions if v.location.line - 1 <= line]
-    return max(above, key=lambda v: v.location.line) if above else None
+def _type_params(ctx: Context, line: int) -> list[str]:
+    """The type parameters of the version entry holding `line`: those its text declares (the
+    buffer may not build while it is typed) and, as last checked, those it inherits."""
+    entries = [
+        (node.start_mark.line, path[1])
+        for node, path in ctx.doc.mappings
+        if len(path) == 2 and path[0] == "versions" and node.start_mark.line <= line
+    ]
+    if not entries:
+        return []
+    index = max(entries)[1]
+    declared = ctx.doc.node_at(("versions", index, "type_constraints"))
+    names = [str(key.value) for key, _ in getattr(declared, "value", [])]
+    schema = ctx.version_at(("versions", index))
+    return names + [c.param for c in schema.type_constraints] if schema else names
 
 
 def complete(ctx: Context, pos: lsp.Position) -> list[lsp.CompletionItem]:

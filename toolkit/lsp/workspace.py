@@ -101,8 +101,12 @@ class SpecTree:
 
     def update(self, path: Path) -> dict[Path, list[Diagnostic]]:
         """Re-check after `path` changed (its buffer, or the file on disk): only that file when it
-        is a known operator file whose operator name no other file defines, else everything."""
-        if not self.loaded or path not in self.files or classify(path) != "operator":
+        is a known operator file whose operator name no other file defines (and the tree has no
+        NAME-DUPLICATE, whose load kept only one of the two), else everything."""
+        gone = path not in self.buffers and not path.is_file()  # closed, and never saved or deleted
+        if not self.loaded or gone or path not in self.files or classify(path) != "operator":
+            return self.reload()
+        if self._has_duplicates():  # a name two files define: the load kept one of them
             return self.reload()
         old = self._operator_of(path)
         if old is not None and self._defined_elsewhere(old, path):
@@ -147,6 +151,9 @@ class SpecTree:
 
     def operators_of(self, domain: str) -> list[OperatorSpec]:
         return [op for op in self.specs.operators if op.domain == domain]
+
+    def _has_duplicates(self) -> bool:
+        return any(d.rule == "NAME-DUPLICATE" for diags in self.structural.values() for d in diags)
 
     def _defined_elsewhere(self, op: OperatorSpec, path: Path) -> bool:
         return any(
