@@ -24,7 +24,6 @@ from toolkit.model.rules import CATALOG
 from toolkit.reporting.catalog import all_rules
 
 REPO = Path(__file__).resolve().parent.parent
-pytestmark = pytest.mark.asyncio
 
 
 def _client() -> LanguageClient:
@@ -58,7 +57,11 @@ def tree(tmp_path: Path) -> Path:
 
 
 def _digest(top: Path) -> dict[str, str]:
-    return {str(p.relative_to(top)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(top.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(top)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(top.rglob("*"))
+        if p.is_file()
+    }
 
 
 @pytest_lsp.fixture(
@@ -84,7 +87,9 @@ async def _until(condition: Callable[[], Any], what: str, timeout: float = 20.0)
     raise AssertionError(f"timed out waiting for {what}")
 
 
-def _published(client: LanguageClient, uri: str, version: int | None = None) -> list[lsp.PublishDiagnosticsParams]:
+def _published(
+    client: LanguageClient, uri: str, version: int | None = None
+) -> list[lsp.PublishDiagnosticsParams]:
     return [p for p in client.published if p.uri == uri and (version is None or p.version == version)]  # type: ignore[attr-defined]
 
 
@@ -119,6 +124,7 @@ FUSED = "opsets/com.acme.vision/FusedConv.yaml"
 DOMAIN = "opsets/com.acme.vision/domain.yaml"
 
 
+@pytest.mark.asyncio
 async def test_unsaved_typo_is_a_diagnostic_with_exact_range_rule_link_and_a_quick_fix(
     client: LanguageClient, tree: Path
 ) -> None:
@@ -129,7 +135,9 @@ async def test_unsaved_typo_is_a_diagnostic_with_exact_range_rule_link_and_a_qui
     diags = await _diagnostics(client, uri, 1)
     [found] = [d for d in diags if d.code == "TYPE-SET-UNKNOWN"]
     start = _at(text, '"@float_typs"')
-    assert found.range == lsp.Range(start=start, end=lsp.Position(start.line, start.character + len('"@float_typs"')))
+    assert found.range == lsp.Range(
+        start=start, end=lsp.Position(start.line, start.character + len('"@float_typs"'))
+    )
     assert found.severity == lsp.DiagnosticSeverity.Error
     assert found.code_description is not None
     all_rules()
@@ -154,7 +162,10 @@ async def test_unsaved_typo_is_a_diagnostic_with_exact_range_rule_link_and_a_qui
     assert path.read_text() == on_disk  # the buffer was checked, the file never written
 
 
-async def test_editing_domain_rechecks_the_operators_using_its_type_sets(client: LanguageClient, tree: Path) -> None:
+@pytest.mark.asyncio
+async def test_editing_domain_rechecks_the_operators_using_its_type_sets(
+    client: LanguageClient, tree: Path
+) -> None:
     fused = _open(client, tree / FUSED, (tree / FUSED).read_text())
     assert not await _diagnostics(client, fused, 1)
     domain_path = tree / DOMAIN
@@ -163,11 +174,13 @@ async def test_editing_domain_rechecks_the_operators_using_its_type_sets(client:
     await _diagnostics(client, domain, 1)
     _change(client, domain, text.replace("  float_types:", "  float_tipes:", 1), 2)
     diags = await _until(
-        lambda: [d for d in client.diagnostics.get(fused, []) if d.code == "TYPE-SET-UNKNOWN"], "FusedConv re-checked"
+        lambda: [d for d in client.diagnostics.get(fused, []) if d.code == "TYPE-SET-UNKNOWN"],
+        "FusedConv re-checked",
     )
     assert diags[0].range.start == _at((tree / FUSED).read_text(), '"@float_types"')
 
 
+@pytest.mark.asyncio
 async def test_broken_yaml_is_one_located_syntax_error(client: LanguageClient, tree: Path) -> None:
     text = (tree / FUSED).read_text().replace("versions:", "versions: [", 1)
     diags = await _diagnostics(client, _open(client, tree / FUSED, text), 1)
@@ -175,34 +188,52 @@ async def test_broken_yaml_is_one_located_syntax_error(client: LanguageClient, t
     assert diags[0].range.start.line > 0
 
 
+@pytest.mark.asyncio
 async def test_a_file_outside_the_spec_root_gets_no_diagnostics(client: LanguageClient, tree: Path) -> None:
     stray = tree / "notes" / "Op.yaml"
     stray.parent.mkdir()
     stray.write_text("operator: [\n")
     uri = _open(client, stray, stray.read_text())
     assert await _diagnostics(client, uri) == []
-    assert (await client.text_document_hover_async(lsp.HoverParams(lsp.TextDocumentIdentifier(uri), lsp.Position(0, 1)))) is None
+    assert (
+        await client.text_document_hover_async(
+            lsp.HoverParams(lsp.TextDocumentIdentifier(uri), lsp.Position(0, 1))
+        )
+    ) is None
 
 
-async def test_a_file_created_then_deleted_has_its_diagnostics_cleared(client: LanguageClient, tree: Path) -> None:
+@pytest.mark.asyncio
+async def test_a_file_created_then_deleted_has_its_diagnostics_cleared(
+    client: LanguageClient, tree: Path
+) -> None:
     path = tree / "opsets/com.acme.vision/Fresh.yaml"
     text = "operator: Fresh\ndomain: com.acme.vision\nversions:\n  - since_version: 9\n"
     uri = _open(client, path, text)  # exists only in the editor
     diags = await _diagnostics(client, uri, 1)
     assert "VERSION-NOT-IN-DOMAIN" in [d.code for d in diags]
-    client.text_document_did_close(lsp.DidCloseTextDocumentParams(text_document=lsp.TextDocumentIdentifier(uri=uri)))
+    client.text_document_did_close(
+        lsp.DidCloseTextDocumentParams(text_document=lsp.TextDocumentIdentifier(uri=uri))
+    )
     await _until(lambda: _published(client, uri) and not _published(client, uri)[-1].diagnostics, "cleared")
     assert not path.exists()
 
 
-async def test_edits_faster_than_checks_leave_only_the_last_texts_findings(client: LanguageClient, tree: Path) -> None:
+@pytest.mark.asyncio
+async def test_edits_faster_than_checks_leave_only_the_last_texts_findings(
+    client: LanguageClient, tree: Path
+) -> None:
     path = tree / FUSED
     good = path.read_text()
     uri = _open(client, path, good)
     await _diagnostics(client, uri, 1)
     last = 40
     for version in range(2, last + 1):  # every other text has an unknown type set
-        _change(client, uri, good.replace('"@float_types"', f'"@nope{version}"', 1) if version % 2 else good, version)
+        _change(
+            client,
+            uri,
+            good.replace('"@float_types"', f'"@nope{version}"', 1) if version % 2 else good,
+            version,
+        )
     final = await _diagnostics(client, uri, last)
     assert final == []
     await asyncio.sleep(0.5)
@@ -213,6 +244,7 @@ async def test_edits_faster_than_checks_leave_only_the_last_texts_findings(clien
     assert len(versions) < last  # superseded runs were skipped, not all published
 
 
+@pytest.mark.asyncio
 async def test_hover_definition_references(client: LanguageClient, tree: Path) -> None:
     path = tree / FUSED
     text = path.read_text()
@@ -226,11 +258,15 @@ async def test_hover_definition_references(client: LanguageClient, tree: Path) -
     assert "input X" in hover.contents.value  # type: ignore[union-attr]
     hover = await client.text_document_hover_async(lsp.HoverParams(doc, _at(text, "group:", 1)))
     assert hover is not None and "attribute group: int" in hover.contents.value  # type: ignore[union-attr]
-    target = await client.text_document_definition_async(lsp.DefinitionParams(doc, _at(text, '"@float_types"', 2)))
+    target = await client.text_document_definition_async(
+        lsp.DefinitionParams(doc, _at(text, '"@float_types"', 2))
+    )
     assert isinstance(target, lsp.Location) and target.uri == (tree / DOMAIN).as_uri()
     domain_text = (tree / DOMAIN).read_text()
     assert target.range.start == _at(domain_text, "float_types:")
-    target = await client.text_document_definition_async(lsp.DefinitionParams(doc, _at(text, "based_on: 1", 10)))
+    target = await client.text_document_definition_async(
+        lsp.DefinitionParams(doc, _at(text, "based_on: 1", 10))
+    )
     assert isinstance(target, lsp.Location) and target.range.start.line == _at(text, "since_version: 1").line
     refs = await client.text_document_references_async(
         lsp.ReferenceParams(
@@ -244,6 +280,7 @@ async def test_hover_definition_references(client: LanguageClient, tree: Path) -
     assert any(u == (tree / DOMAIN).as_uri() for u, _ in uses) and len(uses) > 3
 
 
+@pytest.mark.asyncio
 async def test_symbols_and_completion(client: LanguageClient, tree: Path) -> None:
     path = tree / FUSED
     text = path.read_text()
@@ -262,22 +299,37 @@ async def test_symbols_and_completion(client: LanguageClient, tree: Path) -> Non
     assert {"deprecated", "attributes", "type_constraints"} <= labels and "operator" not in labels
     typing = text.replace("\n    outputs:\n", "\n    outputs:\n      - name: Z\n        type: \n", 1)
     _change(client, uri, typing, 3)
-    items = await client.text_document_completion_async(lsp.CompletionParams(doc, _at(typing, "        type: \n", 14)))
+    items = await client.text_document_completion_async(
+        lsp.CompletionParams(doc, _at(typing, "        type: \n", 14))
+    )
     labels = {i.label for i in items.items}  # type: ignore[union-attr]
     assert {"T", "@float_types", "tensor(float)"} <= labels
 
 
-async def test_missing_opset_version_fix_and_bump_command_write_nothing(client: LanguageClient, tree: Path) -> None:
+@pytest.mark.asyncio
+async def test_missing_opset_version_fix_and_bump_command_write_nothing(
+    client: LanguageClient, tree: Path
+) -> None:
     before = _digest(tree)
     path = tree / FUSED
-    text = path.read_text().replace("since_version: 2", "since_version: 7", 1).replace("based_on: 1", "based_on: 1", 1)
+    text = (
+        path.read_text()
+        .replace("since_version: 2", "since_version: 7", 1)
+        .replace("based_on: 1", "based_on: 1", 1)
+    )
     uri = _open(client, path, text)
     diags = await _diagnostics(client, uri, 1)
     [found] = [d for d in diags if d.code == "VERSION-NOT-IN-DOMAIN"]
     actions = await client.text_document_code_action_async(
-        lsp.CodeActionParams(lsp.TextDocumentIdentifier(uri), found.range, lsp.CodeActionContext(diagnostics=[found]))
+        lsp.CodeActionParams(
+            lsp.TextDocumentIdentifier(uri), found.range, lsp.CodeActionContext(diagnostics=[found])
+        )
     )
-    add = [a for a in actions or [] if isinstance(a, lsp.CodeAction) and a.title.startswith("Add opset version 7")]
+    add = [
+        a
+        for a in actions or []
+        if isinstance(a, lsp.CodeAction) and a.title.startswith("Add opset version 7")
+    ]
     [edit] = add[0].edit.changes[(tree / DOMAIN).as_uri()]  # type: ignore[index,union-attr]
     assert "version: 7" in edit.new_text and "# A realistic vendor extension domain" in edit.new_text
     # opset bump for the operator: the edit is handed to the editor, nothing is written by the server
@@ -293,6 +345,7 @@ async def test_missing_opset_version_fix_and_bump_command_write_nothing(client: 
     assert _digest(tree) == before
 
 
+@pytest.mark.asyncio
 async def test_shutdown_and_exit_end_the_server_cleanly(tree: Path) -> None:
     """A server of its own, so the test sees the exit code."""
     process = await asyncio.create_subprocess_exec(
@@ -305,7 +358,16 @@ async def test_shutdown_and_exit_end_the_server_cleanly(tree: Path) -> None:
         return b"Content-Length: %d\r\n\r\n" % len(body) + body
 
     assert process.stdin is not None
-    process.stdin.write(message({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}, "rootUri": tree.as_uri()}}))
+    process.stdin.write(
+        message(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {"capabilities": {}, "rootUri": tree.as_uri()},
+            }
+        )
+    )
     process.stdin.write(message({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
     process.stdin.write(message({"jsonrpc": "2.0", "method": "exit"}))
     await process.stdin.drain()

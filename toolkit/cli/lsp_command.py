@@ -22,5 +22,7 @@ def run_lsp(args: argparse.Namespace) -> int:
     try:
         from toolkit.lsp.server import serve
     except ImportError as exc:  # the optional extra is not installed
-        raise UsageError(f"opset lsp needs pygls and lsprotocol ({exc.name} is missing): pip install 'opset-toolkit[lsp]'") from None
+        raise UsageError(
+            f"opset lsp needs pygls and lsprotocol ({exc.name} is missing): pip install 'opset-toolkit[lsp]'"
+        ) from None
     return serve()

@@ -50,11 +50,16 @@ def fixes(ctx: Context, diagnostics: list[lsp.Diagnostic]) -> list[lsp.CodeActio
         rule = str(diag.code or data.get("rule", ""))
         word = suggestion(str(data.get("hint", "")))
         if word is not None:
-            edit = lsp.WorkspaceEdit(changes={uri_of(ctx.path): [lsp.TextEdit(range=diag.range, new_text=word)]})
+            edit = lsp.WorkspaceEdit(
+                changes={uri_of(ctx.path): [lsp.TextEdit(range=diag.range, new_text=word)]}
+            )
             out.append(
                 lsp.CodeAction(
-                    title=f"Replace with '{word}'", kind=lsp.CodeActionKind.QuickFix, diagnostics=[diag],
-                    edit=edit, is_preferred=True,
+                    title=f"Replace with '{word}'",
+                    kind=lsp.CodeActionKind.QuickFix,
+                    diagnostics=[diag],
+                    edit=edit,
+                    is_preferred=True,
                 )
             )
         if rule == "VERSION-NOT-IN-DOMAIN":
@@ -76,7 +81,9 @@ def fixes(ctx: Context, diagnostics: list[lsp.Diagnostic]) -> list[lsp.CodeActio
 def _add_opset(ctx: Context, diag: lsp.Diagnostic) -> lsp.CodeAction | None:
     domain = ctx.domain
     line = diag.range.start.line
-    version = next((v for v in (ctx.operator.versions if ctx.operator else ()) if v.location.line - 1 == line), None)
+    version = next(
+        (v for v in (ctx.operator.versions if ctx.operator else ()) if v.location.line - 1 == line), None
+    )
     if domain is None or version is None or not domain.opset_versions:
         return None
     path = Path(domain.location.file)
@@ -114,20 +121,28 @@ async def bump(ls: OpsetServer, uri: str) -> str:
     result = await ls.workspace_apply_edit_async(
         lsp.ApplyWorkspaceEditParams(edit=lsp.WorkspaceEdit(changes=changes), label="opset bump")
     )
-    return plan.report() if result.applied else f"opset bump: the editor did not apply the edit ({result.failure_reason})"
+    return (
+        plan.report()
+        if result.applied
+        else f"opset bump: the editor did not apply the edit ({result.failure_reason})"
+    )
 
 
 def register(server: OpsetServer) -> None:
     @server.feature(
         lsp.TEXT_DOCUMENT_CODE_ACTION,
-        lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.RefactorRewrite]),
+        lsp.CodeActionOptions(
+            code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.RefactorRewrite]
+        ),
     )
     def on_code_action(ls: OpsetServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
         ctx = ls.context(params.text_document.uri)
         return fixes(ctx, list(params.context.diagnostics)) if ctx is not None else []
 
     @server.command(BUMP)
-    async def on_bump(ls: Any, uri: str) -> str:  # pygls reads this signature at run time: no forward reference
+    async def on_bump(
+        ls: Any, uri: str
+    ) -> str:  # pygls reads this signature at run time: no forward reference
         message = await bump(ls, uri)
         ls.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Info, message=message))
         return message

@@ -21,7 +21,9 @@ if TYPE_CHECKING:
 
 ITEM = "[]"  # a step into a list's items
 _LINE = re.compile(r"^(?P<indent> *)(?P<dashes>(?:- +)*)(?:(?P<key>[A-Za-z_][\w.-]*)\s*:(?P<rest>.*))?$")
-_TYPED = re.compile(r"^(?P<indent> *)(?P<dashes>(?:- +)*)(?:(?P<key>[A-Za-z_][\w.-]*)\s*:\s*)?(?P<word>[\w@()\[\],.-]*)$")
+_TYPED = re.compile(
+    r"^(?P<indent> *)(?P<dashes>(?:- +)*)(?:(?P<key>[A-Za-z_][\w.-]*)\s*:\s*)?(?P<word>[\w@()\[\],.-]*)$"
+)
 
 
 def _parts(line: str) -> tuple[int, int, str | None, str] | None:
@@ -98,18 +100,34 @@ def schema_at(kind: str, path: list[str]) -> list[dict[str, Any]]:
 
 
 def _kind(ctx: Context) -> str:
-    return "domain" if ctx.path.name == "domain.yaml" else "releases" if ctx.path.name == "releases.yaml" else "operator"
+    return (
+        "domain"
+        if ctx.path.name == "domain.yaml"
+        else "releases"
+        if ctx.path.name == "releases.yaml"
+        else "operator"
+    )
 
 
 def key_items(ctx: Context, path: list[str]) -> list[lsp.CompletionItem]:
     items: dict[str, lsp.CompletionItem] = {}
     for node in schema_at(_kind(ctx), path):
         for name, sub in node.get("properties", {}).items():
-            described = next((n.get("description") for n in _resolve(sub, json_schema(_kind(ctx))) if n.get("description")), "")
+            described = next(
+                (
+                    n.get("description")
+                    for n in _resolve(sub, json_schema(_kind(ctx)))
+                    if n.get("description")
+                ),
+                "",
+            )
             items.setdefault(
                 name,
                 lsp.CompletionItem(
-                    label=name, kind=lsp.CompletionItemKind.Property, insert_text=f"{name}: ", documentation=described or None
+                    label=name,
+                    kind=lsp.CompletionItemKind.Property,
+                    insert_text=f"{name}: ",
+                    documentation=described or None,
                 ),
             )
     return list(items.values())
@@ -175,9 +193,7 @@ def complete(ctx: Context, pos: lsp.Position) -> list[lsp.CompletionItem]:
 
 
 def register(server: OpsetServer) -> None:
-    @server.feature(
-        lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=["@", ":", " "])
-    )
+    @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=["@", ":", " "]))
     def on_completion(ls: OpsetServer, params: lsp.CompletionParams) -> lsp.CompletionList:
         ctx = ls.context(params.text_document.uri)
         items = complete(ctx, params.position) if ctx is not None else []

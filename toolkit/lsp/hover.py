@@ -26,13 +26,18 @@ def fenced(text: str) -> str:
 
 def signature(schema: OpSchema) -> str:
     """A version's resolved signature, one line per input, output, attribute and constraint."""
-    lines = [f"{schema.name}-{schema.since_version}" + (f" (based_on {schema.based_on})" if schema.based_on else "")]
+    lines = [
+        f"{schema.name}-{schema.since_version}"
+        + (f" (based_on {schema.based_on})" if schema.based_on else "")
+    ]
     for title, params in (("input", schema.inputs), ("output", schema.outputs)):
         for p in params:
             option = "" if p.option.value == "single" else f" [{p.option.value}]"
             lines.append(f"  {title} {p.name}: {p.type_str}{option}")
     for attr in schema.attributes:
-        default = " (required)" if attr.required else (f" = {attr.default!r}" if attr.default is not None else "")
+        default = (
+            " (required)" if attr.required else (f" = {attr.default!r}" if attr.default is not None else "")
+        )
         lines.append(f"  attribute {attr.name}: {attr.type.value}{default}")
     for constraint in schema.type_constraints:
         lines.append(f"  {constraint.param} in {', '.join(constraint.allowed)}")
@@ -55,7 +60,10 @@ def hover_text(ctx: Context, pos: lsp.Position) -> tuple[str, lsp.Range] | None:
         types = dict(domain.type_sets).get(value)
         if types is not None:
             return f"type set `@{value}`\n\n" + fenced("\n".join(types)), ctx.range_of(hit)
-    if len(path) >= 2 and path[-2] == "suppress" or (path and path[-1] == "suppress" and not hit.is_key):
+    in_suppress = (len(path) >= 2 and path[-2] == "suppress") or (
+        path[-1:] == ("suppress",) and not hit.is_key
+    )
+    if in_suppress:
         rule = CATALOG.get(value)
         if rule is not None:
             return f"**{rule.id}**: {rule.summary}\n\n{rule.doc}", ctx.range_of(hit)
@@ -74,7 +82,7 @@ def hover_text(ctx: Context, pos: lsp.Position) -> tuple[str, lsp.Range] | None:
         return f"type parameter `{c.param}`\n\n" + fenced("\n".join(c.allowed)), ctx.range_of(hit)
     if len(path) >= 4 and path[2] in ("inputs", "outputs") and isinstance(path[3], int):
         params = schema.inputs if path[2] == "inputs" else schema.outputs
-        name = str(getattr(ctx.doc.node_at(path[:4] + ("name",)), "value", ""))
+        name = str(getattr(ctx.doc.node_at((*path[:4], "name")), "value", ""))
         param = next((p for p in params if p.name == name), None)
         if param is None:
             return None

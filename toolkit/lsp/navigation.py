@@ -47,7 +47,10 @@ def type_set_references(ctx: Context, name: str) -> list[lsp.Location]:
     if domain is None:
         return []
     use = re.compile(rf"@{re.escape(name)}(?![\w.-])")
-    files = [Path(domain.location.file), *(Path(op.location.file) for op in ctx.tree.operators_of(domain.name))]
+    files = [
+        Path(domain.location.file),
+        *(Path(op.location.file) for op in ctx.tree.operators_of(domain.name)),
+    ]
     codec = ctx.server.workspace.position_codec
     found = [ctx.location(domain.type_set_location(name))]
     for path in files:
@@ -72,13 +75,23 @@ def references(ctx: Context, pos: lsp.Position) -> list[lsp.Location]:
 
 
 def _symbol(
-    doc: Document, ctx: Context, name: str, kind: lsp.SymbolKind, node: yaml.Node, children: list[lsp.DocumentSymbol]
+    doc: Document,
+    ctx: Context,
+    name: str,
+    kind: lsp.SymbolKind,
+    node: yaml.Node,
+    children: list[lsp.DocumentSymbol],
 ) -> lsp.DocumentSymbol:
     codec = ctx.server.workspace.position_codec
     whole = text_range(
-        doc.lines, codec, (node.start_mark.line, node.start_mark.column), (node.end_mark.line, node.end_mark.column)
+        doc.lines,
+        codec,
+        (node.start_mark.line, node.start_mark.column),
+        (node.end_mark.line, node.end_mark.column),
     )
-    return lsp.DocumentSymbol(name=name or "?", kind=kind, range=whole, selection_range=whole, children=children)
+    return lsp.DocumentSymbol(
+        name=name or "?", kind=kind, range=whole, selection_range=whole, children=children
+    )
 
 
 def symbols(ctx: Context) -> list[lsp.DocumentSymbol]:
@@ -103,7 +116,9 @@ def symbols(ctx: Context) -> list[lsp.DocumentSymbol]:
             attrs = fields.get("attributes")
             if isinstance(attrs, yaml.MappingNode):
                 for key, value in attrs.value:
-                    children.append(_symbol(doc, ctx, f"attribute {scalar_text(key)}", lsp.SymbolKind.Property, value, []))
+                    children.append(
+                        _symbol(doc, ctx, f"attribute {scalar_text(key)}", lsp.SymbolKind.Property, value, [])
+                    )
             since = scalar_text(fields.get("since_version"))
             versions.append(_symbol(doc, ctx, f"version {since}", lsp.SymbolKind.Namespace, item, children))
         return [_symbol(doc, ctx, scalar_text(top["operator"]), lsp.SymbolKind.Class, root, versions)]

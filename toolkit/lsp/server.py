@@ -58,7 +58,7 @@ class OpsetServer(LanguageServer):
         return [p for p in found if p is not None]
 
     def state_for(self, path: Path) -> _TreeState | None:
-        for root, state in self.trees.items():
+        for state in self.trees.values():
             if state.tree.contains(path):
                 return state
         try:
@@ -119,7 +119,9 @@ class OpsetServer(LanguageServer):
                 findings = await loop.run_in_executor(self.pool, self._check, state.tree, changed)
             except Exception as exc:  # an internal error: say so, keep serving
                 log.exception("opset: check failed")
-                self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Error, f"opset: check failed: {exc}"))
+                self.window_log_message(
+                    lsp.LogMessageParams(lsp.MessageType.Error, f"opset: check failed: {exc}")
+                )
                 return
             if state.dirty:
                 continue  # superseded: check the newer text before publishing anything
@@ -160,7 +162,9 @@ class OpsetServer(LanguageServer):
             else:
                 state.published.pop(path, None)
             self.publish(path, list(converted), versions.get(path))
-        self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Log, f"opset: checked {len(changed)} file(s)"))
+        self.window_log_message(
+            lsp.LogMessageParams(lsp.MessageType.Log, f"opset: checked {len(changed)} file(s)")
+        )
 
     def publish(self, path: Path, diags: list[lsp.Diagnostic], version: int | None) -> None:
         self.text_document_publish_diagnostics(

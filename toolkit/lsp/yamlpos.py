@@ -83,9 +83,7 @@ class Document:
         best: Hit | None = None
         for node, path, is_key in self.scalars:
             start, end = _marks(node)
-            if start <= (line, column) <= end and (
-                best is None or _marks(best.node)[0] <= start
-            ):
+            if start <= (line, column) <= end and (best is None or _marks(best.node)[0] <= start):
                 best = Hit(path, node, is_key)
         return best
 
