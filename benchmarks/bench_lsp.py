@@ -55,7 +55,9 @@ async def _run(tree: Path, rounds: int, operator: str) -> None:
     client.text_document_did_open(lsp.DidOpenTextDocumentParams(text_document=item))
     while (uri, 1) not in published:
         await asyncio.sleep(0.005)
-    print(f"open (full load of {len(list(tree.rglob('*.yaml')))} files): {published[(uri, 1)] - started:.3f} s")
+    print(
+        f"open (full load of {len(list(tree.rglob('*.yaml')))} files): {published[(uri, 1)] - started:.3f} s"
+    )
     edits, validates = [], []
     for version in range(2, rounds + 2):
         new = text.replace("doc:", f"doc: # edit {version}\n   ", 1) if version % 2 else text
@@ -71,7 +73,9 @@ async def _run(tree: Path, rounds: int, operator: str) -> None:
         edits.append(published[(uri, version)] - sent)
         begun = time.perf_counter()
         subprocess.run(
-            [sys.executable, "-m", "toolkit", "validate", "--no-cache", str(tree)], capture_output=True, check=False
+            [sys.executable, "-m", "toolkit", "validate", "--no-cache", str(tree)],
+            capture_output=True,
+            check=False,
         )
         validates.append(time.perf_counter() - begun)
     rss = _peak_rss_mib(server.pid)
@@ -80,7 +84,9 @@ async def _run(tree: Path, rounds: int, operator: str) -> None:
     await client.stop()
     edit, full = statistics.median(edits), statistics.median(validates)
     print(f"didChange -> publishDiagnostics, median of {rounds}: {edit * 1000:.0f} ms (target <= 200 ms)")
-    print(f"opset validate --no-cache of the same tree, median: {full * 1000:.0f} ms ({full / edit:.1f}x the edit)")
+    print(
+        f"opset validate --no-cache of the same tree, median: {full * 1000:.0f} ms ({full / edit:.1f}x the edit)"
+    )
     print(f"server peak RSS: {rss:.0f} MiB (target < 300 MiB)")
 
 

@@ -13,17 +13,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lsprotocol import types as lsp
 
 from toolkit.authoring.bump import BumpRefused, add_opset_text, plan_bump
-from toolkit.lsp.context import Context
+from toolkit.lsp.context import Context, Host
 from toolkit.lsp.convert import uri_of
 from toolkit.model.diagnostics import SpecError, UsageError
-
-if TYPE_CHECKING:
-    from toolkit.lsp.server import OpsetServer
 
 BUMP = "opset.bump"
 _SUGGESTION = re.compile(r"did you mean '([^'\n]+)'\?")
@@ -100,7 +97,7 @@ def _add_opset(ctx: Context, diag: lsp.Diagnostic) -> lsp.CodeAction | None:
     )
 
 
-async def bump(ls: OpsetServer, uri: str) -> str:
+async def bump(ls: Host, uri: str) -> str:
     """Plan the bump from the files on disk and ask the editor to apply it; the outcome in words."""
     ctx = ls.context(uri)
     op = ctx.operator if ctx is not None else None
@@ -128,14 +125,14 @@ async def bump(ls: OpsetServer, uri: str) -> str:
     )
 
 
-def register(server: OpsetServer) -> None:
+def register(server: Host) -> None:
     @server.feature(
         lsp.TEXT_DOCUMENT_CODE_ACTION,
         lsp.CodeActionOptions(
             code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.RefactorRewrite]
         ),
     )
-    def on_code_action(ls: OpsetServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+    def on_code_action(ls: Host, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
         ctx = ls.context(params.text_document.uri)
         return fixes(ctx, list(params.context.diagnostics)) if ctx is not None else []
 

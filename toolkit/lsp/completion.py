@@ -8,16 +8,13 @@ while the line being typed (and so the file) is not valid YAML yet."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lsprotocol import types as lsp
 
 from toolkit.load.schema_files import json_schema
-from toolkit.lsp.context import Context
+from toolkit.lsp.context import Context, Host
 from toolkit.model.types import ELEMENT_TYPES
-
-if TYPE_CHECKING:
-    from toolkit.lsp.server import OpsetServer
 
 ITEM = "[]"  # a step into a list's items
 _LINE = re.compile(r"^(?P<indent> *)(?P<dashes>(?:- +)*)(?:(?P<key>[A-Za-z_][\w.-]*)\s*:(?P<rest>.*))?$")
@@ -192,9 +189,9 @@ def complete(ctx: Context, pos: lsp.Position) -> list[lsp.CompletionItem]:
     return value_items(ctx, path, typed["key"], server_pos.line)
 
 
-def register(server: OpsetServer) -> None:
+def register(server: Host) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=["@", ":", " "]))
-    def on_completion(ls: OpsetServer, params: lsp.CompletionParams) -> lsp.CompletionList:
+    def on_completion(ls: Host, params: lsp.CompletionParams) -> lsp.CompletionList:
         ctx = ls.context(params.text_document.uri)
         items = complete(ctx, params.position) if ctx is not None else []
         return lsp.CompletionList(is_incomplete=False, items=items)

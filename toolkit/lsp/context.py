@@ -3,19 +3,44 @@ and the model objects the cursor is on."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from lsprotocol import types as lsp
+from pygls.workspace import Workspace
 
 from toolkit.lsp.convert import position, text_range, uri_of
 from toolkit.lsp.workspace import SpecTree
 from toolkit.lsp.yamlpos import Document, Hit, Path_, scalar_text
 from toolkit.model.spec import DomainSpec, Location, OperatorSpec, OpSchema
 
-if TYPE_CHECKING:
-    from toolkit.lsp.server import OpsetServer
+Handler = Callable[..., Any]
+
+
+class Host(Protocol):
+    """What a feature asks of the server (`server.OpsetServer`), so that the feature modules do
+    not import the server that registers them."""
+
+    @property
+    def workspace(self) -> Workspace: ...
+
+    def feature(self, feature_name: str, options: Any = None) -> Callable[[Handler], Handler]: ...
+
+    def command(self, command_name: str) -> Callable[[Handler], Handler]: ...
+
+    def text(self, path: Path) -> str: ...
+
+    def buffer_text(self, path: Path) -> str | None: ...
+
+    def context(self, uri: str) -> Context | None: ...
+
+    def window_show_message(self, params: lsp.ShowMessageParams) -> None: ...
+
+    async def workspace_apply_edit_async(
+        self, params: lsp.ApplyWorkspaceEditParams
+    ) -> lsp.ApplyWorkspaceEditResult: ...
 
 
 @dataclass
@@ -23,7 +48,7 @@ class Context:
     path: Path
     tree: SpecTree
     doc: Document
-    server: OpsetServer
+    server: Host
 
     @property
     def operator(self) -> OperatorSpec | None:

@@ -4,16 +4,11 @@ doc). Texts from the specs are shown inside code spans or fences, never as live 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from lsprotocol import types as lsp
 
-from toolkit.lsp.context import Context
+from toolkit.lsp.context import Context, Host
 from toolkit.model.rules import CATALOG
 from toolkit.model.spec import OpSchema
-
-if TYPE_CHECKING:
-    from toolkit.lsp.server import OpsetServer
 
 
 def fenced(text: str) -> str:
@@ -101,9 +96,9 @@ def hover_text(ctx: Context, pos: lsp.Position) -> tuple[str, lsp.Range] | None:
     return None
 
 
-def register(server: OpsetServer) -> None:
+def register(server: Host) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
-    def on_hover(ls: OpsetServer, params: lsp.HoverParams) -> lsp.Hover | None:
+    def on_hover(ls: Host, params: lsp.HoverParams) -> lsp.Hover | None:
         ctx = ls.context(params.text_document.uri)
         found = hover_text(ctx, params.position) if ctx is not None else None
         if found is None:

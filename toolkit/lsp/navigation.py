@@ -7,17 +7,13 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import yaml
 from lsprotocol import types as lsp
 
-from toolkit.lsp.context import Context
+from toolkit.lsp.context import Context, Host
 from toolkit.lsp.convert import text_range, uri_of
 from toolkit.lsp.yamlpos import Document, scalar_text
-
-if TYPE_CHECKING:
-    from toolkit.lsp.server import OpsetServer
 
 
 def definition(ctx: Context, pos: lsp.Position) -> lsp.Location | None:
@@ -136,18 +132,18 @@ def symbols(ctx: Context) -> list[lsp.DocumentSymbol]:
     return []
 
 
-def register(server: OpsetServer) -> None:
+def register(server: Host) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
-    def on_definition(ls: OpsetServer, params: lsp.DefinitionParams) -> lsp.Location | None:
+    def on_definition(ls: Host, params: lsp.DefinitionParams) -> lsp.Location | None:
         ctx = ls.context(params.text_document.uri)
         return definition(ctx, params.position) if ctx is not None else None
 
     @server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
-    def on_references(ls: OpsetServer, params: lsp.ReferenceParams) -> list[lsp.Location]:
+    def on_references(ls: Host, params: lsp.ReferenceParams) -> list[lsp.Location]:
         ctx = ls.context(params.text_document.uri)
         return references(ctx, params.position) if ctx is not None else []
 
     @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-    def on_symbols(ls: OpsetServer, params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol]:
+    def on_symbols(ls: Host, params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol]:
         ctx = ls.context(params.text_document.uri)
         return symbols(ctx) if ctx is not None else []
