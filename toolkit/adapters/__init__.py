@@ -74,7 +74,8 @@ from toolkit.adapters.onnx_io import (
     node_from_onnx,
     node_to_onnx,
 )
-from toolkit.adapters.steps import apply_steps, input_position, load_callable, same_value
+from toolkit.adapters.steps import apply_steps, input_position, load_callable
+from toolkit.model.adapter_steps import same_value
 
 __all__ = [
     "AdapterContext",

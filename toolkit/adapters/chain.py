@@ -5,9 +5,10 @@ one resolution rule (`toolkit.model.resolution`)."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
+from toolkit.adapters.defaults import write_source_defaults
 from toolkit.adapters.inverse import inverse_steps
 from toolkit.adapters.node import (
     AdapterContext,
@@ -21,7 +22,7 @@ from toolkit.adapters.node import (
 )
 from toolkit.adapters.steps import apply_steps
 from toolkit.model.resolution import chain, version_at
-from toolkit.model.spec import Adapter, OperatorSpec, OpSchema
+from toolkit.model.spec import Adapter, AdapterStep, OperatorSpec, OpSchema
 
 
 def apply_upgrade(
@@ -34,12 +35,13 @@ def apply_upgrade(
     taken: Collection[str] = (),
     value_shapes: ShapeLookup | None = None,
 ) -> AdapterResult:
-    """Turn `node` (a node of version `old`) into a node of `new` with `new.adapter.upgrade`."""
+    """Turn `node` (a node of version `old`) into a node of `new` with `new.adapter.upgrade`
+    (the defaults that differ between the two written explicitly: `adapters.defaults`)."""
     adapter = _adapter_of(new)
     if not adapter.upgrade:
         raise MissingAdapter(f"{new.id} declares no adapter (its `upgrade` list is empty)")
     ctx = AdapterContext(old, new, "upgrade", constants, value_types, taken, value_shapes)
-    return apply_steps(adapter.upgrade, node, ctx)
+    return _move(adapter.upgrade, node, ctx)
 
 
 def apply_downgrade(
@@ -58,7 +60,16 @@ def apply_downgrade(
         raise MissingAdapter(f"{new.id} declares no adapter (its `upgrade` list is empty)")
     steps = adapter.downgrade if adapter.downgrade is not None else inverse_steps(adapter.upgrade, new, old)
     ctx = AdapterContext(new, old, "downgrade", constants, value_types, taken, value_shapes)
-    return apply_steps(steps, node, ctx)
+    return _move(steps, node, ctx)
+
+
+def _move(steps: Sequence[AdapterStep], node: Node, ctx: AdapterContext) -> AdapterResult:
+    """The steps run on a copy of `node` whose absent attributes keep their meaning."""
+    filled = node.copy()
+    notes = write_source_defaults(filled, steps, ctx.source, ctx.target)
+    result = apply_steps(steps, filled, ctx)
+    result.notes[:0] = notes
+    return result
 
 
 def _adapter_of(schema: OpSchema) -> Adapter:

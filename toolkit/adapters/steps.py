@@ -4,7 +4,6 @@ the vocabulary), and `apply_steps`, which runs a list of steps on a copy of a no
 from __future__ import annotations
 
 import importlib
-import struct
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -16,7 +15,7 @@ from toolkit.adapters.node import (
     NewConstant,
     Node,
 )
-from toolkit.model.adapter_steps import PerKind, callable_problem
+from toolkit.model.adapter_steps import PerKind, callable_problem, same_value
 from toolkit.model.opt_in import ALLOW_PYTHON_ADAPTERS_ENV, env_flag
 from toolkit.model.spec import AdapterStep, AttrType, FormalParameter, OpSchema
 from toolkit.model.types import looks_like_type_string
@@ -50,15 +49,18 @@ def _compatible(step: AdapterStep, result: AdapterResult, ctx: AdapterContext) -
 @_STEPS.of("remove_attribute")
 def _remove_attribute(step: AdapterStep, result: AdapterResult, ctx: AdapterContext) -> None:
     name = str(step.arg("attribute"))
-    if ctx.direction == "downgrade":
-        _refuse_meaningful_value(step, result.node, ctx.source, name)
+    _refuse_meaningful_value(step, result.node, ctx, name)
     if name in result.node.attributes:
         value = result.node.attributes.pop(name)
         result.notes.append(f"removed attribute '{name}' (was {value!r})")
 
 
-def _refuse_meaningful_value(step: AdapterStep, node: Node, source: OpSchema, name: str) -> None:
-    """A downgrade may drop an attribute only when the older version then computes the same."""
+def _refuse_meaningful_value(step: AdapterStep, node: Node, ctx: AdapterContext, name: str) -> None:
+    """Drop an attribute only when the target version then computes the same: its value (or the
+    source default) is `value`, or, without `value`, the source default. An upgrade drops an
+    attribute that has neither (nothing says which value the newer version means: it is taken to
+    mean nothing, as onnx's legacy `consumed_inputs`)."""
+    source, target = ctx.source, ctx.target
     declared = source.attribute(name)
     default = None if declared is None else _thaw(declared.default)
     present = name in node.attributes
@@ -69,10 +71,12 @@ def _refuse_meaningful_value(step: AdapterStep, node: Node, source: OpSchema, na
             return
         what = f"{value!r}" if present else f"absent, so {value!r} (the default of {source.id})"
         raise AdapterError(
-            f"attribute '{name}' is {what}; only {wanted!r} means what the older version does without it, "
+            f"attribute '{name}' is {what}; only {wanted!r} means what {target.id} does without it, "
             "so removing it would change what the node computes"
         )
     if not present or (default is not None and same_value(value, default)):
+        return
+    if default is None and ctx.direction == "upgrade":
         return
     why = (
         f"its default in {source.id} is {default!r}"
@@ -80,35 +84,9 @@ def _refuse_meaningful_value(step: AdapterStep, node: Node, source: OpSchema, na
         else f"{source.id} gives it no default"
     )
     raise AdapterError(
-        f"attribute '{name}' is {value!r}; the older version has no such attribute and {why}, "
+        f"attribute '{name}' is {value!r}; {target.id} has no such attribute and {why}, "
         "so removing it would change what the node computes"
     )
-
-
-def same_value(a: Any, b: Any) -> bool:
-    """Attribute values equal as ONNX stores them (floats compared at float32 precision)."""
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, bytes):
-        a = a.decode("utf-8")
-    if isinstance(b, bytes):
-        b = b.decode("utf-8")
-    numbers = (int, float)
-    if (
-        isinstance(a, numbers)
-        and isinstance(b, numbers)
-        and not isinstance(a, bool)
-        and not isinstance(b, bool)
-    ):
-        return _float32(float(a)) == _float32(float(b))
-    return bool(a == b)
-
-
-def _float32(value: float) -> float:
-    try:
-        return float(struct.unpack("<f", struct.pack("<f", value))[0])
-    except OverflowError:
-        return value
 
 
 @_STEPS.of("rename_attribute")
@@ -138,6 +116,8 @@ def _attribute_to_input(step: AdapterStep, result: AdapterResult, ctx: AdapterCo
     if value is None and source_attr is not None:
         value = _thaw(source_attr.default)
     if value is None:
+        if position < len(node.inputs):
+            node.inputs.insert(position, "")  # omitted, and the inputs after it keep their places
         return  # absent and no default: the (optional) input stays omitted
     attr_type = source_attr.type if source_attr is not None else _guess_attr_type(value)
     formal = ctx.target.inputs[position]
@@ -158,7 +138,8 @@ def _input_to_attribute(step: AdapterStep, result: AdapterResult, ctx: AdapterCo
     name = str(step.arg("attribute"))
     position = input_position(ctx.source, step)
     if position >= len(node.inputs) or not node.inputs[position]:
-        return  # omitted: the target attribute's default applies
+        del node.inputs[position : position + 1]  # the inputs after it move one place back
+        return  # omitted: the attribute stays absent
     value_name = node.inputs[position]
     value = ctx.constant(value_name)
     if value is None:

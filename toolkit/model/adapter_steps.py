@@ -10,6 +10,7 @@ table, which refuses a kind outside `STEP_KINDS` and a table that misses one.
 from __future__ import annotations
 
 import keyword
+import struct
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any, Generic, TypeVar
@@ -114,3 +115,61 @@ def callable_problem(spec: object) -> str | None:
         if keyword.iskeyword(part):
             return f"'{part}' in '{spec}' is a Python keyword"
     return None
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Attribute values equal as ONNX stores them (floats compared at float32 precision)."""
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, bytes):
+        a = a.decode("utf-8")
+    if isinstance(b, bytes):
+        b = b.decode("utf-8")
+    numbers = (int, float)
+    if (
+        isinstance(a, numbers)
+        and isinstance(b, numbers)
+        and not isinstance(a, bool)
+        and not isinstance(b, bool)
+    ):
+        return _float32(float(a)) == _float32(float(b))
+    return bool(a == b)
+
+
+def _float32(value: float) -> float:
+    try:
+        return float(struct.unpack("<f", struct.pack("<f", value))[0])
+    except OverflowError:
+        return value
+
+
+def type_changes(
+    old: OpSchema, new: OpSchema
+) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
+    """(added, removed) allowed types per type parameter present in both versions."""
+    added: dict[str, tuple[str, ...]] = {}
+    removed: dict[str, tuple[str, ...]] = {}
+    before = old.constraint_map
+    for constraint in new.type_constraints:
+        previous = before.get(constraint.param)
+        if previous is None or not set(_binding(old, constraint.param)) & set(
+            _binding(new, constraint.param)
+        ):
+            continue  # absent, or the same name binds wholly other inputs/outputs: another parameter
+        plus = tuple(t for t in constraint.allowed if t not in previous.allowed)
+        minus = tuple(t for t in previous.allowed if t not in constraint.allowed)
+        if plus:
+            added[constraint.param] = plus
+        if minus:
+            removed[constraint.param] = minus
+    return added, removed
+
+
+def _binding(schema: OpSchema, param: str) -> tuple[tuple[str, int], ...]:
+    """Which inputs and outputs a type parameter binds (by side and position)."""
+    return tuple(
+        (side, index)
+        for side, formals in (("in", schema.inputs), ("out", schema.outputs))
+        for index, formal in enumerate(formals)
+        if formal.type_str == param
+    )

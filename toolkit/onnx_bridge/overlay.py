@@ -18,6 +18,7 @@ from toolkit.load.adapter_build import build_adapter
 from toolkit.load.discovery import display_path
 from toolkit.load.schema import validate_document
 from toolkit.load.yamlsrc import MarkedDict, YamlProblem, location_of, read_yaml
+from toolkit.model.adapter_steps import type_changes
 from toolkit.model.diagnostics import Diagnostic, Severity, SpecError
 from toolkit.model.rules import register
 from toolkit.model.spec import (
@@ -114,38 +115,6 @@ def _overlay_file(
             out[key] = replace(adapter, location=at)
 
 
-def type_changes(
-    old: OpSchema, new: OpSchema
-) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
-    """(added, removed) allowed types per type parameter present in both versions."""
-    added: dict[str, tuple[str, ...]] = {}
-    removed: dict[str, tuple[str, ...]] = {}
-    before = old.constraint_map
-    for constraint in new.type_constraints:
-        previous = before.get(constraint.param)
-        if previous is None or not set(_binding(old, constraint.param)) & set(
-            _binding(new, constraint.param)
-        ):
-            continue  # absent, or the same name binds wholly other inputs/outputs: another parameter
-        plus = tuple(t for t in constraint.allowed if t not in previous.allowed)
-        minus = tuple(t for t in previous.allowed if t not in constraint.allowed)
-        if plus:
-            added[constraint.param] = plus
-        if minus:
-            removed[constraint.param] = minus
-    return added, removed
-
-
-def _binding(schema: OpSchema, param: str) -> tuple[tuple[str, int], ...]:
-    """Which inputs and outputs a type parameter binds (by side and position)."""
-    return tuple(
-        (side, index)
-        for side, formals in (("in", schema.inputs), ("out", schema.outputs))
-        for index, formal in enumerate(formals)
-        if formal.type_str == param
-    )
-
-
 def only_types_changed(old: OpSchema, new: OpSchema) -> bool:
     """True when the two versions differ in nothing but their allowed types (and docs)."""
 
@@ -184,13 +153,15 @@ def adapter_for(old: OpSchema, new: OpSchema, declared: Adapter | None) -> Adapt
         declared = Adapter(
             upgrade=(AdapterStep("compatible", (), new.location),), downgrade=(), location=new.location
         )
-    downgrade = declared.downgrade
-    if downgrade is None:
+    # The type checks come first: they are about the node as it is at the source version (an
+    # implied downgrade starts with those of the added types already).
+    if declared.downgrade is None:
         downgrade = inverse_steps(declared.upgrade, new, old)
-    # The type checks come first: they are about the node as it is at the source version.
+    else:
+        downgrade = _restrictions(added, declared.location) + declared.downgrade
     return Adapter(
         upgrade=_restrictions(removed, declared.location) + declared.upgrade,
-        downgrade=_restrictions(added, declared.location) + downgrade,
+        downgrade=downgrade,
         location=declared.location,
     )
 
