@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 
+from toolkit.checks.adapter_inverse import missing_downgrade
 from toolkit.model.adapter_steps import (
     COMMON_ARGS,
     STEP_KINDS,
@@ -44,7 +45,8 @@ back); the first version of an operator has no previous version.
 **After:** the same version without `adapter:`.""",
 )
 def adapters(specs: SpecSet, domains: dict[str, DomainSpec]) -> Iterator[Diagnostic]:
-    """Every ADAPTER-* problem of every adapter (see `check_step` and `compatible_steps`)."""
+    """Every ADAPTER-* problem of every adapter (see `check_step`, `compatible_steps` and
+    `adapter_inverse.missing_downgrade`)."""
     for op in specs.operators:
         previous: OpSchema | None = None
         for schema in op.versions:
@@ -63,6 +65,7 @@ def adapters(specs: SpecSet, domains: dict[str, DomainSpec]) -> Iterator[Diagnos
                         yield from check_step(step, schema, previous)
                     yield from compatible_steps(schema.adapter.upgrade, previous, schema)
                     yield from compatible_steps(schema.adapter.downgrade or (), schema, previous)
+                    yield from missing_downgrade(previous, schema)
             previous = schema
 
 
@@ -433,4 +436,45 @@ from a constraint makes that false. Changes another step of the list handles do 
 **Before:** `upgrade: [{kind: compatible}]` when the new version adds a required attribute `mode`.
 
 **After:** `upgrade: [{kind: set_attribute_if_absent, attribute: mode, value: linear}]`""",
+)
+
+
+register(
+    "ADAPTER-NO-INVERSE",
+    "adapter",
+    "error",
+    "A version writes no `downgrade` list, and no downgrade can be derived from its `upgrade` "
+    "(a `python` step, or a `remove_input` before the last input).",
+    category=ADAPTERS,
+    hint="write the `downgrade` list explicitly (the message spells out the part that can be derived)",
+    doc="""\
+**Why:** without a `downgrade` list, `opset convert` derives the way back from the `upgrade`
+steps and both versions' signatures (the guide's table of implied downgrades). A `python` step is
+code, so nothing can be derived from it; a `remove_input` of an input before the older version's
+last one cannot be undone by any step kind (the inputs after it would have to move one place on).
+Without this check the model would be refused only when someone converts one.
+
+**Before:**
+
+```yaml
+    adapter:
+      upgrade:
+        - {kind: rename_attribute, attribute: scale, to: gain}
+        - {kind: python, callable: "acme_adapters:gain_v2"}
+```
+
+**After:** the derived part kept, the code's inverse written as code:
+
+```yaml
+    adapter:
+      upgrade:
+        - {kind: rename_attribute, attribute: scale, to: gain}
+        - {kind: python, callable: "acme_adapters:gain_v2"}
+      downgrade:
+        - {kind: python, callable: "acme_adapters:gain_v2_to_v1"}
+        - {kind: rename_attribute, attribute: gain, to: scale}
+```
+
+**Fix:** write `downgrade:` (the hint spells out the list, with a `python` step in place of
+each step that has no inverse).""",
 )

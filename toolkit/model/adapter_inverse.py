@@ -180,7 +180,9 @@ def _remove_input(step: AdapterStep, old: OpSchema, new: OpSchema) -> tuple[Adap
 @_INVERSES.of("python")
 def _python(step: AdapterStep, old: OpSchema, new: OpSchema) -> tuple[AdapterStep, ...]:
     """none: a `python` step is code, so its inverse cannot be derived: write `downgrade`."""
-    raise NoInverse(step, f"the python upgrade step ({step.arg('callable')}) is code, and code has no derived inverse")
+    raise NoInverse(
+        step, f"the python upgrade step ({step.arg('callable')}) is code, and code has no derived inverse"
+    )
 
 
 INVERSES: Mapping[str, Inverse] = _INVERSES.complete()
