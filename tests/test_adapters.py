@@ -275,6 +275,8 @@ GOOD_STEPS = """        - {kind: attribute_to_input, attribute: factor, input: f
         - {kind: set_attribute_if_absent, attribute: precision, value: 32}
         - {kind: type_restriction, param: T, types: [tensor(double)]}
         - {kind: python, callable: "my_pkg.adapters:scale_v2"}
+      downgrade:  # a python upgrade has no derived inverse (ADAPTER-NO-INVERSE without it)
+        - {kind: python, callable: "my_pkg.adapters:scale_v1"}
 """
 
 

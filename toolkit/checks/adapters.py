@@ -59,13 +59,18 @@ def adapters(specs: SpecSet, domains: dict[str, DomainSpec]) -> Iterator[Diagnos
                         "an adapter moves nodes from the previous version; remove it from the first version",
                     )
                 else:
-                    for step in schema.adapter.upgrade:
-                        yield from check_step(step, previous, schema)
+                    upgrade = [
+                        d for step in schema.adapter.upgrade for d in check_step(step, previous, schema)
+                    ]
+                    yield from upgrade
                     for step in schema.adapter.downgrade or ():
                         yield from check_step(step, schema, previous)
                     yield from compatible_steps(schema.adapter.upgrade, previous, schema)
                     yield from compatible_steps(schema.adapter.downgrade or (), schema, previous)
-                    yield from missing_downgrade(previous, schema)
+                    if not any(
+                        d.severity is Severity.ERROR for d in upgrade
+                    ):  # derivable from sound steps only
+                        yield from missing_downgrade(previous, schema)
             previous = schema
 
 

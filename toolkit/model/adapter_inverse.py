@@ -95,7 +95,7 @@ def _args(step: AdapterStep) -> dict[str, object]:
 
 @_INVERSES.of("compatible")
 def _compatible(step: AdapterStep, old: OpSchema, new: OpSchema) -> tuple[AdapterStep, ...]:
-    """`compatible`: nothing to undo."""
+    """nothing to undo."""
     return ()
 
 
