@@ -13,11 +13,17 @@ import os
 import sys
 from collections.abc import Sequence
 from types import ModuleType
-from typing import NoReturn
+from typing import Any, NoReturn
 
-from toolkit import __version__
-from toolkit.cli.argv import command_parser, option_value, refuse_option_like_values, value_options
-from toolkit.cli.common import REPORT_FORMATS, environment_set, example_budget_set
+from toolkit.cli.argv import (
+    command_parser,
+    command_word,
+    commands,
+    option_value,
+    refuse_option_like_values,
+    value_options,
+)
+from toolkit.cli.common import REPORT_FORMATS, add_global_arguments, environment_set, example_budget_set
 from toolkit.model.diagnostics import SpecError, UsageError
 
 NO_CACHE_ENV = "OPSET_TOOLKIT_NO_CACHE"  # read by toolkit.load.cache.enabled()
@@ -32,16 +38,40 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+class _Version(argparse.Action):
+    """`--version`: the installed distribution's version from its metadata (what pip installed),
+    read only when asked; the package's own `__version__` when it is not installed."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the version of opset-toolkit and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
+        from importlib import metadata
+
+        try:
+            version = metadata.version(DISTRIBUTION)
+        except metadata.PackageNotFoundError:
+            from toolkit import __version__ as version
+        print(f"opset-toolkit {version}")
+        parser.exit()
+
+
+DISTRIBUTION = "opset-toolkit"
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The `opset` parser with every command; with `command`, a command name, only the commands
     of the module that defines it (`main` builds that for the command it runs: importing every
     command module and building every sub-parser would cost each command about 10 ms)."""
     parser = _Parser(prog="opset", description="Declarative operator sets: validate, generate, diff.")
-    parser.add_argument("--version", action="version", version=f"opset-toolkit {__version__}")
+    parser.add_argument("--version", action=_Version)
+    add_global_arguments(parser, top=True)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     subparsers.required = True
     for module in _command_modules(command):
         module.register(subparsers)
+    for sub in commands(parser).values():  # the global options after the command name too
+        add_global_arguments(sub, top=False)
     # `opset generate` renders the CLI reference page from this parser; handing the factory down
     # keeps the command modules from importing this package (no import cycle).
     parser.set_defaults(build_parser=build_parser)
@@ -72,6 +102,7 @@ def _command_modules(command: str | None) -> list[ModuleType]:
         return [model_commands]
     from toolkit.cli import (
         authoring_commands,
+        completion_command,
         diff_command,
         generate_command,
         lsp_command,
@@ -94,7 +125,17 @@ def _command_modules(command: str | None) -> list[ModuleType]:
         project_commands,
         runtime_command,
         lsp_command,
+        completion_command,
     ]
+
+
+def painted(args: argparse.Namespace) -> contextlib.AbstractContextManager[None]:
+    """Colour on stderr, and on stdout when the command prints text there (never a machine format):
+    see `toolkit.reporting.colour`."""
+    from toolkit.cli.colour_streams import painted_streams
+
+    text_out = getattr(args, "format", "text") == "text"
+    return painted_streams(getattr(args, "color", "auto"), stdout=text_out)
 
 
 def _caches_off(off: bool) -> contextlib.AbstractContextManager[None]:
@@ -125,13 +166,44 @@ def run() -> NoReturn:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    with contextlib.ExitStack() as colour:  # the streams painted until the command's last word
+        return _main(list(sys.argv[1:] if argv is None else argv), colour)
+
+
+def _global_values() -> frozenset[str]:
+    """The global options that take a value (`--color WHEN`), to find the command name after them."""
+    parser = argparse.ArgumentParser(add_help=False)
+    add_global_arguments(parser, top=True)
+    return value_options(parser)
+
+
+def _unknown_command(parser: argparse.ArgumentParser, word: str | None) -> None:
+    """A mistyped command (`opset valdate`) is a usage error naming the closest commands."""
+    known = commands(parser)
+    if word is None or word in known:
+        return
+    import difflib
+
+    close = difflib.get_close_matches(word, list(known), n=3, cutoff=0.6)
+    hint = (
+        f"did you mean {' or '.join(f'`opset {name}`' for name in close)}?"
+        if close
+        else "`opset --help` lists the commands"
+    )
+    parser.print_usage(sys.stderr)
+    raise UsageError(f"unknown command '{word}'\n  hint: {hint}")
+
+
+def _main(argv: list[str], colour: contextlib.ExitStack) -> int:
     args: argparse.Namespace | None = None
     parser: argparse.ArgumentParser | None = None
     try:
-        parser = build_parser(argv[0] if argv and not argv[0].startswith("-") else None)
+        word = command_word(argv, _global_values())
+        parser = build_parser(word)
+        _unknown_command(parser, word)
         refuse_option_like_values(parser, argv)
         args = parser.parse_args(argv)
+        colour.enter_context(painted(args))
         budget = getattr(args, "max_example_bytes", None)
         with _caches_off(getattr(args, "no_cache", False)), example_budget_set(budget):
             code: int = args.handler(args)
@@ -202,7 +274,7 @@ def _report_failure(
     sys.stdout.write(text)
 
 
-_REPORTING = {"validate", "generate", "diff", "check-model", "compat", "convert"}
+_REPORTING = {"validate", "generate", "diff", "check-model", "compat", "convert", "model-diff", "test-runtime"}
 
 
 def _report_options(
@@ -216,10 +288,12 @@ def _report_options(
         if command not in _REPORTING:
             return command, None, None
         return command, getattr(args, "format", None), getattr(args, "report_file", None)
-    command = next((a for a in argv if not a.startswith("-")), "")
+    command = command_word(argv, _global_values()) or ""
     if command not in _REPORTING:
         return command or "opset", None, None
-    output_flags = {"convert": ("--report",), "generate": ("--output",)}.get(command, ("--output", "-o"))
+    output_flags: tuple[str, ...] = ("--output", "-o", "--report")
+    if command == "convert" and not any(a == "--out" or a.startswith("--out=") for a in argv):
+        output_flags = ("--report",)  # the old spelling: -o/--output named the converted model
     options = value_options(command_parser(parser, argv) if parser is not None else None)
     fmt = option_value(argv, ("--format",), options)
     target = option_value(argv, output_flags, options)

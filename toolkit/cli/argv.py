@@ -24,15 +24,32 @@ def looks_like_option(word: str) -> bool:
     return word.startswith("-") and word != "-" and not _NEGATIVE_NUMBER.match(word) and " " not in word
 
 
-def command_parser(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.ArgumentParser | None:
-    """The sub-parser of the command `argv` names (its first word), if any."""
-    if not argv or argv[0].startswith("-"):
-        return None
+def command_word(argv: list[str], global_values: frozenset[str]) -> str | None:
+    """The command `argv` names: its first word that is not a global option (`opset -q validate`,
+    `opset --color never validate`: `global_values` are the global options taking a value)."""
+    index = 0
+    while index < len(argv):
+        word = argv[index]
+        if word == "--":
+            return argv[index + 1] if index + 1 < len(argv) else None
+        if not looks_like_option(word):
+            return word
+        index += 2 if word in global_values else 1
+    return None
+
+
+def commands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """The command parsers of `parser`, by name."""
     for action in parser._subparsers._group_actions if parser._subparsers else ():
         if isinstance(action, argparse._SubParsersAction):
-            found = action.choices.get(argv[0])
-            return found if isinstance(found, argparse.ArgumentParser) else None
-    return None
+            return dict(action.choices)
+    return {}
+
+
+def command_parser(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.ArgumentParser | None:
+    """The sub-parser of the command `argv` names, if any."""
+    word = command_word(argv, value_options(parser))
+    return commands(parser).get(word) if word is not None else None
 
 
 def value_options(parser: argparse.ArgumentParser | None) -> frozenset[str]:
@@ -58,7 +75,7 @@ _NO_VALUE = (
 def refuse_option_like_values(parser: argparse.ArgumentParser, argv: list[str]) -> None:
     """UsageError when a value-taking option's next word looks like an option (see the module
     docstring); `--` ends the options, as for argparse."""
-    options = value_options(command_parser(parser, argv))
+    options = value_options(command_parser(parser, argv)) | value_options(parser)
     for word, after in itertools.pairwise(argv):
         if word == "--":
             return

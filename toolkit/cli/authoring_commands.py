@@ -37,9 +37,7 @@ def register(subparsers: Any) -> None:
         "the bump joins it (bump several operators into one new opset over several commits)",
     )
     bump.add_argument("--dry-run", action="store_true", help="print the plan, write nothing")
-    bump.add_argument(
-        "--specs", action="append", metavar="DIR", help="spec folder (repeatable; default: ./opsets)"
-    )
+    add_specs_argument(bump)
     bump.set_defaults(handler=run_bump)
 
     new = subparsers.add_parser(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,16 +17,20 @@ if TYPE_CHECKING:
 DEFAULT_SPECS = "opsets"
 
 
-def add_specs_argument(parser: argparse.ArgumentParser, *, vendor: bool = False) -> None:
-    """`--specs DIR` (repeatable) and `--no-cache`. `vendor`: the specs add vendor domains to the
-    onnx catalog (model commands), so giving none is fine."""
+def add_specs_argument(
+    parser: argparse.ArgumentParser, *, vendor: bool = False, help: str | None = None
+) -> None:
+    """`--specs DIR` (repeatable), `--no-cache` and `--max-example-bytes`: every command that reads
+    specs takes these three, from here. `vendor`: the specs add vendor domains to the onnx catalog
+    (model commands), so giving none is fine; `help`: a command whose default differs says so."""
     what = "vendor spec folder" if vendor else "spec folder or file"
     default = f"./{DEFAULT_SPECS} if it exists" if vendor else f"./{DEFAULT_SPECS}"
     parser.add_argument(
         "--specs",
         action="append",
         metavar="DIR",
-        help=f"{what} (repeatable; default: spec_root of opset.toml, else {default}, else {DEFAULT_SPECS}/ at the git top level)",
+        help=help
+        or f"{what} (repeatable; default: spec_root of opset.toml, else {default}, else {DEFAULT_SPECS}/ at the git top level)",
     )
     parser.add_argument("--no-cache", action="store_true", help="do not use or fill the load caches")
     add_example_budget_argument(parser)
@@ -146,12 +150,17 @@ def default_spec_dir() -> str | None:
     return None
 
 
-def specs_from_args(args: argparse.Namespace, *, required: bool = True) -> list[str]:
-    """`spec_paths` of the `--specs` option (see `add_specs_argument`), each one checked to exist."""
-    for value in args.specs or ():
+def specs_from_args(
+    args: argparse.Namespace, *, required: bool = True, also: Sequence[str] = ()
+) -> list[str]:
+    """`spec_paths` of the `--specs` option (see `add_specs_argument`) and `also` (a command's
+    positional paths, such as validate's: the same as `--specs`), each one checked to exist."""
+    given = [*also, *(args.specs or ())]
+    for index, value in enumerate(given):
         if not Path(value).exists():
-            raise UsageError(f"--specs {value}: no such file or directory")
-    return spec_paths(args.specs, required=required)
+            option = "" if index < len(also) else "--specs "
+            raise UsageError(f"{option}{value}: no such file or directory")
+    return spec_paths(given, required=required)
 
 
 def registry_from_args(args: argparse.Namespace) -> Registry:
@@ -194,33 +203,99 @@ def split_operator_ref(text: str) -> tuple[str, str, int | None]:
 # --------------------------------------------------------------------------- report output
 
 REPORT_FORMATS = ("text", "json", "github", "sarif", "junit")
+_FORMAT_HELP = (
+    "report format (default: text); github = workflow-command annotations, sarif = SARIF 2.1.0 for "
+    "code scanning, junit = JUnit XML (one test case per finding)"
+)
+
+
+def add_format_argument(
+    parser: argparse.ArgumentParser,
+    choices: Sequence[str] = REPORT_FORMATS,
+    default: str = "text",
+    help: str | None = None,
+) -> None:
+    """`--format`: the report formats by default; a command printing data (`show`, `rules`) names
+    its own."""
+    described = tuple(choices) == REPORT_FORMATS
+    parser.add_argument(
+        "--format",
+        choices=tuple(choices),
+        default=default,
+        help=help or (_FORMAT_HELP if described else f"output format (default: {default})"),
+    )
+
+
+class _SpelledStore(argparse.Action):
+    """Stores the value like `store`, and records each (spelling, value) in `<dest>_given`: a
+    command with a deprecated alias (`convert --report`) can tell the spellings apart."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[object] | None,
+        option_string: str | None = None,
+    ) -> None:
+        setattr(namespace, self.dest, values)
+        given = [*(getattr(namespace, f"{self.dest}_given", None) or ()), (option_string, values)]
+        setattr(namespace, f"{self.dest}_given", given)
 
 
 def add_report_arguments(
-    parser: argparse.ArgumentParser, *, output_flags: tuple[str, ...] = ("--output", "-o")
+    parser: argparse.ArgumentParser,
+    *,
+    formats: Sequence[str] = REPORT_FORMATS,
+    aliases: Sequence[str] = (),
 ) -> None:
-    """`--format text|json|github|sarif|junit` and `--output FILE` (dest `report_file`). Load and
-    usage errors are written in the same format (toolkit.cli.main); exit codes do not change."""
+    """`--format` and `--output/-o FILE` (dest `report_file`; `aliases`: old spellings, listed as
+    deprecated in the help). Load and usage errors are written in the same format
+    (toolkit.cli.main); exit codes do not change."""
+    add_format_argument(parser, formats)
+    deprecated = f" ({', '.join(aliases)}: deprecated spelling)" if aliases else ""
     parser.add_argument(
-        "--format",
-        choices=REPORT_FORMATS,
-        default="text",
-        help="report format (default: text); github = workflow-command annotations, sarif = SARIF "
-        "2.1.0 for code scanning, junit = JUnit XML (one test case per finding)",
-    )
-    parser.add_argument(
-        *output_flags,
+        "--output",
+        "-o",
+        *aliases,
         dest="report_file",
+        action=_SpelledStore,
         metavar="FILE",
-        help="write the report to FILE instead of stdout (atomically; the directory must exist)",
+        help="write the report to FILE instead of stdout (atomically; the directory must exist)" + deprecated,
     )
 
 
-def emit_report(args: argparse.Namespace, text: str) -> None:
-    """The report to `--output` (atomically) or stdout."""
+COLOR_CHOICES = ("auto", "always", "never")
+
+
+def add_global_arguments(parser: argparse.ArgumentParser, *, top: bool) -> None:
+    """`--quiet/-q` and `--color`: global, so every command takes them before or after its name
+    (`opset -q validate` = `opset validate -q`). On a command's parser the default is SUPPRESS, so
+    a value given before the command name is not reset by the command's parser."""
+    parser.add_argument(
+        "--quiet",
+        "-q",
+        action="store_true",
+        default=False if top else argparse.SUPPRESS,
+        help="print nothing on success: no summary or progress lines (findings, errors and machine "
+        "reports are printed as always)",
+    )
+    parser.add_argument(
+        "--color",
+        choices=COLOR_CHOICES,
+        default="auto" if top else argparse.SUPPRESS,
+        help="colour severities and rule ids in text output: auto (default: on a terminal, unless "
+        "NO_COLOR is set; FORCE_COLOR forces it), always or never",
+    )
+
+
+def emit_report(args: argparse.Namespace, text: str, *, clean: bool = False) -> None:
+    """The report to `--output` (atomically) or stdout. `clean`: the run found nothing, so under
+    `--quiet` a text report on stdout is left out (a machine report or a report file never is)."""
     import sys
 
     target = getattr(args, "report_file", None)
+    if clean and not target and getattr(args, "quiet", False) and getattr(args, "format", "text") == "text":
+        return
     if target:
         from toolkit.reporting.common import write_report
 

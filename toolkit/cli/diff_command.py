@@ -158,7 +158,7 @@ def _emit(args: argparse.Namespace, result: GateResult, commit: str = "") -> int
     from toolkit.reporting.gate import render
 
     fail_on = Severity(args.fail_on)
-    emit_report(args, render(result, args.format, fail_on, old_commit=commit))
+    emit_report(args, render(result, args.format, fail_on, old_commit=commit), clean=not result.findings)
     if args.report_file:  # the log shows the findings too
         print(render(result, "text", fail_on), end="", file=sys.stderr)
     return result.exit_code(fail_on)

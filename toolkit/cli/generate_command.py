@@ -41,8 +41,7 @@ def register(subparsers: Any) -> None:
         help="overwrite files in the output folder that opset did not write (others stay); "
         "without it such files stop the run before anything is written",
     )
-    parser.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
-    add_report_arguments(parser, output_flags=("--output",))
+    add_report_arguments(parser)
     parser.set_defaults(handler=run_generate)
 
 

@@ -31,7 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     add_report_arguments(check)
     check.add_argument(
         "--fail-on",
-        choices=("error", "warning"),
+        choices=[s.value for s in Severity],
         default="error",
         help="lowest severity that makes the exit code 1 (default: error)",
     )
@@ -61,7 +61,8 @@ def _check_model(args: argparse.Namespace) -> int:
     results = [
         check_model_file(model, registry, unchecked_attributes=unchecked, runtime=runtime) for model in models
     ]
-    emit_report(args, render(results, args.format, Severity(args.fail_on)))
+    clean = not any(result.findings for result in results)
+    emit_report(args, render(results, args.format, Severity(args.fail_on)), clean=clean)
     return exit_code(results, Severity(args.fail_on))
 
 
@@ -88,10 +89,14 @@ def _register_convert(subparsers: argparse._SubParsersAction) -> None:  # type: 
         help="then replace each node RUNTIME lacks by its operator's function body "
         "(RUNTIME as for `opset compat --runtime`)",
     )
-    convert.add_argument("-o", "--output", required=True, metavar="OUT.onnx")
+    convert.add_argument(
+        "--out",
+        metavar="OUT.onnx",
+        help="the converted model (required; `-o/--output OUT.onnx` without --out: the deprecated "
+        "spelling, read as the model with a warning)",
+    )
     add_specs_argument(convert, vendor=True)
-    # `-o/--output` is the converted model here, so the report file is `--report`.
-    add_report_arguments(convert, output_flags=("--report",))
+    add_report_arguments(convert, aliases=("--report",))
     convert.set_defaults(handler=_convert)
 
 
@@ -99,6 +104,7 @@ def _convert(args: argparse.Namespace) -> int:
     from toolkit.onnx_bridge.convert import ConversionError, convert_file, parse_targets
     from toolkit.reporting.model_convert import render
 
+    args.output, args.report_file = _convert_outputs(args)  # first: a usage error's report goes there
     if not args.to and not args.inline_missing:
         raise UsageError("give --to DOMAIN=N and/or --inline-missing RUNTIME")
     targets = parse_targets(args.to)
@@ -135,9 +141,29 @@ def _convert(args: argparse.Namespace) -> int:
         emit_report(args, render(args.model, args.output, result, (), args.format))
     elif args.report_file:  # the text log is the report: into the file, as the other formats
         emit_report(args, text)
-    else:
+    elif not args.quiet:
         sys.stdout.write(text)
     return 0
+
+
+def _convert_outputs(args: argparse.Namespace) -> tuple[str, str | None]:
+    """(converted model, report file). The model is `--out`; `-o/--output` is the report file as
+    in every command, except in the old spelling, which named the model with `-o/--output` (then
+    without `--out`): read so, with a warning, so an old script neither breaks nor has its model
+    path overwritten by a report. `--report` is the old spelling of the report file."""
+    given = getattr(args, "report_file_given", None) or []
+    report = [value for option, value in given if option == "--report"]
+    output = [value for option, value in given if option != "--report"]
+    if args.out is not None:
+        return args.out, str(given[-1][1]) if given else None
+    if output:
+        print(
+            "opset: warning: `convert -o/--output OUT.onnx` is the deprecated spelling of `--out OUT.onnx`"
+            " (-o/--output names the report file, as in every other command)",
+            file=sys.stderr,
+        )
+        return str(output[-1]), str(report[-1]) if report else None
+    raise UsageError("give the converted model's path: --out OUT.onnx")
 
 
 def _register_compat(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -171,7 +197,7 @@ def _compat(args: argparse.Namespace) -> int:
     registry = model_registry_from_args(args)
     runtime = load_runtime(args.runtime, registry, use_cache=not args.no_cache)
     report = analyse(model, registry, runtime, name=args.model)
-    emit_report(args, render(report, args.format))
+    emit_report(args, render(report, args.format), clean=report.compatible and not report.findings)
     return 0 if report.compatible else 1
 
 
@@ -185,7 +211,7 @@ def _register_model_diff(subparsers: argparse._SubParsersAction) -> None:  # typ
     )
     diff.add_argument("old", metavar="OLD.onnx")
     diff.add_argument("new", metavar="NEW.onnx")
-    diff.add_argument("--format", choices=("text", "json"), default="text")
+    add_report_arguments(diff)
     diff.set_defaults(handler=_model_diff)
 
 
@@ -196,5 +222,5 @@ def _model_diff(args: argparse.Namespace) -> int:
 
     old, new = load_model(args.old), load_model(args.new)
     report = diff_models(old, new, old_name=args.old, new_name=args.new)
-    sys.stdout.write(render(report, args.format))
+    emit_report(args, render(report, args.format), clean=report.version_ok and not report.changes)
     return 0 if report.version_ok else 1

@@ -17,6 +17,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from toolkit.cli.common import add_specs_argument
 from toolkit.cli.diff_command import add_plugin_arguments, plugin_arguments
 from toolkit.model.diagnostics import Severity, UsageError
 
@@ -30,12 +31,10 @@ def register(subparsers: Any) -> None:
         "pre-commit's PRE_COMMIT_FROM_REF...PRE_COMMIT_TO_REF, else HEAD. "
         "Exit 0 clean, 1 findings, 2 usage or load error.",
     )
-    hook.add_argument(
-        "--specs",
-        action="append",
-        metavar="DIR",
-        help="spec folder (repeatable; default: every folder "
-        "whose subfolders hold a domain.yaml, found with git ls-files)",
+    add_specs_argument(
+        hook,
+        help="spec folder (repeatable; default: every folder whose subfolders hold a domain.yaml, "
+        "found with git ls-files)",
     )
     hook.add_argument("--against", metavar="REF", help="old tree (default: pre-commit's from-ref, else HEAD)")
     hook.add_argument("--no-gate", action="store_true", help="validate only")
@@ -52,7 +51,6 @@ def register(subparsers: Any) -> None:
     )
     hook.add_argument("--config", metavar="FILE", help="gate config file")
     hook.add_argument("--profile", metavar="NAME", help="gate profile")
-    hook.add_argument("--no-cache", action="store_true", help="do not use or fill the load caches")
     add_plugin_arguments(hook)
     hook.set_defaults(handler=run_pre_commit)
 

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from toolkit.cli.common import add_format_argument
 from toolkit.cli.diff_command import add_plugin_arguments, gate_config
 from toolkit.model.diagnostics import UsageError
 from toolkit.model.rules import FAMILIES
@@ -21,10 +22,9 @@ def register(subparsers: Any) -> None:
     )
     rules.add_argument("rule", nargs="?", metavar="ID", help="a rule id, e.g. ATTR-ADDED or MODEL-ATTR-TYPE")
     rules.add_argument("--family", choices=tuple(FAMILIES), help="only the rules of one family")
-    rules.add_argument(
-        "--format",
-        choices=("text", "markdown", "json", "catalog"),
-        default="text",
+    add_format_argument(
+        rules,
+        ("text", "markdown", "json", "catalog"),
         help="text (default), markdown (full docs), json (SARIF rule descriptors) or catalog (index page)",
     )
     rules.add_argument(

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
-from toolkit.cli.common import add_specs_argument, registry_from_args
+from toolkit.cli.common import add_report_arguments, add_specs_argument, emit_report, registry_from_args
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -47,7 +46,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         metavar="OP",
         help="only the examples of this operator (repeatable)",
     )
-    parser.add_argument("--format", choices=("text", "json", "github", "sarif", "junit"), default="text")
+    add_report_arguments(parser)
     parser.set_defaults(handler=_test_runtime)
 
 
@@ -69,5 +68,6 @@ def _test_runtime(args: argparse.Namespace) -> int:
         custom_op_libraries=args.custom_op_library,
         use_cache=not args.no_cache,
     )
-    sys.stdout.write(render(results, args.format, runtime=args.runtime))
-    return exit_code(results)
+    code = exit_code(results)
+    emit_report(args, render(results, args.format, runtime=args.runtime), clean=code == 0)
+    return code

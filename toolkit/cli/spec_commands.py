@@ -8,13 +8,14 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from toolkit.cli.common import (
-    add_example_budget_argument,
+    add_format_argument,
     add_report_arguments,
     add_specs_argument,
     emit_report,
     model_registry_from_args,
     registry_from_args,
     spec_paths,
+    specs_from_args,
     split_operator_ref,
 )
 from toolkit.model.diagnostics import Diagnostic, Severity, UsageError
@@ -28,11 +29,13 @@ def register(subparsers: Any) -> None:
     validate = subparsers.add_parser(
         "validate", help="check spec files; report every problem with file:line:col"
     )
-    validate.add_argument("paths", nargs="*", help="spec folders or files (default: ./opsets)")
+    validate.add_argument(
+        "paths", nargs="*", metavar="PATH", help="spec folders or files, as --specs (default: as --specs)"
+    )
+    add_specs_argument(validate)
     add_report_arguments(validate)
     validate.add_argument("--warnings-as-errors", action="store_true", help="exit 1 on warnings too")
     validate.add_argument("--rules", action="store_true", help="list the spec-check rules and exit")
-    add_example_budget_argument(validate)
     validate.set_defaults(handler=run_validate)
 
     show = subparsers.add_parser(
@@ -41,14 +44,14 @@ def register(subparsers: Any) -> None:
     )
     show.add_argument("operator", metavar="DOMAIN.OP[:SINCE]")
     show.add_argument("--opset", type=int, help="resolve as in this opset version of the domain")
-    show.add_argument("--format", choices=("text", "json"), default="text")
+    add_format_argument(show, ("text", "json"))
     add_specs_argument(show)
     show.set_defaults(handler=run_show)
 
     inventory = subparsers.add_parser("inventory", help="operators of a domain per opset version")
     inventory.add_argument("domain", help="domain name ('ai.onnx' or '' for the default domain)")
     inventory.add_argument("--opset", type=int, help="one opset version (default: the since_version table)")
-    inventory.add_argument("--format", choices=("md", "json"), default="md")
+    add_format_argument(inventory, ("md", "json"), "md")
     add_specs_argument(inventory)
     inventory.set_defaults(handler=run_inventory)
 
@@ -86,11 +89,12 @@ def run_validate(args: argparse.Namespace) -> int:
 
         sys.stdout.write(render_text())
         return 0
-    paths = spec_paths(args.paths)
+    given = [*args.paths, *(args.specs or ())]  # positional paths: the same as --specs
+    paths = specs_from_args(args, also=args.paths)
     result = load_specs(paths)
     if result.files == 0:
         raise UsageError(f"no spec files (*.yaml) under {', '.join(map(str, paths))}")
-    if not args.paths:  # the whole spec root: name spec files that lie outside it
+    if not given:  # the whole spec root: name spec files that lie outside it
         result.diagnostics = [*result.diagnostics, *_outside_root(paths)]
     errors = len(result.errors)
     warnings = sum(1 for d in result.diagnostics if d.severity is Severity.WARNING)
@@ -116,7 +120,7 @@ def run_validate(args: argparse.Namespace) -> int:
             print(diag.format(), file=sys.stderr)
         # On stdout the summary follows the errors on stderr; a report file holds both.
         found = "".join(f"{diag.format()}\n" for diag in result.diagnostics) if args.report_file else ""
-        emit_report(args, found + summary + "\n")
+        emit_report(args, found + summary + "\n", clean=not failed)
     else:
         from toolkit.reporting.formats import render
         from toolkit.reporting.report import Report, diagnostic_item
@@ -242,6 +246,8 @@ def run_import(args: argparse.Namespace) -> int:
     counts = import_catalog(
         args.out, source=args.source, domains=args.domain, examples=args.examples, stats=stats
     )
+    if args.quiet:
+        return 0
     for domain, count in counts.items():
         print(f"{domain}: {count} operator versions")
     if "examples" in stats:
