@@ -46,4 +46,7 @@ def test_generate_imports_no_other_command_module(tmp_path: Path) -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
     # toolkit.cli.argv: every command's arguments are screened for option-like values
-    assert out.stdout.strip() == "['toolkit.cli.argv', 'toolkit.cli.common', 'toolkit.cli.generate_command']"
+    # toolkit.cli.colour_streams: the streams are painted on a terminal (not a command module)
+    assert out.stdout.strip() == (
+        "['toolkit.cli.argv', 'toolkit.cli.colour_streams', 'toolkit.cli.common', 'toolkit.cli.generate_command']"
+    )

@@ -57,7 +57,14 @@ def run_init(args: argparse.Namespace) -> int:
     from toolkit.authoring.init import init_files, package_name, toolkit_commit
     from toolkit.load.writer import write_tree
     from toolkit.model.python_names import shadowed_module
+    from toolkit.model.spec import is_reserved_domain
 
+    if is_reserved_domain(args.domain):
+        raise UsageError(
+            f"--domain {args.domain!r} is reserved for ONNX's own operators (ai.onnx, ai.onnx.*): a vendor "
+            "domain of that name would hide the onnx catalog from the model tools\n"
+            "  hint: pick a reverse-DNS domain of your own organisation, e.g. com.example.audio"
+        )
     if not _DOMAIN.fullmatch(args.domain):
         raise UsageError(
             f"--domain {args.domain!r} is not a reverse-DNS domain name (write e.g. com.example.audio: "
@@ -86,6 +93,8 @@ def run_init(args: argparse.Namespace) -> int:
             "(opset init never overwrites: start in an empty folder)"
         )
     write_tree(root, {path: text.encode("utf-8") for path, text in files.items()})
+    if args.quiet:
+        return 0
     for path in files:
         print(f"  wrote {(root / path).as_posix()}")
     print(
@@ -145,8 +154,10 @@ def run_schemas(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 1
-        print(f"{out.as_posix()}/: {len(files)} schemas are current")
+        if not args.quiet:
+            print(f"{out.as_posix()}/: {len(files)} schemas are current")
         return 0
     write_tree(out, files)
-    print(f"{out.as_posix()}/: {len(files)} schemas, {len(stale)} written")
+    if not args.quiet:
+        print(f"{out.as_posix()}/: {len(files)} schemas, {len(stale)} written")
     return 0

@@ -314,13 +314,15 @@ def _is_text(data: bytes | None) -> bool:
 
 
 def diff_text(changes: Iterable[Change], out_label: str = "generated") -> str:
-    """A unified diff of stale files; binary files get a one-line note instead."""
+    """A unified diff of stale files; binary files decoded to text and diffed, or a one-line note
+    (`binary_diff`)."""
+    from toolkit.generate.binary_diff import binary_diff, is_binary_kind
+
     chunks: list[str] = []
     for change in changes:
         label = f"{out_label.rstrip('/')}/{change.path}"
-        if not (_is_text(change.old) and _is_text(change.new)):
-            what = "is new" if change.old is None else "would be removed" if change.new is None else "differs"
-            chunks.append(f"Binary file {label} {what}\n")
+        if is_binary_kind(change.path) or not (_is_text(change.old) and _is_text(change.new)):
+            chunks.append(binary_diff(label, change.old, change.new))
             continue
         old = (change.old or b"").decode("utf-8").splitlines(keepends=True)
         new = (change.new or b"").decode("utf-8").splitlines(keepends=True)

@@ -31,6 +31,17 @@ def display_domain(name: str) -> str:
     return DEFAULT_DOMAIN_ALIAS if name == DEFAULT_DOMAIN else name
 
 
+# The domains ONNX defines: the default one (spelled "" or "ai.onnx") and every `ai.onnx.*`
+# (ai.onnx.ml, ai.onnx.preview.training, ...). A vendor domain of that name would shadow the onnx
+# catalog, so `opset init` refuses them. (A spec tree may still define them: `import-onnx` writes
+# the onnx catalog as specs.)
+RESERVED_DOMAIN_PREFIX = f"{DEFAULT_DOMAIN_ALIAS}."
+
+
+def is_reserved_domain(name: str) -> bool:
+    return canonical_domain(name) == DEFAULT_DOMAIN or name.startswith(RESERVED_DOMAIN_PREFIX)
+
+
 @dataclass(frozen=True, slots=True, order=True)
 class Location:
     """1-based position in a source file."""

@@ -73,6 +73,7 @@ class _Walk:
     unknown_domains: set[str] = field(default_factory=set)
     facts: dict[str, SchemaFacts] = field(default_factory=dict)  # per schema id, see schema_facts.FACTS
     compiled: dict[tuple[str, bool], fastpath.FastSchema] = field(default_factory=dict)
+    op_names: dict[tuple[str, int], list[str]] = field(default_factory=dict)  # per (domain, opset)
 
     def facts_of(self, schema: OpSchema) -> SchemaFacts:
         return facts_of(schema, self.facts)
@@ -160,6 +161,24 @@ class _Walk:
 
     # -- resolution --------------------------------------------------------------------
 
+    def closest_ops(self, op: str, domain: str, version: int) -> str:
+        """A did-you-mean hint: the operators of the domain in effect at the imported opset whose
+        names are closest to `op` (a misspelling, or the wrong case); "" for the rule's own hint."""
+        import difflib
+
+        names = self.op_names.get((domain, version))
+        if names is None:
+            names = self.op_names[domain, version] = list(self.registry.inventory(domain, version))
+        by_case = {name.lower(): name for name in names}
+        close = difflib.get_close_matches(op.lower(), list(by_case), n=3, cutoff=0.6)
+        if not close:
+            return ""
+        return (
+            f"did you mean {' or '.join(by_case[name] for name in close)}? (operators of "
+            f"'{display_domain(domain)}' at opset {version}; `opset inventory {display_domain(domain) or 'ai.onnx'} "
+            f"--opset {version}` lists them)"
+        )
+
     def resolve(self, node: Any, domain: str, version: int, path: str) -> OpSchema | None:
         ref = f"{display_domain(domain)}.{node.op_type}"
         schema = self.registry.find_schema(node.op_type, version, domain)
@@ -181,6 +200,7 @@ class _Walk:
                 "MODEL-OP-UNKNOWN",
                 path,
                 f"no operator '{node.op_type}' in domain '{display_domain(domain)}'",
+                hint=self.closest_ops(node.op_type, domain, version),
                 operator=ref,
             )
             return None
