@@ -321,7 +321,7 @@ def test_convert_failure_is_a_located_finding(capsys: pytest.CaptureFixture[str]
         [f32("y", [1, 2, 2])],
     )
     onnx.save(helper.make_model(group, opset_imports=[helper.make_opsetid("", 18)]), models / "group.onnx")
-    argv = ("convert", "../models/group.onnx", "--to", "ai.onnx=21", "-o", "../models/out.onnx")
+    argv = ("convert", "../models/group.onnx", "--to", "ai.onnx=21", "--out", "../models/out.onnx")
     reports = {fmt: _run(capsys, *argv, "--format", fmt) for fmt in FORMATS}
     assert {code for code, _, _ in reports.values()} == {1}
     assert not (models / "out.onnx").exists()
@@ -343,7 +343,7 @@ def test_convert_failure_is_a_located_finding(capsys: pytest.CaptureFixture[str]
         "../models/split.onnx",
         "--to",
         "ai.onnx=12",
-        "-o",
+        "--out",
         "../models/out.onnx",
         "--format",
         "sarif",

@@ -222,7 +222,7 @@ def test_downgrade_refuses_to_drop_a_non_default_attribute(registry: Registry, t
     source, out = tmp_path / "m.onnx", tmp_path / "out.onnx"
     onnx.save(model, source)
     done = subprocess.run(
-        [sys.executable, "-m", "toolkit", "convert", str(source), "--to", f"{ACME}=1", "-o", str(out)],
+        [sys.executable, "-m", "toolkit", "convert", str(source), "--to", f"{ACME}=1", "--out", str(out)],
         capture_output=True,
         text=True,
         cwd=REPO,
@@ -341,11 +341,11 @@ def test_cli_convert(tmp_path: Path) -> None:
             [sys.executable, "-m", "toolkit", *args], capture_output=True, text=True, cwd=REPO, check=False
         )
 
-    done = run("convert", str(source), "--to", "ai.onnx=13", "-o", str(out))
+    done = run("convert", str(source), "--to", "ai.onnx=13", "--out", str(out))
     assert done.returncode == 0, done.stderr
     assert "ai.onnx 12 -> 13: 1 node(s) moved" in done.stdout
     assert onnx.load(out).opset_import[0].version == 13
-    bad = run("convert", str(source), "--to", "ai.onnx", "-o", str(out))
+    bad = run("convert", str(source), "--to", "ai.onnx", "--out", str(out))
     assert bad.returncode == 2 and "DOMAIN=N" in bad.stderr and "Traceback" not in bad.stderr
     for target, message in [
         ("ai.onnx=0", "--to ai.onnx=0: opset versions start at 1"),
@@ -353,7 +353,7 @@ def test_cli_convert(tmp_path: Path) -> None:
         ("ai.onnx=999", "--to ai.onnx=999: ai.onnx has no opset 999"),
         ("=3", "write DOMAIN=N"),
     ]:
-        usage = run("convert", str(source), "--to", target, "-o", str(out))
+        usage = run("convert", str(source), "--to", target, "--out", str(out))
         assert usage.returncode == 2, (target, usage.stderr)
         assert message in usage.stderr and "Traceback" not in usage.stderr
     group = model_of(
@@ -363,7 +363,7 @@ def test_cli_convert(tmp_path: Path) -> None:
         18,
     )
     onnx.save(group, source)
-    failed = run("convert", str(source), "--to", "ai.onnx=21", "-o", str(out))
+    failed = run("convert", str(source), "--to", "ai.onnx=21", "--out", str(out))
     assert failed.returncode == 1 and "ai.onnx.GroupNormalization:21" in failed.stderr
     assert "Traceback" not in failed.stderr
 

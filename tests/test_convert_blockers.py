@@ -151,7 +151,7 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
 def test_cli_reports_every_blocker_in_each_format(tmp_path: Path) -> None:
     source, out = tmp_path / "m.onnx", tmp_path / "out.onnx"
     onnx.save(blocked_model(), source)
-    base = ("convert", str(source), "--to", "ai.onnx=11", "-o", str(out))
+    base = ("convert", str(source), "--to", "ai.onnx=11", "--out", str(out))
     text = cli(*base)
     assert text.returncode == 1 and "Traceback" not in text.stderr
     for path, rule, why in EXPECTED:
@@ -187,15 +187,15 @@ def test_cli_success_report_and_domain_not_imported(tmp_path: Path) -> None:
     source, out = tmp_path / "m.onnx", tmp_path / "out.onnx"
     onnx.save(function_model(), source)
     done = json.loads(
-        cli("convert", str(source), "--to", "ai.onnx=11", "-o", str(out), "--format", "json").stdout
+        cli("convert", str(source), "--to", "ai.onnx=11", "--out", str(out), "--format", "json").stdout
     )
     # Relu, the function's Constant and Squeeze change version at 13 -> 12; nothing at 12 -> 11.
     assert done["converted"] is True and done["findings"] == [] and done["moves"] == 3
     assert done["steps"] == ["ai.onnx 13 -> 12: 3 node(s) moved", "ai.onnx 12 -> 11: 0 node(s) moved"]
     assert onnx.load(out).opset_import[0].version == 11
-    text = cli("convert", str(source), "--to", "ai.onnx=12", "-o", str(out))
+    text = cli("convert", str(source), "--to", "ai.onnx=12", "--out", str(out))
     assert text.returncode == 0 and "wrote" in text.stdout and text.stderr == ""
-    missing = cli("convert", str(source), "--to", "ai.onnx.ml=3", "-o", str(out), "--format", "json")
+    missing = cli("convert", str(source), "--to", "ai.onnx.ml=3", "--out", str(out), "--format", "json")
     assert missing.returncode == 1 and "Traceback" not in missing.stderr
     (blocker,) = json.loads(missing.stdout)["findings"]
     assert blocker["rule"] == "CONVERT-DOMAIN-NOT-IMPORTED" and "ai.onnx.ml" in blocker["message"]

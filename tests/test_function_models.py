@@ -93,7 +93,7 @@ def test_convert_inline_missing_runs_on_onnxruntime(
     source, out = tmp_path / "m.onnx", tmp_path / "inlined.onnx"
     onnx.save(fused_conv_model(ai_onnx, activation), source)
     code = main(
-        ["convert", str(source), "-o", str(out), "--inline-missing", str(manifest), "--specs", str(VISION)]
+        ["convert", str(source), "--out", str(out), "--inline-missing", str(manifest), "--specs", str(VISION)]
     )
     assert code == 0, capsys.readouterr()
     assert (
@@ -135,7 +135,7 @@ def test_convert_inline_missing_refuses_what_cannot_run(
         [
             "convert",
             str(source),
-            "-o",
+            "--out",
             str(tmp_path / "o.onnx"),
             "--inline-missing",
             str(manifest),
@@ -145,7 +145,7 @@ def test_convert_inline_missing_refuses_what_cannot_run(
     )
     assert code == 1
     assert "lacks com.acme.vision.FusedConv:2" in capsys.readouterr().err
-    assert main(["convert", str(source), "-o", str(tmp_path / "o.onnx")]) == 2
+    assert main(["convert", str(source), "--out", str(tmp_path / "o.onnx")]) == 2
 
 
 def test_check_model_checks_model_local_function_bodies(registry: Any) -> None:
