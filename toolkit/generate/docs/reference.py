@@ -242,7 +242,7 @@ def cli_page(header: str, parser: argparse.ArgumentParser) -> str:
         "# CLI reference",
         "",
         "Generated from the `opset` command's own argument parser (this page cannot drift from it).",
-        "Exit codes: 0 success, 1 findings or errors in the specs, 2 usage or I/O problem, 3 internal error.",
+        "Exit codes: 0 success, 1 findings or errors in the specs, 2 usage or I/O problem (an internal error too).",
         "",
         "| Command | Purpose |",
         "|---|---|",
