@@ -274,7 +274,16 @@ def _report_failure(
     sys.stdout.write(text)
 
 
-_REPORTING = {"validate", "generate", "diff", "check-model", "compat", "convert", "model-diff", "test-runtime"}
+_REPORTING = {
+    "validate",
+    "generate",
+    "diff",
+    "check-model",
+    "compat",
+    "convert",
+    "model-diff",
+    "test-runtime",
+}
 
 
 def _report_options(

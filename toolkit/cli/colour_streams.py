@@ -35,9 +35,9 @@ def painted_streams(setting: str, *, stdout: bool) -> Iterator[None]:
     saved = sys.stdout, sys.stderr
     try:
         if stdout and _paintable(sys.stdout, setting):
-            sys.stdout = _Painted(sys.stdout)  # type: ignore[assignment]
+            sys.stdout = _Painted(sys.stdout)
         if _paintable(sys.stderr, setting):
-            sys.stderr = _Painted(sys.stderr)  # type: ignore[assignment]
+            sys.stderr = _Painted(sys.stderr)
         yield
     finally:
         sys.stdout, sys.stderr = saved

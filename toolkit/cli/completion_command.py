@@ -18,7 +18,7 @@ def register(subparsers: Any) -> None:
         description="Print the completion script of SHELL, generated from opset's own argument parser "
         "(so it cannot drift from it). bash: `source <(opset completion bash)`, or save it as "
         "~/.local/share/bash-completion/completions/opset; zsh: save it as `_opset` in a folder of "
-        "$fpath; tcsh: `eval \"`opset completion tcsh`\"`.",
+        '$fpath; tcsh: `eval "`opset completion tcsh`"`.',
     )
     completion.add_argument("shell", choices=SHELLS, metavar="SHELL", help="bash, zsh or tcsh")
     completion.set_defaults(handler=run_completion)

@@ -43,14 +43,15 @@ def _render_machine(report: DiffReport, fmt: str) -> str:
     """Each signature change at its rule's severity (MAJOR: warning, else info: advice), and the
     version verdict as MDIFF-VERSION (an error, the exit code's reason) when the bump is too small."""
     findings = [
-        ModelFinding(c.rule, f"{c.bump.label}: {c.message}", "graph", _severity(c.rule)) for c in report.changes
+        ModelFinding(c.rule, f"{c.bump.label}: {c.message}", "graph", _severity(c.rule))
+        for c in report.changes
     ]
     if not report.version_ok:
         findings.append(ModelFinding(VERSION_RULE, report.version_message, "graph", Severity.ERROR))
     summary = (
         f"required bump: {report.required.label}; model_version: {report.old_version} -> {report.new_version}"
     )
-    rules = [*MDIFF_RULES, CATALOG[VERSION_RULE]]
+    rules = [rule for rule in (*MDIFF_RULES, CATALOG.get(VERSION_RULE)) if rule is not None]
     code = 0 if report.version_ok else 1
     return render_machine(
         model_report("model-diff", [(report.new, findings)], rules, code, Severity.ERROR, summary), fmt

@@ -170,7 +170,7 @@ class _Walk:
         if names is None:
             names = self.op_names[domain, version] = list(self.registry.inventory(domain, version))
         by_case = {name.lower(): name for name in names}
-        close = difflib.get_close_matches(op.lower(), list(by_case), n=3, cutoff=0.6)
+        close = difflib.get_close_matches(op.lower(), list(by_case), n=3, cutoff=0.7)
         if not close:
             return ""
         return (
