@@ -34,6 +34,7 @@ SPEC_COMMANDS = (
     "generate",
     "diff",
     "bump",
+    "new",
     "releases",
     "check-model",
     "compat",

@@ -66,9 +66,7 @@ def register(subparsers: Any) -> None:
         help="without a release table: the newest opset version has not been released yet",
     )
     new.add_argument("--dry-run", action="store_true", help="print the plan, write nothing")
-    new.add_argument(
-        "--specs", action="append", metavar="DIR", help="spec folder (repeatable; default: ./opsets)"
-    )
+    add_specs_argument(new)
     new.set_defaults(handler=run_new)
 
     rel = subparsers.add_parser(
