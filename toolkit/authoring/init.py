@@ -128,17 +128,21 @@ Build this site with `mkdocs build --strict`. The generated Python package is
 """
 
 # Local hooks: they run the `opset` of the environment pre-commit runs in (install the toolkit
-# there), so nothing is fetched and no tag needs to exist.
+# there), so nothing is fetched and no tag needs to exist. `language: system` is what
+# docs/guide/ci-gate.md recommends too: every pre-commit version reads it (4.4 and later as
+# their `unsupported`). `opset pre-commit` is the gate: it validates every spec tree, then runs
+# `opset diff` against HEAD (what the commit changes), so a breaking change of a released
+# version is refused at commit time as it is in CI.
 PRE_COMMIT = """\
 repos:
   - repo: local
     hooks:
-      - id: opset-validate
-        name: opset validate
-        entry: opset validate
+      - id: opset
+        name: opset (validate + breaking-change gate)
+        entry: opset pre-commit
         language: system
         pass_filenames: false
-        files: ^(opsets/|opset\\.toml$)
+        files: \\.(ya?ml|toml)$
       - id: opset-schemas
         name: opset schemas --check
         entry: opset schemas --check

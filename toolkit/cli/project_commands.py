@@ -102,7 +102,7 @@ def run_init(args: argparse.Namespace) -> int:
         f"  cd {args.dir} && git init && opset validate && opset generate\n"
         "  pip install ./generated/python      # the generated, typed operator package\n"
         "  mkdocs build --strict               # the site (`opset` plugin)\n"
-        "  pre-commit install                  # validate/schemas/generate --check on commit\n"
+        "  pre-commit install                  # on commit: validate + the gate, schemas/generate --check\n"
         "  .github/workflows/opset.yml: the opset-toolkit commit it installs is marked `# <commit sha>`"
     )
     return 0
