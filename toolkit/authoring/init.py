@@ -14,8 +14,7 @@ import json
 from importlib import metadata
 
 from toolkit.load.schema_files import editor_schema_files
-
-TOOLKIT_REPOSITORY = "opset-toolkit/opset-toolkit"
+from toolkit.model.rules import REPOSITORY as TOOLKIT_REPOSITORY
 SHA_PLACEHOLDER = "0" * 40  # as in docs/guide/ci-gate.md: replace with a full commit id
 
 

@@ -24,7 +24,7 @@ from functools import cached_property
 
 from toolkit.compat.pairs import DomainPair, Edit, NewVersion, OperatorPair, TypeSetPair, is_exempt
 from toolkit.model.diagnostics import Severity
-from toolkit.model.released import released_through
+from toolkit.model.released import has_release_rows, released_through
 from toolkit.model.rules import Rule
 from toolkit.model.spec import DomainSpec, Location, OperatorSpec, OpSchema
 from toolkit.registry.core import Registry
@@ -110,7 +110,10 @@ class DiffContext:
         if pair is None:
             old, new = self.old_domain(name), self.new_domain(name)
             released = released_through(old, self.old.releases) if old is not None else 0
-            pair = self._domains[name] = DomainPair(name, old, new, released, self.options)
+            table = has_release_rows(self.old.releases, name)
+            pair = self._domains[name] = DomainPair(
+                name, old, new, released, self.options, release_table=table, base=self.old_label
+            )
         return pair
 
     @cached_property

@@ -58,6 +58,8 @@ class DomainPair:
     new: DomainSpec | None
     released_max: int  # the newest released opset version in the old tree (0: nothing released)
     options: Mapping[str, object] = field(default_factory=dict)  # the profile's options
+    release_table: bool = False  # the old tree's releases.yaml names the domain (it decides)
+    base: str = "the old tree"  # what the old tree is, for messages: a git ref or a folder
 
     @property
     def old_max(self) -> int:
@@ -78,12 +80,42 @@ class DomainPair:
     def changed(self) -> bool:
         return self.old != self.new
 
+    def released_because(self, opset: int) -> str:
+        """Why opset `opset` counts as released (`toolkit.model.released`), for a message: a
+        newcomer's first edit of opset 1 must not read as if something had shipped."""
+        name = display_domain(self.name)
+        if self.release_table:
+            return f"releases.yaml of {self.base} ships {name} up to opset {self.released_max}"
+        return f"opset {opset} of {name} is in {self.base}, which has no releases.yaml naming the domain"
+
     def bump_hint(self, schema: OpSchema) -> str:
-        n = self.next_opset
-        return (
-            f"keep {schema.id} as released and add the change as a new version "
-            f"`since_version: {n}` (opset {n} of {display_domain(schema.domain)}, declared in domain.yaml)"
+        """How to make the change legally: the `opset bump` command that starts the new version,
+        what it adds, and, without a release table, what releases.yaml would change."""
+        target, unreleased = self._bump_target()
+        command = f"opset bump {display_domain(schema.domain)}.{schema.name} --opset {target}"
+        declared = self.new is not None and self.new.opset(target) is not None
+        where = f"(opset {target}, declared in domain.yaml)" if declared else f"and opset {target} to domain.yaml"
+        text = (
+            f"keep {schema.id} as it was and put the change into a new version: "
+            f"`{command}{' --unreleased' if unreleased else ''}` adds `since_version: {target}` {where}"
         )
+        if not self.release_table:
+            text += (
+                "; without a release table every opset version of the base counts as released: once "
+                "releases.yaml (beside the domain folders) lists what your releases ship, only those "
+                "opset versions are frozen"
+            )
+        return text
+
+    def _bump_target(self) -> tuple[int, bool]:
+        """The opset version `opset bump` accepts for the change (`toolkit.authoring.bump`): the
+        first open one, or, without a release table, the newest declared one when that is later
+        (bump treats every existing opset version as released unless told `--unreleased`)."""
+        n = self.next_opset
+        newest = self.new.max_version if self.new is not None else 0
+        if self.release_table or newest < n:
+            return n, False
+        return newest, True
 
 
 @dataclass(frozen=True, eq=False)

@@ -21,8 +21,13 @@ from typing import Any, TypeVar
 
 from toolkit.model.diagnostics import Severity
 
-# The one address of the documentation site (mkdocs.yml `site_url` is the same).
-DOCS_URL = "https://opset-toolkit.readthedocs.io/en/latest/"
+# The project's repository (pyproject.toml `[project.urls]` says the same). Reports link each
+# rule to its doc where it exists today, whatever is installed: the Markdown page under docs/ on
+# the main branch, as GitHub renders it (its heading anchors are the lower-cased ids, as mkdocs').
+# No docs site is published, so no address of one is handed out.
+REPOSITORY = "opset-toolkit/opset-toolkit"
+REPOSITORY_URL = f"https://github.com/{REPOSITORY}"
+DOCS_URL = f"{REPOSITORY_URL}/blob/main/docs/"
 
 # Families in the order `opset rules` lists them, with the docs page holding one heading (anchor)
 # per rule of the family.
@@ -44,8 +49,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def docs_link(page: str, anchor: str = "") -> str:
-    """Address of a docs page (`guide/model-tools/`, directory URLs) and optional heading anchor."""
-    return f"{DOCS_URL}{page}" + (f"#{anchor}" if anchor else "")
+    """Address of a docs page (`guide/model-tools/` is docs/guide/model-tools.md) and optional
+    heading anchor."""
+    return f"{DOCS_URL}{page.rstrip('/')}.md" + (f"#{anchor}" if anchor else "")
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """Reporters for gate results: text, json, github, sarif, junit. Deterministic output only.
 
 - text: `file:line:col: severity[RULE-ID]: operator: message`, then what the change breaks
-  (`breaks: BC=yes FC=no`), the old location and a hint.
+  (`breaks: BC=yes FC=no`), the old location and a hint; under the findings one line says what
+  BC and FC mean (`LEGEND`).
 - json: documented by `schemas/findings.schema.json` (format version 1).
 - github, sarif, junit: the shared writers of `toolkit.reporting.report` (repository paths,
   a region on every result, the old location as a related location that names the old tree);
@@ -12,7 +13,6 @@ from __future__ import annotations
 
 from toolkit.compat.engine import Finding
 from toolkit.compat.gate import GateResult
-from toolkit.compat.rules import all_rules
 from toolkit.model.diagnostics import Severity
 from toolkit.model.rules import Rule
 from toolkit.model.spec import Location
@@ -39,6 +39,14 @@ def render(
 def flags(f: Finding) -> str:
     """What the change breaks, both ways: `BC=yes FC=no`."""
     return f"BC={'yes' if f.bc else 'no'} FC={'yes' if f.fc else 'no'}"
+
+
+# Printed once under the findings of a text report: the `breaks:` line assumes Versioning.md.
+LEGEND = (
+    "legend: BC=yes: models made for the old version may stop working on the new registry "
+    "(backward compatibility); FC=yes: models made for the new version may not run on runtimes "
+    "of the old one (forward compatibility)"
+)
 
 
 def gate_report(
@@ -74,7 +82,6 @@ def gate_report(
         items,
         result.exit_code(fail_on),
         summary=summary_line(result, fail_on),
-        rules=all_rules(),
         properties={"against": result.old_label, "profile": result.profile, "fail_on": fail_on.value},
         old_tree=old_tree,
         paths=paths,
@@ -102,6 +109,8 @@ def render_text(result: GateResult, fail_on: Severity) -> str:
             lines.append(f"  was: {f.old_location} ({result.old_label})")
         if f.hint:
             lines.append(f"  hint: {f.hint}")
+    if result.findings:
+        lines.append(LEGEND)
     lines.append(summary_line(result, fail_on))
     return "\n".join(lines) + "\n"
 

@@ -86,8 +86,8 @@ class Item:
 
 @dataclass
 class Report:
-    """What one command run reports. `rules`: the SARIF driver's catalog (defaults to the
-    catalog records of the ids reported); `usage_errors`: problems with how the tool was run,
+    """What one command run reports. `rules`: the command's rule records, where the SARIF
+    driver looks up the rules reported (else the catalog); `usage_errors`: problems with how the tool was run,
     located nowhere (SARIF tool notifications, JUnit errors, GitHub annotations without a file)."""
 
     command: str  # "diff", "validate", ...
@@ -106,16 +106,18 @@ class Report:
         return self.paths
 
     def catalog(self) -> list[Rule]:
-        if self.rules is not None:
-            return list(self.rules)
-        if any(CATALOG.get(item.rule) is None for item in self.items):
+        """The records of the rule ids reported, by id: a SARIF driver lists the rules that
+        fired, not every rule the command could report. `rules` (the command's own records)
+        is looked in first, then the catalog."""
+        given = {rule.id: rule for rule in self.rules or ()}
+        if any(item.rule not in given and CATALOG.get(item.rule) is None for item in self.items):
             # A load error of `diff` or `generate` stops before the spec checks are imported,
             # and with them the load and spec families: SARIF must still describe its rule.
             import toolkit.checks.run
             import toolkit.checks.spec  # noqa: F401
         seen: dict[str, Rule] = {}
         for item in self.items:
-            rule = CATALOG.get(item.rule)
+            rule = given.get(item.rule) or CATALOG.get(item.rule)
             if rule is not None and rule.id not in seen:
                 seen[rule.id] = rule
         return sorted(seen.values(), key=lambda r: r.id)

@@ -10,13 +10,14 @@
   paths to the analysed commit, so an old line number must never sit under it).
 - Usage errors and load failures are `invocations[0]`: `executionSuccessful: false` and each usage error as a tool execution notification.
 - The driver lists the rules reported (or the command's whole catalog), each with a name,
-  descriptions, help text and URI, and its default level.
+  descriptions, help text, its default level and a URI of its doc that exists (the docs page in
+  the repository, `toolkit.model.rules.docs_link`).
 """
 
 from __future__ import annotations
 
 from toolkit import __version__
-from toolkit.model.rules import DOCS_URL, Rule
+from toolkit.model.rules import REPOSITORY_URL, Rule
 from toolkit.reporting import common
 from toolkit.reporting.paths import SRCROOT, RepoPaths, file_uri, uri_encode
 from toolkit.reporting.report import Item, Place, Report
@@ -122,7 +123,7 @@ def render_sarif(report: Report) -> str:
             "driver": {
                 "name": common.TOOL_NAME,
                 "version": __version__,
-                "informationUri": DOCS_URL,
+                "informationUri": REPOSITORY_URL,
                 "rules": [rule_descriptor(r) for r in rules],
             }
         },

@@ -169,7 +169,8 @@ def _change_title(kind: str) -> str:
 def change_hit(pair: OperatorPair, edit: Edit, change: SchemaChange) -> Hit:
     return Hit(
         operator=edit.new.id,
-        message=f"{change.message} in released version {edit.new.id}",
+        message=f"{change.message} in released version {edit.new.id} "
+        f"({pair.domain.released_because(edit.new.since_version)})",
         location=change.new_location,
         old_location=change.old_location,
         hint=pair.domain.bump_hint(edit.new),

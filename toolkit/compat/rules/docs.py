@@ -29,10 +29,10 @@ def doc_changed(pair: OperatorPair) -> Iterator[Hit]:
     for edit in pair.edits:
         docs = [c for c in edit.changes if c.kind == "DOC-CHANGED"]
         if docs:
-            subjects = [c.subject or "operator" for c in docs]
             yield Hit(
                 edit.new.id,
-                f"documentation of {edit.new.id} changed ({', '.join(subjects)})",
+                f"only documentation changed in released version {edit.new.id} (allowed): "
+                + "; ".join(c.message for c in docs),
                 docs[0].new_location,
                 docs[0].old_location,
                 "",

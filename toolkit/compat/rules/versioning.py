@@ -38,7 +38,9 @@ def version_modified(pair: OperatorPair) -> Iterator[Hit]:
         if other:
             yield Hit(
                 edit.new.id,
-                f"released version {edit.new.id} modified in place: " + "; ".join(c.message for c in other),
+                f"released version {edit.new.id} modified in place "
+                f"({pair.domain.released_because(edit.new.since_version)}): "
+                + "; ".join(c.message for c in other),
                 edit.new.location,
                 edit.old.location,
                 pair.domain.bump_hint(edit.new),
@@ -98,13 +100,16 @@ def version_not_new_opset(pair: OperatorPair) -> Iterator[Hit]:
         if bump.in_new_opset or bump.new_operator or bump.schema.experimental:
             continue
         n = pair.domain.next_opset
+        since = bump.schema.since_version
+        declared = pair.domain.new is not None and pair.domain.new.opset(n) is not None
         yield Hit(
             bump.schema.id,
-            f"new version {bump.schema.id} uses since_version {bump.schema.since_version}, an opset version "
-            f"that is already released (latest is {n - 1})",
+            f"new version {bump.schema.id} uses since_version {since}, an opset version "
+            f"that is already released ({pair.domain.released_because(since)})",
             bump.schema.location,
             bump.previous.location if bump.previous else None,
-            f"set `since_version: {n}` and declare opset {n} in domain.yaml",
+            f"set `since_version: {n}`"
+            + (f" (opset {n}, declared in domain.yaml)" if declared else f" and declare opset {n} in domain.yaml"),
         )
 
 
