@@ -49,7 +49,9 @@ def adapters(specs: SpecSet, domains: dict[str, DomainSpec]) -> Iterator[Diagnos
     `adapter_inverse.missing_downgrade`)."""
     for op in specs.operators:
         previous: OpSchema | None = None
-        for schema in op.versions:
+        # An adapter moves nodes from the version of the next lower since_version, wherever the
+        # list puts it: a list out of order is VERSION-ORDER alone, not an adapter problem too.
+        for schema in sorted(op.versions, key=lambda v: v.since_version):
             if schema.adapter is not None:
                 if previous is None:
                     yield Diagnostic(

@@ -1,4 +1,5 @@
-"""Spec checks of an operator's versions: their order, their opset versions; the `removed_in` rule.
+"""Spec checks of an operator's versions: their order, their opset versions, their outputs; the
+`removed_in` rule.
 
 VERSION-ORDER is also reported by the loader (a since_version listed twice), which drops the
 second entry; this check sees the versions that were built.
@@ -9,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from toolkit.checks.base import located, version_list
-from toolkit.model.diagnostics import Diagnostic
+from toolkit.model.diagnostics import Diagnostic, Severity
 from toolkit.model.rules import register, rule
 from toolkit.model.spec import DomainSpec, OpSchema, SpecSet
 
@@ -133,4 +134,47 @@ def deprecated_reason_alone(specs: SpecSet, domains: dict[str, DomainSpec]) -> I
                     "but is not deprecated",
                     schema,
                     "add `deprecated: true` to the version, or remove its `deprecated_reason`",
+                )
+
+
+@rule(
+    "VERSION-NO-OUTPUTS",
+    "spec",
+    "warning",
+    "An operator version has no outputs (none written and none inherited through `based_on`).",
+    category=VERSIONS,
+    hint="declare what the operator computes under `outputs:` (or inherit it with `based_on`)",
+    doc="""\
+**Why:** a node produces its results only through its outputs. An operator version without
+one computes nothing a graph can use (graph optimizers drop such nodes), ONNX has no such
+operator, and usually `outputs:` was forgotten or written under the wrong key or version.
+
+**Before:**
+
+```yaml
+  - since_version: 1
+    inputs:
+      - {name: X, type: T}
+```
+
+**After:**
+
+```yaml
+  - since_version: 1
+    inputs:
+      - {name: X, type: T}
+    outputs:
+      - {name: Y, type: T}
+```""",
+)
+def version_no_outputs(specs: SpecSet, domains: dict[str, DomainSpec]) -> Iterator[Diagnostic]:
+    for op in specs.operators:
+        for schema in op.versions:
+            if not schema.outputs:
+                yield Diagnostic(
+                    "VERSION-NO-OUTPUTS",
+                    f"{schema.id} has no outputs",
+                    schema.location,
+                    "declare what the operator computes under `outputs:` (or inherit it with `based_on`)",
+                    Severity.WARNING,
                 )

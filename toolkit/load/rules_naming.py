@@ -48,7 +48,7 @@ register(
     "YAML-AMBIGUOUS",
     "load",
     "error",
-    "A plain value means one thing in YAML 1.2 (this tool, editors) and another in YAML 1.1 (PyYAML).",
+    "A plain value or key means one thing in YAML 1.2 (this tool, editors) and another in YAML 1.1 (PyYAML).",
     category=FILES,
     hint="quote the value for text, or write it in a spelling both versions read alike",
     doc="""\
@@ -56,10 +56,13 @@ register(
 check-jsonschema read them: `off`, `yes`, `on`, `no` are strings and `017` is the number 17.
 YAML 1.1 readers such as PyYAML's `yaml.safe_load` read the same spellings as booleans and
 octal numbers. Such a value would silently mean different things to different readers of the
-same file, so it is refused; the message names both readings. Keys are names and are always
-read as text.
+same file, so it is refused; the message names both readings. Keys too: an attribute named
+`on` is the text 'on' here but the key `True` to PyYAML, so a plain key with such a spelling is
+refused the same way (quote it).
 
-**Before:** `mode: {type: string, default: off}`, `bits: {type: int, default: 010}`
+**Before:** `mode: {type: string, default: off}`, `bits: {type: int, default: 010}`,
+`attributes: {on: {type: int}}`
 
-**After:** `mode: {type: string, default: "off"}`, `bits: {type: int, default: 8}`""",
+**After:** `mode: {type: string, default: "off"}`, `bits: {type: int, default: 8}`,
+`attributes: {"on": {type: int}}`""",
 )

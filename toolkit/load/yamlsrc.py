@@ -245,8 +245,12 @@ class _Builder:
     def key(self, node: yaml.Node, depth: int) -> str:
         """A mapping key as text. Keys are names or domains: a number key keeps its spelling
         (`.inf` stays '.inf', which no name check accepts, instead of becoming the name 'inf');
-        a boolean, null or collection key is an error."""
-        if node.__class__ is yaml.ScalarNode and node.tag in (_INT, _FLOAT, yaml12.ONE_ONE_ONLY):
+        a boolean, null or collection key is an error, and so is a spelling YAML 1.1 reads
+        otherwise (an attribute named `on` is the key True to PyYAML): YAML-AMBIGUOUS, as for a
+        value."""
+        if node.__class__ is yaml.ScalarNode and node.tag == yaml12.ONE_ONE_ONLY:
+            raise self.yaml11_problem(node, key=True)
+        if node.__class__ is yaml.ScalarNode and node.tag in (_INT, _FLOAT):
             self.budget -= 1
             return str(node.value)
         key = self.build(node, depth)
@@ -372,14 +376,20 @@ class _Builder:
             )
         return yaml12.construct(tag, value)
 
-    def yaml11_problem(self, node: yaml.ScalarNode) -> YamlProblem:
+    def yaml11_problem(self, node: yaml.ScalarNode, *, key: bool = False) -> YamlProblem:
+        """YAML-AMBIGUOUS for a plain value, or a plain key (read as the text it spells)."""
         value = node.value
+        if key:
+            reading, fix = f"the name '{value}'", f"quote the key ('{value}'): one name for every reader"
+        else:
+            reading = yaml12.one_two_reading(value)
+            fix = f"quote it ('{value}') for the text, or write {yaml12.suggestion(value)}: one meaning for every reader"
         return self.problem(
             "YAML-AMBIGUOUS",
-            f"`{value}` is {yaml12.one_two_reading(value)} in YAML 1.2 (as this tool and editors read it) "
+            f"{'key ' if key else ''}`{value}` is {reading} in YAML 1.2 (as this tool and editors read it) "
             f"but {yaml12.one_one_reading(value)} in YAML 1.1 (PyYAML's yaml.safe_load)",
             node,
-            f"quote it ('{value}') for the text, or write {yaml12.suggestion(value)}: one meaning for every reader",
+            fix,
         )
 
     def tag_problem(self, node: yaml.Node) -> YamlProblem:
