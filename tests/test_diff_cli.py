@@ -57,7 +57,7 @@ def test_text_output_has_rule_ids_and_locations(
     assert "new/org.example.abc/C.yaml:" in out and "error[ATTR-ADDED]: org.example.abc.C:4:" in out
     assert "info[DOC-CHANGED]" in out
     assert "was: old/org.example.abc/C.yaml:" in out
-    assert "hint: keep org.example.abc.C:4 as released" in out and "since_version: 5" in out
+    assert "hint: keep org.example.abc.C:4 as it was" in out and "since_version: 5" in out
     assert out.strip().endswith("-> FAIL (--fail-on error)")
 
 

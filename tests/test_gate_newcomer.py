@@ -24,7 +24,9 @@ REPO = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 DOMAIN = "com.newco.audio"
 GAIN = f"opsets/{DOMAIN}/Gain.yaml"
-LINE = re.compile(r"^(?P<file>[^\s:]+):(?P<line>\d+):(?P<col>\d+): (?P<sev>\w+)\[(?P<rule>[A-Z0-9-]+)\]: ", re.M)
+LINE = re.compile(
+    r"^(?P<file>[^\s:]+):(?P<line>\d+):(?P<col>\d+): (?P<sev>\w+)\[(?P<rule>[A-Z0-9-]+)\]: ", re.M
+)
 
 
 def _env(tmp_path: Path) -> dict[str, str]:
@@ -87,7 +89,9 @@ def newco(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.Captur
 # --------------------------------------------------------------------------- #25.2 the hooks
 
 
-def test_the_scaffolds_hooks_refuse_a_breaking_commit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_scaffolds_hooks_refuse_a_breaking_commit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """`opset init`, commit, rename an attribute of the released version, regenerate: `git commit`
     is refused by the hooks as written (real pre-commit, `language: system`, no network)."""
     if not (BIN / "pre-commit").exists():
@@ -136,7 +140,9 @@ def test_init_and_the_docs_recommend_the_same_hook_language() -> None:
 # --------------------------------------------------------------------------- #25.4 messages
 
 
-def test_released_is_explained_and_the_hint_is_a_real_bump(newco: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_released_is_explained_and_the_hint_is_a_real_bump(
+    newco: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     _rename_gain(newco)
     code, out = _cli(capsys, "diff", "--against", "HEAD")
     assert code == 1 and _rules(out) == ["ATTR-RENAMED"], out
@@ -158,19 +164,26 @@ def test_released_is_explained_and_the_hint_is_a_real_bump(newco: Path, capsys: 
     assert "since_version: 2" in (newco / GAIN).read_text()
 
 
-def test_with_a_release_table_the_hint_says_what_shipped(newco: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_with_a_release_table_the_hint_says_what_shipped(
+    newco: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (newco / "opsets" / "releases.yaml").write_text(
         f"releases:\n  - {{release: '1.0', ir_version: 9, opsets: {{{DOMAIN}: 1}}}}\n"
     )
     dom = newco / f"opsets/{DOMAIN}/domain.yaml"
-    dom.write_text(dom.read_text().replace("doc: First release of the domain.}", "}\n  - {version: 2, ir_version: 9}"))
+    dom.write_text(
+        dom.read_text().replace("doc: First release of the domain.}", "}\n  - {version: 2, ir_version: 9}")
+    )
     subprocess.run(["git", "add", "-A"], check=True)
     subprocess.run(["git", "commit", "-q", "-m", "1.0 shipped; opset 2 open"], check=True)
     _rename_gain(newco)
     code, out = _cli(capsys, "diff", "--against", "HEAD")
     assert code == 1 and _rules(out) == ["ATTR-RENAMED"], out
     assert f"(releases.yaml of HEAD ships {DOMAIN} up to opset 1)" in out
-    assert f"`opset bump {DOMAIN}.Gain --opset 2` adds `since_version: 2` (opset 2, declared in domain.yaml)" in out
+    assert (
+        f"`opset bump {DOMAIN}.Gain --opset 2` adds `since_version: 2` (opset 2, declared in domain.yaml)"
+        in out
+    )
     assert "without a release table" not in out
 
 
@@ -257,7 +270,9 @@ def test_a_missing_base_is_reported_once(newco: Path, capsys: pytest.CaptureFixt
 
 def test_versions_out_of_order_are_reported_once(newco: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Listed 2 (based_on 1, with an adapter) then 1: the cause is the order, said once."""
-    _write_gain(newco, "  - since_version: 2\n    based_on: 1\n    adapter: {upgrade: [{kind: compatible}]}\n{V1}")
+    _write_gain(
+        newco, "  - since_version: 2\n    based_on: 1\n    adapter: {upgrade: [{kind: compatible}]}\n{V1}"
+    )
     code, out = _cli(capsys, "validate")
     assert code == 1 and _rules(out) == ["VERSION-ORDER"], out
     assert f"{GAIN}:8:5: error[VERSION-ORDER]: since_version 1 is not after 2" in out
@@ -265,7 +280,11 @@ def test_versions_out_of_order_are_reported_once(newco: Path, capsys: pytest.Cap
 
 def test_a_version_without_outputs_is_a_warning(newco: Path, capsys: pytest.CaptureFixture[str]) -> None:
     gain = newco / GAIN
-    gain.write_text(gain.read_text().replace('    outputs:\n      - {name: Y, type: T, doc: "`X` times `gain`, same shape."}\n', ""))
+    gain.write_text(
+        gain.read_text().replace(
+            '    outputs:\n      - {name: Y, type: T, doc: "`X` times `gain`, same shape."}\n', ""
+        )
+    )
     code, out = _cli(capsys, "validate")
     assert _rules(out) == ["VERSION-NO-OUTPUTS"], out
     assert code == 0 and f"{GAIN}:5:5: warning[VERSION-NO-OUTPUTS]: {DOMAIN}.Gain:1 has no outputs" in out
@@ -285,6 +304,8 @@ def test_yaml_1_1_booleans_are_ambiguous_as_keys_as_values(
     assert "but the boolean" in out and f"quote the key ('{word}')" in out
     gain.write_text(original.replace("      gain: {type: float", f"      '{word}': {{type: float"))
     assert _cli(capsys, "validate")[0] == 0  # quoted, it is a name for every reader
-    gain.write_text(original.replace("gain: {type: float, default: 1.0", f"gain: {{type: string, default: {word}"))
+    gain.write_text(
+        original.replace("gain: {type: float, default: 1.0", f"gain: {{type: string, default: {word}")
+    )
     code, out = _cli(capsys, "validate")
     assert code == 1 and _rules(out) == ["YAML-AMBIGUOUS"], out  # the same rule as for the value

@@ -124,7 +124,7 @@ def test_cli_compat(tmp_path: Path, pb_runtime: Path) -> None:
     assert [r.rule_id for r in results] == ["COMPAT-OPSET-MISSING", "COMPAT-OP-MISSING"]
     assert results[1].locations[0].logical_locations[0].fully_qualified_name == "g/a0/0"  # type: ignore[index]
     rules = log.runs[0].tool.driver.rules or []
-    assert str(rules[results[1].rule_index or 0].help_uri).endswith("/guide/model-tools/#compat")
+    assert str(rules[results[1].rule_index or 0].help_uri).endswith("/guide/model-tools.md#compat")
     onnx.save(abc_model(2, "A"), model)
     assert run(str(model), "--runtime", str(pb_runtime)).returncode == 0
     missing = run(str(model), "--runtime", str(tmp_path / "nope"))

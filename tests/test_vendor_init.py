@@ -92,7 +92,7 @@ def test_pre_commit_and_the_workflow_are_valid_for_their_tools(vendor: Path) -> 
 
     hooks = load_config(str(vendor / ".pre-commit-config.yaml"))
     assert [h["id"] for h in hooks["repos"][0]["hooks"]] == [
-        "opset-validate",
+        "opset",
         "opset-schemas",
         "opset-generate-check",
     ]

@@ -15,6 +15,7 @@ from importlib import metadata
 
 from toolkit.load.schema_files import editor_schema_files
 from toolkit.model.rules import REPOSITORY as TOOLKIT_REPOSITORY
+
 SHA_PLACEHOLDER = "0" * 40  # as in docs/guide/ci-gate.md: replace with a full commit id
 
 

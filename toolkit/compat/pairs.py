@@ -94,7 +94,9 @@ class DomainPair:
         target, unreleased = self._bump_target()
         command = f"opset bump {display_domain(schema.domain)}.{schema.name} --opset {target}"
         declared = self.new is not None and self.new.opset(target) is not None
-        where = f"(opset {target}, declared in domain.yaml)" if declared else f"and opset {target} to domain.yaml"
+        where = (
+            f"(opset {target}, declared in domain.yaml)" if declared else f"and opset {target} to domain.yaml"
+        )
         text = (
             f"keep {schema.id} as it was and put the change into a new version: "
             f"`{command}{' --unreleased' if unreleased else ''}` adds `since_version: {target}` {where}"

@@ -222,34 +222,26 @@ class Builder:
         self.error("REMOVED-IN-INVALID", message, source.loc("removed_in"), hint)
 
     def versions(self, source: Source, domain: DomainSpec) -> Iterator[OpSchema]:
-        """The operator's versions in the order listed. Each problem is reported once, at its
-        cause: a base is looked up by since_version, not by position (a list out of order is
-        VERSION-ORDER, which the check reports, and not also a `based_on` naming "no version");
-        a version whose base cannot be resolved is not built, nor any version based on it, so
-        no check sees a version inheriting nothing (no ADAPTER-*, no missing outputs after a
-        BASED-ON-INVALID)."""
+        """The versions as listed; each problem once, at its cause: a base is found by
+        since_version, not position (a list out of order is VERSION-ORDER alone), and a version
+        whose base is unresolved is not built, nor one based on it (no check sees it inherit nothing)."""
         entries = source.data["versions"]
         built: dict[int, OpSchema] = {}
-        unresolved: set[int] = set()  # since_versions not built because their base is not
+        unresolved: set[int] = set()  # not built: their base is not
         out: dict[int, OpSchema] = {}  # by position in the list
         for index in sorted(range(len(entries)), key=lambda i: entries[i]["since_version"]):
             entry = entries[index]
             since = entry["since_version"]
-            base: OpSchema | None = None
             based_on = entry.get("based_on")
-            if based_on is not None:
-                base = built.get(based_on) if based_on < since else None
-                if base is None:
-                    if based_on not in unresolved or based_on >= since:
-                        direction = "a later version" if based_on >= since else "no version of this operator"
-                        self.error(
-                            "BASED-ON-INVALID",
-                            f"based_on: {based_on} names {direction}",
-                            source.loc("versions", index, "based_on"),
-                            "inherit from an earlier since_version listed above this one",
-                        )
-                    unresolved.add(since)
-                    continue
+            base = built.get(based_on) if based_on is not None and based_on < since else None
+            if based_on is not None and base is None:
+                if based_on not in unresolved or based_on >= since:
+                    later = "a later version" if based_on >= since else "no version of this operator"
+                    at = source.loc("versions", index, "based_on")
+                    hint = "inherit from an earlier since_version listed above this one"
+                    self.error("BASED-ON-INVALID", f"based_on: {based_on} names {later}", at, hint)
+                unresolved.add(since)
+                continue
             schema = self.version(source, index, entry, base, domain, source.data["operator"])
             schema = with_examples(source, ("versions", index), entry, schema, self.diags, self.example_refs)
             if since in built:
@@ -262,8 +254,7 @@ class Builder:
                 continue
             built[since] = schema
             out[index] = schema
-        for index in sorted(out):
-            yield out[index]
+        yield from (out[index] for index in sorted(out))
 
     def version(
         self,

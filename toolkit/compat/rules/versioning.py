@@ -109,7 +109,11 @@ def version_not_new_opset(pair: OperatorPair) -> Iterator[Hit]:
             bump.schema.location,
             bump.previous.location if bump.previous else None,
             f"set `since_version: {n}`"
-            + (f" (opset {n}, declared in domain.yaml)" if declared else f" and declare opset {n} in domain.yaml"),
+            + (
+                f" (opset {n}, declared in domain.yaml)"
+                if declared
+                else f" and declare opset {n} in domain.yaml"
+            ),
         )
 
 
