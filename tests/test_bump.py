@@ -17,6 +17,8 @@ ABC = REPO / "opsets" / "org.example.abc"
 DILATIONS = (
     "    attributes:\n      dilations: {type: ints, default: [1, 1], doc: Spacing between kernel taps.}\n"
 )
+# Required: old nodes lack it, so they cannot move to the new version unchanged (an adapter is needed).
+DILATIONS_REQUIRED = DILATIONS.replace("default: [1, 1]", "required: true")
 
 
 @pytest.fixture
@@ -215,7 +217,7 @@ def test_end_to_end_bump_edit_validate_diff_generate(
     text = op_file.read_text(encoding="utf-8")
     stub = "    adapter: {upgrade: []}\n"
     assert stub in text
-    op_file.write_text(text.replace(stub, DILATIONS + stub), encoding="utf-8")  # a breaking change
+    op_file.write_text(text.replace(stub, DILATIONS_REQUIRED + stub), encoding="utf-8")  # a breaking change
     capsys.readouterr()
 
     # The stub left empty is valid spec text but no adapter: the gate and convert still ask for it.
@@ -224,7 +226,7 @@ def test_end_to_end_bump_edit_validate_diff_generate(
     out = capsys.readouterr().out
     assert "error[ADAPTER-MISSING]" in out and "attribute `dilations` added" in out
     assert "its `upgrade` list is empty" in out
-    with pytest.raises(ConversionError, match=r"FusedConv:4 declares none \(its `upgrade` list is empty\)"):
+    with pytest.raises(ConversionError, match=r"FusedConv:4 declares no adapter \(its `upgrade` list is empty\)"):
         convert_model(_fused_conv_model(2), load_registry([tree], cache=False), {"com.acme.vision": 4})
 
     # The author fills in a real step: validate, gate and convert pass.
@@ -300,18 +302,15 @@ def test_adapter_gate_rule_severity_follows_profile_option(
     text = op_file.read_text(encoding="utf-8")
     assert "    adapter: {upgrade: []}\n" in text  # the stub stays: it counts as no adapter
     capsys.readouterr()
-    # No change from version 3: not breaking, so no adapter is needed.
-    assert _gate(tree, base, "--fail-on", "warning") == 0
-    assert "ADAPTER-" not in capsys.readouterr().out
-    op_file.write_text(
-        text + "    attributes:\n      epsilon: {type: float, default: 0.0}\n", encoding="utf-8"
-    )
+    # No change from version 3: the same signature, so the new version is about what nodes
+    # compute and old nodes may not mean the same there: an adapter is needed (the converter
+    # moves no node across it either).
     relaxed = tmp_path / "opset.toml"
     relaxed.write_text("options = { require_adapters = false }\n", encoding="utf-8")
-    capsys.readouterr()
     assert _gate(tree, base, "--config", str(relaxed)) == 0
     out = capsys.readouterr().out
     assert "warning[ADAPTER-RECOMMENDED]" in out and "ADAPTER-MISSING" not in out
+    assert "the signature is unchanged" in out
     assert _gate(tree, base) == 1
     out = capsys.readouterr().out
     assert "error[ADAPTER-MISSING]" in out and "ADAPTER-RECOMMENDED" not in out
@@ -320,6 +319,13 @@ def test_adapter_gate_rule_severity_follows_profile_option(
     out = capsys.readouterr().out
     assert "warning[ADAPTER-RECOMMENDED]" in out and "ADAPTER-MISSING" not in out
     assert _gate(tree, base, "--profile", "bc-only", "--fail-on", "warning") == 1
+    # An optional attribute with a default: every old node moves unchanged, no adapter is needed.
+    op_file.write_text(
+        text + "    attributes:\n      epsilon: {type: float, default: 0.0}\n", encoding="utf-8"
+    )
+    capsys.readouterr()
+    assert _gate(tree, base) == 0
+    assert "ADAPTER-" not in capsys.readouterr().out
 
 
 def test_docs_name_the_profiles_that_require_adapters() -> None:

@@ -12,9 +12,10 @@ import pytest
 onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper, numpy_helper, version_converter  # noqa: E402
 
+from toolkit.model.node_moves import moves_unchanged  # noqa: E402
 from toolkit.onnx_bridge.catalog import merge_registries  # noqa: E402
 from toolkit.onnx_bridge.convert import ConversionError, convert_model  # noqa: E402
-from toolkit.onnx_bridge.overlay import apply_overlay, load_overlay, only_types_changed  # noqa: E402
+from toolkit.onnx_bridge.overlay import apply_overlay, load_overlay  # noqa: E402
 from toolkit.registry.core import Registry  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -89,13 +90,15 @@ def test_overlay_covers_the_required_facts(registry: Registry) -> None:
         assert overlay["", op, 6].upgrade[0].kind == "remove_attribute"
     # Computed from the catalog: Relu-13 only added bfloat16, Relu-14 only integer types.
     relu13, relu14 = registry.get_schema("Relu", 13), registry.get_schema("Relu", 14)
-    assert only_types_changed(registry.get_schema("Relu", 6), relu13)
+    assert moves_unchanged(registry.get_schema("Relu", 6), relu13)
     assert relu13.adapter is not None and [s.kind for s in relu13.adapter.upgrade] == ["compatible"]
     assert relu14.adapter is not None and relu14.adapter.downgrade is not None
     assert [s.kind for s in relu14.adapter.downgrade] == ["type_restriction"]
     # GroupNormalization-21 changed what scale and bias mean (per channel instead of per group):
-    # no adapter can say how a node moves, so there is none.
-    assert registry.get_schema("GroupNormalization", 21).adapter is None
+    # its signature fits every old node, so the overlay states that no step moves one.
+    group_norm = registry.get_schema("GroupNormalization", 21).adapter
+    assert group_norm is not None and [s.kind for s in group_norm.upgrade] == ["python"]
+    assert str(group_norm.upgrade[0].arg("callable")).endswith(":no_adapter")
     assert [s.kind for s in registry.get_schema("Split", 13).adapter.upgrade] == ["attribute_to_input"]
 
 

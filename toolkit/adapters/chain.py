@@ -21,6 +21,7 @@ from toolkit.adapters.node import (
     TypeLookup,
 )
 from toolkit.adapters.steps import apply_steps
+from toolkit.model.node_moves import implicit_adapter
 from toolkit.model.resolution import chain, version_at
 from toolkit.model.spec import Adapter, AdapterStep, OperatorSpec, OpSchema
 
@@ -36,10 +37,9 @@ def apply_upgrade(
     value_shapes: ShapeLookup | None = None,
 ) -> AdapterResult:
     """Turn `node` (a node of version `old`) into a node of `new` with `new.adapter.upgrade`
-    (the defaults that differ between the two written explicitly: `adapters.defaults`)."""
-    adapter = _adapter_of(new)
-    if not adapter.upgrade:
-        raise MissingAdapter(f"{new.id} declares no adapter (its `upgrade` list is empty)")
+    (or the implicit adapter of a version old nodes follow unchanged), the defaults that differ
+    between the two written explicitly (`adapters.defaults`)."""
+    adapter = _adapter_of(old, new, "upgrade")
     ctx = AdapterContext(old, new, "upgrade", constants, value_types, taken, value_shapes)
     return _move(adapter.upgrade, node, ctx)
 
@@ -55,9 +55,7 @@ def apply_downgrade(
     value_shapes: ShapeLookup | None = None,
 ) -> AdapterResult:
     """Turn `node` (a node of version `new`) back into one of `old`: `downgrade` or the inverse."""
-    adapter = _adapter_of(new)
-    if adapter.downgrade is None and not adapter.upgrade:
-        raise MissingAdapter(f"{new.id} declares no adapter (its `upgrade` list is empty)")
+    adapter = _adapter_of(old, new, "downgrade")
     steps = adapter.downgrade if adapter.downgrade is not None else inverse_steps(adapter.upgrade, new, old)
     ctx = AdapterContext(new, old, "downgrade", constants, value_types, taken, value_shapes)
     return _move(steps, node, ctx)
@@ -72,10 +70,22 @@ def _move(steps: Sequence[AdapterStep], node: Node, ctx: AdapterContext) -> Adap
     return result
 
 
-def _adapter_of(schema: OpSchema) -> Adapter:
-    if schema.adapter is None:
-        raise MissingAdapter(f"{schema.id} declares no adapter")
-    return schema.adapter
+def _adapter_of(old: OpSchema, new: OpSchema, direction: str) -> Adapter:
+    """The adapter declared on `new` (for a downgrade, a `downgrade` list alone will do), else
+    the implicit one of a version every old node follows unchanged (`toolkit.model.node_moves`,
+    the gate's answer too); MissingAdapter otherwise. An empty stub (`adapter: {upgrade: []}`,
+    what `opset bump` writes) declares nothing."""
+    declared = new.adapter
+    if declared is not None and (
+        declared.upgrade or (direction == "downgrade" and declared.downgrade is not None)
+    ):
+        return declared
+    implicit = implicit_adapter(old, new)
+    if implicit is not None:
+        return implicit
+    if declared is not None:
+        raise MissingAdapter(f"{new.id} declares no adapter (its `upgrade` list is empty)")
+    raise MissingAdapter(f"{new.id} declares no adapter")
 
 
 def upgrade_node(

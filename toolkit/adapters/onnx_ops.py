@@ -5,7 +5,14 @@ refuses (AdapterError) instead of guessing; a rewrite returns the small subgraph
 
 from __future__ import annotations
 
-from toolkit.adapters.node import AdapterContext, AdapterError, AdapterResult, NewConstant, Node
+from toolkit.adapters.node import (
+    AdapterContext,
+    AdapterError,
+    AdapterResult,
+    MissingAdapter,
+    NewConstant,
+    Node,
+)
 from toolkit.model.spec import AttrType
 
 
@@ -338,3 +345,12 @@ def resize_11_downgrade(node: Node, ctx: AdapterContext) -> AdapterResult:
     ):
         out.attributes.pop(name, None)
     return AdapterResult(out, dropped_inputs=[roi] if roi else [])
+
+
+def no_adapter(node: Node, ctx: AdapterContext) -> Node:
+    """A version that changed what a node computes behind a signature every old node still fits
+    (GroupNormalization 21: scale and bias per channel instead of per group): the overlay states
+    that no step moves a node, which the signature alone would not tell the converter."""
+    raise MissingAdapter(
+        f"{ctx.source.id} and {ctx.target.id} compute different things from the same node; no step moves it"
+    )

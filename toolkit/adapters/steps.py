@@ -12,6 +12,7 @@ from toolkit.adapters.node import (
     AdapterContext,
     AdapterError,
     AdapterResult,
+    MissingAdapter,
     NewConstant,
     Node,
 )
@@ -33,6 +34,8 @@ def apply_steps(steps: Sequence[AdapterStep], node: Node, ctx: AdapterContext) -
             raise AdapterError(f"unknown adapter step kind '{step.kind}' ({step.location})")
         try:
             handler(step, result, ctx)
+        except MissingAdapter:
+            raise  # the version has no adapter at all (`onnx_ops.no_adapter`): not this node's doing
         except AdapterError as exc:
             raise AdapterError(
                 f"{ctx.direction} {ctx.source.id} -> {ctx.target.id}, {result.node.label}: {exc}"

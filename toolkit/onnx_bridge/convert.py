@@ -294,16 +294,14 @@ class _Converter:
                 moved = apply_upgrade(node_from_onnx(node), here, there, **context)  # type: ignore[arg-type]
             else:
                 moved = apply_downgrade(node_from_onnx(node), here, there, **context)  # type: ignore[arg-type]
-        except MissingAdapter:
+        except MissingAdapter as exc:
             newer = there if nxt > current else here
             direction = "upgrade" if nxt > current else "downgrade"
-            empty = " (its `upgrade` list is empty)" if newer.adapter is not None else ""
             return self.block(
                 "CONVERT-NO-ADAPTER",
                 path,
                 newer.id,
-                f"no adapter to {direction} {here.id} -> {there.id} (opset {current} -> {nxt}): "
-                f"{newer.id} declares none{empty}",
+                f"no adapter to {direction} {here.id} -> {there.id} (opset {current} -> {nxt}): {exc}",
             )
         except AdapterError as exc:
             return self.block("CONVERT-REFUSED", path, (there if nxt > current else here).id, str(exc))

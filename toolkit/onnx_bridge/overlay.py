@@ -1,6 +1,6 @@
 """The ai.onnx adapter overlay: adapters for onnx's own operator versions, which the imported
 catalog cannot carry in its specs (they come from `toolkit/data/onnx_adapters/*.yaml`), plus the
-type-only steps derived from the schemas themselves. `apply_overlay(registry)` gives a registry
+implicit adapters of the versions every old node follows unchanged (`toolkit.model.node_moves`). `apply_overlay(registry)` gives a registry
 whose catalog schemas carry these adapters; `opset convert` runs on it.
 """
 
@@ -20,6 +20,7 @@ from toolkit.load.schema import validate_document
 from toolkit.load.yamlsrc import MarkedDict, YamlProblem, location_of, read_yaml
 from toolkit.model.adapter_steps import type_changes
 from toolkit.model.diagnostics import Diagnostic, Severity, SpecError
+from toolkit.model.node_moves import implicit_adapter
 from toolkit.model.rules import register
 from toolkit.model.spec import (
     Adapter,
@@ -115,25 +116,6 @@ def _overlay_file(
             out[key] = replace(adapter, location=at)
 
 
-def only_types_changed(old: OpSchema, new: OpSchema) -> bool:
-    """True when the two versions differ in nothing but their allowed types (and docs)."""
-
-    def params(schema: OpSchema) -> list[tuple[object, ...]]:
-        return [(p.option, p.type_str, p.homogeneous, p.min_arity) for p in (*schema.inputs, *schema.outputs)]
-
-    def attrs(schema: OpSchema) -> list[tuple[object, ...]]:
-        return sorted((a.name, a.type, a.required, a.default) for a in schema.attributes)
-
-    if (len(old.inputs), len(old.outputs)) != (len(new.inputs), len(new.outputs)):
-        return False
-    if params(old) != params(new) or attrs(old) != attrs(new):
-        return False
-    if sorted(old.constraint_map) != sorted(new.constraint_map):
-        return False
-    added, removed = type_changes(old, new)
-    return bool(added or removed)
-
-
 def _restrictions(banned: Mapping[str, tuple[str, ...]], origin: Location) -> tuple[AdapterStep, ...]:
     return tuple(
         AdapterStep("type_restriction", (("param", param), ("types", types)), origin)
@@ -142,17 +124,14 @@ def _restrictions(banned: Mapping[str, tuple[str, ...]], origin: Location) -> tu
 
 
 def adapter_for(old: OpSchema, new: OpSchema, declared: Adapter | None) -> Adapter | None:
-    """The adapter of `new`: the declared one with the catalog's type changes checked, or a
-    computed one when only the types changed."""
+    """The adapter of `new`: the declared one with the catalog's type changes checked, or the
+    implicit one of a version every old node follows unchanged (`toolkit.model.node_moves`,
+    which the gate asks too)."""
     if declared is not None and not declared.upgrade and declared.downgrade is None:
-        return declared  # an empty stub (`opset bump`): still no adapter
-    added, removed = type_changes(old, new)
+        declared = None  # an empty stub (`opset bump`) declares nothing
     if declared is None:
-        if not only_types_changed(old, new):
-            return None
-        declared = Adapter(
-            upgrade=(AdapterStep("compatible", (), new.location),), downgrade=(), location=new.location
-        )
+        return implicit_adapter(old, new)
+    added, removed = type_changes(old, new)
     # The type checks come first: they are about the node as it is at the source version (an
     # implied downgrade starts with those of the added types already).
     if declared.downgrade is None:

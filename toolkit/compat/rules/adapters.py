@@ -1,8 +1,13 @@
-"""Versioning rules of the authoring workflow: a breaking version bump needs a version adapter.
+"""Versioning rules of the authoring workflow: a version bump that old nodes cannot follow
+unchanged needs a version adapter.
 
 PyTorch's versioning RFC asks for an upgrader with every operator bump; here the adapter is
-part of the spec (`adapter: {upgrade: [...]}` on the new version). One condition, two ids,
-so profiles can treat them apart:
+part of the spec (`adapter: {upgrade: [...]}` on the new version). Whether a bump needs one is
+the converter's own answer (`toolkit.model.node_moves`): only when a change breaks backward
+compatibility, so that some node of the previous version is not a node of the new one meaning
+the same; a type added, a trailing optional input or an optional attribute need none (the
+converter moves those nodes with the implicit adapter). One condition, two ids, so profiles can
+treat them apart:
 - ADAPTER-MISSING (error) runs when the profile's option `require_adapters` is true (of the
   built-in profiles only `onnx-strict` sets it);
 - ADAPTER-RECOMMENDED (warning) reports the same bumps when the option is false or unset
@@ -16,6 +21,7 @@ from collections.abc import Iterator
 from toolkit.compat.engine import Hit, NewVersion, OperatorPair, is_exempt
 from toolkit.compat.handlers import operator_pairs
 from toolkit.compat.rules.base import compat_rule, rule_doc
+from toolkit.model.node_moves import upgrade_blockers
 from toolkit.model.spec import OpSchema
 
 OPTION = "require_adapters"
@@ -43,12 +49,16 @@ _WHY = (
     "the new version when the spec says how: which attributes were renamed or removed, which "
     "became inputs, which types the new version no longer accepts. ONNX asks contributors to "
     "write such an adapter by hand for every breaking change; PyTorch asks for an upgrader with "
-    "every bump. Experimental operators and brand-new operators are exempt."
+    "every bump. A bump that every old node survives unchanged (types added, a trailing optional "
+    "input, an optional attribute, a renamed input) needs none: `opset convert` moves those nodes "
+    "as they are, and this rule asks the converter's own model (`toolkit.model.node_moves`). A "
+    "bump that changes nothing in the signature changes what nodes compute and needs one (`{kind: "
+    "compatible}` when old nodes still mean the same). Experimental operators and brand-new "
+    "operators are exempt."
 )
 _FIX = (
     "add `adapter: {upgrade: [...]}` to the new version with the steps that turn a node of the "
-    "previous version into a node of this one (`{kind: compatible}` when old nodes are valid "
-    "unchanged); `opset bump` writes an empty stub (`{upgrade: []}`), which counts as no adapter "
+    "previous version into a node of this one; `opset bump` writes an empty stub (`{upgrade: []}`), which counts as no adapter "
     "until the steps are filled in. Add a `downgrade` list when the steps cannot be "
     "inverted (a `python` step)."
 )
@@ -56,21 +66,23 @@ _DOC = rule_doc(_WHY, _BEFORE, _AFTER, _FIX)
 
 
 def breaking_bumps_without_adapter(pair: OperatorPair) -> Iterator[Hit]:
-    """Bumps of stable, pre-existing operators that change the previous version and lack an adapter."""
+    """Bumps of stable, pre-existing operators that old nodes cannot follow unchanged and that
+    lack an adapter."""
     for bump in pair.bumps:
-        if not _needs_adapter(pair, bump):
+        blockers = _blockers(pair, bump)
+        if not blockers:
             continue
         previous = bump.previous
         assert previous is not None
-        breaking = [c for c in bump.changes if c.breaking]
-        listed = "; ".join(c.message for c in breaking[:3]) + ("; ..." if len(breaking) > 3 else "")
+        listed = "; ".join(blockers[:3]) + ("; ..." if len(blockers) > 3 else "")
         yield Hit(
             bump.schema.id,
-            f"changes version {previous.since_version} in a breaking way ({listed}) but declares no adapter"
+            f"version-{previous.since_version} nodes may not mean the same under this version "
+            f"({listed}) but it declares no adapter"
             + (" (its `upgrade` list is empty)" if bump.schema.adapter is not None else ""),
             bump.schema.adapter.location if bump.schema.adapter is not None else bump.schema.location,
             hint=f"add `adapter: {{upgrade: [...]}}` to {bump.schema.id}: how a version-{previous.since_version} "
-            "node becomes a node of this version (`{kind: compatible}` if it is valid unchanged)",
+            "node becomes a node of this version (the rule lists what it cannot keep)",
             subject="adapter",
         )
 
@@ -81,12 +93,15 @@ def has_upgrade(schema: OpSchema) -> bool:
     return schema.adapter is not None and bool(schema.adapter.upgrade)
 
 
-def _needs_adapter(pair: OperatorPair, bump: NewVersion) -> bool:
+def _blockers(pair: OperatorPair, bump: NewVersion) -> tuple[str, ...]:
+    """The changes of the bump that need an adapter (none: the bump needs no adapter)."""
     if bump.previous is None or bump.new_operator or has_upgrade(bump.schema):
-        return False
+        return ()
     if bump.previous.experimental or bump.schema.experimental:
-        return False
-    return pair.new is not None and not is_exempt(pair.new) and any(c.breaking for c in bump.changes)
+        return ()
+    if pair.new is None or is_exempt(pair.new):
+        return ()
+    return upgrade_blockers(bump.changes)
 
 
 @compat_rule(
@@ -96,8 +111,8 @@ def _needs_adapter(pair: OperatorPair, bump: NewVersion) -> bool:
     bc=True,
     fc=False,
     category="versioning",
-    summary="A breaking new version of a stable operator has no adapter from the previous version "
-    "(profiles with `require_adapters = true`).",
+    summary="A new version of a stable operator that old nodes cannot follow unchanged has no "
+    "adapter from the previous version (profiles with `require_adapters = true`).",
     option=OPTION,
     doc=_DOC,
 )
@@ -113,8 +128,8 @@ def adapter_missing(pair: OperatorPair) -> Iterator[Hit]:
     bc=True,
     fc=False,
     category="versioning",
-    summary="A breaking new version of a stable operator has no adapter from the previous version "
-    "(profiles without `require_adapters`).",
+    summary="A new version of a stable operator that old nodes cannot follow unchanged has no "
+    "adapter from the previous version (profiles without `require_adapters`).",
     doc=_DOC,
 )
 @operator_pairs
