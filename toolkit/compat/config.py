@@ -21,9 +21,14 @@ reason = "shipped by mistake in 1.4; runtimes already accept it"
 expires = 2026-06-30
 ```
 
-In `opset.toml` the same keys may also sit at top level. Built-in profiles: `onnx-strict`
-(every rule, `require_adapters = true`) and `bc-only` (drops findings that only break forward
-compatibility). An allowlist entry past its `expires` date silences nothing and is itself an
+In `opset.toml` the same keys may also sit at top level. Built-in profiles (`BUILTIN_PROFILES`):
+`onnx-strict` (every finding, `require_adapters = true`), `bc-only` (only the findings that
+break backward compatibility) and `vendor-additive` (a vendor's released opset may grow by the
+additions PyTorch's RFC calls FC-compatible). Each differs only in the classes of findings it
+tolerates (`tolerate`), and one rule, `kept_severity`, gives every finding its severity from
+its BC/FC flags: a finding of a tolerated class is dropped, any other keeps its rule's severity.
+A profile of the file may set `tolerate = ["fc", "additive", "neither"]` (the classes of
+`toolkit.model.change_compat.finding_class`); `ignore-fc-only = true` is `["fc", "additive"]`. An allowlist entry past its `expires` date silences nothing and is itself an
 ALLOWLIST-EXPIRED error; an entry matching nothing is ALLOWLIST-UNUSED. The date "today" is
 taken from `OPSET_TODAY` (YYYY-MM-DD) when set, so CI runs can be reproduced.
 """
@@ -42,7 +47,9 @@ from typing import Any
 
 from toolkit.load.discovery import display_path
 from toolkit.load.project import PROJECT_KEYS, toml_key_location
+from toolkit.model.change_compat import ADDITIVE, BREAKS_FC, BREAKS_NEITHER, FINDING_CLASSES, finding_class
 from toolkit.model.diagnostics import Diagnostic, Severity, UsageError
+from toolkit.model.rules import Rule
 from toolkit.model.spec import Location
 
 if sys.version_info >= (3, 11):
@@ -64,7 +71,8 @@ _TOP_KEYS = {
     "allowlist",
     *PROJECT_KEYS,
 }
-_PROFILE_KEYS = {"extends", "disable", "enable", "severity", "options", "ignore-fc-only", "doc"}
+_PROFILE_KEYS = {"extends", "disable", "enable", "severity", "options", "ignore-fc-only", "tolerate", "doc"}
+FC_ONLY = frozenset({BREAKS_FC, ADDITIVE})  # what `ignore-fc-only = true` tolerates
 _ENTRY_KEYS = {"rule", "operator", "fingerprint", "reason", "expires"}
 
 
@@ -72,7 +80,8 @@ _ENTRY_KEYS = {"rule", "operator", "fingerprint", "reason", "expires"}
 class Profile:
     name: str
     doc: str = ""
-    ignore_fc_only: bool = False
+    # The classes of findings (`toolkit.model.change_compat.finding_class`) the profile drops.
+    tolerates: frozenset[str] = frozenset()
     disabled: frozenset[str] = frozenset()
     severities: Mapping[str, Severity] = field(default_factory=dict)
     options: Mapping[str, object] = field(default_factory=dict)
@@ -81,16 +90,34 @@ class Profile:
 BUILTIN_PROFILES: dict[str, Profile] = {
     "onnx-strict": Profile(
         "onnx-strict",
-        "ONNX's versioning rules in full: every rule at its default severity.",
+        "ONNX's versioning rules in full: a released version never changes, so every finding "
+        "keeps its rule's severity (tolerates nothing).",
         options={"require_adapters": True},
     ),
     "bc-only": Profile(
         "bc-only",
-        "Backward compatibility only: findings that break only forward compatibility "
-        "(new models on old runtimes) are dropped.",
-        ignore_fc_only=True,
+        "Backward compatibility only: the findings that break BC (old models on the new "
+        "registry) keep their severity; those that break only FC or neither are dropped.",
+        tolerates=frozenset({BREAKS_FC, ADDITIVE, BREAKS_NEITHER}),
+    ),
+    "vendor-additive": Profile(
+        "vendor-additive",
+        "A vendor's additive policy (onnxruntime's `com.microsoft` opset 1): a released opset may "
+        "gain operators, trailing optional inputs and outputs and optional attributes (the "
+        "additions PyTorch's RFC calls FC-compatible); every other change keeps its severity, "
+        "removals, renames and type changes included (tolerates the additive class).",
+        tolerates=frozenset({ADDITIVE}),
     ),
 }
+
+
+def kept_severity(profile: Profile, rule: Rule, bc: bool, fc: bool, severity: Severity) -> Severity | None:
+    """The one rule of every profile: a finding of `rule` with its own BC/FC flags keeps
+    `severity` (the rule's, or the configuration's for it) unless the profile tolerates its class,
+    then it is dropped (None). Findings about the configuration itself are always kept."""
+    if rule.category == "config":
+        return severity
+    return None if finding_class(rule.id, bc, fc) in profile.tolerates else severity
 
 
 @dataclass(frozen=True)
@@ -263,13 +290,10 @@ class _Parser:
                 raise self.fail(f"profile '{name}': `extends` must be a profile name")
             base = self.profile(base_name, profiles, (*stack, name))
         profile = self.overlay(base, body, f"profile '{name}'")
-        ignore = body.get("ignore-fc-only", profile.ignore_fc_only)
-        if not isinstance(ignore, bool):
-            raise self.fail(f"profile '{name}': `ignore-fc-only` must be true or false")
         return Profile(
             name,
             str(body.get("doc", "")),
-            ignore,
+            self.tolerates(name, body, profile.tolerates),
             profile.disabled,
             profile.severities,
             profile.options,
@@ -299,7 +323,24 @@ class _Parser:
         if not isinstance(raw_options, dict):
             raise self.fail(f"{where}: `options` must be a table")
         options.update(raw_options)
-        return Profile(base.name, base.doc, base.ignore_fc_only, frozenset(disabled), severities, options)
+        return Profile(base.name, base.doc, base.tolerates, frozenset(disabled), severities, options)
+
+    def tolerates(self, name: str, body: dict[str, Any], base: frozenset[str]) -> frozenset[str]:
+        """The classes profile `name` drops: its `tolerate` list, else its base's; plus the
+        FC-only classes with `ignore-fc-only = true`."""
+        out = base
+        raw = body.get("tolerate")
+        if raw is not None:
+            if not isinstance(raw, list) or not all(isinstance(c, str) and c in FINDING_CLASSES for c in raw):
+                raise self.fail(
+                    f"profile '{name}': `tolerate` must be a list of finding classes",
+                    "classes: " + ", ".join(FINDING_CLASSES),
+                )
+            out = frozenset(raw)
+        ignore = body.get("ignore-fc-only", False)
+        if not isinstance(ignore, bool):
+            raise self.fail(f"profile '{name}': `ignore-fc-only` must be true or false")
+        return out | FC_ONLY if ignore else out
 
     def rule_list(self, value: Any, where: str) -> list[str]:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):

@@ -9,9 +9,9 @@ Exit codes: 0 clean, 1 a finding at or above the `--fail-on` threshold.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from toolkit.compat.config import GateConfig
+from toolkit.compat.config import GateConfig, kept_severity
 from toolkit.compat.engine import DiffContext, Finding, run_rules
 from toolkit.compat.plugins import load_plugins
 from toolkit.compat.rules import all_rules
@@ -55,6 +55,18 @@ def active_rules(config: GateConfig) -> list[Rule]:
     return out
 
 
+def _by_profile(findings: list[Finding], rules: list[Rule], config: GateConfig) -> list[Finding]:
+    """Each finding with the severity the profile's one rule gives it (`kept_severity`), the
+    dropped ones left out."""
+    by_id = {rule.id: rule for rule in rules}
+    out = []
+    for finding in findings:
+        kept = kept_severity(config.profile, by_id[finding.rule], finding.bc, finding.fc, finding.severity)
+        if kept is not None:
+            out.append(finding if kept is finding.severity else replace(finding, severity=kept))
+    return out
+
+
 def run_gate(
     old: Registry, new: Registry, config: GateConfig | None = None, old_label: str = "old tree"
 ) -> GateResult:
@@ -62,8 +74,6 @@ def run_gate(
     rules = active_rules(config)
     severities = {r.id: config.severity(r.id, r.severity) for r in rules}
     ctx = DiffContext(old, new, config.profile.options, old_label)
-    findings = run_rules(ctx, rules, severities)
-    if config.profile.ignore_fc_only:
-        findings = [f for f in findings if f.bc or not f.fc]
+    findings = _by_profile(run_rules(ctx, rules, severities), rules, config)
     active, allowed = apply_allowlist(findings, config, severities)
     return GateResult(tuple(active), tuple(allowed), tuple(rules), config.profile.name, old_label)

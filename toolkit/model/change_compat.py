@@ -32,3 +32,26 @@ def arity_breaks(old: FormalParameter, new: FormalParameter) -> tuple[bool, bool
     bc = not (new_low <= old_low and old_high <= new_high)
     fc = not (old_low <= new_low and new_high <= old_high)
     return bc, fc
+
+
+# What a finding breaks, as the gate's profiles read it (`toolkit.compat.config.kept_severity`):
+BREAKS_BC = "bc"  # old models on the new registry
+ADDITIVE = "additive"  # only FC, by an addition PyTorch's RFC calls FC-compatible (below)
+BREAKS_FC = "fc"  # only FC, otherwise
+BREAKS_NEITHER = "neither"  # no node: names, docs, migration paths, version hygiene
+FINDING_CLASSES = (BREAKS_BC, BREAKS_FC, ADDITIVE, BREAKS_NEITHER)
+
+# The additions the RFC names as compatible ones ("the addition of a new kwarg-only argument at
+# the end ... with a default value"), in ONNX terms: a trailing optional input or output and an
+# optional attribute (the change model refines these kinds' BC flag, which is off exactly then),
+# and a new operator in a released opset, which no old node uses.
+ADDITIVE_KINDS = frozenset({"INPUT-ADDED", "OUTPUT-ADDED", "ATTR-ADDED", "OPSET-OP-ADDED"})
+
+
+def finding_class(kind: str, bc: bool, fc: bool) -> str:
+    """The class of a finding of rule (change kind) `kind` with its own BC/FC flags."""
+    if bc:
+        return BREAKS_BC
+    if fc:
+        return ADDITIVE if kind in ADDITIVE_KINDS else BREAKS_FC
+    return BREAKS_NEITHER
