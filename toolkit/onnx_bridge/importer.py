@@ -26,6 +26,7 @@ from toolkit.model.diagnostics import UsageError
 from toolkit.model.spec import display_domain
 from toolkit.onnx_bridge.import_functions import function_entry
 from toolkit.onnx_bridge.missing import not_installed
+from toolkit.onnx_bridge.overlay import replacement
 from toolkit.onnx_bridge.type_facts import add_type_sources
 
 SCHEMA_HEADER = "# yaml-language-server: $schema={rel}{kind}.schema.json\n"
@@ -205,7 +206,11 @@ def _operator_file(
         if examples and examples.get(schema.since_version):
             entry["examples"] = examples[schema.since_version]
         entries.append(entry)
-    data = {"operator": name, "domain": display_domain(domain), "versions": entries}
+    data: dict[str, Any] = {"operator": name, "domain": display_domain(domain)}
+    successor = replacement(domain, name)  # onnx states it in prose only: our overlay's fact
+    if successor:
+        data["replaced_by"] = successor
+    data["versions"] = entries
     return _dump(data, "operator", 1, schema_root)
 
 

@@ -6,6 +6,7 @@ whose catalog schemas carry these adapters; `opset convert` runs on it.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
@@ -35,6 +36,7 @@ from toolkit.model.spec import (
 from toolkit.registry.core import Registry
 
 OVERLAY_DIR = Path(__file__).resolve().parent.parent / "data" / "onnx_adapters"
+REPLACEMENTS_FILE = OVERLAY_DIR.parent / "onnx_replacements.yaml"
 OVERLAY_SCHEMA = "adapter_overlay"  # schemas/adapter_overlay.schema.json
 CATALOG_DOMAINS = frozenset({"", "ai.onnx.ml", "ai.onnx.preview", "ai.onnx.preview.training"})
 
@@ -195,3 +197,22 @@ def _overlay_problems(fact: Adapter, old: OpSchema, new: OpSchema) -> Iterator[D
     moves = [(step, old, new) for step in fact.upgrade] + [(step, new, old) for step in fact.downgrade or ()]
     for step, source, target in moves:
         yield from (d for d in check_step(step, source, target) if d.severity is Severity.ERROR)
+
+
+# -- successors of deprecated operators ----------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=1)
+def _replacements() -> dict[tuple[str, str], str]:
+    """(domain, operator) -> successor, from `toolkit/data/onnx_replacements.yaml` (our facts)."""
+    root = read_yaml(REPLACEMENTS_FILE, display_path(REPLACEMENTS_FILE))
+    out: dict[tuple[str, str], str] = {}
+    for domain, operators in root.items():
+        for name, successor in operators.items():
+            out[canonical_domain(str(domain)), str(name)] = str(successor)
+    return out
+
+
+def replacement(domain: str, name: str) -> str | None:
+    """The successor onnx names (in prose) for its deprecated operator `name`, or None."""
+    return _replacements().get((canonical_domain(domain), name))
