@@ -88,7 +88,7 @@ def _command_modules(command: str | None) -> list[ModuleType]:
         from toolkit.cli import spec_commands
 
         return [spec_commands]
-    if command == "diff":
+    if command in ("diff", "changelog"):
         from toolkit.cli import diff_command
 
         return [diff_command]

@@ -8,7 +8,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from toolkit.cli.common import add_report_arguments, add_specs_argument, emit_report, specs_from_args
+from toolkit.cli.common import (
+    REPORT_FORMATS,
+    add_report_arguments,
+    add_specs_argument,
+    emit_report,
+    specs_from_args,
+)
 from toolkit.model.diagnostics import Diagnostic, Severity, SpecError, UsageError
 
 if TYPE_CHECKING:
@@ -40,6 +46,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     diff.add_argument("--profile", metavar="NAME", help="profile (default: the config's, else onnx-strict)")
     add_plugin_arguments(diff)
     diff.set_defaults(handler=run_diff)
+    changelog = subparsers.add_parser(
+        "changelog",
+        help="release notes: every change between an old tree (directory or git ref) and the specs",
+        description="Every change between an old tree and the specs, grouped by domain and operator, "
+        "breaking changes first, from the gate's own change detection. Exit 0, or 2 on a usage or "
+        "load error.",
+    )
+    changelog.add_argument(
+        "--against", required=True, metavar="REF", help="old tree: a directory or a git ref"
+    )
+    add_specs_argument(changelog)
+    changelog.add_argument(
+        "--format", choices=("markdown", "json"), default="markdown", help="output format (default: markdown)"
+    )
+    changelog.add_argument(
+        "--output",
+        "-o",
+        dest="report_file",
+        metavar="FILE",
+        help="write to FILE instead of stdout (atomically)",
+    )
+    changelog.set_defaults(handler=run_changelog)
 
 
 def add_plugin_arguments(parser: argparse.ArgumentParser) -> None:
@@ -86,8 +114,7 @@ def gate_config(path: str | None, profile: str | None, args: argparse.Namespace)
 def run_diff(args: argparse.Namespace) -> int:
     # The gate is imported when it runs, not when the parser is built (every command pays that).
     from toolkit.compat.gate import run_gate
-    from toolkit.compat.gitref import load_resolved_tree, looks_like_git_ref, resolve_git_tree
-    from toolkit.registry.core import Registry, load_registry
+    from toolkit.compat.gitref import looks_like_git_ref, resolve_git_tree
 
     _require_against(args.against)
     config = gate_config(args.config, args.profile, args)
@@ -107,12 +134,47 @@ def run_diff(args: argparse.Namespace) -> int:
             if git and resolved().note:
                 print(resolved().note, file=sys.stderr)
             return _emit(args, fast, resolved().commit if git else "")
+    trees = load_trees(args, paths, resolved if git else None)
+    if isinstance(trees, int):
+        return trees
+    old, new, label, commit = trees
+    return _emit(args, run_gate(old, new, config, old_label=label), commit)
+
+
+def run_changelog(args: argparse.Namespace) -> int:
+    from toolkit.compat.changelog import changelog
+    from toolkit.compat.engine import DiffContext
+    from toolkit.compat.gitref import looks_like_git_ref, resolve_git_tree
+    from toolkit.reporting.changelog import render
+
+    _require_against(args.against)
+    paths = specs_from_args(args)
+    git = looks_like_git_ref(args.against)
+    ref = (lambda: resolve_git_tree(args.against, paths, cache=not args.no_cache)) if git else None
+    trees = load_trees(args, paths, ref)
+    if isinstance(trees, int):
+        return trees
+    old, new, label, _commit = trees
+    emit_report(args, render(changelog(DiffContext(old, new, old_label=label)), args.format))
+    return 0
+
+
+def load_trees(
+    args: argparse.Namespace, paths: list[str], git_ref: Callable[[], GitTreeRef] | None
+) -> tuple[Registry, Registry, str, str] | int:
+    """The old tree (`args.against`: a directory, or the git ref `git_ref` resolves) and the new
+    tree (`paths`), with the old tree's label and commit ("" for a directory); EXIT_USAGE when
+    either has load errors (reported). `opset diff` and `opset changelog` read trees this way."""
+    from toolkit.compat.gitref import load_resolved_tree
+    from toolkit.registry.core import Registry, load_registry
+
+    cache = not args.no_cache
     new = _load(args, "the new tree", lambda: load_registry(paths, cache=cache))
     if new is None:
         return EXIT_USAGE
     commit = ""
-    if git:
-        tree = load_resolved_tree(resolved())
+    if git_ref is not None:
+        tree = load_resolved_tree(git_ref())
         if tree.result.errors:
             _report_load_errors(
                 args,
@@ -134,7 +196,7 @@ def run_diff(args: argparse.Namespace) -> int:
         label = args.against
     if old is None:
         return EXIT_USAGE
-    return _emit(args, run_gate(old, new, config, old_label=label), commit)
+    return old, new, label, commit
 
 
 def _fast_gate(
@@ -188,9 +250,10 @@ def _report_load_errors(
     """The errors on stderr, and in the requested format where the report goes (exit 2)."""
     from toolkit.reporting.errors import load_errors_text, render_load_errors
 
-    print(load_errors_text(what, diagnostics, "diff"), end="", file=sys.stderr)
-    if args.format != "text" or args.report_file:
+    command = args.command  # diff or changelog
+    print(load_errors_text(what, diagnostics, command), end="", file=sys.stderr)
+    if args.format in REPORT_FORMATS and (args.format != "text" or args.report_file):
         emit_report(
             args,
-            render_load_errors("diff", what, diagnostics, args.format, EXIT_USAGE, ref=ref, commit=commit),
+            render_load_errors(command, what, diagnostics, args.format, EXIT_USAGE, ref=ref, commit=commit),
         )
