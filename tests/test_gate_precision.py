@@ -1,0 +1,341 @@
+"""The gate on real release history (#26 items 1, 4, 5): one compatibility model for the gate
+and the converter, profile severities that follow from BC/FC by one rule, the vendor-additive
+profile, and the successors of onnx's deprecated operators.
+
+Every tree is written at test time: an old tree with opset 1 of a small domain, a new tree that
+adds opset 2 with a new version of `Op` (a bump) or edits version 1 in place."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from toolkit.adapters import MissingAdapter, Node, apply_downgrade, apply_upgrade
+from toolkit.adapters.node import AdapterError
+from toolkit.cli import main
+from toolkit.compat.config import BUILTIN_PROFILES, kept_severity
+from toolkit.compat.rules import all_rules
+from toolkit.model.change_compat import FINDING_CLASSES
+from toolkit.registry.core import load_registry
+
+DOMAIN = "com.test.gate"
+V1 = """\
+  - since_version: 1
+    doc: Adds a bias.
+    inputs:
+      - {name: X, type: T}
+      - {name: B, type: T, option: optional}
+    outputs:
+      - {name: Y, type: T}
+    attributes:
+      alpha: {type: float, default: 1.0}
+    type_constraints:
+      T: {allowed: [tensor(float), tensor(double)]}
+"""
+# name -> (the new version's lines after `based_on: 1`, an old node moves unchanged)
+BUMPS: dict[str, tuple[str, bool]] = {
+    "type-widened": (
+        "    type_constraints:\n      T: {allowed: [tensor(float), tensor(double), tensor(int4)]}\n",
+        True,
+    ),
+    "trailing-optional-input": (
+        "    inputs:\n      - {name: X, type: T}\n      - {name: B, type: T, option: optional}\n"
+        "      - {name: scale, type: T, option: optional}\n",
+        True,
+    ),
+    "attribute-with-default": ("    attributes:\n      beta: {type: float, default: 0.0}\n", True),
+    "input-renamed": (
+        "    inputs:\n      - {name: input, type: T}\n      - {name: B, type: T, option: optional}\n",
+        True,
+    ),
+    "attribute-removed": ("    attributes:\n      alpha: null\n", False),
+    "type-narrowed": ("    type_constraints:\n      T: {allowed: [tensor(float)]}\n", False),
+    "required-input-added": (
+        "    inputs:\n      - {name: X, type: T}\n      - {name: B, type: T, option: optional}\n"
+        "      - {name: scale, type: T}\n",
+        False,
+    ),
+    "same-signature": ("    doc: Adds a bias, rounding half to even.\n", False),
+}
+
+
+def _domain(versions: int) -> str:
+    lines = "".join(f"  - {{version: {v}, ir_version: 9}}\n" for v in range(1, versions + 1))
+    return f"domain: {DOMAIN}\nopset_versions:\n{lines}"
+
+
+def write_tree(root: Path, operator_versions: str, opsets: int, extra: dict[str, str] | None = None) -> Path:
+    folder = root / DOMAIN
+    folder.mkdir(parents=True)
+    (folder / "domain.yaml").write_text(_domain(opsets), encoding="utf-8")
+    (folder / "Op.yaml").write_text(
+        f"operator: Op\ndomain: {DOMAIN}\nversions:\n{operator_versions}", encoding="utf-8"
+    )
+    for name, text in (extra or {}).items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return root
+
+
+def bump_trees(tmp_path: Path, change: str) -> tuple[Path, Path]:
+    old = write_tree(tmp_path / "old", V1, 1)
+    new = write_tree(tmp_path / "new", V1 + "  - since_version: 2\n    based_on: 1\n" + change, 2)
+    return old, new
+
+
+def gate(
+    capsys: pytest.CaptureFixture[str], old: Path, new: Path, *args: str
+) -> tuple[int, list[dict[str, object]], str]:
+    code = main(["diff", "--no-cache", "--against", str(old), "--specs", str(new), "--format", "json", *args])
+    out = capsys.readouterr().out
+    return code, json.loads(out)["findings"], out
+
+
+# --------------------------------------------------------------------------- item 1: one model
+
+
+@pytest.mark.parametrize("case", sorted(BUMPS))
+def test_adapter_needed_exactly_where_the_converter_cannot_move_an_old_node(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str
+) -> None:
+    change, moves = BUMPS[case]
+    old, new = bump_trees(tmp_path, change)
+    code, findings, _ = gate(capsys, old, new)
+    adapters = [f for f in findings if f["rule"] == "ADAPTER-MISSING"]
+    if moves:
+        assert code == 0 and adapters == [], findings
+    else:
+        (finding,) = adapters
+        assert code == 1 and finding["operator"] == f"{DOMAIN}.Op:2"
+        assert finding["location"]["file"].endswith("Op.yaml") and finding["location"]["line"] > 0
+        assert finding["bc"] is True and finding["fc"] is False
+        assert "breaking way" not in str(finding["message"])
+    # The converter asks the same model: it moves a version-1 node exactly when the gate asked
+    # for no adapter, and refuses for want of one otherwise.
+    registry = load_registry([new], cache=False)
+    v1, v2 = registry.get_schema("Op", 1, DOMAIN), registry.get_schema("Op", 2, DOMAIN)
+    node = Node("Op", ["x", "b"], ["y"], {"alpha": 2.0}, DOMAIN)
+    if moves:
+        moved = apply_upgrade(node, v1, v2)
+        assert moved.node.inputs == ["x", "b"] and moved.node.attributes.get("alpha") == 2.0
+    else:
+        with pytest.raises(MissingAdapter):
+            apply_upgrade(node, v1, v2)
+
+
+def test_a_type_widening_is_never_shown_as_breaking_backward_compatibility(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = write_tree(tmp_path / "old", V1, 1)
+    widened = V1.replace("tensor(double)]", "tensor(double), tensor(int4)]")
+    more = BUMPS["type-widened"][0].replace("tensor(int4)]", "tensor(int4), tensor(int8)]")
+    new = write_tree(tmp_path / "new", widened + "  - since_version: 2\n    based_on: 1\n" + more, 2)
+    code = main(["diff", "--no-cache", "--against", str(old), "--specs", str(new)])
+    out = capsys.readouterr().out
+    assert code == 1  # int4 added to the released version 1 in place; version 2 adds int8
+    assert "error[TYPE-ADDED]" in out and "breaks: BC=no FC=yes" in out
+    assert "BC=yes" not in out and "ADAPTER-" not in out
+
+
+def test_implicit_adapter_checks_what_an_old_runtime_would_reject_on_the_way_back(tmp_path: Path) -> None:
+    both = BUMPS["trailing-optional-input"][0] + BUMPS["attribute-with-default"][0] + BUMPS["type-widened"][0]
+    new = write_tree(tmp_path / "new", V1 + "  - since_version: 2\n    based_on: 1\n" + both, 2)
+    registry = load_registry([new], cache=False)
+    v1, v2 = registry.get_schema("Op", 1, DOMAIN), registry.get_schema("Op", 2, DOMAIN)
+    plain = Node("Op", ["x"], ["y"], {"beta": 0.0}, DOMAIN)
+    back = apply_downgrade(plain, v2, v1, value_types={"x": "tensor(float)", "y": "tensor(float)"})
+    assert back.node.inputs == ["x"] and "beta" not in back.node.attributes
+    for node, types, why in (
+        (Node("Op", ["x", "", "s"], ["y"], {}, DOMAIN), {}, "input 2"),
+        (Node("Op", ["x"], ["y"], {"beta": 3.0}, DOMAIN), {}, "beta"),
+        (Node("Op", ["x"], ["y"], {}, DOMAIN), {"x": "tensor(int4)", "y": "tensor(int4)"}, "int4"),
+    ):
+        with pytest.raises(AdapterError, match=why):
+            apply_downgrade(node, v2, v1, value_types=types or None)
+
+
+def test_convert_moves_a_vendor_node_across_a_widening_without_a_declared_adapter(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+
+    new = write_tree(
+        tmp_path / "new", V1 + "  - since_version: 2\n    based_on: 1\n" + BUMPS["type-widened"][0], 2
+    )
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])
+    graph = helper.make_graph([helper.make_node("Op", ["x"], ["y"], domain=DOMAIN)], "g", [x], [y])
+    model = helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 21), helper.make_opsetid(DOMAIN, 1)], ir_version=10
+    )
+    source, target = tmp_path / "m.onnx", tmp_path / "out.onnx"
+    onnx.save(model, source)
+    code = main(["convert", str(source), "--specs", str(new), "--to", f"{DOMAIN}=2", "-o", str(target)])
+    _, err = capsys.readouterr()
+    assert code == 0, err
+    moved = onnx.load(target)
+    assert {o.domain: o.version for o in moved.opset_import}[DOMAIN] == 2
+
+
+# --------------------------------------------------------------------------- item 4: profiles
+
+
+def _in_place(tmp_path: Path, edited_v1: str) -> tuple[Path, Path]:
+    return write_tree(tmp_path / "old", V1, 1), write_tree(tmp_path / "new", edited_v1, 1)
+
+
+def test_bc_only_keeps_exactly_the_findings_that_break_bc(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    edited = (
+        V1.replace("{name: X, type: T}", "{name: input, type: T}")  # renamed: neither
+        .replace("tensor(double)]", "tensor(double), tensor(int4)]")  # type added: FC only
+        .replace("alpha: {type: float, default: 1.0}", "alpha: {type: float, default: 2.0}")  # both
+        .replace("Adds a bias.", "Adds a bias to X.")  # docs: neither
+    )
+    old, new = _in_place(tmp_path, edited)
+    code, strict, _ = gate(capsys, old, new)
+    assert code == 1
+    assert {f["rule"] for f in strict} == {
+        "INPUT-RENAMED",
+        "TYPE-ADDED",
+        "ATTR-DEFAULT-CHANGED",
+        "DOC-CHANGED",
+    }
+    code, bc_only, _ = gate(capsys, old, new, "--profile", "bc-only")
+    assert code == 1 and [f["rule"] for f in bc_only] == ["ATTR-DEFAULT-CHANGED"]
+    assert [f for f in strict if f["bc"]] == bc_only
+    # Without the default change nothing that breaks BC is left: bc-only passes, INPUT-RENAMED
+    # (an error of onnx-strict that breaks neither BC nor FC) does not survive it.
+    old2, new2 = _in_place(tmp_path / "2", edited.replace("default: 2.0", "default: 1.0"))
+    assert gate(capsys, old2, new2, "--profile", "bc-only")[:2] == (0, [])
+    code, findings, _ = gate(capsys, old2, new2)
+    assert code == 1 and "INPUT-RENAMED" in {f["rule"] for f in findings}
+
+
+def test_every_builtin_profile_follows_one_rule_from_the_flags() -> None:
+    """Every gate rule, every class, every built-in profile: kept at its own severity unless the
+    profile tolerates the class; the classes each profile tolerates are what its doc says."""
+    from toolkit.model.change_compat import finding_class
+
+    assert BUILTIN_PROFILES["onnx-strict"].tolerates == frozenset()
+    assert BUILTIN_PROFILES["bc-only"].tolerates == frozenset(FINDING_CLASSES) - {"bc"}
+    assert BUILTIN_PROFILES["vendor-additive"].tolerates == {"additive"}
+    for profile in BUILTIN_PROFILES.values():
+        for rule in all_rules():
+            for bc in (False, True):
+                for fc in (False, True):
+                    kept = kept_severity(profile, rule, bc, fc, rule.severity)
+                    dropped = (
+                        rule.category != "config" and finding_class(rule.id, bc, fc) in profile.tolerates
+                    )
+                    assert kept is (None if dropped else rule.severity), (profile.name, rule.id, bc, fc)
+    assert finding_class("INPUT-ADDED", False, True) == "additive"
+    assert finding_class("TYPE-ADDED", False, True) == "fc"
+    assert finding_class("INPUT-RENAMED", False, False) == "neither"
+
+
+def test_a_profile_of_the_config_may_tolerate_classes_and_a_bad_one_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old, new = _in_place(tmp_path, V1.replace("{name: X, type: T}", "{name: input, type: T}"))
+    config = tmp_path / "opset.toml"
+    config.write_text('[profiles.names]\ntolerate = ["neither"]\n', encoding="utf-8")
+    assert gate(capsys, old, new, "--config", str(config), "--profile", "names")[:2] == (0, [])
+    config.write_text('[profiles.names]\ntolerate = ["renames"]\n', encoding="utf-8")
+    code = main(
+        [
+            "diff",
+            "--no-cache",
+            "--against",
+            str(old),
+            "--specs",
+            str(new),
+            "--config",
+            str(config),
+            "--profile",
+            "names",
+        ]
+    )
+    err = capsys.readouterr().err
+    assert code == 2 and "`tolerate` must be a list of finding classes" in err and "Traceback" not in err
+
+
+# --------------------------------------------------------------------------- item 5: vendor policy
+
+
+OTHER = f"operator: Extra\ndomain: {DOMAIN}\nversions:\n  - since_version: 1\n    inputs: [{{name: X, type: tensor(float)}}]\n    outputs: [{{name: Y, type: tensor(float)}}]\n"
+
+
+def test_vendor_additive_allows_additions_to_a_released_opset(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    grown = V1.replace(
+        "      - {name: B, type: T, option: optional}\n",
+        "      - {name: B, type: T, option: optional}\n      - {name: scale, type: T, option: optional}\n",
+        1,
+    ).replace(
+        "alpha: {type: float, default: 1.0}",
+        "alpha: {type: float, default: 1.0}\n      beta: {type: int, default: 0}",
+    )
+    old = write_tree(tmp_path / "old", V1, 1)
+    new = write_tree(tmp_path / "new", grown, 1, {"Extra.yaml": OTHER})
+    code, strict, _ = gate(capsys, old, new)
+    assert code == 1 and {f["rule"] for f in strict} == {"INPUT-ADDED", "ATTR-ADDED", "OPSET-OP-ADDED"}
+    assert gate(capsys, old, new, "--profile", "vendor-additive")[:2] == (0, [])
+
+
+@pytest.mark.parametrize(
+    ("edit", "rule"),
+    [
+        (("      - {name: B, type: T, option: optional}\n", ""), "INPUT-REMOVED"),
+        (("{name: X, type: T}", "{name: input, type: T}"), "INPUT-RENAMED"),
+        (("tensor(double)]", "tensor(double), tensor(int8)]"), "TYPE-ADDED"),
+        (
+            (
+                "      alpha: {type: float, default: 1.0}\n",
+                "      alpha: {type: float, default: 1.0}\n      k: {type: int, required: true}\n",
+            ),
+            "ATTR-ADDED",
+        ),
+    ],
+)
+def test_vendor_additive_refuses_removals_renames_and_type_changes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], edit: tuple[str, str], rule: str
+) -> None:
+    old, new = _in_place(tmp_path, V1.replace(*edit))
+    code, findings, _ = gate(capsys, old, new, "--profile", "vendor-additive")
+    assert code == 1 and rule in {f["rule"] for f in findings if f["severity"] == "error"}
+
+
+# --------------------------------------------------------------------------- item 4: replacements
+
+
+def test_imported_deprecated_operators_name_the_successor_onnx_states(
+    onnx_catalog_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+
+    from toolkit.onnx_bridge.overlay import replacement
+
+    ml = onnx_catalog_dir / "ai.onnx.ml" / "TreeEnsembleClassifier.yaml"
+    text = ml.read_text(encoding="utf-8")
+    assert "\nreplaced_by: TreeEnsemble\n" in text
+    assert replacement("", "Scatter") == "ScatterElements" and replacement("ai.onnx", "Upsample") == "Resize"
+    # The gate between a tree where version 5 is not there yet and the imported one: the
+    # deprecation names its successor, so DEPRECATED-WITHOUT-REPLACEMENT has nothing to say.
+    old, new = tmp_path / "old", tmp_path / "new"
+    for root in (old, new):
+        shutil.copytree(onnx_catalog_dir / "ai.onnx.ml", root / "ai.onnx.ml")
+    cut = text.index("- since_version: 5")
+    (old / "ai.onnx.ml" / "TreeEnsembleClassifier.yaml").write_text(text[:cut], encoding="utf-8")
+    _, findings, _ = gate(capsys, old, new)
+    assert "DEPRECATED-WITHOUT-REPLACEMENT" not in {f["rule"] for f in findings}
+    # Without the fact (what the importer wrote before) the rule fires.
+    (new / "ai.onnx.ml" / "TreeEnsembleClassifier.yaml").write_text(
+        text.replace("replaced_by: TreeEnsemble\n", ""), encoding="utf-8"
+    )
+    _, findings, _ = gate(capsys, old, new)
+    assert "DEPRECATED-WITHOUT-REPLACEMENT" in {f["rule"] for f in findings}
