@@ -34,7 +34,8 @@ _GATE_INTRO = [
     "",
     "**BC** (backward-compatibility) breaking: models made for the old registry may fail on the new one. "
     "**FC** (forward-compatibility) breaking: models made for the new registry may fail on runtimes "
-    "built from the old one. The `bc-only` profile drops findings that are FC-breaking only.",
+    "built from the old one. A profile drops the findings of the classes it tolerates and keeps every "
+    "other at its rule's severity ([Profiles](../guide/bc-gate.md#profiles)).",
     "",
 ]
 
