@@ -226,7 +226,9 @@ def test_end_to_end_bump_edit_validate_diff_generate(
     out = capsys.readouterr().out
     assert "error[ADAPTER-MISSING]" in out and "attribute `dilations` added" in out
     assert "its `upgrade` list is empty" in out
-    with pytest.raises(ConversionError, match=r"FusedConv:4 declares no adapter \(its `upgrade` list is empty\)"):
+    with pytest.raises(
+        ConversionError, match=r"FusedConv:4 declares no adapter \(its `upgrade` list is empty\)"
+    ):
         convert_model(_fused_conv_model(2), load_registry([tree], cache=False), {"com.acme.vision": 4})
 
     # The author fills in a real step: validate, gate and convert pass.

@@ -98,11 +98,11 @@ def changelog(ctx: DiffContext) -> Changelog:
         holder = by_domain.setdefault(name, DomainChanges(display_domain(name)))
         holder.operators.append(OperatorChanges(pair.any.name, entries))
     domains = sorted(by_domain.values(), key=lambda d: (_worst(_all(d)), d.name))
-    for domain in domains:
-        domain.entries.sort(key=_entry_key)
-        for op in domain.operators:
+    for changes in domains:
+        changes.entries.sort(key=_entry_key)
+        for op in changes.operators:
             op.entries.sort(key=_entry_key)
-        domain.operators.sort(key=lambda o: (_worst(o.entries), o.name))
+        changes.operators.sort(key=lambda o: (_worst(o.entries), o.name))
     return Changelog(ctx.old_label, domains)
 
 
