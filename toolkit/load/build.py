@@ -15,6 +15,7 @@ from typing import Any
 from toolkit.load.adapter_build import build_adapter
 from toolkit.load.build_examples import with_examples
 from toolkit.load.build_functions import function_fields
+from toolkit.load.build_shapes import shape_requires, shape_text
 from toolkit.load.build_values import attribute_default, whole_numbers
 from toolkit.load.discovery import folder_name
 from toolkit.load.example_files import ExampleRef
@@ -304,6 +305,7 @@ class Builder:
             suppress=tuple(entry.get("suppress", ())),
             location=source.loc(*at),
             **function_fields(source, at, entry),
+            shape_requires=shape_requires(source, at, entry, base),
         )
 
     def params(
@@ -328,6 +330,7 @@ class Builder:
                     location=source.loc_in(items, at, index),
                     **_doc_at(source, item, (*at, index)),
                     type_from=self.type_from(source, (*at, index, "type_from"), item.get("type_from") or []),
+                    shape=shape_text(source, (*at, index), item, "shape") if "shape" in item else None,
                 )
             )
         return tuple(out)

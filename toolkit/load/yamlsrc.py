@@ -225,7 +225,9 @@ _COMPOSER_BOUNDED = _libyaml_bounded()
 _LINE_BREAK = re.compile("\r\n|[\n\r\x85\u2028\u2029]")
 _BLOCK_STYLES = ("|", ">")
 # The values whose text positions are kept: the doc checks point at places inside docs.
-_TEXT_KEYS = frozenset({"doc", "body"})  # body: a function body (#16)
+_TEXT_KEYS = frozenset({"doc", "body", "shape", "require"})  # body: a function body (#16)
+# Shape expressions (#27): a quoted one-line scalar without escapes is exact too, one column on.
+_EXPRESSION_KEYS = frozenset({"shape", "require"})
 
 
 class _Builder:
@@ -321,7 +323,11 @@ class _Builder:
             if key in _TEXT_KEYS and value_node.__class__ is yaml.ScalarNode:
                 if mapping.text_marks is None:
                     mapping.text_marks = {}
-                mapping.text_marks[key] = self.text_start(value_node, node.start_mark.column)
+                mapping.text_marks[key] = (
+                    _expression_start(value_node)
+                    if key in _EXPRESSION_KEYS and value_node.style in ("'", '"')
+                    else self.text_start(value_node, node.start_mark.column)
+                )
         return mapping
 
     def text_start(self, node: yaml.ScalarNode, parent_indent: int) -> tuple[int, int, bool]:
@@ -417,6 +423,14 @@ def location_of(root: Any, path: tuple[str | int, ...], display: str, *, key: bo
         else:
             break
     return Location(display, best[0], best[1])
+
+
+def _expression_start(node: yaml.ScalarNode) -> tuple[int, int, bool]:
+    """(line, column, exact) of the text of a quoted scalar: exact when it is on one line and its
+    source is the text between the quotes (no escapes, no doubled quotes, no folding)."""
+    start, end = node.start_mark, node.end_mark
+    exact = end.line == start.line and end.column - start.column == len(node.value) + 2
+    return start.line + 1, start.column + (2 if exact else 1), exact
 
 
 def text_location_of(root: Any, path: tuple[str | int, ...], display: str) -> tuple[Location, bool]:

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from toolkit.model.codec_functions import decode_function_fields, encode_function_fields
 from toolkit.model.codec_json import dump_argument, load_argument
 from toolkit.model.codec_scalars import Scalars
+from toolkit.model.codec_shapes import decode_shape_text, encode_shape_text
 from toolkit.model.example_codec import decode_examples, encode_examples
 from toolkit.model.spec import (
     NOWHERE,
@@ -132,6 +133,8 @@ def _encode_param(message: FormalParameterProto, param: FormalParameter) -> None
         entry = message.type_from.add(attribute=source.attribute, input=source.input, type=source.type)
         if source.location != NOWHERE:
             _set_location(entry.location, source.location)
+    if param.shape is not None:
+        encode_shape_text(message.shape, param.shape)
 
 
 def _list_kind(attr: Attribute, items: tuple[object, ...]) -> str:
@@ -231,6 +234,8 @@ def _encode_schema(message: OpSchemaProto, schema: OpSchema) -> None:
     _encode_doc_at(message, schema)
     encode_function_fields(message, schema)
     encode_examples(message.examples, schema.examples)
+    for require in schema.shape_requires:
+        encode_shape_text(message.shape_requires.add(), require)
 
 
 def _encode_opset(message: OpsetVersionProto, opset: OpsetVersion) -> None:
@@ -311,6 +316,7 @@ def _decode_param(message: FormalParameterProto) -> FormalParameter:
         doc_location=_location(message, "doc_location"),
         doc_literal=message.doc_literal,
         type_from=tuple(TypeSource(s.attribute, s.input, s.type, _location(s)) for s in message.type_from),
+        shape=decode_shape_text(message.shape) if message.HasField("shape") else None,
     )
 
 
@@ -395,6 +401,7 @@ def _decode_schema(domain: str, name: str, message: OpSchemaProto) -> OpSchema:
         doc_literal=message.doc_literal,
         **decode_function_fields(message),
         examples=decode_examples(message.examples),
+        shape_requires=tuple(decode_shape_text(r) for r in message.shape_requires),
     )
 
 

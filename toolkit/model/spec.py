@@ -155,6 +155,22 @@ class TypeSource:
 
 
 @dataclass(frozen=True, slots=True)
+class ShapeText:
+    """A shape expression as written in the spec: an output's `shape:` rule, or a version's
+    `shape_requires:` entry (then with the `message` its finding shows). Parsed and checked by
+    `toolkit.model.shape_lang` (never evaluated as code); see docs/guide/shapes.md.
+
+    `location` is where the text starts; `literal`: the text's columns are the source's one for
+    one (a plain or quoted scalar on one line without escapes), so an error at column N of the
+    text is at `location.column + N`."""
+
+    text: str
+    message: str = ""
+    location: Location = field(default=NOWHERE, compare=False)
+    literal: bool = field(default=False, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
 class FormalParameter:
     """An input or output of an operator version."""
 
@@ -169,6 +185,7 @@ class FormalParameter:
     doc_location: Location = field(default=NOWHERE, compare=False)  # where the doc's text starts
     doc_literal: bool = field(default=False, compare=False)  # doc line N is source line doc_location.line + N
     type_from: tuple[TypeSource, ...] = ()  # outputs only: where the type comes from (see TypeSource)
+    shape: ShapeText | None = None  # outputs only: the output's shape rule (docs/guide/shapes.md)
 
     @property
     def is_optional(self) -> bool:
@@ -328,6 +345,8 @@ class OpSchema:
     context_dependent_function: bool = False  # onnx builds a body per node (nothing static to carry)
     # Examples show and test a version; they are not part of its signature (toolkit.model.examples).
     examples: tuple[Example, ...] = field(default=(), compare=False)
+    # Constraints between the inputs' shapes and attributes (`shape_requires:`), each a bool rule.
+    shape_requires: tuple[ShapeText, ...] = ()
 
     @property
     def id(self) -> str:

@@ -301,7 +301,7 @@ class OpsetVersionProto(_message.Message):
     def __init__(self, version: _Optional[int] = ..., ir_version: _Optional[int] = ..., doc: _Optional[str] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_literal: _Optional[bool] = ...) -> None: ...
 
 class FormalParameterProto(_message.Message):
-    __slots__ = ("name", "type_str", "doc", "option", "homogeneous", "min_arity", "differentiability", "location", "doc_location", "doc_literal", "type_from")
+    __slots__ = ("name", "type_str", "doc", "option", "homogeneous", "min_arity", "differentiability", "location", "doc_location", "doc_literal", "type_from", "shape")
     class Option(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
         __slots__ = ()
         OPTION_SINGLE: _ClassVar[FormalParameterProto.Option]
@@ -329,6 +329,7 @@ class FormalParameterProto(_message.Message):
     DOC_LOCATION_FIELD_NUMBER: _ClassVar[int]
     DOC_LITERAL_FIELD_NUMBER: _ClassVar[int]
     TYPE_FROM_FIELD_NUMBER: _ClassVar[int]
+    SHAPE_FIELD_NUMBER: _ClassVar[int]
     name: str
     type_str: str
     doc: str
@@ -340,7 +341,20 @@ class FormalParameterProto(_message.Message):
     doc_location: SourceLocation
     doc_literal: bool
     type_from: _containers.RepeatedCompositeFieldContainer[TypeSourceProto]
-    def __init__(self, name: _Optional[str] = ..., type_str: _Optional[str] = ..., doc: _Optional[str] = ..., option: _Optional[_Union[FormalParameterProto.Option, str]] = ..., homogeneous: _Optional[bool] = ..., min_arity: _Optional[int] = ..., differentiability: _Optional[_Union[FormalParameterProto.Differentiability, str]] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_literal: _Optional[bool] = ..., type_from: _Optional[_Iterable[_Union[TypeSourceProto, _Mapping]]] = ...) -> None: ...
+    shape: ShapeTextProto
+    def __init__(self, name: _Optional[str] = ..., type_str: _Optional[str] = ..., doc: _Optional[str] = ..., option: _Optional[_Union[FormalParameterProto.Option, str]] = ..., homogeneous: _Optional[bool] = ..., min_arity: _Optional[int] = ..., differentiability: _Optional[_Union[FormalParameterProto.Differentiability, str]] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_literal: _Optional[bool] = ..., type_from: _Optional[_Iterable[_Union[TypeSourceProto, _Mapping]]] = ..., shape: _Optional[_Union[ShapeTextProto, _Mapping]] = ...) -> None: ...
+
+class ShapeTextProto(_message.Message):
+    __slots__ = ("text", "message", "location", "literal")
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    LOCATION_FIELD_NUMBER: _ClassVar[int]
+    LITERAL_FIELD_NUMBER: _ClassVar[int]
+    text: str
+    message: str
+    location: SourceLocation
+    literal: bool
+    def __init__(self, text: _Optional[str] = ..., message: _Optional[str] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ..., literal: _Optional[bool] = ...) -> None: ...
 
 class TypeSourceProto(_message.Message):
     __slots__ = ("attribute", "input", "type", "location")
@@ -454,7 +468,7 @@ class AdapterProto(_message.Message):
     def __init__(self, upgrade: _Optional[_Iterable[_Union[AdapterStepProto, _Mapping]]] = ..., downgrade: _Optional[_Union[AdapterStepListProto, _Mapping]] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ...) -> None: ...
 
 class OpSchemaProto(_message.Message):
-    __slots__ = ("since_version", "status", "deprecated", "doc", "based_on", "inputs", "outputs", "attributes", "type_constraints", "adapter", "location", "suppress", "doc_location", "doc_literal", "deprecated_reason", "function", "context_dependent_function", "examples")
+    __slots__ = ("since_version", "status", "deprecated", "doc", "based_on", "inputs", "outputs", "attributes", "type_constraints", "adapter", "location", "suppress", "doc_location", "doc_literal", "deprecated_reason", "shape_requires", "function", "context_dependent_function", "examples")
     SINCE_VERSION_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     DEPRECATED_FIELD_NUMBER: _ClassVar[int]
@@ -470,6 +484,7 @@ class OpSchemaProto(_message.Message):
     DOC_LOCATION_FIELD_NUMBER: _ClassVar[int]
     DOC_LITERAL_FIELD_NUMBER: _ClassVar[int]
     DEPRECATED_REASON_FIELD_NUMBER: _ClassVar[int]
+    SHAPE_REQUIRES_FIELD_NUMBER: _ClassVar[int]
     FUNCTION_FIELD_NUMBER: _ClassVar[int]
     CONTEXT_DEPENDENT_FUNCTION_FIELD_NUMBER: _ClassVar[int]
     EXAMPLES_FIELD_NUMBER: _ClassVar[int]
@@ -488,10 +503,11 @@ class OpSchemaProto(_message.Message):
     doc_location: SourceLocation
     doc_literal: bool
     deprecated_reason: str
+    shape_requires: _containers.RepeatedCompositeFieldContainer[ShapeTextProto]
     function: FunctionBodyProto
     context_dependent_function: bool
     examples: _containers.RepeatedCompositeFieldContainer[ExampleProto]
-    def __init__(self, since_version: _Optional[int] = ..., status: _Optional[_Union[OperatorStatus, str]] = ..., deprecated: _Optional[bool] = ..., doc: _Optional[str] = ..., based_on: _Optional[int] = ..., inputs: _Optional[_Iterable[_Union[FormalParameterProto, _Mapping]]] = ..., outputs: _Optional[_Iterable[_Union[FormalParameterProto, _Mapping]]] = ..., attributes: _Optional[_Iterable[_Union[AttributeSchemaProto, _Mapping]]] = ..., type_constraints: _Optional[_Iterable[_Union[TypeConstraintProto, _Mapping]]] = ..., adapter: _Optional[_Union[AdapterProto, _Mapping]] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ..., suppress: _Optional[_Iterable[str]] = ..., doc_location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_literal: _Optional[bool] = ..., deprecated_reason: _Optional[str] = ..., function: _Optional[_Union[FunctionBodyProto, _Mapping]] = ..., context_dependent_function: _Optional[bool] = ..., examples: _Optional[_Iterable[_Union[ExampleProto, _Mapping]]] = ...) -> None: ...
+    def __init__(self, since_version: _Optional[int] = ..., status: _Optional[_Union[OperatorStatus, str]] = ..., deprecated: _Optional[bool] = ..., doc: _Optional[str] = ..., based_on: _Optional[int] = ..., inputs: _Optional[_Iterable[_Union[FormalParameterProto, _Mapping]]] = ..., outputs: _Optional[_Iterable[_Union[FormalParameterProto, _Mapping]]] = ..., attributes: _Optional[_Iterable[_Union[AttributeSchemaProto, _Mapping]]] = ..., type_constraints: _Optional[_Iterable[_Union[TypeConstraintProto, _Mapping]]] = ..., adapter: _Optional[_Union[AdapterProto, _Mapping]] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ..., suppress: _Optional[_Iterable[str]] = ..., doc_location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_literal: _Optional[bool] = ..., deprecated_reason: _Optional[str] = ..., shape_requires: _Optional[_Iterable[_Union[ShapeTextProto, _Mapping]]] = ..., function: _Optional[_Union[FunctionBodyProto, _Mapping]] = ..., context_dependent_function: _Optional[bool] = ..., examples: _Optional[_Iterable[_Union[ExampleProto, _Mapping]]] = ...) -> None: ...
 
 class FunctionBodyProto(_message.Message):
     __slots__ = ("text", "opset_imports", "location", "text_location", "text_literal")

@@ -1,0 +1,244 @@
+"""Static checks of a parsed shape rule against its operator version: every name is an input, a
+loop variable or a built-in, every `@name` an attribute, every call has the arguments its
+built-in takes, and every operator gets values of the kind it works on.
+
+Kinds: "num" (an int or a dimension), "list" (a shape or an int list), "shapes" (a variadic
+input, or a list of shapes), "bool", "str", "float", and "any" (an attribute whose kind the
+language does not compute with; nothing is said about it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from difflib import get_close_matches
+
+from toolkit.model.spec import AttrType, OpSchema
+from toolkit.shapes.builtins import BUILTINS
+from toolkit.shapes.lang import (
+    Attr,
+    Binary,
+    Call,
+    Comp,
+    Const,
+    If,
+    Index,
+    ListLit,
+    Name,
+    Node,
+    Rank,
+    Slice,
+    Unary,
+)
+
+__all__ = ["Problem", "Scope", "check_rule", "names_in", "scope_of"]
+
+_ATTR_KINDS = {AttrType.INT: "num", AttrType.INTS: "list", AttrType.STRING: "str", AttrType.FLOAT: "float"}
+_ARITH = frozenset({"+", "-", "*", "//", "%"})
+_ORDER = frozenset({"<", "<=", ">", ">="})
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    rule: str  # SHAPE-UNKNOWN-NAME, SHAPE-ARITY or SHAPE-TYPE
+    message: str
+    pos: int
+    hint: str
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """What a rule of one operator version may name: inputs (their kind) and attributes."""
+
+    inputs: Mapping[str, str]
+    attributes: Mapping[str, str]
+
+
+def scope_of(schema: OpSchema) -> Scope:
+    return Scope(
+        {p.name: "shapes" if p.is_variadic else "list" for p in schema.inputs},
+        {a.name: _ATTR_KINDS.get(a.type, "any") for a in schema.attributes},
+    )
+
+
+def check_rule(node: Node, scope: Scope, want: str) -> list[Problem]:
+    """The problems of one rule; `want` is the kind it must give ("list" for a shape, "bool" for a
+    constraint)."""
+    checker = _Checker(scope)
+    kind = checker.kind(node, {})
+    if not checker.problems and not _fits(kind, want):
+        what = "a shape (a list of dimensions)" if want == "list" else "a condition (true or false)"
+        checker.fail("SHAPE-TYPE", f"the rule gives {_say(kind)}; it must give {what}", node.pos, _HINT_TYPE)
+    return checker.problems
+
+
+_HINT_TYPE = "see docs/guide/shapes.md for the kind of value each operator and built-in takes"
+
+
+def _say(kind: str) -> str:
+    return {
+        "num": "a number",
+        "list": "a list",
+        "shapes": "a list of shapes",
+        "bool": "a condition",
+        "str": "a string",
+        "float": "a float",
+    }.get(kind, "a value")
+
+
+def _fits(kind: str, want: str) -> bool:
+    return kind == want or "any" in (kind, want) or (want == "many" and kind in ("list", "shapes"))
+
+
+def _join(a: str, b: str) -> str:
+    return b if a == "any" else a
+
+
+class _Checker:
+    def __init__(self, scope: Scope) -> None:
+        self.scope = scope
+        self.problems: list[Problem] = []
+
+    def fail(self, rule: str, message: str, pos: int, hint: str) -> None:
+        self.problems.append(Problem(rule, message, pos, hint))
+
+    def expect(self, node: Node, want: str, locals_: dict[str, str], what: str) -> str:
+        kind = self.kind(node, locals_)
+        if not _fits(kind, want):
+            self.fail("SHAPE-TYPE", f"{what} takes {_say(want)}, not {_say(kind)}", node.pos, _HINT_TYPE)
+        return kind
+
+    def unknown(self, word: str, pos: int, known: list[str], what: str) -> None:
+        close = get_close_matches(word, known, n=1)
+        hint = (
+            f"did you mean '{close[0]}'?"
+            if close
+            else f"the {what} names: {', '.join(sorted(known)) or 'none'}"
+        )
+        self.fail("SHAPE-UNKNOWN-NAME", f"'{word}' is not {what}", pos, hint)
+
+    def kind(self, node: Node, locals_: dict[str, str]) -> str:
+        if isinstance(node, Const):
+            return "bool" if isinstance(node.value, bool) else "str" if isinstance(node.value, str) else "num"
+        if isinstance(node, Name):
+            if node.name in locals_:
+                return locals_[node.name]
+            if node.name in self.scope.inputs:
+                return self.scope.inputs[node.name]
+            self.unknown(node.name, node.pos, [*self.scope.inputs, *locals_], "an input of this version")
+            return "any"
+        if isinstance(node, Attr):
+            if node.name in self.scope.attributes:
+                return self.scope.attributes[node.name]
+            self.unknown(node.name, node.pos, list(self.scope.attributes), "an attribute of this version")
+            return "any"
+        if isinstance(node, ListLit):
+            kinds = [self.kind(item, locals_) for item in node.items]
+            return "shapes" if kinds and all(k == "list" for k in kinds) else self._items(node, kinds)
+        if isinstance(node, Comp):
+            source = self.expect(node.source, "list", locals_, "'for ... in'")
+            inner = {**locals_, node.var: "num" if source != "shapes" else "list"}
+            if node.cond is not None:
+                self.expect(node.cond, "bool", inner, "the 'if' of a comprehension")
+            item = self.kind(node.item, inner)
+            return "shapes" if item == "list" else self._items(node, [item])
+        if isinstance(node, Unary):
+            want = "bool" if node.op == "not" else "num"
+            self.expect(node.operand, want, locals_, f"'{node.op}'")
+            return want
+        if isinstance(node, Binary):
+            return self.binary(node, locals_)
+        if isinstance(node, Index):
+            target = self.expect(node.target, "many", locals_, "indexing")
+            self.expect(node.index, "num", locals_, "an index")
+            return "list" if target == "shapes" else "num" if target == "list" else "any"
+        if isinstance(node, Slice):
+            target = self.expect(node.target, "many", locals_, "slicing")
+            for bound in (node.start, node.stop):
+                if bound is not None:
+                    self.expect(bound, "num", locals_, "a slice bound")
+            return target
+        if isinstance(node, Rank):
+            self.expect(node.target, "many", locals_, "'.rank'")
+            return "num"
+        if isinstance(node, If):
+            self.expect(node.cond, "bool", locals_, "'if'")
+            return _join(self.kind(node.then, locals_), self.kind(node.other, locals_))
+        if isinstance(node, Call):
+            return self.call(node, locals_)
+        return "any"
+
+    def _items(self, node: Node, kinds: list[str]) -> str:
+        for kind in kinds:
+            if not _fits(kind, "num"):
+                self.fail(
+                    "SHAPE-TYPE", f"a list holds numbers or shapes, not {_say(kind)}", node.pos, _HINT_TYPE
+                )
+        return "list"
+
+    def binary(self, node: Binary, locals_: dict[str, str]) -> str:
+        op = node.op
+        if op in _ARITH or op in _ORDER or op == "..":
+            what = f"'{op}'"
+            self.expect(node.left, "num", locals_, what)
+            self.expect(node.right, "num", locals_, what)
+            return "bool" if op in _ORDER else "list" if op == ".." else "num"
+        if op == "++":
+            left = self.expect(node.left, "many", locals_, "'++'")
+            right = self.expect(node.right, "many", locals_, "'++'")
+            return _join(left, right)
+        if op in ("and", "or"):
+            self.expect(node.left, "bool", locals_, f"'{op}'")
+            self.expect(node.right, "bool", locals_, f"'{op}'")
+            return "bool"
+        if op in ("in", "notin"):
+            self.expect(node.left, "num", locals_, "'in'")
+            self.expect(node.right, "list", locals_, "'in'")
+            return "bool"
+        left, right = self.kind(node.left, locals_), self.kind(node.right, locals_)
+        if op == "??":
+            return _join(left, right)
+        if not (_fits(left, right) or {left, right} <= {"num", "float"}):  # == and !=
+            self.fail("SHAPE-TYPE", f"'{op}' compares {_say(left)} with {_say(right)}", node.pos, _HINT_TYPE)
+        return "bool"
+
+    def call(self, node: Call, locals_: dict[str, str]) -> str:
+        builtin = BUILTINS.get(node.name)
+        if builtin is None:
+            self.unknown(node.name, node.pos, list(BUILTINS), "a built-in function")
+            for arg in node.args:
+                self.kind(arg, locals_)
+            return "any"
+        if not builtin.accepts(len(node.args)):
+            self.fail(
+                "SHAPE-ARITY",
+                f"{node.name}() takes {builtin.arity()} argument(s), {len(node.args)} given",
+                node.pos,
+                f"{node.name}({', '.join(p.rstrip('*') for p in builtin.params)}): {builtin.summary}",
+            )
+        for index, arg in enumerate(node.args):
+            want = builtin.param(index)
+            if want == "input":
+                if not isinstance(arg, Name) or arg.name not in self.scope.inputs:
+                    self.fail(
+                        "SHAPE-TYPE",
+                        f"{node.name}() takes the name of an input",
+                        arg.pos,
+                        f"write {node.name}(NAME) with NAME one of: {', '.join(self.scope.inputs) or 'none'}",
+                    )
+                continue
+            self.expect(arg, want, locals_, f"argument {index + 1} of {node.name}()")
+        return builtin.result
+
+
+def names_in(node: Node) -> Iterator[Node]:
+    """Every node of the tree (for the cheap constant-constraint check)."""
+    yield node
+    for value in node.__class__.__dict__.get("__slots__", ()):
+        child = getattr(node, value, None)
+        if isinstance(child, Node):
+            yield from names_in(child)
+        elif isinstance(child, tuple):
+            for item in child:
+                if isinstance(item, Node):
+                    yield from names_in(item)
