@@ -12,7 +12,7 @@ from __future__ import annotations
 from bisect import bisect_right
 
 import toolkit.checks.python_names  # noqa: F401  (registers DOMAIN-PACKAGE, GEN-FAILED)
-from toolkit.checks import adapters, domains, examples, functions, params, releases, types, versions
+from toolkit.checks import adapters, domains, examples, functions, params, releases, shapes, types, versions
 from toolkit.load import rules as load_rules
 from toolkit.model.diagnostics import Diagnostic
 from toolkit.model.rules import CATALOG
@@ -20,7 +20,7 @@ from toolkit.model.spec import SpecSet
 
 # The modules that register rules: the loader's rules (so the catalog is complete whenever
 # specs are checked) and one module per family of checks.
-RULE_MODULES = (load_rules, domains, types, params, versions, adapters, releases, functions, examples)
+RULE_MODULES = (load_rules, domains, types, params, versions, adapters, releases, functions, examples, shapes)
 CHECKED_FAMILIES = ("spec", "adapter", "release")
 
 

@@ -26,6 +26,7 @@ SECTIONS = (
     "Parameters and attributes",
     "Versions",
     "Function bodies",
+    "Shape rules",
     "Examples",
     "Docs",
     "Version adapters",
