@@ -20,7 +20,7 @@ from toolkit.model.spec import DomainSpec, OperatorSpec, SpecSet
 from toolkit.onnx_bridge.missing import not_installed
 from toolkit.registry.core import Registry, load_registry
 
-CATALOG_FORMAT = 6  # 4: outputs carry type_from; 5: function bodies (#16); 6: more type_from facts
+CATALOG_FORMAT = 7  # 4: outputs carry type_from; 5: function bodies (#16); 6: more type_from facts; 7: shape rules (#27)
 UNCHECKED_FILE = "unchecked_attributes.txt"
 ONNX_DOMAINS = ("", "ai.onnx.ml", "ai.onnx.preview", "ai.onnx.preview.training")
 
@@ -47,7 +47,10 @@ def catalog_dir(cache_root: str | os.PathLike[str] | None = None) -> Path:
         unchecked = "".join(f"{i}\n" for i in probe_unchecked_attributes())
         (folder / UNCHECKED_FILE).write_text(unchecked, "utf-8")
 
-    return imported_dir("onnx-catalog", onnx_version(), fill, cache_root)
+    from toolkit.onnx_bridge.shape_overlay import overlay_digest
+
+    # The shape overlay is written into the import, so an edit of it is a new catalog.
+    return imported_dir("onnx-catalog", f"{onnx_version()}-s{overlay_digest()}", fill, cache_root)
 
 
 def imported_dir(

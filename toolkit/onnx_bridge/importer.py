@@ -22,6 +22,7 @@ import yaml
 from toolkit.load import yaml12
 from toolkit.load.schema_files import SCHEMA_DIR
 from toolkit.load.writer import write_tree
+from toolkit.onnx_bridge.shape_overlay import add_shape_rules
 from toolkit.model.diagnostics import UsageError
 from toolkit.model.spec import display_domain
 from toolkit.onnx_bridge.import_functions import function_entry
@@ -237,6 +238,7 @@ def _version(schema: Any) -> dict[str, Any]:
     if suppress:
         entry["suppress"] = suppress
     entry.update(function_entry(schema))
+    add_shape_rules(entry, schema)
     return entry
 
 

@@ -1,0 +1,105 @@
+"""The ai.onnx shape overlay (#27): shape rules for onnx's own operator versions, written by us as
+facts about their outputs (`toolkit/data/onnx_shapes/*.yaml`, shipped with the toolkit), which
+`opset import-onnx` adds to the catalog it writes (each output's `shape:`, the version's
+`shape_requires:`). The file format is described at its top."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from toolkit.shapes.lang import ShapeSyntaxError, parse
+from toolkit.shapes.static import Scope, check_rule
+
+__all__ = ["SHAPES_DIR", "ShapeEntry", "add_shape_rules", "load_shape_overlay", "overlay_digest", "rules_for"]
+
+SHAPES_DIR = Path(__file__).resolve().parent.parent / "data" / "onnx_shapes"
+_FILES = {"": "ai.onnx.yaml"}
+_ATTR_KINDS = {"INT": "num", "INTS": "list", "STRING": "str", "FLOAT": "float"}
+
+
+@dataclass(frozen=True, slots=True)
+class ShapeEntry:
+    ops: frozenset[str]
+    alternatives: tuple[tuple[str, ...], ...]  # each: one rule per output, in order
+    requires: tuple[tuple[str, str], ...] = ()  # (condition, message)
+    low: int = 0
+    high: int = 1 << 30
+
+
+@lru_cache(maxsize=4)
+def load_shape_overlay(folder: Path = SHAPES_DIR) -> Mapping[str, tuple[ShapeEntry, ...]]:
+    """The overlay's entries by domain (the toolkit's own data, shipped with it)."""
+    out: dict[str, tuple[ShapeEntry, ...]] = {}
+    for domain, name in _FILES.items():
+        data = yaml.safe_load((folder / name).read_text(encoding="utf-8"))
+        out[domain] = tuple(_entry(item) for item in data["entries"])
+    return out
+
+
+def overlay_digest(folder: Path = SHAPES_DIR) -> str:
+    """A short digest of the overlay files (part of the imported catalog's cache key)."""
+    digest = hashlib.sha256()
+    for name in sorted(_FILES.values()):
+        digest.update((folder / name).read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def _entry(item: Mapping[str, Any]) -> ShapeEntry:
+    alternatives = [tuple(item["shapes"])] if "shapes" in item else [tuple(a) for a in item["first_of"]]
+    return ShapeEntry(
+        frozenset(item["ops"]),
+        tuple(alternatives),
+        tuple((r["require"], r.get("message", "")) for r in item.get("requires", ())),
+        int(item.get("from", 0)),
+        int(item.get("until", 1 << 30)),
+    )
+
+
+def _scope(schema: Any) -> Scope:
+    inputs = {p.name: "shapes" if str(p.option).endswith("Variadic") else "list" for p in schema.inputs}
+    attributes = {
+        name: _ATTR_KINDS.get(str(attr.type).rsplit(".", 1)[-1], "any")
+        for name, attr in schema.attributes.items()
+    }
+    return Scope(inputs, attributes)
+
+
+def _fits(rules: Sequence[str], want: str, scope: Scope) -> bool:
+    for text in rules:
+        try:
+            if check_rule(parse(text), scope, want):
+                return False
+        except ShapeSyntaxError:
+            return False
+    return True
+
+
+def rules_for(schema: Any) -> Iterator[tuple[tuple[str, ...], tuple[tuple[str, str], ...]]]:
+    """The (output rules, requires) the overlay gives an onnx schema: at most one pair."""
+    names = [p.name for p in schema.inputs]
+    scope = _scope(schema)
+    for entry in load_shape_overlay().get(schema.domain, ()):
+        if schema.name not in entry.ops or not entry.low <= schema.since_version <= entry.high:
+            continue
+        requires = tuple((text.format(*names), message) for text, message in entry.requires)
+        for alternative in entry.alternatives:
+            rules = tuple(text.format(*names) for text in alternative)[: len(schema.outputs)]
+            if _fits(rules, "list", scope) and _fits([r for r, _ in requires], "bool", scope):
+                yield rules, requires
+                return
+
+
+def add_shape_rules(entry: dict[str, Any], schema: Any) -> None:
+    """Write the overlay's rules into an imported version's entry (its outputs and shape_requires)."""
+    for rules, requires in rules_for(schema):
+        for output, text in zip(entry.get("outputs", ()), rules):
+            output["shape"] = text
+        if requires:
+            entry["shape_requires"] = [{"require": text, "message": message} for text, message in requires]
