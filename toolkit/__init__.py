@@ -9,10 +9,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
-__all__ = ["Diagnostic", "Registry", "SchemaNotFound", "SpecError", "__version__", "load_registry"]
+__all__ = [
+    "Diagnostic",
+    "Registry",
+    "SchemaNotFound",
+    "SpecError",
+    "__version__",
+    "infer_shapes",
+    "load_registry",
+]
 
 if TYPE_CHECKING:
     from toolkit.model.diagnostics import Diagnostic, SpecError
+    from toolkit.onnx_bridge.shape_infer import infer_shapes
     from toolkit.registry.core import Registry, SchemaNotFound, load_registry
 
 
@@ -27,4 +36,8 @@ def __getattr__(name: str) -> Any:
         from toolkit.registry import core
 
         return getattr(core, name)
+    if name == "infer_shapes":
+        from toolkit.onnx_bridge import shape_infer
+
+        return shape_infer.infer_shapes
     raise AttributeError(f"module 'toolkit' has no attribute {name!r}")

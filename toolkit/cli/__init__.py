@@ -100,6 +100,10 @@ def _command_modules(command: str | None) -> list[ModuleType]:
         from toolkit.cli import model_commands
 
         return [model_commands]
+    if command == "infer-shapes":
+        from toolkit.cli import shapes_command
+
+        return [shapes_command]
     from toolkit.cli import (
         authoring_commands,
         completion_command,
@@ -111,6 +115,7 @@ def _command_modules(command: str | None) -> list[ModuleType]:
         project_commands,
         rules_command,
         runtime_command,
+        shapes_command,
         spec_commands,
     )
 
@@ -126,6 +131,7 @@ def _command_modules(command: str | None) -> list[ModuleType]:
         runtime_command,
         lsp_command,
         completion_command,
+        shapes_command,
     ]
 
 

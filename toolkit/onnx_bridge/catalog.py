@@ -20,7 +20,9 @@ from toolkit.model.spec import DomainSpec, OperatorSpec, SpecSet
 from toolkit.onnx_bridge.missing import not_installed
 from toolkit.registry.core import Registry, load_registry
 
-CATALOG_FORMAT = 7  # 4: outputs carry type_from; 5: function bodies (#16); 6: more type_from facts; 7: shape rules (#27)
+CATALOG_FORMAT = (
+    7  # 4: outputs carry type_from; 5: function bodies (#16); 6: more type_from facts; 7: shape rules (#27)
+)
 UNCHECKED_FILE = "unchecked_attributes.txt"
 ONNX_DOMAINS = ("", "ai.onnx.ml", "ai.onnx.preview", "ai.onnx.preview.training")
 

@@ -22,12 +22,12 @@ import yaml
 from toolkit.load import yaml12
 from toolkit.load.schema_files import SCHEMA_DIR
 from toolkit.load.writer import write_tree
-from toolkit.onnx_bridge.shape_overlay import add_shape_rules
 from toolkit.model.diagnostics import UsageError
 from toolkit.model.spec import display_domain
 from toolkit.onnx_bridge.import_functions import function_entry
 from toolkit.onnx_bridge.missing import not_installed
 from toolkit.onnx_bridge.overlay import replacement
+from toolkit.onnx_bridge.shape_overlay import add_shape_rules
 from toolkit.onnx_bridge.type_facts import add_type_sources
 
 SCHEMA_HEADER = "# yaml-language-server: $schema={rel}{kind}.schema.json\n"

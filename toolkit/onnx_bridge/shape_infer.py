@@ -24,7 +24,14 @@ from toolkit.registry.core import Registry
 from toolkit.shapes.engine import MAX_LIST, bind_inputs, infer
 from toolkit.shapes.values import ABSENT, Shape, Sym, Value
 
-__all__ = ["MAX_CONSTANT", "ShapeResult", "infer_model_shapes", "infer_shapes", "registry_for"]
+__all__ = [
+    "MAX_CONSTANT",
+    "ShapeResult",
+    "infer_model_shapes",
+    "infer_shapes",
+    "infer_shapes_file",
+    "registry_for",
+]
 
 MAX_CONSTANT = MAX_LIST  # elements of a constant read for value(I)
 _INT_TYPES = {
@@ -185,3 +192,24 @@ def infer_shapes(model: Any, specs: Registry | Sequence[str | os.PathLike[str]] 
                 type_proto.tensor_type.elem_type = target.type.tensor_type.elem_type
             target.type.CopyFrom(type_proto)
     return out
+
+
+def infer_shapes_file(
+    source: str | os.PathLike[str], out: str | os.PathLike[str], registry: Registry
+) -> ShapeResult:
+    """`opset infer-shapes`: read a model (without its external data), write it with the inferred
+    value_info to `out` (atomically), and return what was inferred with the constraints' findings."""
+    from pathlib import Path
+
+    from toolkit.load.writer import write_file
+    from toolkit.model.diagnostics import UsageError
+    from toolkit.onnx_bridge.check import load_model
+
+    model = load_model(source)
+    inferred = infer_shapes(model, registry)
+    result = infer_model_shapes(model, registry)
+    try:
+        write_file(Path(out), inferred.SerializeToString())
+    except OSError as exc:
+        raise UsageError(f"cannot write {out}: {exc.strerror or exc}") from None
+    return result

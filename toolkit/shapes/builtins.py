@@ -93,9 +93,9 @@ def _broadcast(ctx: Context, args: Sequence[Value]) -> Value:
         if arg is ABSENT:
             continue
         if isinstance(arg, tuple) and arg and all(isinstance(a, tuple) or a is None for a in arg):
-            shapes.extend(arg)  # type: ignore[arg-type]  # a variadic input's shapes
+            shapes.extend(arg)  # a variadic input's shapes
         else:
-            shapes.append(arg)  # type: ignore[arg-type]
+            shapes.append(arg)  # type: ignore[arg-type]  # a shape, or unknown
     return broadcast_dims(ctx, shapes)
 
 
@@ -152,7 +152,7 @@ def _window(ctx: Context, args: Sequence[Value], ceil_mode: Value) -> Value:
     out: list[Dim] = []
     for i in range(n):
         size, k, s, d = spatial[i], kernel[i], strides[i], dilations[i]
-        if not (_ints(size) and _ints(k) and _ints(s) and _ints(d)) or s <= 0 or d <= 0:  # type: ignore[operator]
+        if not (_ints(size) and _ints(k) and _ints(s) and _ints(d)) or s <= 0 or d <= 0:
             out.append(None)
             continue
         assert isinstance(size, int) and isinstance(k, int) and isinstance(s, int) and isinstance(d, int)
@@ -191,7 +191,7 @@ def _reshape(ctx: Context, args: Sequence[Value]) -> Value:
     for i, t in enumerate(target):
         if t == 0 and allowzero != 1:
             out.append(data[i] if isinstance(data, tuple) and i < len(data) else None)
-        elif _ints(t) and (t == -1 or t >= 0):  # type: ignore[operator]
+        elif _ints(t) and (t == -1 or t >= 0):
             out.append(t)
         elif _ints(t):
             ctx.report(f"the new shape has a negative size {t}")
@@ -306,7 +306,7 @@ def _fold(op: str, start: Dim) -> Callable[[Context, Sequence[Value]], Value]:
             return None
         result = start
         for item in items:
-            result = arith(op, result, item)  # type: ignore[arg-type]
+            result = arith(op, result, item)
         return result
 
     return run

@@ -272,9 +272,9 @@ class _Run:
         stop = _num(self.eval(node.stop, scope)) if node.stop is not None else None
         if not isinstance(target, tuple) or not isinstance(start, int):
             return _absent_or(target, None)
-        if node.stop is not None and not isinstance(stop, int):
-            return None
-        return target[start:stop]  # type: ignore[misc]
+        if node.stop is None:
+            return target[start:]
+        return target[start:stop] if isinstance(stop, int) else None
 
 
 def _absent_or(value: Value, otherwise: Value) -> Value:
@@ -304,7 +304,7 @@ def _member(item: Dim, items: Value) -> bool | None:
 
 def _equal(left: Value, right: Value) -> bool | None:
     if isinstance(left, tuple) and isinstance(right, tuple):
-        return dims_equal(left, right)  # type: ignore[arg-type]
+        return dims_equal(left, right)
     if isinstance(left, (str, float, bool)) or isinstance(right, (str, float, bool)):
         return left == right if left is not None and right is not None else None
     if left is ABSENT or right is ABSENT:

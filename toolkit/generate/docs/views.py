@@ -59,6 +59,21 @@ def allowed_text(allowed: tuple[str, ...]) -> str:
     return ", ".join(escape_pipes(code(t)) for t in allowed)
 
 
+def shape_lines(schema: OpSchema) -> str:
+    """The outputs' shape rules and the version's shape constraints (docs/guide/shapes.md), as
+    written, in code spans; a constraint's message is made safe as a doc is."""
+    lines = [
+        f"**Shape of {code(p.name)}:** {code(p.shape.text)}\n\n"
+        for p in schema.outputs
+        if p.shape is not None
+    ]
+    lines += [
+        f"**Requires:** {code(r.text)}" + (f" ({prose(r.message)})" if r.message else "") + "\n\n"
+        for r in schema.shape_requires
+    ]
+    return "".join(lines)
+
+
 def body_parts(schema: OpSchema) -> tuple[str, ...]:
     """The version's notes (`OpSchema.notes`, such as why it is deprecated), then its Attributes,
     Inputs, Outputs and Type Constraints, split where the #s of the section headings go (so one
@@ -79,6 +94,7 @@ def body_parts(schema: OpSchema) -> tuple[str, ...]:
         f" Outputs{arity_text(schema.min_output, schema.max_output)}\n\n"
         + (table(PARAM_HEADER, outputs) if outputs else "No outputs.")
         + "\n\n"
+        + shape_lines(schema)
     )
     constraints = [constraint_row(constraint) for constraint in schema.type_constraints]
     parts.append(
