@@ -99,7 +99,8 @@ class TextNode:
 _TOKEN = re.compile(
     r"""(?P<space>[ \t\r\n]+|\#[^\n]*)
       | (?P<string>"(?:[^"\\\n]|\\.)*")
-      | (?P<number>[-+]?(?:\d+\.\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+|\d+)(?![A-Za-z_]))
+      | (?P<number>[-+]?(?:\d+\.\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+|\d+)(?![A-Za-z_])
+                  | [-+](?:[iI][nN][fF](?:[iI][nN][iI][tT][yY])?|[nN][aA][nN])(?![A-Za-z0-9_]))
       | (?P<name>[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)
       | (?P<punct>=>|[=,()<>\[\]{}:@])
     """,
