@@ -47,8 +47,14 @@ def _fused() -> str:
 @pytest.mark.parametrize(
     ("new_body", "what"),
     [
-        (FUSED_V1_BODY.replace("(X, W, B)", "(X, W)"), "has a different function body"),
-        (FUSED_V1_BODY.replace("Y = Conv", "Y = ConvInteger"), "has a different function body"),
+        (
+            FUSED_V1_BODY.replace("(X, W, B)", "(X, W)"),
+            "has a different function body: node 0 (Conv): inputs (X, W, B) -> (X, W)",
+        ),
+        (
+            FUSED_V1_BODY.replace("Y = Conv", "Y = ConvInteger"),
+            "has a different function body: node 0 (Conv): operator Conv -> ConvInteger",
+        ),
     ],
 )
 def test_changed_body_of_a_released_version_is_an_error(tmp_path: Path, new_body: str, what: str) -> None:

@@ -18,7 +18,7 @@ from toolkit.model.onnx_text import GraphLiteral, Scalar, TensorLiteral, TextAtt
 from toolkit.model.spec import AttrType
 from toolkit.model.types import ELEMENT_TYPE_NUMBERS, ELEMENT_TYPES
 
-__all__ = ["float32", "float32_text", "print_nodes"]
+__all__ = ["attribute_text", "float32", "float32_text", "print_nodes"]
 
 _PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
 _DOUBLE = ELEMENT_TYPE_NUMBERS["double"]
@@ -113,7 +113,8 @@ def _graph(graph: GraphLiteral, indent: str) -> str:
     return f"{_name(graph.name)} ({inputs}) => ({outputs}) {{\n{body}{indent}}}"
 
 
-def _attribute(attr: TextAttribute, indent: str) -> str:
+def attribute_text(attr: TextAttribute, indent: str = "") -> str:
+    """`name: type = value` (or `= @ref`), as in a node's attribute list."""
     typed = f"{_name(attr.name)}: {attr.type.value}" if attr.type is not None else _name(attr.name)
     if attr.ref is not None:
         return f"{typed} = @{_name(attr.ref)}"
@@ -138,7 +139,7 @@ def _node(node: TextNode, indent: str) -> str:
         op += f":{_name(node.overload)}"
     attrs = ""
     if node.attributes:
-        attrs = " <" + ", ".join(_attribute(a, indent) for a in node.attributes) + ">"
+        attrs = " <" + ", ".join(attribute_text(a, indent) for a in node.attributes) + ">"
     inputs = ", ".join(_name(i) for i in node.inputs)
     return f"{outputs} = {op}{attrs} ({inputs})"
 

@@ -113,6 +113,24 @@ def _canonical(domain: str) -> str:
     return "" if domain == "ai.onnx" else domain
 
 
+# The oldest releases import-onnx reads (#26): older onnx lacks the schema API it reads, and the
+# releases from these on are the ones imported and diffed by tools/bench_history.py.
+SUPPORTED = {"onnx": (1, 14), "onnxruntime": (1, 16)}
+
+
+def check_release(package: str, version: str) -> None:
+    """Refuse a release older than the supported range, naming it and the range (exit 2)."""
+    import re
+
+    found = re.match(r"(\d+)\.(\d+)", version)
+    oldest = SUPPORTED[package]
+    if found is None or (int(found[1]), int(found[2])) < oldest:
+        raise UsageError(
+            f"{package} {version} is installed; import-onnx supports {package} "
+            f"{oldest[0]}.{oldest[1]} and later: pip install '{package}>={oldest[0]}.{oldest[1]}'"
+        )
+
+
 def _collect(source: str) -> tuple[list[Any], dict[str, tuple[int, int]], Any]:
     if source == "onnx":
         try:
@@ -120,6 +138,7 @@ def _collect(source: str) -> tuple[list[Any], dict[str, tuple[int, int]], Any]:
             import onnx.helper
         except ImportError:
             raise not_installed("onnx", "importing the onnx catalog") from None
+        check_release("onnx", onnx.__version__)
         ranges = {k: tuple(v) for k, v in onnx.defs.C.schema_version_map().items()}
 
         def ir_for(domain: str, version: int) -> int:
@@ -130,7 +149,7 @@ def _collect(source: str) -> tuple[list[Any], dict[str, tuple[int, int]], Any]:
     if source == "onnxruntime":
         from toolkit.onnx_bridge.ort_schemas import ort_schemas
 
-        schemas = ort_schemas()  # every domain onnxruntime registers, its default-domain additions too
+        schemas = ort_schemas(check_release)  # every domain onnxruntime registers, its default-domain additions too
 
         def ort_ir_for(domain: str, version: int) -> int:
             if domain in ("", "ai.onnx.ml"):
@@ -231,7 +250,11 @@ def _version(schema: Any) -> dict[str, Any]:
             entry["outputs"], schema.domain, schema.name, schema.attributes, [p.name for p in schema.inputs]
         )
     if schema.attributes:
-        entry["attributes"] = {name: _attribute(attr) for name, attr in sorted(schema.attributes.items())}
+        try:
+            entry["attributes"] = {name: _attribute(attr) for name, attr in sorted(schema.attributes.items())}
+        except UsageError as error:
+            where = f"{display_domain(schema.domain)}.{schema.name}-{schema.since_version}"
+            raise UsageError(f"cannot import {where}: {error}") from None
     if schema.type_constraints:
         entry["type_constraints"] = {tc.type_param_str: _constraint(tc) for tc in schema.type_constraints}
     suppress = _historical_quirks(schema)
@@ -285,16 +308,34 @@ def _attribute(attr: Any) -> dict[str, Any]:
     if attr.required:
         out["required"] = True
     default = attr.default_value
+    doc = attr.description
     if default is not None and default.type:
-        out["default"] = _default_value(default)
-    if attr.description:
-        out["doc"] = attr.description
+        if _has_value(default):
+            out["default"] = _default_value(default)
+        elif default.doc_string:
+            # A default with no value, only its doc (onnx 1.15's LabelEncoder-4 `default_tensor`:
+            # "{-1} if values_* has integral type, ..."): no value to carry, the text is the doc's.
+            doc = f"{doc} {default.doc_string}".strip()
+    if doc:
+        out["doc"] = doc
     return out
+
+
+# The AttributeProto field holding a scalar-typed value (onnx.proto); list types always have one.
+_VALUE_FIELDS = {1: "f", 2: "i", 3: "s", 4: "t", 5: "g", 11: "sparse_tensor", 13: "tp"}
+
+
+def _has_value(proto: Any) -> bool:
+    field = _VALUE_FIELDS.get(int(proto.type))
+    return field is None or proto.HasField(field)
 
 
 def _default_value(proto: Any) -> Any:
     import onnx.helper
 
+    if int(proto.type) not in (1, 2, 3, 6, 7, 8):  # see DEFAULTABLE_ATTR_TYPES
+        kind = str(onnx.AttributeProto.AttributeType.Name(proto.type)).lower()
+        raise UsageError(f"attribute '{proto.name}': a {kind} default has no DSL literal")
     value = onnx.helper.get_attribute_value(proto)
     if isinstance(value, bytes):
         return value.decode("utf-8")

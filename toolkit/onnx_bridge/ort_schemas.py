@@ -14,6 +14,7 @@ importer one shape for both packages:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -81,12 +82,18 @@ class SchemaView:
     type_constraints: tuple[ConstraintView, ...]
 
 
-def ort_schemas() -> list[SchemaView]:
-    """Every operator schema the installed onnxruntime registers, all domains."""
+def ort_schemas(check_release: Callable[[str, str], None] | None = None) -> list[SchemaView]:
+    """Every operator schema the installed onnxruntime registers, all domains. `check_release`
+    is given onnxruntime's version first (the importer refuses releases it does not support).
+    onnxruntime before 1.22 is built without operator docs: every doc is empty, and the views
+    carry it empty (the gate reads an empty doc as unknown, never as a change)."""
     try:
+        import onnxruntime
         from onnxruntime.capi import onnxruntime_pybind11_state as ort_state  # type: ignore[import-untyped,import-not-found,unused-ignore]
     except ImportError:
         raise not_installed("onnxruntime", "reading onnxruntime's operator table") from None
+    if check_release is not None:
+        check_release("onnxruntime", str(onnxruntime.__version__))
     getter = getattr(ort_state, "get_all_operator_schema", None)
     if getter is None:
         raise UsageError("this onnxruntime build does not expose its operator schemas")

@@ -27,7 +27,9 @@ from toolkit.compat.rules.base import V1, compat_rule, rule_doc
 @operator_pairs
 def doc_changed(pair: OperatorPair) -> Iterator[Hit]:
     for edit in pair.edits:
-        docs = [c for c in edit.changes if c.kind == "DOC-CHANGED"]
+        # An empty doc is unknown, not a doc that changed: onnxruntime before 1.22 is built
+        # without its operators' docs, so a doc appearing or vanishing says nothing (#26).
+        docs = [c for c in edit.changes if c.kind == "DOC-CHANGED" and c.old and c.new]
         if docs:
             yield Hit(
                 edit.new.id,

@@ -1,8 +1,11 @@
 """FUNCTION-BODY-CHANGED: a released version's function body is part of its behaviour (#16).
 
-Bodies are compared as parsed nodes and opset imports, so re-indenting or commenting a body is
-no change; a body added, removed or changed, or a context-dependent function gained or lost,
-is. Such a change gets a new operator version like any other behaviour change.
+Bodies are compared as structure (`model.function_diff`: nodes in order, attributes with typed
+values, floats as the float32 they store, graph inputs and outputs, opset imports), so
+re-indenting or commenting a body, or printing a float with more digits, is no change; a body
+added, removed or changed, or a context-dependent function gained or lost, is, and the message
+names the first differing node and field. Such a change gets a new operator version like any
+other behaviour change.
 """
 
 from __future__ import annotations
@@ -12,33 +15,36 @@ from collections.abc import Iterator
 from toolkit.compat.engine import Hit, OperatorPair
 from toolkit.compat.handlers import operator_pairs
 from toolkit.compat.rules.base import FIX_BUMP, V1, compat_rule, rule_doc
-from toolkit.model.onnx_text import TextNode, TextParseError, parse_nodes
+from toolkit.model.function_diff import body_difference
+from toolkit.model.onnx_text import TextParseError, parse_nodes
 from toolkit.model.spec import FunctionBody, OpSchema
 
+_CHANGED = "has a different function body"
 
-def _meaning(body: FunctionBody | None) -> object:
-    if body is None:
-        return None
+
+def _body_change(old: FunctionBody, new: FunctionBody) -> str | None:
+    """Where two bodies differ as structure (see `model.function_diff`), or None."""
     try:
-        nodes: tuple[TextNode, ...] | str = parse_nodes(body.text)
-    except TextParseError:
-        nodes = body.text  # the spec checks report it; compare the text as written
-    return (nodes, tuple(sorted(body.opset_imports)))
+        old_nodes, new_nodes = parse_nodes(old.text), parse_nodes(new.text)
+    except TextParseError:  # the spec checks report it; compare the text as written
+        return None if old.text == new.text else "the text differs (a body does not parse)"
+    return body_difference(old_nodes, old.opset_imports, new_nodes, new.opset_imports)
 
 
-def _what(old: OpSchema, new: OpSchema) -> str | None:
-    if _meaning(old.function) != _meaning(new.function):
-        if old.function is None:
-            return "gained a function body"
-        if new.function is None:
-            return "lost its function body"
-        return "has a different function body"
+def _what(old: OpSchema, new: OpSchema) -> tuple[str, str] | None:
+    """(what changed, the detail) of a version's function, or None."""
+    if old.function is None or new.function is None:
+        if old.function is not None:
+            return "lost its function body", ""
+        if new.function is not None:
+            return "gained a function body", ""
+    else:
+        detail = _body_change(old.function, new.function)
+        if detail is not None:
+            return _CHANGED, detail
     if old.context_dependent_function != new.context_dependent_function:
-        return (
-            "gained a context-dependent function"
-            if new.context_dependent_function
-            else "lost its context-dependent function"
-        )
+        gained = new.context_dependent_function
+        return ("gained" if gained else "lost") + " a context-dependent function", ""
     return None
 
 
@@ -55,7 +61,9 @@ def _what(old: OpSchema, new: OpSchema) -> str | None:
         "and converters and checkers rely on it. Changing it in place changes the behaviour of "
         "every model that uses the released version, with the same signature, so the law asks "
         "for a new version (onnx's DepthToSpace-28 differs from DepthToSpace-13 only by its function). "
-        "Layout and comments of the body do not count; nodes, attributes and opset imports do.",
+        "Layout and comments of the body do not count, nor how a number is spelled (floats are "
+        "compared as the float32 they store); nodes, attributes and opset imports do. The "
+        "message names the first node that differs and how.",
         V1 + "    function:\n      opset_imports: {ai.onnx: 19}\n      body: |\n        Y = Relu (X)",
         V1 + "    function:\n      opset_imports: {ai.onnx: 19}\n      body: |\n        Y = LeakyRelu (X)",
         FIX_BUMP,
@@ -71,11 +79,12 @@ def function_body_changed(pair: OperatorPair) -> Iterator[Hit]:
         old = before.get(schema.since_version)
         if old is None or old.experimental or schema.since_version > old_max:
             continue
-        what = _what(old, schema)
-        if what is not None:
+        found = _what(old, schema)
+        if found is not None:
+            what, detail = found
             yield Hit(
                 schema.id,
-                f"released version {schema.id} {what}",
+                f"released version {schema.id} {what}" + (f": {detail}" if detail else ""),
                 (schema.function or schema).location,
                 (old.function or old).location,
                 pair.domain.bump_hint(schema),

@@ -1,0 +1,208 @@
+"""The gate on real release history (#26): one venv per onnx / onnxruntime release, each catalog
+imported with that release installed, then `opset diff --against OLD --specs NEW` over each pair of
+consecutive releases; per pair and per rule, how many findings.
+
+    python tools/bench_history.py [--cache DIR] [--source onnx|onnxruntime|all] [--json FILE]
+
+Each release gets `<cache>/<package>-<version>/`: `venv/` (python -m venv, then pip installs the
+one release, its own dependencies and the toolkit's dependencies read from pyproject.toml; the
+toolkit itself is not installed, it runs from this checkout through PYTHONPATH, so the import code
+is the checkout's) and `catalog/` (what `opset import-onnx` wrote). Both are reused by later runs;
+a catalog is imported again when the toolkit's import code changed (a digest of those files is
+kept in `catalog/.import-key`). The diffs run in this interpreter. Figures and how the findings
+were judged: README, "The gate on real release history".
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+# The latest patch of each minor release (pip index versions onnx / onnxruntime, 2026-11-27).
+ONNX = ["1.14.1", "1.15.0", "1.16.2", "1.17.0", "1.18.0", "1.19.1", "1.20.1", "1.21.0", "1.22.0", "1.23.2"]
+ORT = [
+    "1.16.3", "1.17.3", "1.18.1", "1.19.2", "1.20.1", "1.21.1", "1.22.1", "1.23.2",
+    "1.24.4", "1.25.1", "1.26.0", "1.27.0", "1.28.0", "1.29.0", "1.30.0", "1.31.1",
+]  # fmt: skip
+# The onnx the onnxruntime venvs import standard domains' IR versions from (any release knowing
+# every opset onnxruntime registers; `ignore_unknown=True` covers the rest).
+ORT_ONNX = "onnx==1.23.2"
+# The files whose change makes an imported catalog stale.
+IMPORT_CODE = [
+    "toolkit/onnx_bridge/importer.py",
+    "toolkit/onnx_bridge/import_functions.py",
+    "toolkit/onnx_bridge/function_nodes.py",
+    "toolkit/onnx_bridge/ort_schemas.py",
+    "toolkit/onnx_bridge/type_facts.py",
+    "toolkit/model/onnx_text.py",
+    "toolkit/model/onnx_text_print.py",
+    "toolkit/registry/releases.py",
+    "toolkit/data/onnx_releases.yaml",
+]
+
+
+def default_cache() -> Path:
+    if Path("/work/hist").is_dir():
+        return Path("/work/hist")
+    return Path.home() / ".cache" / "opset-toolkit-history"
+
+
+def import_key() -> str:
+    digest = hashlib.sha256()
+    for name in IMPORT_CODE:
+        path = ROOT / name
+        digest.update(name.encode() + b"\0" + (path.read_bytes() if path.exists() else b"") + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def toolkit_requirements() -> list[str]:
+    with open(ROOT / "pyproject.toml", "rb") as handle:
+        deps: list[str] = tomllib.load(handle)["project"]["dependencies"]
+    return [d.split("#")[0].strip() for d in deps if "python_version<" not in d.replace(" ", "")]
+
+
+def release_requirements(package: str, version: str) -> list[str]:
+    reqs = [f"{package}=={version}"]
+    if package == "onnxruntime":
+        reqs.append(ORT_ONNX)
+        if tuple(int(p) for p in version.split(".")[:2]) < (1, 19):
+            reqs.append("numpy<2")  # built against numpy 1.x's C API
+    return reqs
+
+
+def run(cmd: list[str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(cmd, text=True, capture_output=True, **kwargs)
+
+
+def ensure_venv(folder: Path, package: str, version: str, log: Any) -> Path:
+    venv = folder / "venv"
+    python = venv / "bin" / "python"
+    ready = venv / ".ready"
+    wanted = " ".join(release_requirements(package, version) + toolkit_requirements())
+    if ready.exists() and ready.read_text() == wanted:
+        return python
+    shutil.rmtree(venv, ignore_errors=True)
+    start = time.perf_counter()
+    made = run([sys.executable, "-m", "venv", str(venv)])
+    if made.returncode:
+        raise RuntimeError(f"venv for {package} {version}: {made.stderr.strip()}")
+    pip = run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", *wanted.split()])
+    if pip.returncode:
+        raise RuntimeError(f"pip install for {package} {version}:\n{pip.stderr.strip()[-2000:]}")
+    ready.write_text(wanted)
+    log(f"  venv {package} {version}: {time.perf_counter() - start:.1f} s")
+    return python
+
+
+def ensure_catalog(folder: Path, python: Path, package: str, version: str, log: Any) -> Path:
+    catalog = folder / "catalog"
+    key = import_key()
+    stamp = catalog / ".import-key"
+    if stamp.exists() and stamp.read_text() == key:
+        return catalog
+    staging = folder / "catalog.new"
+    shutil.rmtree(staging, ignore_errors=True)
+    cmd = [str(python), "-m", "toolkit", "import-onnx", "--out", str(staging)]
+    if package == "onnxruntime":
+        cmd += ["--source", "onnxruntime"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OPSET_TOOLKIT_NO_CACHE": "1"}
+    start = time.perf_counter()
+    done = run(cmd, env=env, cwd=folder)
+    if done.returncode:
+        raise RuntimeError(f"import-onnx with {package} {version} (exit {done.returncode}):\n{done.stderr.strip()}")
+    (staging / ".import-key").write_text(key)
+    shutil.rmtree(catalog, ignore_errors=True)
+    staging.rename(catalog)
+    log(f"  import {package} {version}: {time.perf_counter() - start:.1f} s ({done.stdout.strip().splitlines()[-1]})")
+    return catalog
+
+
+def diff(old: Path, new: Path, extra: list[str]) -> dict[str, Any]:
+    cmd = [sys.executable, "-m", "toolkit", "diff", "--against", str(old), "--specs", str(new), "--format", "json"]
+    done = run(cmd + extra, env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=new.parent.parent)
+    if done.returncode not in (0, 1):
+        raise RuntimeError(f"diff {old} -> {new} exited {done.returncode}:\n{done.stderr.strip()}")
+    report: dict[str, Any] = json.loads(done.stdout)
+    return report
+
+
+def history(package: str, versions: list[str], cache: Path, extra: list[str], log: Any) -> list[dict[str, Any]]:
+    pythons = []
+    for version in versions:  # every venv first: the slow, network-bound part
+        folder = cache / f"{package}-{version}"
+        folder.mkdir(parents=True, exist_ok=True)
+        pythons.append((version, folder, ensure_venv(folder, package, version, log)))
+    catalogs = [(v, ensure_catalog(folder, python, package, v, log)) for v, folder, python in pythons]
+    pairs = []
+    for (old_version, old), (new_version, new) in zip(catalogs, catalogs[1:]):
+        report = diff(old, new, extra)
+        per_rule: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+        for finding in report["findings"]:
+            per_rule[finding["rule"]][finding["severity"]] += 1
+        pairs.append(
+            {
+                "package": package,
+                "old": old_version,
+                "new": new_version,
+                "summary": report["summary"],
+                "per_rule": {rule: dict(sorted(c.items())) for rule, c in sorted(per_rule.items())},
+                "findings": report["findings"],
+            }
+        )
+        log(_pair_text(pairs[-1]))
+    return pairs
+
+
+def _pair_text(pair: dict[str, Any]) -> str:
+    summary = pair["summary"]
+    lines = [
+        f"{pair['package']} {pair['old']} -> {pair['new']}: "
+        f"{summary['error']} error(s), {summary['warning']} warning(s), {summary['info']} info"
+    ]
+    for rule, counts in pair["per_rule"].items():
+        lines.append(f"    {rule}: " + ", ".join(f"{n} {severity}" for severity, n in counts.items()))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cache", type=Path, default=None, help="venvs and catalogs (default: /work/hist if it exists, else ~/.cache/opset-toolkit-history)")
+    parser.add_argument("--source", choices=["onnx", "onnxruntime", "all"], default="all")
+    parser.add_argument("--versions", help="comma-separated releases of the one --source instead of the built-in list")
+    parser.add_argument("--json", type=Path, help="write every pair's findings here")
+    parser.add_argument("--profile", help="the gate profile (default: the gate's)")
+    args = parser.parse_args(argv)
+    cache = (args.cache or default_cache()).resolve()
+    extra = ["--profile", args.profile] if args.profile else []
+    start = time.perf_counter()
+    lists = {"onnx": ONNX, "onnxruntime": ORT}
+    chosen = ["onnx", "onnxruntime"] if args.source == "all" else [args.source]
+    results = []
+    for package in chosen:
+        versions = args.versions.split(",") if args.versions else lists[package]
+        print(f"{package}: {', '.join(versions)} (cache {cache})", flush=True)
+        try:
+            results += history(package, versions, cache, extra, lambda text: print(text, flush=True))
+        except RuntimeError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+    wall = time.perf_counter() - start
+    print(f"wall time {wall:.1f} s")
+    if args.json:
+        args.json.write_text(json.dumps({"wall_seconds": round(wall, 1), "pairs": results}, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
