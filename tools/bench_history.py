@@ -4,7 +4,7 @@ consecutive releases; per pair and per rule, how many findings.
 
     python tools/bench_history.py [--cache DIR] [--source onnx|onnxruntime|all] [--json FILE]
 
-Each release gets `<cache>/<package>-<version>/`: `venv/` (python -m venv, then pip installs the
+Each release gets `<cache>/onnx-<version>/` or `<cache>/ort-<version>/`: `venv/` (python -m venv, then pip installs the
 one release, its own dependencies and the toolkit's dependencies read from pyproject.toml; the
 toolkit itself is not installed, it runs from this checkout through PYTHONPATH, so the import code
 is the checkout's) and `catalog/` (what `opset import-onnx` wrote). Both are reused by later runs;
@@ -38,6 +38,7 @@ ORT = [
 # The onnx the onnxruntime venvs import standard domains' IR versions from (any release knowing
 # every opset onnxruntime registers; `ignore_unknown=True` covers the rest).
 ORT_ONNX = "onnx==1.23.2"
+FOLDER = {"onnx": "onnx", "onnxruntime": "ort"}  # <cache>/onnx-1.14.1, <cache>/ort-1.16.3
 # The files whose change makes an imported catalog stale.
 IMPORT_CODE = [
     "toolkit/onnx_bridge/importer.py",
@@ -120,16 +121,31 @@ def ensure_catalog(folder: Path, python: Path, package: str, version: str, log: 
     start = time.perf_counter()
     done = run(cmd, env=env, cwd=folder)
     if done.returncode:
-        raise RuntimeError(f"import-onnx with {package} {version} (exit {done.returncode}):\n{done.stderr.strip()}")
+        raise RuntimeError(
+            f"import-onnx with {package} {version} (exit {done.returncode}):\n{done.stderr.strip()}"
+        )
     (staging / ".import-key").write_text(key)
     shutil.rmtree(catalog, ignore_errors=True)
     staging.rename(catalog)
-    log(f"  import {package} {version}: {time.perf_counter() - start:.1f} s ({done.stdout.strip().splitlines()[-1]})")
+    log(
+        f"  import {package} {version}: {time.perf_counter() - start:.1f} s ({done.stdout.strip().splitlines()[-1]})"
+    )
     return catalog
 
 
 def diff(old: Path, new: Path, extra: list[str]) -> dict[str, Any]:
-    cmd = [sys.executable, "-m", "toolkit", "diff", "--against", str(old), "--specs", str(new), "--format", "json"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "toolkit",
+        "diff",
+        "--against",
+        str(old),
+        "--specs",
+        str(new),
+        "--format",
+        "json",
+    ]
     done = run(cmd + extra, env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=new.parent.parent)
     if done.returncode not in (0, 1):
         raise RuntimeError(f"diff {old} -> {new} exited {done.returncode}:\n{done.stderr.strip()}")
@@ -137,10 +153,12 @@ def diff(old: Path, new: Path, extra: list[str]) -> dict[str, Any]:
     return report
 
 
-def history(package: str, versions: list[str], cache: Path, extra: list[str], log: Any) -> list[dict[str, Any]]:
+def history(
+    package: str, versions: list[str], cache: Path, extra: list[str], log: Any
+) -> list[dict[str, Any]]:
     pythons = []
     for version in versions:  # every venv first: the slow, network-bound part
-        folder = cache / f"{package}-{version}"
+        folder = cache / f"{FOLDER[package]}-{version}"
         folder.mkdir(parents=True, exist_ok=True)
         pythons.append((version, folder, ensure_venv(folder, package, version, log)))
     catalogs = [(v, ensure_catalog(folder, python, package, v, log)) for v, folder, python in pythons]
@@ -177,9 +195,16 @@ def _pair_text(pair: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--cache", type=Path, default=None, help="venvs and catalogs (default: /work/hist if it exists, else ~/.cache/opset-toolkit-history)")
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        default=None,
+        help="venvs and catalogs (default: /work/hist if it exists, else ~/.cache/opset-toolkit-history)",
+    )
     parser.add_argument("--source", choices=["onnx", "onnxruntime", "all"], default="all")
-    parser.add_argument("--versions", help="comma-separated releases of the one --source instead of the built-in list")
+    parser.add_argument(
+        "--versions", help="comma-separated releases of the one --source instead of the built-in list"
+    )
     parser.add_argument("--json", type=Path, help="write every pair's findings here")
     parser.add_argument("--profile", help="the gate profile (default: the gate's)")
     args = parser.parse_args(argv)
