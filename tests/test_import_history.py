@@ -29,7 +29,7 @@ from toolkit.model.onnx_text import parse_nodes
 from toolkit.model.onnx_text_print import float32_text, print_nodes
 
 onnx = pytest.importorskip("onnx")
-import onnx.helper  # noqa: E402
+import onnx.helper  # noqa: E402, F811
 import onnx.numpy_helper  # noqa: E402
 import onnx.printer  # noqa: E402
 
@@ -173,7 +173,9 @@ def test_older_onnx_is_refused_with_the_range(
     err = capsys.readouterr().err
     assert "onnx 1.13.1 is installed" in err and "onnx 1.14 and later" in err and "Traceback" not in err
     assert not (tmp_path / "out").exists()
-    with pytest.raises(UsageError, match="onnxruntime 1.15.1 is installed; .* onnxruntime 1.16 and later"):
+    with pytest.raises(
+        UsageError, match=r"onnxruntime 1\.15\.1 is installed; .* onnxruntime 1\.16 and later"
+    ):
         importer.check_release("onnxruntime", "1.15.1")
     importer.check_release("onnxruntime", "1.16.3")
     importer.check_release("onnx", "1.23.2")

@@ -18,15 +18,17 @@ from __future__ import annotations
 import argparse
 import collections
 import hashlib
+import itertools
 import json
 import os
 import shutil
 import subprocess
 import sys
 import time
-import tomllib
 from pathlib import Path
 from typing import Any
+
+import tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 # The latest patch of each minor release (pip index versions onnx / onnxruntime, 2026-11-27).
@@ -163,7 +165,7 @@ def history(
         pythons.append((version, folder, ensure_venv(folder, package, version, log)))
     catalogs = [(v, ensure_catalog(folder, python, package, v, log)) for v, folder, python in pythons]
     pairs = []
-    for (old_version, old), (new_version, new) in zip(catalogs, catalogs[1:]):
+    for (old_version, old), (new_version, new) in itertools.pairwise(catalogs):
         report = diff(old, new, extra)
         per_rule: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
         for finding in report["findings"]:

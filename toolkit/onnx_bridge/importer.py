@@ -149,7 +149,9 @@ def _collect(source: str) -> tuple[list[Any], dict[str, tuple[int, int]], Any]:
     if source == "onnxruntime":
         from toolkit.onnx_bridge.ort_schemas import ort_schemas
 
-        schemas = ort_schemas(check_release)  # every domain onnxruntime registers, its default-domain additions too
+        schemas = ort_schemas(
+            check_release
+        )  # every domain onnxruntime registers, its default-domain additions too
 
         def ort_ir_for(domain: str, version: int) -> int:
             if domain in ("", "ai.onnx.ml"):

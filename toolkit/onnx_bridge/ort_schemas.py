@@ -88,7 +88,7 @@ def ort_schemas(check_release: Callable[[str, str], None] | None = None) -> list
     onnxruntime before 1.22 is built without operator docs: every doc is empty, and the views
     carry it empty (the gate reads an empty doc as unknown, never as a change)."""
     try:
-        import onnxruntime
+        import onnxruntime  # type: ignore[import-untyped,import-not-found,unused-ignore]
         from onnxruntime.capi import onnxruntime_pybind11_state as ort_state  # type: ignore[import-untyped,import-not-found,unused-ignore]
     except ImportError:
         raise not_installed("onnxruntime", "reading onnxruntime's operator table") from None
