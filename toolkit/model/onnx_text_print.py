@@ -141,6 +141,8 @@ def _node(node: TextNode, indent: str) -> str:
     if node.attributes:
         attrs = " <" + ", ".join(attribute_text(a, indent) for a in node.attributes) + ">"
     inputs = ", ".join(_name(i) for i in node.inputs)
+    if any(isinstance(a.value, GraphLiteral) for a in node.attributes):
+        return f"{outputs} = {op} ({inputs}){attrs}"  # a graph spans lines: after the inputs, as onnx's printer does
     return f"{outputs} = {op}{attrs} ({inputs})"
 
 
