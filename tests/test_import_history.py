@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import importlib.util
 import math
-import os
 import struct
 import subprocess
 import sys
@@ -394,10 +393,10 @@ def _bench() -> Any:
 @pytest.fixture(scope="module")
 def oldest_catalog() -> Path:
     """onnx 1.14.1's catalog, imported in a venv built with pip (first run: about a minute) and
-    kept in the history cache (OPSET_TOOLKIT_HISTORY_CACHE, else /work/hist, else
+    kept in the history cache (OPSET_TOOLKIT_HISTORY_CACHE, else
     ~/.cache/opset-toolkit-history); later runs import again only when the import code changed."""
     bench = _bench()
-    cache = Path(os.environ.get("OPSET_TOOLKIT_HISTORY_CACHE") or bench.default_cache())
+    cache = bench.default_cache()
     folder = cache / f"onnx-{OLDEST}"
     folder.mkdir(parents=True, exist_ok=True)
     try:

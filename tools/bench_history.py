@@ -41,31 +41,22 @@ ORT = [
 # every opset onnxruntime registers; `ignore_unknown=True` covers the rest).
 ORT_ONNX = "onnx==1.23.2"
 FOLDER = {"onnx": "onnx", "onnxruntime": "ort"}  # <cache>/onnx-1.14.1, <cache>/ort-1.16.3
-# The files whose change makes an imported catalog stale.
-IMPORT_CODE = [
-    "toolkit/onnx_bridge/importer.py",
-    "toolkit/onnx_bridge/import_functions.py",
-    "toolkit/onnx_bridge/function_nodes.py",
-    "toolkit/onnx_bridge/ort_schemas.py",
-    "toolkit/onnx_bridge/type_facts.py",
-    "toolkit/model/onnx_text.py",
-    "toolkit/model/onnx_text_print.py",
-    "toolkit/registry/releases.py",
-    "toolkit/data/onnx_releases.yaml",
-]
 
 
 def default_cache() -> Path:
-    if Path("/work/hist").is_dir():
-        return Path("/work/hist")
-    return Path.home() / ".cache" / "opset-toolkit-history"
+    return Path(
+        os.environ.get("OPSET_TOOLKIT_HISTORY_CACHE") or Path.home() / ".cache" / "opset-toolkit-history"
+    )
 
 
 def import_key() -> str:
+    """A digest of every file of the toolkit package (code, data overlays, schemas): an imported
+    catalog is stale when any of them changed. Derived from the package, not a list of the
+    modules the importer happens to use today (such a list goes stale when one is added)."""
     digest = hashlib.sha256()
-    for name in IMPORT_CODE:
-        path = ROOT / name
-        digest.update(name.encode() + b"\0" + (path.read_bytes() if path.exists() else b"") + b"\0")
+    package = ROOT / "toolkit"
+    for path in sorted(p for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
 
 
@@ -201,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
         "--cache",
         type=Path,
         default=None,
-        help="venvs and catalogs (default: /work/hist if it exists, else ~/.cache/opset-toolkit-history)",
+        help="venvs and catalogs (default: $OPSET_TOOLKIT_HISTORY_CACHE, else ~/.cache/opset-toolkit-history)",
     )
     parser.add_argument("--source", choices=["onnx", "onnxruntime", "all"], default="all")
     parser.add_argument(
