@@ -190,7 +190,11 @@ def test_missing_onnxruntime_and_unknown_runtime_are_usage_errors(tmp_path: Path
     ):
         proc = _opset(*args, hide_onnxruntime=True)
         assert proc.returncode == 2, (args, proc.stderr)
-        assert "onnxruntime is not installed" in proc.stderr and "Traceback" not in proc.stderr
+        assert (
+            "needs the onnxruntime package, which is not installed" in proc.stderr
+            and "opset-toolkit[onnx]" in proc.stderr
+            and "Traceback" not in proc.stderr
+        )
     for command in (
         ("check-model", "--runtime", "tensorrt-9", str(model)),
         ("compat", str(model), "--runtime", "tensorrt-9"),

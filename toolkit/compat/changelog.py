@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from toolkit.compat.engine import DiffContext
 from toolkit.compat.pairs import DomainPair, NewVersion, OperatorPair
-from toolkit.compat.rules.functions import _what as function_change
+from toolkit.compat.rules.functions import function_change
 from toolkit.model.change_compat import BREAKS_BC, BREAKS_NEITHER, finding_class
 from toolkit.model.change_kinds import SchemaChange
 from toolkit.model.node_moves import upgrade_blockers

@@ -9,12 +9,16 @@ from __future__ import annotations
 from toolkit.model.diagnostics import UsageError
 
 ONNX_EXTRA = "opset-toolkit[onnx]"
-INSTALL_ONNX = f"pip install '{ONNX_EXTRA}'"
+# The toolkit is not on PyPI yet: the extra is installed from a checkout or from git (README).
+INSTALL_ONNX = (
+    f"pip install -e '.[onnx]' in a checkout, or pip install '{ONNX_EXTRA} @ "
+    "git+https://github.com/opset-toolkit/opset-toolkit@<commit>'"
+)
 
 
 def not_installed(package: str, needed_for: str) -> UsageError:
     """The usage error (exit 2) for `package` (onnx or onnxruntime) missing when `needed_for` runs."""
     return UsageError(
-        f"{needed_for} needs the {package} package, which is not installed: {INSTALL_ONNX} "
-        f"installs onnx and onnxruntime for the model tools (from a checkout: pip install -e '.[onnx]')"
+        f"{needed_for} needs the {package} package, which is not installed\n"
+        f"  hint: the extra {ONNX_EXTRA} installs onnx and onnxruntime for the model tools: {INSTALL_ONNX}"
     )

@@ -31,6 +31,16 @@ def _body_change(old: FunctionBody, new: FunctionBody) -> str | None:
     return body_difference(old_nodes, old.opset_imports, new_nodes, new.opset_imports)
 
 
+def function_change(old: OpSchema, new: OpSchema) -> str | None:
+    """What changed in a version's function, with the first difference, or None: the words of
+    FUNCTION-BODY-CHANGED and of the changelog's entry."""
+    found = _what(old, new)
+    if found is None:
+        return None
+    what, detail = found
+    return what + (f": {detail}" if detail else "")
+
+
 def _what(old: OpSchema, new: OpSchema) -> tuple[str, str] | None:
     """(what changed, the detail) of a version's function, or None."""
     if old.function is None or new.function is None:
@@ -81,10 +91,10 @@ def function_body_changed(pair: OperatorPair) -> Iterator[Hit]:
             continue
         found = _what(old, schema)
         if found is not None:
-            what, detail = found
+            what, _detail = found
             yield Hit(
                 schema.id,
-                f"released version {schema.id} {what}" + (f": {detail}" if detail else ""),
+                f"released version {schema.id} {function_change(old, schema)}",
                 (schema.function or schema).location,
                 (old.function or old).location,
                 pair.domain.bump_hint(schema),
