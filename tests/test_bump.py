@@ -7,12 +7,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+from vision_copy import REPO, VISION, newest_opset, operator_older_than, since
 
 from toolkit import load_registry
 from toolkit.cli import main
 
-REPO = Path(__file__).resolve().parent.parent
-VISION = REPO / "opsets" / "com.acme.vision"
 ABC = REPO / "opsets" / "org.example.abc"
 DILATIONS = (
     "    attributes:\n      dilations: {type: ints, default: [1, 1], doc: Spacing between kernel taps.}\n"
@@ -47,33 +46,36 @@ def _snapshot(root: Path) -> dict[str, str]:
 
 def test_bump_adds_lines_only(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
     before = _snapshot(tree)
+    top = newest_opset(tree / "com.acme.vision")
+    new_opset, based_on = top.version + 1, since(tree, "FusedConv")
     assert main(["bump", "com.acme.vision.FusedConv", "--specs", str(tree)]) == 0
     out = capsys.readouterr().out
     after = _snapshot(tree)
     changed = sorted(k for k in after if after[k] != before[k])
     assert changed == ["com.acme.vision/FusedConv.yaml", "com.acme.vision/domain.yaml"]
     assert _only_insertions(before["com.acme.vision/domain.yaml"], after["com.acme.vision/domain.yaml"]) == [
-        "  - version: 4\n",
-        "    ir_version: 10\n",
+        f"  - version: {new_opset}\n",
+        f"    ir_version: {top.ir_version}\n",
     ]
     added = _only_insertions(
         before["com.acme.vision/FusedConv.yaml"], after["com.acme.vision/FusedConv.yaml"]
     )
-    assert added[0] == "  - since_version: 4\n"
-    assert "    based_on: 2\n" in added
+    assert added[0] == f"  - since_version: {new_opset}\n"
+    assert f"    based_on: {based_on}\n" in added
     assert added[-1] == "    adapter: {upgrade: []}\n"
     assert any("TODO(opset bump): list the steps" in line for line in added)
     assert after["com.acme.vision/FusedConv.yaml"].startswith(before["com.acme.vision/FusedConv.yaml"])
-    assert "bumped com.acme.vision.FusedConv to version 4 (based_on: 2)" in out
+    assert f"bumped com.acme.vision.FusedConv to version {new_opset} (based_on: {based_on})" in out
     end = before["com.acme.vision/FusedConv.yaml"].count("\n")  # the new version starts below
-    assert f"FusedConv.yaml:{end + 1}: write what changes in version 4" in out
+    assert f"FusedConv.yaml:{end + 1}: write what changes in version {new_opset}" in out
     assert f"FusedConv.yaml:{end + 8}: fill in the empty adapter stub" in out
 
     registry = load_registry([tree], cache=False)
     domain = registry.domain("com.acme.vision")
-    assert domain.versions == (1, 2, 3, 4) and domain.opset(4).ir_version == 10  # type: ignore[union-attr]
+    assert domain.versions == tuple(range(1, new_opset + 1))
+    assert domain.opset(new_opset).ir_version == top.ir_version  # type: ignore[union-attr]
     old, new = registry.versions("FusedConv", "com.acme.vision")[-2:]
-    assert (new.since_version, new.based_on) == (4, 2)
+    assert (new.since_version, new.based_on) == (new_opset, based_on)
     assert (new.inputs, new.attributes, new.type_constraints) == (
         old.inputs,
         old.attributes,
@@ -85,10 +87,13 @@ def test_bump_adds_lines_only(tree: Path, capsys: pytest.CaptureFixture[str]) ->
 
 def test_refusals(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
     before = _snapshot(tree)
+    top = newest_opset(tree / "com.acme.vision")
+    # an operator with no version in the newest opset yet: only "released" stops it joining
+    joiner = operator_older_than(tree, top.version)
     cases = [
         (
-            ["com.acme.vision.FusedConv", "--opset", "3"],
-            "not newer than every existing opset version (newest: 3)",
+            [f"com.acme.vision.{joiner}", "--opset", str(top.version)],
+            f"not newer than every existing opset version (newest: {top.version})",
         ),
         (
             ["com.acme.vision.Normalize", "--opset", "2"],
@@ -100,7 +105,10 @@ def test_refusals(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
         ),
         (["com.acme.vision.Blur"], "was removed in opset 3"),
         (["com.acme.vision.NoSuchOp"], "no operator 'NoSuchOp'"),
-        (["com.acme.vision.FusedConv", "--ir-version", "9"], "IR version 9 is lower than opset 3's 10"),
+        (
+            ["com.acme.vision.FusedConv", "--ir-version", str(top.ir_version - 1)],
+            f"IR version {top.ir_version - 1} is lower than opset {top.version}'s {top.ir_version}",
+        ),
         (["com.acme.vision.FusedConv:2"], "without :SINCE"),
     ]
     for args, message in cases:
@@ -112,20 +120,18 @@ def test_refusals(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_two_operators_into_one_new_opset(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    new_opset, normalize_newest = newest_opset(tree / "com.acme.vision").version + 1, since(tree, "Normalize")
+    opset = ["--opset", str(new_opset)]
     assert main(["bump", "com.acme.vision.FusedConv", "--specs", str(tree)]) == 0
-    # Opset 4 exists now; without a release table it counts as released unless told otherwise.
-    assert main(["bump", "com.acme.vision.Normalize", "--opset", "4", "--specs", str(tree)]) == 2
-    assert "pass --unreleased if opset 4 has not been released yet" in capsys.readouterr().err
-    assert (
-        main(["bump", "com.acme.vision.Normalize", "--opset", "4", "--unreleased", "--specs", str(tree)]) == 0
-    )
-    assert (
-        main(["bump", "com.acme.vision.FusedConv", "--opset", "4", "--unreleased", "--specs", str(tree)]) == 2
-    )
-    assert "already has a version with since_version 4" in capsys.readouterr().err
+    # The new opset exists now; without a release table it counts as released unless told otherwise.
+    assert main(["bump", "com.acme.vision.Normalize", *opset, "--specs", str(tree)]) == 2
+    assert f"pass --unreleased if opset {new_opset} has not been released yet" in capsys.readouterr().err
+    assert main(["bump", "com.acme.vision.Normalize", *opset, "--unreleased", "--specs", str(tree)]) == 0
+    assert main(["bump", "com.acme.vision.FusedConv", *opset, "--unreleased", "--specs", str(tree)]) == 2
+    assert f"already has a version with since_version {new_opset}" in capsys.readouterr().err
     registry = load_registry([tree], cache=False)
-    assert registry.domain("com.acme.vision").versions == (1, 2, 3, 4)
-    assert registry.versions("Normalize", "com.acme.vision")[-1].based_on == 3
+    assert registry.domain("com.acme.vision").versions == tuple(range(1, new_opset + 1))
+    assert registry.versions("Normalize", "com.acme.vision")[-1].based_on == normalize_newest
 
 
 def test_release_table_decides_what_is_released(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -209,6 +215,7 @@ def test_end_to_end_bump_edit_validate_diff_generate(
     shutil.copytree(VISION, base / "com.acme.vision")
     tree = tmp_path / "work"
     shutil.copytree(base, tree)
+    new_opset = newest_opset(tree / "com.acme.vision").version + 1
     gen = tmp_path / "generated"
     assert main(["generate", "--specs", str(tree), "--out", str(gen), "-q"]) == 0
 
@@ -227,9 +234,11 @@ def test_end_to_end_bump_edit_validate_diff_generate(
     assert "error[ADAPTER-MISSING]" in out and "attribute `dilations` added" in out
     assert "its `upgrade` list is empty" in out
     with pytest.raises(
-        ConversionError, match=r"FusedConv:4 declares no adapter \(its `upgrade` list is empty\)"
+        ConversionError, match=rf"FusedConv:{new_opset} declares no adapter \(its `upgrade` list is empty\)"
     ):
-        convert_model(_fused_conv_model(2), load_registry([tree], cache=False), {"com.acme.vision": 4})
+        convert_model(
+            _fused_conv_model(2), load_registry([tree], cache=False), {"com.acme.vision": new_opset}
+        )
 
     # The author fills in a real step: validate, gate and convert pass.
     real = "    adapter:\n      upgrade:\n        - {kind: set_attribute_if_absent, attribute: dilations, value: [1, 1]}\n"
@@ -238,7 +247,9 @@ def test_end_to_end_bump_edit_validate_diff_generate(
     assert main(["validate", str(tree)]) == 0
     assert _gate(tree, base) == 0, capsys.readouterr()  # a legal bump: new version with an adapter
     assert "0 error(s)" in capsys.readouterr().out
-    moved = convert_model(_fused_conv_model(2), load_registry([tree], cache=False), {"com.acme.vision": 4})
+    moved = convert_model(
+        _fused_conv_model(2), load_registry([tree], cache=False), {"com.acme.vision": new_opset}
+    )
     assert [(a.name, list(a.ints)) for a in moved.model.graph.node[0].attribute] == [("dilations", [1, 1])]
     assert main(["generate", "--specs", str(tree), "--out", str(gen), "--check"]) == 1  # outputs are stale
     assert main(["generate", "--specs", str(tree), "--out", str(gen), "-q"]) == 0

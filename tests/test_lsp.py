@@ -19,7 +19,10 @@ import pytest_lsp
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
+from vision_copy import operator_older_than
 
+from toolkit import load_registry
+from toolkit.model.released import open_opset
 from toolkit.model.rules import CATALOG
 from toolkit.reporting.catalog import all_rules
 
@@ -332,14 +335,18 @@ async def test_missing_opset_version_fix_and_bump_command_write_nothing(
     ]
     [edit] = add[0].edit.changes[(tree / DOMAIN).as_uri()]  # type: ignore[index,union-attr]
     assert "version: 7" in edit.new_text and "# A realistic vendor extension domain" in edit.new_text
-    # opset bump for the operator: the edit is handed to the editor, nothing is written by the server
-    other = tree / "opsets/com.acme.vision/GaussianBlur.yaml"
+    # opset bump for the operator: the edit is handed to the editor, nothing is written by the server.
+    # The operator is one with no version in the open opset yet (whatever the newest opset is).
+    registry = load_registry([tree / "opsets"], cache=False)
+    target = open_opset(registry.domain("com.acme.vision"), registry.releases)
+    name = operator_older_than(tree / "opsets", target, besides=("FusedConv",))
+    other = tree / f"opsets/com.acme.vision/{name}.yaml"
     other_uri = _open(client, other, other.read_text())
     await _diagnostics(client, other_uri, 1)
     message = await client.workspace_execute_command_async(
         lsp.ExecuteCommandParams(command="opset.bump", arguments=[other_uri])
     )
-    assert "bumped com.acme.vision.GaussianBlur" in str(message)
+    assert f"bumped com.acme.vision.{name} to version {target} " in str(message)
     [applied] = client.applied  # type: ignore[attr-defined]
     assert "based_on:" in applied.changes[other_uri][0].new_text
     assert _digest(tree) == before

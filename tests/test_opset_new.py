@@ -9,12 +9,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+from vision_copy import REPO, VISION, newest_opset
 
 from toolkit import load_registry
 from toolkit.cli import main
 
-REPO = Path(__file__).resolve().parent.parent
-VISION = REPO / "opsets" / "com.acme.vision"
 ABC = REPO / "opsets" / "org.example.abc"
 
 
@@ -23,15 +22,6 @@ def tree(tmp_path: Path) -> Path:
     """The shipped vendor domain without a release table: every opset counts as released."""
     shutil.copytree(VISION, tmp_path / "specs" / "com.acme.vision")
     return tmp_path / "specs"
-
-
-def _newest(tree: Path) -> tuple[int, int]:
-    """(newest declared opset of the copied vision domain, line of its `- version:` entry)."""
-    lines = (tree / "com.acme.vision" / "domain.yaml").read_text(encoding="utf-8").splitlines()
-    entries = [
-        (int(line.split(":")[1]), n) for n, line in enumerate(lines, 1) if line.startswith("  - version:")
-    ]
-    return entries[-1]
 
 
 def _files(root: Path) -> dict[str, bytes]:
@@ -67,7 +57,8 @@ def test_new_operator_validates_generates_and_passes_the_gate(
     before = domain_file.read_bytes()
 
     # the newest opset counts as released, so the open opset is the next, not declared yet.
-    newest, line = _newest(tree)
+    top = newest_opset(tree / "com.acme.vision")
+    newest, line = top.version, top.line
     err = _refused(["com.acme.vision.Sharpen", "--specs", str(tree)], capsys, tmp_path)
     assert f"domain.yaml:{line}:5: opset version {newest + 1} of com.acme.vision is not declared" in err
     assert "hint: pass --add-opset" in err
@@ -96,7 +87,7 @@ def test_new_operator_validates_generates_and_passes_the_gate(
 
 
 def test_unreleased_and_since_pick_a_declared_opset(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    newest, _ = _newest(tree)
+    newest = newest_opset(tree / "com.acme.vision").version
     assert main(["new", "com.acme.vision.Sharpen", "--unreleased", "--specs", str(tree)]) == 0
     assert f"since_version: {newest}\n" in (tree / "com.acme.vision" / "Sharpen.yaml").read_text(
         encoding="utf-8"
@@ -138,9 +129,8 @@ def test_names_yaml_would_read_as_other_values_are_quoted(
         name = "_inf"  # not an identifier otherwise; still a word to keep plain
     assert main(["new", f"com.acme.vision.{name}", "--unreleased", "--specs", str(tree)]) == 0
     assert main(["validate", str(tree)]) == 0, capsys.readouterr()
-    assert (
-        load_registry([tree], cache=False).get_schema(name, _newest(tree)[0], "com.acme.vision").name == name
-    )
+    opset = newest_opset(tree / "com.acme.vision").version
+    assert load_registry([tree], cache=False).get_schema(name, opset, "com.acme.vision").name == name
 
 
 def test_refuses_an_existing_operator_in_any_letter_case(
@@ -270,7 +260,7 @@ def test_generated_builder_keeps_an_attribute_passed_with_its_default(
     assert main(["validate", str(tree)]) == 0
     gen = tmp_path / "generated"
     assert main(["generate", "--specs", str(tree), "--out", str(gen), "--only", "python", "-q"]) == 0
-    found = _probe(gen / "python", "build", str(_newest(tree)[0]))
+    found = _probe(gen / "python", "build", str(newest_opset(tree / "com.acme.vision").version))
     assert found["explicit"] == [["amount", 1.0]]  # what the caller wrote, though it is the default
     assert found["omitted"] == []  # not passed: not on the node, the schema default applies
     assert found["other"] == [["amount", 2.5]]
