@@ -1,7 +1,7 @@
 """Schema-valid YAML documents -> frozen model objects (inheritance applied, type sets expanded).
 
-`Builder` turns the documents of one load into DomainSpec / OperatorSpec / Release objects and
-reports what only shows while building (unknown type sets, bad defaults, `based_on` targets,
+`Builder` turns the documents of one load into DomainSpec / OperatorSpec objects (release tables:
+`build_releases`) and reports what only shows while building (unknown type sets, bad defaults, `based_on` targets,
 file placement) as located diagnostics. `build_adapter` is shared with the adapter overlay reader.
 """
 
@@ -35,7 +35,6 @@ from toolkit.model.spec import (
     OpSchema,
     OpsetVersion,
     ParamOption,
-    Release,
     Status,
     TypeConstraint,
     TypeSource,
@@ -471,43 +470,6 @@ class Builder:
 
     def adapter(self, source: Source, at: tuple[str | int, ...], item: MarkedDict) -> Adapter:
         return build_adapter(item, lambda *path: source.loc(*at, *path))
-
-    # -- releases (the schema for this file kind lives with the release table feature) ---
-
-    def releases(self, sources: list[Source]) -> tuple[Release, ...]:
-        out: list[Release] = []
-        for source in sources:
-            self.diags.extend(whole_numbers(source, "releases"))
-            for index, row in enumerate(source.data.get("releases", [])):
-                out.append(
-                    Release(
-                        name=str(row["release"]),
-                        ir_version=row["ir_version"],
-                        opsets=self.release_opsets(source, index, row.get("opsets") or {}),
-                        location=source.loc("releases", index),
-                        doc=str(source.data.get("doc") or ""),
-                    )
-                )
-        return tuple(out)
-
-    def release_opsets(
-        self, source: Source, index: int, opsets: Mapping[str, int]
-    ) -> tuple[tuple[str, int], ...]:
-        """A release row's opsets by canonical domain; RELEASE-DOMAIN-TWICE when two keys name one
-        domain (`""` and `ai.onnx`), the later key dropped."""
-        seen: dict[str, str] = {}
-        for key in opsets:
-            name = canonical_domain(key)
-            if name in seen:
-                self.error(
-                    "RELEASE-DOMAIN-TWICE",
-                    f"release row names domain '{display_domain(name)}' twice ('{seen[name]}' and '{key}')",
-                    source.loc("releases", index, "opsets", key, key=True),
-                    'keep one entry per domain: "" and ai.onnx are both the default domain',
-                )
-                continue
-            seen[name] = key
-        return tuple(sorted((canonical_domain(key), opsets[key]) for key in seen.values()))
 
 
 def _doc_at(source: Source, item: Mapping[str, Any], at: tuple[str | int, ...]) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from toolkit.load import parallel, schema_fast
 from toolkit.load.build import Builder
+from toolkit.load.build_releases import build_releases
 from toolkit.load.discovery import (
     DOMAIN_FILE,
     classify,
@@ -134,7 +135,7 @@ def load_files(
 
     builder = Builder(diags, broken_domain_folders)
     domains = builder.domains(meta["domain"])
-    releases = builder.releases(meta["releases"])
+    releases = build_releases(meta["releases"], diags)
     reader = _OperatorReader(show, domains, broken_domain_folders, check_operator, contents)
     numbered = list(enumerate(op_files))
     if workers > 1:
