@@ -341,12 +341,16 @@ def test_vendor_domain_model_onnx_passes_unchecked(registry: Registry) -> None:
 
 
 def test_catalog_is_imported_once_per_onnx_version(tmp_path: Path) -> None:
-    from toolkit.onnx_bridge.catalog import CATALOG_FORMAT, catalog_dir, onnx_unchecked_attributes
+    from toolkit.onnx_bridge.catalog import (
+        CATALOG_FORMAT,
+        catalog_dir,
+        data_digest,
+        onnx_unchecked_attributes,
+    )
 
     first = catalog_dir(tmp_path)
-    assert (
-        first.name == f"onnx-catalog-{onnx.__version__}-f{CATALOG_FORMAT}" and (first / ".complete").exists()
-    )
+    name = f"onnx-catalog-{onnx.__version__}-d{data_digest()}-f{CATALOG_FORMAT}"
+    assert first.name == name and (first / ".complete").exists()
     stamp = (first / ".complete").stat().st_mtime_ns
     assert catalog_dir(tmp_path) == first and (first / ".complete").stat().st_mtime_ns == stamp
     assert onnx_unchecked_attributes(tmp_path) == _UNCHECKED

@@ -281,7 +281,8 @@ def test_toolkit_neither_unpickles_nor_executes_from_the_cache() -> None:
             continue
         text = path.read_text(encoding="utf-8")
         rel = path.relative_to(REPO).as_posix()
-        if re.search(r"^\s*(import marshal|from marshal)|\bexec\(|\beval\(", text, re.M):
+        # the builtins, not a method of that name (the shape engine's `Run.eval`)
+        if re.search(r"^\s*(import marshal|from marshal)|(?<![.\w])(?<!def )(exec|eval)\(", text, re.M):
             offenders.append(rel)
         if re.search(r"^\s*(import pickle|from pickle|import copyreg)|\bpickle\.loads?\(", text, re.M):
             offenders.append(rel)

@@ -157,7 +157,9 @@ def specs_from_args(
     positional paths, such as validate's: the same as `--specs`), each one checked to exist."""
     given = [*also, *(args.specs or ())]
     for index, value in enumerate(given):
-        if not Path(value).exists():
+        # an entry that exists at all (a FIFO, a device, a broken or looping link too): the
+        # loader reads it and reports what it is, located (`load.discovery.discover`)
+        if not os.path.lexists(value):
             option = "" if index < len(also) else "--specs "
             raise UsageError(f"{option}{value}: no such file or directory")
     return spec_paths(given, required=required)

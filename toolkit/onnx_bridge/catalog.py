@@ -8,6 +8,8 @@ vendor specs given with `--specs` are added on top (a vendor tree may even repla
 
 from __future__ import annotations
 
+import hashlib
+
 import atexit
 import os
 import shutil
@@ -49,10 +51,20 @@ def catalog_dir(cache_root: str | os.PathLike[str] | None = None) -> Path:
         unchecked = "".join(f"{i}\n" for i in probe_unchecked_attributes())
         (folder / UNCHECKED_FILE).write_text(unchecked, "utf-8")
 
-    from toolkit.onnx_bridge.shape_overlay import overlay_digest
+    # The toolkit's data overlays (shapes, adapters, replacements, release facts) are written into
+    # the import, so an edit of any of them is a new catalog.
+    return imported_dir("onnx-catalog", f"{onnx_version()}-d{data_digest()}", fill, cache_root)
 
-    # The shape overlay is written into the import, so an edit of it is a new catalog.
-    return imported_dir("onnx-catalog", f"{onnx_version()}-s{overlay_digest()}", fill, cache_root)
+
+DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+
+
+def data_digest(folder: Path = DATA_DIR) -> str:
+    """A short digest of every file under the toolkit's data folder (names and bytes)."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:12]
 
 
 def imported_dir(
