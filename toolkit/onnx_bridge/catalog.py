@@ -8,9 +8,8 @@ vendor specs given with `--specs` are added on top (a vendor tree may even repla
 
 from __future__ import annotations
 
-import hashlib
-
 import atexit
+import hashlib
 import os
 import shutil
 import tempfile
