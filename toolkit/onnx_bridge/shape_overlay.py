@@ -20,7 +20,13 @@ from toolkit.shapes.static import Scope, check_rule
 __all__ = ["SHAPES_DIR", "ShapeEntry", "add_shape_rules", "load_shape_overlay", "overlay_digest", "rules_for"]
 
 SHAPES_DIR = Path(__file__).resolve().parent.parent / "data" / "onnx_shapes"
-_FILES = {"": "ai.onnx.yaml"}
+# One file per onnx domain the catalog imports (toolkit.onnx_bridge.catalog.ONNX_DOMAINS).
+_FILES = {
+    "": "ai.onnx.yaml",
+    "ai.onnx.ml": "ai.onnx.ml.yaml",
+    "ai.onnx.preview": "ai.onnx.preview.yaml",
+    "ai.onnx.preview.training": "ai.onnx.preview.training.yaml",
+}
 _ATTR_KINDS = {"INT": "num", "INTS": "list", "STRING": "str", "FLOAT": "float"}
 
 
