@@ -66,7 +66,11 @@ def shape_rules(specs: SpecSet, domains: dict[str, DomainSpec]) -> Iterator[Diag
 
 def _version_problems(schema: OpSchema) -> Iterator[Diagnostic]:
     scope = scope_of(schema)
-    rules = [(f"output '{p.name}'", p.shape, "list") for p in schema.outputs if p.shape is not None]
+    rules = [
+        (f"output '{p.name}'", p.shape, "shapes" if p.is_variadic else "list")
+        for p in schema.outputs
+        if p.shape is not None
+    ]
     rules += [("shape_requires", r, "bool") for r in schema.shape_requires]
     for what, text, want in rules:
         try:
@@ -99,7 +103,8 @@ def _version_problems(schema: OpSchema) -> Iterator[Diagnostic]:
 def _constant(node: object) -> bool:
     """No input, attribute or data-dependent built-in in the tree: its value is the same for every node."""
     return not any(
-        isinstance(n, (Name, Attr)) or (isinstance(n, Call) and n.name in ("fresh", "value", "present"))
+        isinstance(n, (Name, Attr))
+        or (isinstance(n, Call) and n.name in ("fresh", "value", "present", "output_count"))
         for n in names_in(node)  # type: ignore[arg-type]
     )
 

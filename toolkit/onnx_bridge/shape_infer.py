@@ -129,7 +129,12 @@ def infer_model_shapes(model: Any, registry: Registry) -> ShapeResult:
         }
         attributes = {a.name: _attribute(a) for a in node.attribute}
         inferred = infer(
-            schema, bound, {k: v for k, v in attributes.items() if v is not ABSENT}, constants, fresh
+            schema,
+            bound,
+            {k: v for k, v in attributes.items() if v is not ABSENT},
+            constants,
+            fresh,
+            outputs=len(node.output),
         )
         path = f"graph/node[{index}]" + (f"({node.name})" if node.name else "")
         result.findings.extend((path, message) for message in inferred.findings)

@@ -97,7 +97,9 @@ def rules_for(schema: Any) -> Iterator[tuple[tuple[str, ...], tuple[tuple[str, s
         requires = tuple((text.format(*names), message) for text, message in entry.requires)
         for alternative in entry.alternatives:
             rules = tuple(text.format(*names) for text in alternative)[: len(schema.outputs)]
-            if _fits(rules, "list", scope) and _fits([r for r, _ in requires], "bool", scope):
+            wants = ["shapes" if str(p.option).endswith("Variadic") else "list" for p in schema.outputs]
+            fits = all(_fits([rule], want, scope) for rule, want in zip(rules, wants))
+            if fits and _fits([r for r, _ in requires], "bool", scope):
                 yield rules, requires
                 return
 

@@ -12,7 +12,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from toolkit.shapes.values import ABSENT, Dim, Shape, Sym, Value, arith, bounded, same_dim
+from toolkit.shapes.builtins_ops import conv_transpose_out, einsum, split
+from toolkit.shapes.values import ABSENT, Dim, Shape, Sym, Value, arith, axis_in, bounded, is_int, same_dim
 
 __all__ = ["BUILTINS", "Builtin", "Context", "broadcast_dims"]
 
@@ -24,6 +25,7 @@ class Context(Protocol):
     def fresh(self) -> Sym: ...
     def value(self, name: str) -> Value: ...
     def present(self, name: str) -> bool: ...
+    def output_count(self) -> int | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,10 +57,6 @@ class Builtin:
 
     def param(self, index: int) -> str:
         return self.params[min(index, len(self.params) - 1)].rstrip("*")
-
-
-def _ints(value: Value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def broadcast_dims(ctx: Context, shapes: Sequence[Shape]) -> Shape:
@@ -152,7 +150,7 @@ def _window(ctx: Context, args: Sequence[Value], ceil_mode: Value) -> Value:
     out: list[Dim] = []
     for i in range(n):
         size, k, s, d = spatial[i], kernel[i], strides[i], dilations[i]
-        if not (_ints(size) and _ints(k) and _ints(s) and _ints(d)) or s <= 0 or d <= 0:
+        if not (is_int(size) and is_int(k) and is_int(s) and is_int(d)) or s <= 0 or d <= 0:
             out.append(None)
             continue
         assert isinstance(size, int) and isinstance(k, int) and isinstance(s, int) and isinstance(d, int)
@@ -164,7 +162,7 @@ def _window(ctx: Context, args: Sequence[Value], ceil_mode: Value) -> Value:
             begin = end = 0
         else:
             begin, end = pads[i], pads[i + n]
-            if not (_ints(begin) and _ints(end)):
+            if not (is_int(begin) and is_int(end)):
                 out.append(None)
                 continue
         assert isinstance(begin, int) and isinstance(end, int)
@@ -191,9 +189,9 @@ def _reshape(ctx: Context, args: Sequence[Value]) -> Value:
     for i, t in enumerate(target):
         if t == 0 and allowzero != 1:
             out.append(data[i] if isinstance(data, tuple) and i < len(data) else None)
-        elif _ints(t) and (t == -1 or t >= 0):
+        elif is_int(t) and (t == -1 or t >= 0):
             out.append(t)
-        elif _ints(t):
+        elif is_int(t):
             ctx.report(f"the new shape has a negative size {t}")
             return None
         else:
@@ -220,13 +218,10 @@ def _product(dims: Shape) -> Dim:
 
 
 def _normalize_axis(ctx: Context, axis: Value, rank: Value) -> Dim:
-    if not _ints(axis) or not _ints(rank):
-        return None
-    assert isinstance(axis, int) and isinstance(rank, int)
-    if not -rank <= axis < rank:
+    at = axis_in(axis, rank)
+    if at is None and is_int(axis) and is_int(rank):
         ctx.report(f"axis {axis} is out of range for rank {rank}")
-        return None
-    return axis + rank if axis < 0 else axis
+    return at
 
 
 def _normalize_axes(ctx: Context, args: Sequence[Value]) -> Value:
@@ -314,7 +309,9 @@ def _fold(op: str, start: Dim) -> Callable[[Context, Sequence[Value]], Value]:
 
 def _extreme(pick: Callable[[int, int], int]) -> Callable[[Context, Sequence[Value]], Value]:
     def run(ctx: Context, args: Sequence[Value]) -> Value:
-        if not all(_ints(a) for a in args):
+        if len(args) == 1 and isinstance(args[0], tuple):
+            args = args[0]  # max(L): the largest item of a list
+        if not args or not all(is_int(a) for a in args):
             return None
         result = args[0]
         for arg in args[1:]:
@@ -326,7 +323,7 @@ def _extreme(pick: Callable[[int, int], int]) -> Callable[[Context, Sequence[Val
 
 def _ceil_div(ctx: Context, args: Sequence[Value]) -> Value:
     a, b = args[0], args[1]
-    if _ints(a) and _ints(b) and b != 0:
+    if is_int(a) and is_int(b) and b != 0:
         return bounded(-(-a // b))  # type: ignore[operator]
     return a if isinstance(a, Sym) and b == 1 else None
 
@@ -395,8 +392,31 @@ _TABLE = (
     ),
     Builtin("sum", ("list",), "num", _fold("+", 0), summary="sum of a list"),
     Builtin("prod", ("list",), "num", _fold("*", 1), summary="product of a list"),
-    Builtin("max", ("num", "num*"), "num", _extreme(max), summary="the largest"),
-    Builtin("min", ("num", "num*"), "num", _extreme(min), summary="the smallest"),
+    Builtin("max", ("nums", "num*"), "num", _extreme(max), summary="the largest of numbers, or of a list"),
+    Builtin("min", ("nums", "num*"), "num", _extreme(min), summary="the smallest of numbers, or of a list"),
+    Builtin(
+        "output_count",
+        (),
+        "num",
+        lambda ctx, args: ctx.output_count(),
+        summary="the number of outputs the node gives",
+    ),
+    Builtin(
+        "split",
+        ("list", "num", "list", "num"),
+        "shapes",
+        split,
+        summary="Split's outputs: (X, axis, sizes or [] for equal pieces, count)",
+    ),
+    Builtin("einsum", ("shapes", "str"), "list", einsum, summary="Einsum's output: (shapes, equation)"),
+    Builtin(
+        "conv_transpose_out",
+        ("list", "list", "list", "list", "list", "list", "list", "str"),
+        "list",
+        conv_transpose_out,
+        summary="spatial sizes of a transposed convolution: conv_out's first five, output_padding, "
+        "output_shape, auto_pad",
+    ),
     Builtin("ceil_div", ("num", "num"), "num", _ceil_div, summary="division rounded up"),
     Builtin(
         "reverse",

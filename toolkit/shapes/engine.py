@@ -52,7 +52,7 @@ def parsed(text: str) -> Node | None:
 
 @dataclass(frozen=True, slots=True)
 class Inference:
-    outputs: tuple[Shape, ...]  # one per formal output; None: no rule, or not known
+    outputs: tuple[Shape, ...]  # one per formal output (see infer); None: no rule, or not known
     findings: tuple[str, ...]
     has_rule: tuple[bool, ...] = ()
 
@@ -83,20 +83,32 @@ def infer(
     attributes: Mapping[str, Value],
     values: Mapping[str, tuple[int, ...]],
     fresh: Callable[[], Sym],
+    outputs: int | None = None,
 ) -> Inference:
     """Evaluate every rule of `schema`: `inputs` by formal name (bind_inputs), `attributes` as the
-    node sets them (defaults filled in here), `values` the constant inputs' contents."""
-    run = _Run(inputs, {**attribute_defaults(schema), **attributes}, values, fresh)
+    node sets them (defaults filled in here), `values` the constant inputs' contents, `outputs`
+    the number of outputs the node gives (`output_count()`).
+
+    `Inference.outputs` has one shape per formal output; when `outputs` is given and the last
+    formal output is variadic, its rule gives a list of shapes and that output is expanded into
+    one entry per value the node gives (unknown when the rule's list is not that long)."""
+    run = _Run(inputs, {**attribute_defaults(schema), **attributes}, values, fresh, outputs)
     for require in schema.shape_requires:
         if run.evaluate(require) is False:
             run.report(require.message or f"the constraint '{require.text}' does not hold")
     shapes: list[Shape] = []
-    for param in schema.outputs:
+    has_rule: list[bool] = []
+    for index, param in enumerate(schema.outputs):
         result = run.evaluate(param.shape) if param.shape is not None else None
+        if param.is_variadic and outputs is not None:
+            count = max(outputs - index, 0)
+            items = result if isinstance(result, tuple) and len(result) == count else (None,) * count
+            shapes.extend(_as_shape(item) for item in items)
+            has_rule.extend([param.shape is not None] * count)
+            break
         shapes.append(_as_shape(result))
-    return Inference(
-        tuple(shapes), tuple(dict.fromkeys(run.findings)), tuple(p.shape is not None for p in schema.outputs)
-    )
+        has_rule.append(param.shape is not None)
+    return Inference(tuple(shapes), tuple(dict.fromkeys(run.findings)), tuple(has_rule))
 
 
 def _as_shape(value: Value) -> Shape:
@@ -117,11 +129,13 @@ class _Run:
         attributes: Mapping[str, Value],
         values: Mapping[str, tuple[int, ...]],
         fresh: Callable[[], Sym],
+        outputs: int | None = None,
     ) -> None:
         self.inputs = inputs
         self.attributes = attributes
         self.values = values
         self.fresh = fresh
+        self.outputs = outputs
         self.findings: list[str] = []
         self.steps = 0
 
@@ -136,6 +150,9 @@ class _Run:
 
     def present(self, name: str) -> bool:
         return self.inputs.get(name, ABSENT) is not ABSENT
+
+    def output_count(self) -> int | None:
+        return self.outputs
 
     # -- evaluation
     def evaluate(self, text: ShapeText) -> Value:

@@ -62,12 +62,15 @@ def scope_of(schema: OpSchema) -> Scope:
 
 
 def check_rule(node: Node, scope: Scope, want: str) -> list[Problem]:
-    """The problems of one rule; `want` is the kind it must give ("list" for a shape, "bool" for a
-    constraint)."""
+    """The problems of one rule; `want` is the kind it must give ("list" for a shape, "shapes" for
+    a variadic output, "bool" for a constraint)."""
     checker = _Checker(scope)
     kind = checker.kind(node, {})
     if not checker.problems and not _fits(kind, want):
-        what = "a shape (a list of dimensions)" if want == "list" else "a condition (true or false)"
+        what = {
+            "list": "a shape (a list of dimensions)",
+            "shapes": "a list of shapes, one per value of the variadic output",
+        }.get(want, "a condition (true or false)")
         checker.fail("SHAPE-TYPE", f"the rule gives {_say(kind)}; it must give {what}", node.pos, _HINT_TYPE)
     return checker.problems
 
@@ -83,11 +86,17 @@ def _say(kind: str) -> str:
         "bool": "a condition",
         "str": "a string",
         "float": "a float",
+        "nums": "numbers or one list",
     }.get(kind, "a value")
 
 
 def _fits(kind: str, want: str) -> bool:
-    return kind == want or "any" in (kind, want) or (want == "many" and kind in ("list", "shapes"))
+    return (
+        kind == want
+        or "any" in (kind, want)
+        or (want == "many" and kind in ("list", "shapes"))
+        or (want == "nums" and kind in ("num", "list"))
+    )
 
 
 def _join(a: str, b: str) -> str:

@@ -16,7 +16,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["ABSENT", "LIMIT", "Absent", "Dim", "Shape", "Sym", "Value", "arith", "dims_equal", "same_dim"]
+__all__ = [
+    "ABSENT",
+    "LIMIT",
+    "Absent",
+    "Dim",
+    "Shape",
+    "Sym",
+    "Value",
+    "arith",
+    "axis_in",
+    "dims_equal",
+    "is_int",
+    "same_dim",
+]
 
 LIMIT = 2**62
 
@@ -50,6 +63,22 @@ ABSENT = Absent()
 Dim = int | Sym | None
 Shape = tuple[Dim, ...] | None
 Value = object  # Dim | Shape | tuple[Shape, ...] | bool | str | float | Absent
+
+
+def is_int(value: Value) -> bool:
+    """An int that is a number, not a bool."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def axis_in(axis: Value, rank: Value) -> int | None:
+    """`axis` counted from the front (a negative one from the end), or None when it is not an int
+    or not in [-rank, rank)."""
+    if not is_int(axis) or not is_int(rank):
+        return None
+    assert isinstance(axis, int) and isinstance(rank, int)
+    if not -rank <= axis < rank:
+        return None
+    return axis + rank if axis < 0 else axis
 
 
 def bounded(value: int) -> int | None:

@@ -1,0 +1,163 @@
+"""Built-ins of the shape language that compute one operator family's sizes (Split, Einsum,
+ConvTranspose), kept apart from the general ones in `builtins` (which lists them in its table).
+
+Like every built-in they never raise on a node's shapes: what they cannot know is unknown, and
+what cannot be right is a finding reported through the context.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from toolkit.shapes.values import Dim, Shape, Value, arith, axis_in, bounded, is_int, same_dim
+
+if TYPE_CHECKING:
+    from toolkit.shapes.builtins import Context
+
+__all__ = ["conv_transpose_out", "einsum", "split"]
+
+MAX_EQUATION = 256  # characters of an Einsum equation read (an attribute of an untrusted model)
+
+
+def split(ctx: Context, args: Sequence[Value]) -> Value:
+    """`split(X, axis, sizes, count)`: the shapes of X cut along `axis` into pieces of `sizes`, or,
+    with no sizes (`[]`), into `count` pieces of ceil(size / count) (the last one smaller)."""
+    data, axis, sizes, count = args
+    if not isinstance(data, tuple) or not isinstance(sizes, tuple):
+        return None
+    at = axis_in(axis, len(data))
+    if at is None:
+        if is_int(axis):
+            ctx.report(f"axis {axis} is out of range for rank {len(data)}")
+        return None
+    size = data[at]
+    if sizes:
+        if is_int(count) and count != len(sizes):
+            ctx.report(f"{len(sizes)} split sizes for {count} outputs")
+            return None
+        total: Dim = 0
+        for piece in sizes:
+            total = arith("+", total, piece)
+        if isinstance(total, int) and isinstance(size, int) and total != size:
+            ctx.report(f"the split sizes add up to {total}, the axis has {size}")
+            return None
+        pieces: tuple[Dim, ...] = sizes
+    else:
+        if not is_int(count) or count <= 0:  # type: ignore[operator]
+            return None
+        assert isinstance(count, int)
+        chunk = arith("+", arith("//", arith("-", size, 1), count), 1) if isinstance(size, int) else None
+        if count == 1:
+            pieces = (size,)
+        elif isinstance(size, int) and isinstance(chunk, int):
+            pieces = tuple(max(min(chunk, size - k * chunk), 0) for k in range(count))
+        else:
+            pieces = (None,) * count
+    return tuple((*data[:at], piece, *data[at + 1 :]) for piece in pieces)
+
+
+_TERM = re.compile(r"^(?:[A-Za-z]|\.\.\.)*$")
+
+
+def _letters(term: str) -> list[str]:
+    """A term's labels in order, `...` as one label."""
+    return re.findall(r"\.\.\.|[A-Za-z]", term)
+
+
+def einsum(ctx: Context, args: Sequence[Value]) -> Value:
+    """`einsum(shapes, equation)`: the output shape of Einsum (explicit `->` or implicit: the
+    ellipsis' sizes, then the labels used once, in alphabetical order)."""
+    shapes, equation = args
+    if not isinstance(shapes, tuple) or not isinstance(equation, str) or len(equation) > MAX_EQUATION:
+        return None
+    text = equation.replace(" ", "")
+    left, arrow, right = text.partition("->")
+    terms = left.split(",")
+    if len(terms) != len(shapes) or not all(_TERM.match(t) for t in (*terms, right)):
+        return None
+    sizes: dict[str, Dim] = {}
+    ellipses: list[Shape] = []
+    counts: dict[str, int] = {}
+    for term, shape in zip(terms, shapes):
+        if not isinstance(shape, tuple):
+            return None
+        labels = _letters(term)
+        dots = len(shape) - (len(labels) - labels.count("..."))
+        if labels.count("...") > 1 or dots < 0 or (dots and "..." not in labels):
+            ctx.report(f"the term '{term}' does not fit an input of rank {len(shape)}")
+            return None
+        at = 0
+        for label in labels:
+            if label == "...":
+                ellipses.append(shape[at : at + dots])
+                at += dots
+                continue
+            dim = shape[at]
+            at += 1
+            counts[label] = counts.get(label, 0) + 1
+            if label not in sizes:
+                sizes[label] = dim
+                continue
+            same = same_dim(sizes[label], dim)
+            if same is False and 1 not in (sizes[label], dim):
+                ctx.report(f"the label '{label}' has sizes {sizes[label]} and {dim}")
+                return None
+            if not same:
+                sizes[label] = None  # a symbol, or a size 1 some runtimes broadcast: not known
+    from toolkit.shapes.builtins import broadcast_dims
+
+    dotted = broadcast_dims(ctx, ellipses) if ellipses else ()
+    if dotted is None:
+        return None
+    if not arrow:
+        right = "..." + "".join(sorted(label for label, n in counts.items() if n == 1))
+    out: list[Dim] = []
+    for label in _letters(right):
+        if label == "...":
+            out.extend(dotted)
+        elif label in sizes:
+            out.append(sizes[label])
+        else:
+            ctx.report(f"the output label '{label}' is in no input")
+            return None
+    return tuple(out)
+
+
+def conv_transpose_out(ctx: Context, args: Sequence[Value]) -> Value:
+    """`conv_transpose_out(sizes, kernel, pads, strides, dilations, output_padding, output_shape,
+    auto_pad)`: the spatial sizes of a transposed convolution; an `output_shape` given is taken."""
+    spatial, kernel, pads, strides, dilations, extra, wanted, auto_pad = args
+    if not isinstance(spatial, tuple) or not isinstance(kernel, tuple):
+        return None
+    n = len(spatial)
+    if isinstance(wanted, tuple) and wanted:
+        return wanted if len(wanted) == n else None
+    if len(kernel) != n:
+        ctx.report(f"the kernel has {len(kernel)} spatial dimensions, the input {n}")
+        return None
+    pads = pads if isinstance(pads, tuple) and pads else (0,) * (2 * n)
+    strides = strides if isinstance(strides, tuple) and strides else (1,) * n
+    dilations = dilations if isinstance(dilations, tuple) and dilations else (1,) * n
+    extra = extra if isinstance(extra, tuple) and extra else (0,) * n
+    if len(pads) != 2 * n or len(strides) != n or len(dilations) != n or len(extra) != n:
+        ctx.report(f"pads, strides, dilations and output_padding do not match the {n} spatial dimensions")
+        return None
+    out: list[Dim] = []
+    for i in range(n):
+        values = (spatial[i], kernel[i], strides[i], dilations[i], extra[i], pads[i], pads[i + n])
+        if not all(is_int(v) for v in values):
+            out.append(None)
+            continue
+        size, k, s, d, more, begin, end = values
+        assert isinstance(size, int) and isinstance(k, int) and isinstance(s, int) and isinstance(d, int)
+        assert isinstance(more, int) and isinstance(begin, int) and isinstance(end, int)
+        if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+            out.append(bounded(size * s))
+            continue
+        if auto_pad == "VALID":
+            begin = end = 0
+        total = s * (size - 1) + more + (k - 1) * d + 1 - begin - end
+        out.append(bounded(total) if total >= 0 else None)
+    return tuple(out)
