@@ -6,7 +6,9 @@ version is resolved in the registry (the imported onnx catalog with its shape ov
 vendor specs) and its rules evaluated by `toolkit.shapes.engine`. Element types come from the
 type inference check-model runs (`check.inference.infer_types`). Constant inputs (integer
 initializers and Constant nodes, at most `MAX_CONSTANT` elements) feed the rules' `value(I)`.
-Nothing of the model is executed. Not yet: subgraphs (If, Loop, Scan bodies) and model-local
+Subgraphs are walked with their outer graphs' values in scope: If's outputs are what both
+branches agree on, Loop's and Scan's states what the body keeps, their scan outputs the body's
+slices with the iteration axis added. Nothing of the model is executed. Not yet: model-local
 functions are left as they are.
 """
 
@@ -14,7 +16,8 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Sequence
+from collections import ChainMap
+from collections.abc import Callable, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +25,7 @@ from toolkit.model.types import ELEMENT_TYPE_NUMBERS
 from toolkit.onnx_bridge.graph import opset_imports
 from toolkit.registry.core import Registry
 from toolkit.shapes.engine import MAX_LIST, bind_inputs, infer
-from toolkit.shapes.values import ABSENT, Shape, Sym, Value
+from toolkit.shapes.values import ABSENT, Dim, Shape, Sym, Value, axis_in
 
 __all__ = [
     "MAX_CONSTANT",
@@ -43,6 +46,8 @@ _INT_TYPES = {
 class ShapeResult:
     shapes: dict[str, Shape] = field(default_factory=dict)  # value name -> shape (None: rank unknown)
     findings: list[tuple[str, str]] = field(default_factory=list)  # (node path, message)
+    # (a subgraph's GraphProto, the shapes of its own values)
+    subgraphs: list[tuple[Any, dict[str, Shape]]] = field(default_factory=list)
 
 
 def registry_for(specs: Registry | Sequence[str | os.PathLike[str]] | None) -> Registry:
@@ -55,6 +60,10 @@ def registry_for(specs: Registry | Sequence[str | os.PathLike[str]] | None) -> R
 
 
 def _shape_of(type_proto: Any) -> Shape:
+    """A tensor's shape; an optional tensor's is the shape of the tensor it holds (only
+    OptionalGetElement's rule reads it: a value is written only where its type is a tensor)."""
+    if type_proto.WhichOneof("value") == "optional_type":
+        type_proto = type_proto.optional_type.elem_type
     if type_proto.WhichOneof("value") != "tensor_type" or not type_proto.tensor_type.HasField("shape"):
         return None
     dims: list[int | Sym | None] = []
@@ -92,34 +101,65 @@ def _attribute(attr: Any) -> Value:
 
 
 def infer_model_shapes(model: Any, registry: Registry) -> ShapeResult:
-    """Every value's shape the rules give over the main graph, and the constraints' findings."""
+    """Every value's shape the rules give over the main graph and its subgraphs (If, Loop, Scan),
+    and the constraints' findings."""
     result = ShapeResult()
-    shapes, values = result.shapes, {}
-    graph = model.graph
-    for info in (*graph.input, *graph.value_info):
-        shapes[info.name] = _shape_of(info.type)
-    for tensor in graph.initializer:
-        shapes[tensor.name], constant = _constant(tensor)
-        if constant is not None:
-            values[tensor.name] = constant
-    imports = opset_imports(model.opset_import)
     counter = itertools.count()
 
     def fresh() -> Sym:
         return Sym(f"opset_unk__{next(counter)}")
 
-    for index, node in enumerate(graph.node):
-        if node.op_type == "Constant" and node.domain in ("", "ai.onnx") and len(node.output) == 1:
-            tensors = [a.t for a in node.attribute if a.name == "value" and a.HasField("t")]
-            if tensors:
-                shapes[node.output[0]], constant = _constant(tensors[0])
-                if constant is not None:
-                    values[node.output[0]] = constant
-            continue
-        version = imports.get(node.domain or "")
-        schema = registry.find_schema(node.op_type, version, node.domain) if version is not None else None
+    walk = _Walk(registry, opset_imports(model.opset_import), result, fresh)
+    walk.graph(model.graph, result.shapes, {}, "graph")
+    return result
+
+
+Scope = MutableMapping[str, Shape]
+
+
+class _Walk:
+    """One pass over a graph's nodes in order; a subgraph sees its outer graphs' values (a
+    ChainMap over them) and its own are kept apart (`ShapeResult.subgraphs`)."""
+
+    def __init__(
+        self, registry: Registry, imports: dict[str, int], result: ShapeResult, fresh: Callable[[], Sym]
+    ) -> None:
+        self.registry = registry
+        self.imports = imports
+        self.result = result
+        self.fresh = fresh
+
+    def graph(
+        self, graph: Any, shapes: Scope, values: MutableMapping[str, tuple[int, ...]], path: str
+    ) -> None:
+        for info in (*graph.input, *graph.value_info):
+            shapes[info.name] = _merge(shapes.get(info.name), _shape_of(info.type))
+        for tensor in graph.initializer:
+            shapes[tensor.name], constant = _constant(tensor)
+            if constant is not None:
+                values[tensor.name] = constant
+        for index, node in enumerate(graph.node):
+            where = f"{path}/node[{index}]" + (f"({node.name})" if node.name else "")
+            self.node(node, shapes, values, where)
+
+    def node(self, node: Any, shapes: Scope, values: MutableMapping[str, tuple[int, ...]], path: str) -> None:
+        if node.domain in ("", "ai.onnx"):
+            if node.op_type == "Constant" and len(node.output) == 1:
+                tensors = [a.t for a in node.attribute if a.name == "value" and a.HasField("t")]
+                if tensors:
+                    shapes[node.output[0]], constant = _constant(tensors[0])
+                    if constant is not None:
+                        values[node.output[0]] = constant
+                return
+            if node.op_type in ("If", "Loop", "Scan"):
+                self.control(node, shapes, values, path)
+                return
+        version = self.imports.get(node.domain or "")
+        schema = (
+            self.registry.find_schema(node.op_type, version, node.domain) if version is not None else None
+        )
         if schema is None or not any(p.shape is not None for p in schema.outputs):
-            continue
+            return
         given: list[Value] = [shapes.get(name) if name else ABSENT for name in node.input]
         bound = bind_inputs(schema, given)
         constants = {
@@ -133,15 +173,105 @@ def infer_model_shapes(model: Any, registry: Registry) -> ShapeResult:
             bound,
             {k: v for k, v in attributes.items() if v is not ABSENT},
             constants,
-            fresh,
+            self.fresh,
             outputs=len(node.output),
         )
-        path = f"graph/node[{index}]" + (f"({node.name})" if node.name else "")
-        result.findings.extend((path, message) for message in inferred.findings)
+        self.result.findings.extend((path, message) for message in inferred.findings)
         for name, shape, has_rule in zip(node.output, inferred.outputs, inferred.has_rule):
             if name and has_rule and shape is not None:
                 shapes[name] = _merge(shapes.get(name), shape)
-    return result
+
+    def body(
+        self,
+        graph: Any,
+        inputs: Sequence[Shape],
+        shapes: Scope,
+        values: MutableMapping[str, tuple[int, ...]],
+        path: str,
+    ) -> list[Shape]:
+        """Walk a subgraph whose inputs have the shapes `inputs`; the shapes of its outputs."""
+        inner: ChainMap[str, Shape] = ChainMap({}, shapes)
+        for info, shape in zip(graph.input, inputs):
+            inner[info.name] = shape
+        self.graph(graph, inner, ChainMap({}, values), path)
+        self.result.subgraphs.append((graph, dict(inner.maps[0])))
+        return [_merge(_shape_of(info.type), inner.get(info.name)) for info in graph.output]
+
+    def control(
+        self, node: Any, shapes: Scope, values: MutableMapping[str, tuple[int, ...]], path: str
+    ) -> None:
+        """If, Loop and Scan: their outputs' shapes come from their bodies."""
+        graphs = {a.name: a.g for a in node.attribute if a.HasField("g")}
+        ints = {
+            a.name: (a.i if a.type == a.INT else tuple(a.ints)) for a in node.attribute if not a.HasField("g")
+        }
+        given = [shapes.get(name) if name else None for name in node.input]
+        out: list[Shape] = []
+        if node.op_type == "If" and {"then_branch", "else_branch"} <= graphs.keys():
+            then = self.body(graphs["then_branch"], (), shapes, values, f"{path}/then_branch")
+            other = self.body(graphs["else_branch"], (), shapes, values, f"{path}/else_branch")
+            out = [_agree(a, b) for a, b in zip(then, other)]
+        elif node.op_type == "Loop" and "body" in graphs:
+            states = given[2:]
+            got = self.body(graphs["body"], [(), (), *states], shapes, values, f"{path}/body")[1:]
+            out = [_agree(a, b) for a, b in zip(states, got)]
+            out += [None if s is None else (None, *s) for s in got[len(states) :]]  # iterations: unknown
+        elif node.op_type == "Scan" and "body" in graphs and isinstance(ints.get("num_scan_inputs"), int):
+            out = self.scan(node, graphs["body"], given, ints, shapes, values, path)
+        for name, shape in zip(node.output, out):
+            if name and shape is not None:
+                shapes[name] = _merge(shapes.get(name), shape)
+
+    def scan(
+        self,
+        node: Any,
+        body: Any,
+        given: list[Shape],
+        ints: dict[str, Any],
+        shapes: Scope,
+        values: MutableMapping[str, tuple[int, ...]],
+        path: str,
+    ) -> list[Shape]:
+        """Scan-8 scans axis 1 of batched inputs (batch first); Scan-9 and later scan the axes
+        `scan_input_axes` (default 0) and insert the count at `scan_output_axes` (default 0)."""
+        version = self.imports.get("", 0)
+        batched = version < 9
+        scanned = int(ints["num_scan_inputs"])
+        inputs = given[1:] if batched else given
+        states, scans = inputs[: len(inputs) - scanned], inputs[len(inputs) - scanned :]
+        axes = ints.get("scan_input_axes") or (0,) * scanned
+        if batched:
+            axes = (1,) * scanned
+        slices: list[Shape] = []
+        length: Dim = None
+        for shape, axis in zip(scans, axes):
+            at = axis_in(axis, len(shape)) if shape is not None else None
+            if shape is None or at is None:
+                slices.append(None)
+                continue
+            length = shape[at] if length is None else length
+            slices.append(shape[:at] + shape[at + 1 :] if not batched else shape[2:])
+        if batched:
+            batch = scans[0][0] if scans and scans[0] else None
+            inner_states = [s[1:] if s else None for s in states]
+            got = self.body(body, [*inner_states, *slices], shapes, values, f"{path}/body")
+            out = [_agree(s, None if g is None else (batch, *g)) for s, g in zip(states, got)]
+            return out + [None if g is None else (batch, length, *g) for g in got[len(states) :]]
+        got = self.body(body, [*states, *slices], shapes, values, f"{path}/body")
+        out = [_agree(s, g) for s, g in zip(states, got)]
+        out_axes = ints.get("scan_output_axes") or ()
+        for index, shape in enumerate(got[len(states) :]):
+            axis = out_axes[index] if index < len(out_axes) else 0
+            at = axis_in(axis, len(shape) + 1) if shape is not None else None
+            out.append(None if shape is None or at is None else (*shape[:at], length, *shape[at:]))
+        return out
+
+
+def _agree(a: Shape, b: Shape) -> Shape:
+    """What two shapes agree on (the branches of an If, a loop's state before and after)."""
+    if a is None or b is None or len(a) != len(b):
+        return None
+    return tuple(x if x == y else None for x, y in zip(a, b))
 
 
 def _merge(declared: Shape, inferred: Shape) -> Shape:
@@ -154,7 +284,7 @@ def _merge(declared: Shape, inferred: Shape) -> Shape:
 def infer_shapes(model: Any, specs: Registry | Sequence[str | os.PathLike[str]] | None = None) -> Any:
     """A copy of `model` with the inferred element types and shapes in `value_info` (and on graph
     outputs that declare none), like `onnx.shape_inference.infer_shapes`."""
-    from onnx import ModelProto, TensorShapeProto, TypeProto
+    from onnx import ModelProto
 
     from toolkit.onnx_bridge.check.inference import infer_types
 
@@ -163,19 +293,26 @@ def infer_shapes(model: Any, specs: Registry | Sequence[str | os.PathLike[str]] 
     out.CopyFrom(model)
     result = infer_model_shapes(out, registry)
     types = infer_types(out, registry)
-    graph = out.graph
+    _write_value_info(out.graph, result.shapes, types)
+    for graph, shapes in result.subgraphs:
+        _write_value_info(graph, shapes, types)
+    return out
+
+
+def _write_value_info(graph: Any, shapes: dict[str, Shape], types: dict[str, str]) -> None:
+    """The inferred type and shape of each node output of `graph` that declares none, as
+    value_info (or on the graph output of that name)."""
+    from onnx import TensorShapeProto, TypeProto
+
     declared = {info.name for info in (*graph.input, *graph.value_info)} | {t.name for t in graph.initializer}
     outputs = {info.name: info for info in graph.output}
     for node in graph.node:
         for name in node.output:
-            if not name or name in declared:
-                continue
-            element = (
-                ELEMENT_TYPE_NUMBERS.get(types.get(name, "")[7:-1])
-                if types.get(name, "").startswith("tensor(")
-                else None
-            )
-            shape = result.shapes.get(name)
+            kind = types.get(name, "")
+            if not name or name in declared or (kind and not kind.startswith("tensor(")):
+                continue  # declared, or not a tensor (an optional or a sequence gets no tensor type)
+            element = ELEMENT_TYPE_NUMBERS.get(kind[7:-1]) if kind else None
+            shape = shapes.get(name)
             if element is None and shape is None:
                 continue
             target = outputs.get(name)
@@ -196,7 +333,6 @@ def infer_shapes(model: Any, specs: Registry | Sequence[str | os.PathLike[str]] 
             if target.type.tensor_type.elem_type and not type_proto.tensor_type.elem_type:
                 type_proto.tensor_type.elem_type = target.type.tensor_type.elem_type
             target.type.CopyFrom(type_proto)
-    return out
 
 
 def infer_shapes_file(
