@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from toolkit.shapes.builtins_ops import conv_transpose_out, einsum, split
+from toolkit.shapes.builtins_ops import broadcast_dims, conv_transpose_out, einsum, split
 from toolkit.shapes.values import ABSENT, Dim, Shape, Sym, Value, arith, axis_in, bounded, is_int, same_dim
 
 __all__ = ["BUILTINS", "Builtin", "Context", "broadcast_dims"]
@@ -57,32 +57,6 @@ class Builtin:
 
     def param(self, index: int) -> str:
         return self.params[min(index, len(self.params) - 1)].rstrip("*")
-
-
-def broadcast_dims(ctx: Context, shapes: Sequence[Shape]) -> Shape:
-    """Multidirectional (numpy) broadcasting of any number of shapes."""
-    if any(s is None for s in shapes):
-        return None
-    known = [s for s in shapes if s is not None]
-    rank = max((len(s) for s in known), default=0)
-    out: list[Dim] = []
-    for axis in range(rank):
-        dims = [s[len(s) - rank + axis] for s in known if len(s) - rank + axis >= 0]
-        out.append(_broadcast_one(ctx, [d for d in dims if d != 1], axis - rank))
-    return tuple(out)
-
-
-def _broadcast_one(ctx: Context, dims: list[Dim], axis: int) -> Dim:
-    if not dims:
-        return 1
-    ints = {d for d in dims if isinstance(d, int)}
-    if len(ints) > 1:
-        ctx.report(f"dimensions {' and '.join(map(str, sorted(ints)))} do not broadcast (axis {axis})")
-        return None
-    if ints:
-        return ints.pop()  # every other size must be it or 1
-    first = dims[0]
-    return first if isinstance(first, Sym) and all(d == first for d in dims) else None
 
 
 def _broadcast(ctx: Context, args: Sequence[Value]) -> Value:

@@ -1,5 +1,6 @@
 """Built-ins of the shape language that compute one operator family's sizes (Split, Einsum,
-ConvTranspose), kept apart from the general ones in `builtins` (which lists them in its table).
+ConvTranspose) and the broadcasting they share with the general ones, kept apart from `builtins`
+(which lists them in its table).
 
 Like every built-in they never raise on a node's shapes: what they cannot know is unknown, and
 what cannot be right is a finding reported through the context.
@@ -9,19 +10,49 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from toolkit.shapes.values import Dim, Shape, Value, arith, axis_in, bounded, is_int, same_dim
+from toolkit.shapes.values import Dim, Shape, Sym, Value, arith, axis_in, bounded, is_int, same_dim
 
-if TYPE_CHECKING:
-    from toolkit.shapes.builtins import Context
 
-__all__ = ["conv_transpose_out", "einsum", "split"]
+class Reporter(Protocol):
+    """What these built-ins ask of the evaluation (a part of `builtins.Context`)."""
+
+    def report(self, message: str) -> None: ...
+
+
+__all__ = ["Reporter", "broadcast_dims", "conv_transpose_out", "einsum", "split"]
 
 MAX_EQUATION = 256  # characters of an Einsum equation read (an attribute of an untrusted model)
 
 
-def split(ctx: Context, args: Sequence[Value]) -> Value:
+def broadcast_dims(ctx: Reporter, shapes: Sequence[Shape]) -> Shape:
+    """Multidirectional (numpy) broadcasting of any number of shapes."""
+    if any(s is None for s in shapes):
+        return None
+    known = [s for s in shapes if s is not None]
+    rank = max((len(s) for s in known), default=0)
+    out: list[Dim] = []
+    for axis in range(rank):
+        dims = [s[len(s) - rank + axis] for s in known if len(s) - rank + axis >= 0]
+        out.append(_broadcast_one(ctx, [d for d in dims if d != 1], axis - rank))
+    return tuple(out)
+
+
+def _broadcast_one(ctx: Reporter, dims: list[Dim], axis: int) -> Dim:
+    if not dims:
+        return 1
+    ints = {d for d in dims if isinstance(d, int)}
+    if len(ints) > 1:
+        ctx.report(f"dimensions {' and '.join(map(str, sorted(ints)))} do not broadcast (axis {axis})")
+        return None
+    if ints:
+        return ints.pop()  # every other size must be it or 1
+    first = dims[0]
+    return first if isinstance(first, Sym) and all(d == first for d in dims) else None
+
+
+def split(ctx: Reporter, args: Sequence[Value]) -> Value:
     """`split(X, axis, sizes, count)`: the shapes of X cut along `axis` into pieces of `sizes`, or,
     with no sizes (`[]`), into `count` pieces of ceil(size / count) (the last one smaller)."""
     data, axis, sizes, count = args
@@ -66,7 +97,7 @@ def _letters(term: str) -> list[str]:
     return re.findall(r"\.\.\.|[A-Za-z]", term)
 
 
-def einsum(ctx: Context, args: Sequence[Value]) -> Value:
+def einsum(ctx: Reporter, args: Sequence[Value]) -> Value:
     """`einsum(shapes, equation)`: the output shape of Einsum (explicit `->` or implicit: the
     ellipsis' sizes, then the labels used once, in alphabetical order)."""
     shapes, equation = args
@@ -106,8 +137,6 @@ def einsum(ctx: Context, args: Sequence[Value]) -> Value:
                 return None
             if not same:
                 sizes[label] = None  # a symbol, or a size 1 some runtimes broadcast: not known
-    from toolkit.shapes.builtins import broadcast_dims
-
     dotted = broadcast_dims(ctx, ellipses) if ellipses else ()
     if dotted is None:
         return None
@@ -125,7 +154,7 @@ def einsum(ctx: Context, args: Sequence[Value]) -> Value:
     return tuple(out)
 
 
-def conv_transpose_out(ctx: Context, args: Sequence[Value]) -> Value:
+def conv_transpose_out(ctx: Reporter, args: Sequence[Value]) -> Value:
     """`conv_transpose_out(sizes, kernel, pads, strides, dilations, output_padding, output_shape,
     auto_pad)`: the spatial sizes of a transposed convolution; an `output_shape` given is taken."""
     spatial, kernel, pads, strides, dilations, extra, wanted, auto_pad = args
