@@ -5,7 +5,6 @@ facts about their outputs (`toolkit/data/onnx_shapes/*.yaml`, shipped with the t
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -17,7 +16,7 @@ import yaml
 from toolkit.shapes.lang import ShapeSyntaxError, parse
 from toolkit.shapes.static import Scope, check_rule
 
-__all__ = ["SHAPES_DIR", "ShapeEntry", "add_shape_rules", "load_shape_overlay", "overlay_digest", "rules_for"]
+__all__ = ["SHAPES_DIR", "ShapeEntry", "add_shape_rules", "load_shape_overlay", "rules_for"]
 
 SHAPES_DIR = Path(__file__).resolve().parent.parent / "data" / "onnx_shapes"
 # One file per onnx domain the catalog imports (toolkit.onnx_bridge.catalog.ONNX_DOMAINS).
@@ -47,14 +46,6 @@ def load_shape_overlay(folder: Path = SHAPES_DIR) -> Mapping[str, tuple[ShapeEnt
         data = yaml.safe_load((folder / name).read_text(encoding="utf-8"))
         out[domain] = tuple(_entry(item) for item in data["entries"])
     return out
-
-
-def overlay_digest(folder: Path = SHAPES_DIR) -> str:
-    """A short digest of the overlay files (part of the imported catalog's cache key)."""
-    digest = hashlib.sha256()
-    for name in sorted(_FILES.values()):
-        digest.update((folder / name).read_bytes())
-    return digest.hexdigest()[:12]
 
 
 def _entry(item: Mapping[str, Any]) -> ShapeEntry:
