@@ -4,8 +4,10 @@ What a vendor needs to go from nothing to a validated, generated, documented and
 the settings (`opset.toml`), the domain file and one example operator (with `$schema` modelines
 pointing at the JSON Schemas written beside them, so editors validate offline), `mkdocs.yml` with
 the `opset` plugin, a pre-commit configuration of local hooks (they run the `opset` installed in
-the environment; nothing to fetch), a GitHub workflow and a `.gitignore`. Existing files are never
-overwritten (the command refuses instead).
+the environment; nothing to fetch), a GitHub workflow, a `.gitignore`, and VS Code's workspace
+settings (`vscode_files`: the schemas for files without a modeline, `opset lsp` through a generic
+LSP client extension, both extensions recommended). Existing files are never overwritten (the
+command refuses instead).
 """
 
 from __future__ import annotations
@@ -56,7 +58,35 @@ def init_files(domain: str, package: str | None = None, commit: str | None = Non
     }
     for name, data in editor_schema_files().items():
         files[f"schemas/{name}"] = data.decode("utf-8")
+    files.update(vscode_files())
     return dict(sorted(files.items()))
+
+
+# The extensions VS Code is told to recommend: the YAML language server (the JSON Schemas) and a
+# generic LSP client that starts `opset lsp` (docs/editors.md).
+YAML_EXTENSION = "redhat.vscode-yaml"
+LSP_CLIENT_EXTENSION = "llllvvuu.glspc"
+
+
+def vscode_files(spec_root: str = "opsets") -> dict[str, str]:
+    """`.vscode/settings.json` and `.vscode/extensions.json` of a vendor repository. `yaml.schemas`
+    gives new spec files (not yet carrying the `$schema` modeline, which takes precedence) their
+    schema, by the file names the loader classifies (`load.discovery.classify`)."""
+    settings = {
+        "yaml.schemas": {
+            "./schemas/operator.schema.json": [f"{spec_root}/*/*.yaml", f"!{spec_root}/*/domain.yaml"],
+            "./schemas/domain.schema.json": [f"{spec_root}/*/domain.yaml"],
+            "./schemas/releases.schema.json": [f"{spec_root}/releases.yaml"],
+        },
+        "glspc.server.command": "opset",
+        "glspc.server.commandArguments": ["lsp"],
+        "glspc.server.languageId": ["yaml"],
+    }
+    extensions = {"recommendations": [YAML_EXTENSION, LSP_CLIENT_EXTENSION]}
+    return {
+        ".vscode/settings.json": json.dumps(settings, indent=2) + "\n",
+        ".vscode/extensions.json": json.dumps(extensions, indent=2) + "\n",
+    }
 
 
 OPSET_TOML = """\

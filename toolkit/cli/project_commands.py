@@ -103,6 +103,9 @@ def run_init(args: argparse.Namespace) -> int:
         "  pip install ./generated/python      # the generated, typed operator package\n"
         "  mkdocs build --strict               # the site (`opset` plugin)\n"
         "  pre-commit install                  # on commit: validate + the gate, schemas/generate --check\n"
+        "  opset lsp                           # the language server (the [lsp] extra): VS Code starts it\n"
+        "                                      #   from .vscode/ (install the recommended extensions);\n"
+        "                                      #   other editors: opset-toolkit's docs/editors.md\n"
         "  .github/workflows/opset.yml: the opset-toolkit commit it installs is marked `# <commit sha>`"
     )
     return 0
