@@ -4,6 +4,8 @@
   one phrase their hints share, read here and nowhere else) replaces the text the finding covers.
 - VERSION-NOT-IN-DOMAIN adds the opset version to domain.yaml (`authoring.bump.add_opset_text`,
   comments and layout kept), with the IR version of the newest opset.
+- YAML-DUPLICATE-KEY (the located YAML reader's, at the second key) removes that second entry,
+  key and value (`remove_entry`).
 - `opset.bump` runs `opset bump` for the operator of the file (`authoring.bump.plan_bump`) and hands
   the new texts to the editor as a workspace edit: the server itself writes nothing, and the editor
   keeps the change undoable. It refuses while a file it would change has unsaved edits.
@@ -19,7 +21,8 @@ from lsprotocol import types as lsp
 
 from toolkit.authoring.bump import BumpRefused, add_opset_text, plan_bump
 from toolkit.lsp.context import Context, Host
-from toolkit.lsp.convert import uri_of
+from toolkit.lsp.convert import text_range, uri_of
+from toolkit.lsp.yamlpos import Document
 from toolkit.model.diagnostics import SpecError, UsageError
 
 BUMP = "opset.bump"
@@ -59,10 +62,13 @@ def fixes(ctx: Context, diagnostics: list[lsp.Diagnostic]) -> list[lsp.CodeActio
                     is_preferred=True,
                 )
             )
+        action = None
         if rule == "VERSION-NOT-IN-DOMAIN":
             action = _add_opset(ctx, diag)
-            if action is not None:
-                out.append(action)
+        elif rule == "YAML-DUPLICATE-KEY":
+            action = _remove_duplicate(ctx, diag)
+        if action is not None:
+            out.append(action)
     op = ctx.operator
     if op is not None:
         out.append(
@@ -94,6 +100,43 @@ def _add_opset(ctx: Context, diag: lsp.Diagnostic) -> lsp.CodeAction | None:
         kind=lsp.CodeActionKind.QuickFix,
         diagnostics=[diag],
         edit=_replace_all(path, old, new),
+    )
+
+
+def remove_entry(doc: Document, line: int, column: int) -> tuple[tuple[int, int], tuple[int, int]] | None:
+    """The text to delete to remove the mapping entry whose key starts at (line, column), 0-based
+    characters: a block entry's whole lines (its value's included), a flow entry with the comma
+    before it. None: no key starts there, or it is the mapping's first (never a duplicate)."""
+    for mapping, _ in doc.mappings:
+        keys = [key.start_mark for key, _ in mapping.value]
+        index = next((i for i, m in enumerate(keys) if (m.line, m.column) == (line, column)), None)
+        if not index:
+            continue
+        value = mapping.value[index][1]
+        end = (value.end_mark.line, value.end_mark.column)
+        if mapping.flow_style:
+            before = mapping.value[index - 1][1].end_mark
+            return (before.line, before.column), end
+        text = doc.lines[end[0]] if end[0] < len(doc.lines) else ""
+        if end[0] > line and not text[: end[1]].strip():
+            return (line, 0), (end[0], 0)  # a block value ends where the next entry starts
+        return (line, 0), (end[0] + 1, 0)
+    return None
+
+
+def _remove_duplicate(ctx: Context, diag: lsp.Diagnostic) -> lsp.CodeAction | None:
+    codec = ctx.server.workspace.position_codec
+    start = codec.position_from_client_units(ctx.doc.lines, diag.range.start)
+    span = remove_entry(ctx.doc, start.line, start.character)
+    if span is None:
+        return None
+    edit = lsp.TextEdit(range=text_range(ctx.doc.lines, codec, *span), new_text="")
+    return lsp.CodeAction(
+        title="Remove the duplicate key",
+        kind=lsp.CodeActionKind.QuickFix,
+        diagnostics=[diag],
+        edit=lsp.WorkspaceEdit(changes={uri_of(ctx.path): [edit]}),
+        is_preferred=True,
     )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from lsprotocol import types as lsp
 from pygls.workspace import Workspace
@@ -15,6 +15,9 @@ from toolkit.lsp.convert import position, text_range, uri_of
 from toolkit.lsp.workspace import SpecTree
 from toolkit.lsp.yamlpos import Document, Hit, Path_, scalar_text
 from toolkit.model.spec import DomainSpec, Location, OperatorSpec, OpSchema
+
+if TYPE_CHECKING:
+    from toolkit.lsp.onnx_catalog import OnnxCatalog
 
 Handler = Callable[..., Any]
 
@@ -25,6 +28,9 @@ class Host(Protocol):
 
     @property
     def workspace(self) -> Workspace: ...
+
+    @property
+    def onnx(self) -> OnnxCatalog: ...
 
     def feature(self, feature_name: str, options: Any = None) -> Callable[[Handler], Handler]: ...
 

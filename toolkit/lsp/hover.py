@@ -1,11 +1,12 @@
 """Hover: what the name under the cursor resolves to, from the checked model (type sets expanded,
 `based_on` versions resolved, a parameter's constraint, an attribute's type and default, a rule's
-doc). Texts from the specs are shown inside code spans or fences, never as live Markdown."""
+doc, an operator in a function body: `bodies`). Texts from the specs are shown inside code spans or fences, never as live Markdown."""
 
 from __future__ import annotations
 
 from lsprotocol import types as lsp
 
+from toolkit.lsp import bodies
 from toolkit.lsp.context import Context, Host
 from toolkit.model.rules import CATALOG
 from toolkit.model.spec import OpSchema
@@ -64,6 +65,8 @@ def hover_text(ctx: Context, pos: lsp.Position) -> tuple[str, lsp.Range] | None:
             return f"**{rule.id}**: {rule.summary}\n\n{rule.doc}", ctx.range_of(hit)
     if schema is None:
         return None
+    if path[2:] == ("function", "body"):
+        return body_hover(ctx, pos)
     op = ctx.operator
     if path[2:3] == ("based_on",) and not hit.is_key and value.isdigit() and op is not None:
         base = op.version(int(value))
@@ -94,6 +97,19 @@ def hover_text(ctx: Context, pos: lsp.Position) -> tuple[str, lsp.Range] | None:
         text = f"attribute {attr.name}: {attr.type.value} ({default})"
         return fenced(text + (f"\n\n{attr.doc}" if attr.doc else "")), ctx.range_of(hit)
     return None
+
+
+def body_hover(ctx: Context, pos: lsp.Position) -> tuple[str, lsp.Range] | None:
+    """An operator a body's node names: the version in effect at the body's opset import."""
+    op = bodies.body_op_at(ctx, pos)
+    if op is None:
+        return None
+    where = lsp.Range(start=ctx.point(op.line, op.start), end=ctx.point(op.line, op.end))
+    found = bodies.resolve(ctx, op)
+    head = f"`{op.qualified}`" + (f" at opset {op.opset}" if op.opset is not None else "")
+    if isinstance(found, str):
+        return f"{head}: {found}", where
+    return f"{head}: version {found.since_version}\n\n" + fenced(signature(found)), where
 
 
 def register(server: Host) -> None:

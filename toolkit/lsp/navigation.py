@@ -1,7 +1,9 @@
 """Go to definition, references and document symbols.
 
 Definitions come from the checked model's locations (a type set's entry in domain.yaml, a version's
-entry, a constraint); references to a type set are found in the text of the domain's files."""
+entry, a constraint, an operator a function body names: `bodies`); references to a type set are
+found in the text of the domain's files, the versions based on a version and the inputs and
+outputs typed by a type parameter in the buffer's node graph."""
 
 from __future__ import annotations
 
@@ -11,9 +13,11 @@ from pathlib import Path
 import yaml
 from lsprotocol import types as lsp
 
+from toolkit.lsp import bodies
 from toolkit.lsp.context import Context, Host
 from toolkit.lsp.convert import text_range, uri_of
-from toolkit.lsp.yamlpos import Document, scalar_text
+from toolkit.lsp.yamlpos import Document, Path_, Span, scalar_text
+from toolkit.model.spec import OpSchema
 
 
 def definition(ctx: Context, pos: lsp.Position) -> lsp.Location | None:
@@ -31,6 +35,8 @@ def definition(ctx: Context, pos: lsp.Position) -> lsp.Location | None:
     if hit.path[2:3] == ("based_on",) and value.isdigit():
         base = op.version(int(value))
         return ctx.location(base.location) if base is not None else None
+    if hit.path[2:] == ("function", "body"):
+        return bodies.definition(ctx, pos)
     if len(hit.path) == 5 and hit.path[2] in ("inputs", "outputs") and hit.path[4] == "type":
         constraint = schema.constraint_map.get(value)
         return ctx.location(constraint.location) if constraint is not None else None
@@ -58,15 +64,64 @@ def type_set_references(ctx: Context, name: str) -> list[lsp.Location]:
     return found
 
 
-def references(ctx: Context, pos: lsp.Position) -> list[lsp.Location]:
+def _span_location(ctx: Context, span: Span) -> lsp.Location:
+    where = text_range(ctx.doc.lines, ctx.server.workspace.position_codec, span.start, span.end)
+    return lsp.Location(uri=uri_of(ctx.path), range=where)
+
+
+def based_on_references(ctx: Context, since: int, declaration: bool) -> list[lsp.Location]:
+    """Every `based_on: since` of the buffer's versions (and version `since` itself)."""
+    op = ctx.operator
+    target = op.version(since) if op is not None else None
+    found = [ctx.location(target.location)] if declaration and target is not None else []
+    entries = ctx.doc.node_at(("versions",))
+    for index in range(len(entries.value) if isinstance(entries, yaml.SequenceNode) else 0):
+        path: Path_ = ("versions", index, "based_on")
+        span = ctx.doc.span_of(path)
+        if span is not None and scalar_text(ctx.doc.node_at(path)) == str(since):
+            found.append(_span_location(ctx, span))
+    return found
+
+
+def type_parameter_references(
+    ctx: Context, schema: OpSchema, param: str, declaration: bool
+) -> list[lsp.Location]:
+    """Every input and output of the version (inherited ones where they are written) typed by
+    the type parameter `param`, and its constraint."""
+    constraint = schema.constraint_map.get(param)
+    found = [ctx.location(constraint.location)] if declaration and constraint is not None else []
+    starts = {(node.start_mark.line, node.start_mark.column): path for node, path in ctx.doc.mappings}
+    for formal in (*schema.inputs, *schema.outputs):
+        where = formal.location
+        if formal.type_str != param or Path(where.file) != ctx.path:
+            continue
+        path = starts.get((where.line - 1, where.column - 1))
+        span = ctx.doc.span_of((*path, "type")) if path is not None else None
+        found.append(_span_location(ctx, span) if span is not None else ctx.location(where))
+    return found
+
+
+def references(ctx: Context, pos: lsp.Position, declaration: bool = True) -> list[lsp.Location]:
     hit = ctx.hit(pos)
     if hit is None:
         return []
     value = str(hit.node.value)
+    path = hit.path
     if value.startswith("@") and not hit.is_key:
         return type_set_references(ctx, value[1:])
-    if hit.is_key and hit.path[:1] == ("type_sets",) and len(hit.path) == 2:
+    if hit.is_key and path[:1] == ("type_sets",) and len(path) == 2:
         return type_set_references(ctx, value)
+    schema = ctx.version_at(path)
+    if schema is None:
+        return []
+    if path[2:] == ("based_on",) and not hit.is_key and value.isdigit():
+        return based_on_references(ctx, int(value), declaration)
+    if path[2:] == ("since_version",):
+        return based_on_references(ctx, schema.since_version, declaration)
+    on_constraint = len(path) == 4 and path[2] == "type_constraints" and hit.is_key
+    on_type = len(path) == 5 and path[2] in ("inputs", "outputs") and path[4] == "type" and not hit.is_key
+    if (on_constraint or on_type) and value in schema.constraint_map:
+        return type_parameter_references(ctx, schema, value, declaration)
     return []
 
 
@@ -141,7 +196,9 @@ def register(server: Host) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
     def on_references(ls: Host, params: lsp.ReferenceParams) -> list[lsp.Location]:
         ctx = ls.context(params.text_document.uri)
-        return references(ctx, params.position) if ctx is not None else []
+        if ctx is None:
+            return []
+        return references(ctx, params.position, params.context.include_declaration)
 
     @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     def on_symbols(ls: Host, params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol]:

@@ -1,5 +1,6 @@
 """The language server: documents in, diagnostics out, and the feature requests handed to their
-modules (`hover`, `navigation`, `completion`, `actions`).
+modules (`hover`, `navigation`, `completion`, `actions`); the optional gate against a git ref
+(`gate`, set by the editor's `opset.gate.against`) adds its findings for the open files.
 
 Checks run on one thread beside the protocol's event loop, one spec tree at a time. Edits that
 arrive while a check runs only mark the tree as changed; when the check returns, its findings are
@@ -12,22 +13,30 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 
 from toolkit import __version__
 from toolkit.load.files import MAX_FILE_BYTES, read_regular_file
+from toolkit.load.parallel import JOBS_ENV
 from toolkit.lsp import actions, completion, hover, navigation
 from toolkit.lsp.context import Context
 from toolkit.lsp.convert import path_of, to_lsp, uri_of
+from toolkit.lsp.onnx_catalog import OnnxCatalog
+from toolkit.lsp.settings import SECTION, GateSetting, gate_setting
 from toolkit.lsp.workspace import SpecTree, spec_root_for
 from toolkit.lsp.yamlpos import Document
-from toolkit.model.diagnostics import Diagnostic, UsageError
+from toolkit.model.diagnostics import Diagnostic, UsageError, sort_key
+from toolkit.reporting.catalog import load_catalog
+
+if TYPE_CHECKING:
+    from toolkit.lsp.gate import RefGate
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +56,13 @@ class OpsetServer(LanguageServer):
         self.outside: set[Path] = set()  # open files no spec root holds: nothing is reported for them
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="opset-check")
         self.checks = 0  # finished check runs (logged; the benchmark reads the log)
+        self.gate: RefGate | None = None  # the gate against a git ref, when the settings name one
+        self.options: object = None  # the client's initializationOptions
+        self.told: set[str] = set()  # problems already shown to the user (each once)
+        self.onnx = OnnxCatalog(self.pool)
+        # Every rule registered, so each finding carries its doc link: in the checking thread,
+        # before the first check, while the client initializes.
+        self.pool.submit(load_catalog)
 
     # ------------------------------------------------------------------ files and trees
 
@@ -116,13 +132,15 @@ class OpsetServer(LanguageServer):
             buffers, versions = self._snapshot(state.tree)
             state.tree.buffers = buffers
             try:
-                findings = await loop.run_in_executor(self.pool, self._check, state.tree, changed)
+                findings, notes = await loop.run_in_executor(self.pool, self._check, state.tree, changed)
             except Exception as exc:  # an internal error: say so, keep serving
                 log.exception("opset: check failed")
                 self.window_log_message(
                     lsp.LogMessageParams(lsp.MessageType.Error, f"opset: check failed: {exc}")
                 )
                 return
+            for note in notes:
+                self.tell(note)
             if state.dirty:
                 continue  # superseded: check the newer text before publishing anything
             self.checks += 1
@@ -138,11 +156,20 @@ class OpsetServer(LanguageServer):
                 versions[path] = doc.version
         return buffers, versions
 
-    @staticmethod
-    def _check(tree: SpecTree, changed: set[Path]) -> dict[Path, list[Diagnostic]]:
-        if len(changed) == 1:
-            return tree.update(next(iter(changed)))
-        return tree.reload()
+    def _check(self, tree: SpecTree, changed: set[Path]) -> tuple[dict[Path, list[Diagnostic]], list[str]]:
+        """The tree's findings after `changed`, plus the gate's for the open files; and what the
+        user should be told (the gate cannot run)."""
+        findings = tree.update(next(iter(changed))) if len(changed) == 1 else tree.reload()
+        gate = self.gate
+        if gate is None:
+            return findings, []
+        try:
+            extra = gate.findings(tree, tree.buffers)
+        except UsageError as exc:
+            return findings, [f"opset: {exc}"]
+        for path, diags in extra.items():
+            findings[path] = sorted([*findings.get(path, []), *diags], key=sort_key)
+        return findings, []
 
     def _publish_tree(
         self,
@@ -165,6 +192,54 @@ class OpsetServer(LanguageServer):
         self.window_log_message(
             lsp.LogMessageParams(lsp.MessageType.Log, f"opset: checked {len(changed)} file(s)")
         )
+        gate = self.gate
+        if gate is not None:  # how often the ref's tree was read (once per commit; tests read it)
+            said = f"opset: gate against {gate.setting.against}: old tree read {gate.loads} time(s)"
+            self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Log, said))
+
+    def tell(self, message: str) -> None:
+        """Show a problem to the user once (a check runs per keystroke)."""
+        if message not in self.told:
+            self.told.add(message)
+            self.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=message))
+
+    # ------------------------------------------------------------------ settings
+
+    async def configure(self, settings: object) -> None:
+        """Apply the `opset` settings pushed by the client, else pulled (workspace/configuration)."""
+        try:
+            setting = gate_setting(settings)
+            if setting is None and self._can_pull():
+                answers = await asyncio.wait_for(
+                    self.workspace_configuration_async(
+                        lsp.ConfigurationParams(items=[lsp.ConfigurationItem(section=SECTION)])
+                    ),
+                    10,
+                )
+                setting = gate_setting({SECTION: answers[0]}) if answers else None
+        except UsageError as exc:
+            self.tell(f"opset: {exc}")
+            return
+        except Exception as exc:  # a client that cannot answer (or times out): keep going
+            log.warning("opset: workspace/configuration failed: %s", exc)
+            return
+        if setting is not None:
+            self.set_gate(setting)
+
+    def _can_pull(self) -> bool:
+        workspace = self.client_capabilities.workspace
+        return bool(workspace is not None and workspace.configuration)
+
+    def set_gate(self, setting: GateSetting) -> None:
+        current = self.gate.setting if self.gate is not None else GateSetting()
+        if setting == current:
+            return
+        from toolkit.lsp.gate import RefGate  # the gate's modules: only when it is asked for
+
+        self.gate = RefGate(setting) if setting.against else None
+        self.told.clear()
+        for uri in list(self.workspace.text_documents):  # every open file, checked with the gate
+            self.changed(uri)
 
     def publish(self, path: Path, diags: list[lsp.Diagnostic], version: int | None) -> None:
         self.text_document_publish_diagnostics(
@@ -174,6 +249,18 @@ class OpsetServer(LanguageServer):
 
 def build_server() -> OpsetServer:
     server = OpsetServer()
+
+    @server.feature(lsp.INITIALIZE)
+    def initialize(ls: OpsetServer, params: lsp.InitializeParams) -> None:
+        ls.options = params.initialization_options
+
+    @server.feature(lsp.INITIALIZED)
+    async def initialized(ls: OpsetServer, params: lsp.InitializedParams) -> None:
+        await ls.configure(ls.options)
+
+    @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def did_change_configuration(ls: OpsetServer, params: lsp.DidChangeConfigurationParams) -> None:
+        await ls.configure(params.settings)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: OpsetServer, params: lsp.DidOpenTextDocumentParams) -> None:
@@ -213,5 +300,9 @@ def build_server() -> OpsetServer:
 
 def serve() -> int:
     """Run the server on stdin/stdout until the client says `exit`."""
+    # The server is threaded (the protocol's loop, the checking thread), and forking a threaded
+    # process may deadlock the child: every load it runs (a git ref, the onnx catalog) stays in
+    # this process.
+    os.environ[JOBS_ENV] = "1"
     build_server().start_io()
     return 0
