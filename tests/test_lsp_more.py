@@ -1,12 +1,14 @@
 """`opset lsp`, second step (issue #28), driven by a real LSP client over stdio (pytest-lsp, VS
 Code's client capabilities): the gate against a git ref as you type (set in initializationOptions
-and by didChangeConfiguration), hover and definition of an operator a function body names (in the
+and by didChangeConfiguration; the ref's tree read once per commit; no plugin imported even when
+the tree and the environment name one), hover and definition of an operator a function body names (in the
 spec tree, in the onnx catalog, and without onnx), references of `based_on` targets and type
 parameters, the quick fix of a duplicate key, every diagnostic's doc link, and the VS Code settings
 `opset init` writes."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import io
@@ -107,12 +109,40 @@ async def no_onnx(lsp_client: LanguageClient, repo: Path) -> AsyncIterator[None]
     await lsp_client.shutdown_session()
 
 
+_PLUGINS = _SHADOW / "plugins"  # a gate plugin that leaves a marker when imported
+_MARKER = _SHADOW / "plugin-ran"
+
+
+@pytest_lsp.fixture(
+    config=ClientServerConfig(
+        server_command=SERVER,
+        client_factory=_client,
+        # the invoker's environment opts in to plugins, the tree's opset.toml names one: the
+        # language server still imports none
+        server_env={
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(_PLUGINS), os.environ.get("PYTHONPATH", "")]),
+            "OPSET_TOOLKIT_PLUGINS": "lsp_marker_plugin",
+            "OPSET_TOOLKIT_ALLOW_PLUGINS": "1",
+        },
+    )
+)
+async def gated_with_plugins(lsp_client: LanguageClient, repo: Path) -> AsyncIterator[None]:
+    (repo / "opset.toml").write_text('spec_root = "opsets"\nplugins = ["lsp_marker_plugin"]\n')
+    await _start(lsp_client, repo, {"opset": {"gate": {"against": "main"}}})
+    yield
+    await lsp_client.shutdown_session()
+
+
 @pytest.fixture(scope="module", autouse=True)
-def _shadow_onnx() -> AsyncIterator[None]:  # type: ignore[misc]
-    """A package `onnx` that fails to import, put first on the no_onnx server's path."""
+def _helper_packages() -> AsyncIterator[None]:  # type: ignore[misc]
+    """A package `onnx` that fails to import, put first on the no_onnx server's path, and the
+    marker plugin."""
     package = _SHADOW / "onnx"
     package.mkdir(parents=True, exist_ok=True)
     (package / "__init__.py").write_text("raise ImportError('onnx hidden by the test', name='onnx')\n")
+    _PLUGINS.mkdir(exist_ok=True)
+    (_PLUGINS / "lsp_marker_plugin.py").write_text(f"open({str(_MARKER)!r}, 'w').close()\n")
     yield
     shutil.rmtree(_SHADOW, ignore_errors=True)
 
@@ -201,6 +231,32 @@ async def test_gate_against_main_reports_a_breaking_edit_as_you_type(
     _change(client, uri, edited.replace('"@float_types"', '"@float_typs"', 1), 8)
     assert "TYPE-SET-UNKNOWN" in [d.code for d in await _diagnostics(client, uri, 8)]
     assert _digest(repo) == before  # nothing written
+
+
+@pytest.mark.asyncio
+async def test_gate_imports_no_plugin_and_follows_the_ref_to_its_new_commit(
+    gated_with_plugins: LanguageClient, repo: Path
+) -> None:
+    client = gated_with_plugins
+    path = repo / FUSED
+    edited = path.read_text().replace("since_version: 2", "since_version: 3", 1)  # a released version moved
+    uri = _open(client, path, edited)
+    diags = await _diagnostics(client, uri, 1)
+    assert [d for d in diags if "(gate against main)" in d.message], [d.message for d in diags]
+    assert not _MARKER.exists()
+    # main moves on to the edited text: once the ref is resolved again, nothing breaks any more
+    path.write_text(edited)
+    _git(repo, "commit", "-q", "-am", "moved")
+    version = 1
+    while True:
+        version += 1
+        _change(client, uri, edited + f"# {version}\n", version)
+        if not [d for d in await _diagnostics(client, uri, version) if "gate against" in d.message]:
+            break
+        assert version < 60, "the gate never saw main's new commit"
+        await asyncio.sleep(0.2)
+    said = [m.message for m in client.log_messages if "old tree read" in m.message]
+    assert said[-1] == "opset: gate against main: old tree read 2 time(s)", said
 
 
 @pytest.mark.asyncio

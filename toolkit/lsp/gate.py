@@ -1,13 +1,13 @@
 """The breaking-change gate as you type: the findings `opset diff --against REF` reports for the
-open files, when the editor's settings name a ref (`opset.gate.against`, see `gate_setting`).
+open files, when the editor's settings name a ref (`opset.gate.against`, `settings.gate_setting`).
 
 The old tree is read from git objects exactly as `opset diff` reads a git ref
 (`compat.gitref.resolve_git_tree` and `load_resolved_tree`: every git call through the hardened
-runner, sizes checked before a blob is read, nothing written) and kept in memory per
-(ref, commit), so typing never reloads it; the ref itself is resolved again at most every
-`RESOLVE_SECONDS` (a commit or a fetch moves it). The new side is the tree as last checked, with
-the editor's unsaved buffers. The gate runs over the operators the open files define (all of a
-domain's when its domain.yaml is open) and the whole domains and release tables, against the
+runner, sizes checked before a blob is read, nothing written) and kept in memory for the ref's
+commit (one tree at a time), so typing never reloads it; the ref itself is resolved again at most
+every `RESOLVE_SECONDS` (a commit or a fetch moves it). The new side is the tree as last checked,
+with the editor's unsaved buffers. The gate runs over the operators the open files define (all of
+a domain's when its domain.yaml is open) and the whole domains and release tables, against the
 same operators of the old tree; only findings located in an open file are kept.
 
 The gate's configuration is the tree's (profile, allowlist) with no plugins at all: the server
@@ -76,6 +76,7 @@ class RefGate:
     def _old(self, ref: GitTreeRef) -> Registry:
         key = (ref.commit, str(ref.here))
         if key not in self._trees:
+            self._trees.clear()  # one tree in memory: the ref's commit moved on
             self.loads += 1
             loaded = load_resolved_tree(ref)
             if loaded.result.errors:

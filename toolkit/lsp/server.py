@@ -167,6 +167,9 @@ class OpsetServer(LanguageServer):
             extra = gate.findings(tree, tree.buffers)
         except UsageError as exc:
             return findings, [f"opset: {exc}"]
+        except Exception as exc:  # an internal error of the gate: say so, keep the checks' findings
+            log.exception("opset: the gate failed")
+            return findings, [f"opset: the gate failed: {type(exc).__name__}: {exc}"]
         for path, diags in extra.items():
             findings[path] = sorted([*findings.get(path, []), *diags], key=sort_key)
         return findings, []
