@@ -25,6 +25,7 @@ from toolkit.onnx_bridge.check import check_model, declared_types, graph_checks,
 from toolkit.onnx_bridge.check.fastpath import DIRTY, FAST, clean, plan  # noqa: E402
 from toolkit.onnx_bridge.check.inference import infer_types  # noqa: E402
 from toolkit.onnx_bridge.check.schema_facts import FACTS, facts_of  # noqa: E402
+from toolkit.onnx_bridge.check.shape_rules import RULES as SHAPE_RULE_IDS  # noqa: E402
 from toolkit.onnx_bridge.graph import (  # noqa: E402
     function_imports,
     function_path,
@@ -90,7 +91,9 @@ def assert_fast_path_agrees(
     assert fast.findings == plain.findings, name
     assert fast.nodes == plain.nodes, name
     # the node checks' findings (graph-level ones are located at nodes too but not the fast path's)
-    reported = {f.path for f in plain.findings if f.rule not in graph_checks.RULES | inference.RULES}
+    reported = {
+        f.path for f in plain.findings if f.rule not in graph_checks.RULES | inference.RULES | SHAPE_RULE_IDS
+    }
     for path, verdicts in fast_verdicts(model, registry, unchecked).items():
         if DIRTY not in verdicts:
             assert path not in reported, (name, path, [f for f in plain.findings if f.path == path])

@@ -22,18 +22,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolkit.model.types import ELEMENT_TYPE_NUMBERS
-from toolkit.onnx_bridge.graph import opset_imports
+from toolkit.onnx_bridge.graph import graph_path, node_path, opset_imports
 from toolkit.registry.core import Registry
 from toolkit.shapes.engine import MAX_LIST, bind_inputs, infer
 from toolkit.shapes.values import ABSENT, Dim, Shape, Sym, Value, axis_in
 
 __all__ = [
     "MAX_CONSTANT",
+    "Conflict",
     "ShapeResult",
+    "attribute_value",
     "infer_model_shapes",
     "infer_shapes",
     "infer_shapes_file",
     "registry_for",
+    "shape_of",
+    "tensor_constant",
 ]
 
 MAX_CONSTANT = MAX_LIST  # elements of a constant read for value(I)
@@ -42,10 +46,24 @@ _INT_TYPES = {
 }
 
 
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    """A node output whose inferred shape contradicts the shape declared for it (value_info or a
+    graph output): a different rank, or two different static sizes of one dimension."""
+
+    path: str  # the producing node's path (graph.node_path)
+    value: str
+    declared: tuple[int | Sym | None, ...]
+    inferred: tuple[int | Sym | None, ...]
+    operator: str  # the schema id of the producing node
+
+
 @dataclass
 class ShapeResult:
     shapes: dict[str, Shape] = field(default_factory=dict)  # value name -> shape (None: rank unknown)
     findings: list[tuple[str, str]] = field(default_factory=list)  # (node path, message)
+    conflicts: list[Conflict] = field(default_factory=list)
+    operators: dict[str, str] = field(default_factory=dict)  # node path -> schema id, for findings
     # (a subgraph's GraphProto, the shapes of its own values)
     subgraphs: list[tuple[Any, dict[str, Shape]]] = field(default_factory=list)
 
@@ -70,29 +88,47 @@ def _shape_of(type_proto: Any) -> Shape:
     for dim in type_proto.tensor_type.shape.dim:
         kind = dim.WhichOneof("value")
         dims.append(
-            dim.dim_value if kind == "dim_value" else Sym(dim.dim_param) if kind == "dim_param" else None
+            (dim.dim_value if dim.dim_value >= 0 else None)
+            if kind == "dim_value"
+            else Sym(dim.dim_param)
+            if kind == "dim_param"
+            else None
         )
     return tuple(dims)
 
 
+_EXTERNAL = 1  # TensorProto.DataLocation.EXTERNAL
+
+
 def _constant(tensor: Any) -> tuple[Shape, tuple[int, ...] | None]:
-    """A tensor's shape, and its values when it is a small integer tensor."""
-    shape = tuple(int(d) for d in tensor.dims)
-    if tensor.data_type not in _INT_TYPES or len(shape) > 1:
+    """A tensor's shape, and its values when it is a small integer tensor held in the model.
+
+    Never external data: reading it would open a file the model names (relative to the working
+    directory). A tensor whose stored values do not match its dims has no values, never an error."""
+    shape = tuple(int(d) if d >= 0 else None for d in tensor.dims)
+    if tensor.data_type not in _INT_TYPES or len(shape) > 1 or tensor.data_location == _EXTERNAL:
         return shape, None
     count = shape[0] if shape else 1
-    if count > MAX_CONSTANT:
+    if count is None or count > MAX_CONSTANT:
         return shape, None
     from onnx import numpy_helper
 
-    values = numpy_helper.to_array(tensor).reshape(-1).tolist()
+    try:
+        values = numpy_helper.to_array(tensor).reshape(-1).tolist()
+    except (ValueError, TypeError, OverflowError):
+        return shape, None
     return shape, tuple(int(v) for v in values)
 
 
 def _attribute(attr: Any) -> Value:
     from onnx import helper
 
-    value = helper.get_attribute_value(attr)
+    if attr.ref_attr_name:
+        return None  # a function body's reference: set, to a value only the caller knows
+    try:
+        value = helper.get_attribute_value(attr)
+    except ValueError:  # set without a value of its declared type: not known (never the default)
+        return None
     if isinstance(value, bytes):
         return value.decode("utf-8", "replace")
     if isinstance(value, list):
@@ -110,7 +146,7 @@ def infer_model_shapes(model: Any, registry: Registry) -> ShapeResult:
         return Sym(f"opset_unk__{next(counter)}")
 
     walk = _Walk(registry, opset_imports(model.opset_import), result, fresh)
-    walk.graph(model.graph, result.shapes, {}, "graph")
+    walk.graph(model.graph, result.shapes, {}, graph_path(model))
     return result
 
 
@@ -128,6 +164,7 @@ class _Walk:
         self.imports = imports
         self.result = result
         self.fresh = fresh
+        self.outputs: dict[str, Shape] = {}  # the graphs' declared outputs, for conflicts
 
     def graph(
         self, graph: Any, shapes: Scope, values: MutableMapping[str, tuple[int, ...]], path: str
@@ -138,11 +175,15 @@ class _Walk:
             shapes[tensor.name], constant = _constant(tensor)
             if constant is not None:
                 values[tensor.name] = constant
+        self.outputs.update((info.name, _shape_of(info.type)) for info in graph.output)
         for index, node in enumerate(graph.node):
-            where = f"{path}/node[{index}]" + (f"({node.name})" if node.name else "")
-            self.node(node, shapes, values, where)
+            self.node(node, shapes, values, path, index)
 
-    def node(self, node: Any, shapes: Scope, values: MutableMapping[str, tuple[int, ...]], path: str) -> None:
+    def node(
+        self, node: Any, shapes: Scope, values: MutableMapping[str, tuple[int, ...]], graph: str, index: int
+    ) -> None:
+        """One node of the graph at path `graph` (its path, graph.node_path, is made only where
+        there is something to locate: check-model's findings are located as its own)."""
         if node.domain in ("", "ai.onnx"):
             if node.op_type == "Constant" and len(node.output) == 1:
                 tensors = [a.t for a in node.attribute if a.name == "value" and a.HasField("t")]
@@ -152,7 +193,7 @@ class _Walk:
                         values[node.output[0]] = constant
                 return
             if node.op_type in ("If", "Loop", "Scan"):
-                self.control(node, shapes, values, path)
+                self.control(node, shapes, values, node_path(graph, node, index))
                 return
         version = self.imports.get(node.domain or "")
         schema = (
@@ -176,9 +217,17 @@ class _Walk:
             self.fresh,
             outputs=len(node.output),
         )
-        self.result.findings.extend((path, message) for message in inferred.findings)
+        if inferred.findings:
+            path = node_path(graph, node, index)
+            self.result.operators[path] = schema.id
+            self.result.findings.extend((path, message) for message in inferred.findings)
         for name, shape, has_rule in zip(node.output, inferred.outputs, inferred.has_rule):
             if name and has_rule and shape is not None:
+                declared = shapes.get(name, self.outputs.get(name))
+                if declared is not None and _contradicts(declared, shape):
+                    conflict = Conflict(node_path(graph, node, index), name, declared, shape, schema.id)
+                    self.result.conflicts.append(conflict)
+                    continue  # later nodes see the declared shape, so one bad declaration is one finding
                 shapes[name] = _merge(shapes.get(name), shape)
 
     def body(
@@ -274,6 +323,14 @@ def _agree(a: Shape, b: Shape) -> Shape:
     return tuple(x if x == y else None for x, y in zip(a, b))
 
 
+def _contradicts(declared: tuple[int | Sym | None, ...], inferred: tuple[int | Sym | None, ...]) -> bool:
+    """Whether both cannot hold: a different rank, or two different static sizes of a dimension
+    (a symbol or an unknown on either side agrees with anything)."""
+    if len(declared) != len(inferred):
+        return True
+    return any(isinstance(d, int) and isinstance(i, int) and d != i for d, i in zip(declared, inferred))
+
+
 def _merge(declared: Shape, inferred: Shape) -> Shape:
     """A declared shape refined by the inferred one (a declared int is kept over anything)."""
     if declared is None or inferred is None or len(declared) != len(inferred):
@@ -344,7 +401,7 @@ def infer_shapes_file(
 
     from toolkit.load.writer import write_file
     from toolkit.model.diagnostics import UsageError
-    from toolkit.onnx_bridge.check import load_model
+    from toolkit.onnx_bridge.check.model_io import load_model
 
     model = load_model(source)
     inferred = infer_shapes(model, registry)
@@ -354,3 +411,10 @@ def infer_shapes_file(
     except OSError as exc:
         raise UsageError(f"cannot write {out}: {exc.strerror or exc}") from None
     return result
+
+
+# The readers of onnx values the inference functions `register_onnx` gives onnx share with the
+# graph walk (onnx_bridge/register.py): one reading of a TypeProto, a constant and an attribute.
+shape_of = _shape_of
+tensor_constant = _constant
+attribute_value = _attribute

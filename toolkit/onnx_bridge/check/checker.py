@@ -29,6 +29,7 @@ from toolkit.onnx_bridge.check.model_io import load_model
 from toolkit.onnx_bridge.check.rules import MODEL_RULES
 from toolkit.onnx_bridge.check.runtime import runtime_findings
 from toolkit.onnx_bridge.check.schema_facts import FACTS, SchemaFacts, facts_of
+from toolkit.onnx_bridge.check.shape_rules import shape_findings
 from toolkit.onnx_bridge.check.types import VALUE_FIELDS, declared_types, type_string
 from toolkit.onnx_bridge.graph import (
     function_imports,
@@ -453,6 +454,8 @@ def check_model(
         inference.graph(model.graph, main)
         types = {**inference.inferred, **types}
     walk.graph(model.graph, _Scope(main, imports, types))
+    if graph_level:
+        shape_findings(model, registry, walk.add)
     for function in sorted(model.functions, key=lambda f: (f.domain, f.name, f.overload)):
         local: dict[str, str | None] = {}
         for info in getattr(function, "value_info", ()):

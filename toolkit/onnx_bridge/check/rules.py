@@ -18,6 +18,7 @@ from types import MappingProxyType
 from typing import Any
 
 from toolkit.model.rules import Rule, register
+from toolkit.onnx_bridge.check.shape_rules import SHAPE_RULES
 
 FAMILY = "model"
 
@@ -479,6 +480,7 @@ FUNCTION-* rule that failed (see the spec rules).
 
 **After:** `A = Constant <value_float: float = @alpha> ()`.""",
     ),
+    *SHAPE_RULES,  # MODEL-SHAPE-*: from shape inference over the whole graph (shape_rules.py)
 )
 
 # Rule id -> its precondition, for the rules the node walk reports.

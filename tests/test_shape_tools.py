@@ -1,0 +1,157 @@
+"""Shapes where users meet them (#27): check-model's MODEL-SHAPE-* findings in every output format
+and none on real producers' models; `toolkit.register_onnx` judged by the real onnx (its checker
+and its shape inference); the gate's SHAPE-RULE-CHANGED and the changelog; the shipped vendor
+domain's rules; and hypothesis-built shapes compared with onnx's own inference."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolkit.cli import main
+
+onnx = pytest.importorskip("onnx")
+from onnx import TensorProto, helper  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _value(name: str, shape: Any, elem: int = TensorProto.FLOAT) -> Any:
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def _model(
+    nodes: list[Any],
+    inputs: list[Any],
+    outputs: list[Any],
+    value_info: tuple[Any, ...] = (),
+    imports: tuple[tuple[str, int], ...] = (("", 18),),
+    initializers: tuple[Any, ...] = (),
+) -> Any:
+    graph = helper.make_graph(
+        nodes, "g", inputs, outputs, initializer=list(initializers), value_info=list(value_info)
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid(d, v) for d, v in imports])
+
+
+# -- check-model: MODEL-SHAPE-* ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def shape_models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("shape-models")
+    models = {
+        # inner dimensions 3 and 4
+        "matmul": _model(
+            [helper.make_node("MatMul", ["a", "b"], ["y"], name="mm")],
+            [_value("a", [2, 3]), _value("b", [4, 5])],
+            [_value("y", [2, 5])],
+        ),
+        # the graph output is declared as the input's shape, Transpose gives [3, 2]
+        "output": _model(
+            [helper.make_node("Transpose", ["x"], ["y"])],
+            [_value("x", [2, 3])],
+            [_value("y", [2, 3])],
+        ),
+        # a value_info of another rank; the graph output after it agrees with the declaration
+        "value_info": _model(
+            [helper.make_node("Relu", ["x"], ["t"]), helper.make_node("Abs", ["t"], ["y"])],
+            [_value("x", [2, 3])],
+            [_value("y", [2, 3, 1])],
+            value_info=(_value("t", [2, 3, 1]),),
+        ),
+        # symbols and unknown sizes agree with anything: no finding
+        "clean": _model(
+            [
+                helper.make_node("MatMul", ["a", "b"], ["t"]),
+                helper.make_node("Add", ["t", "c"], ["y"]),
+            ],
+            [_value("a", ["N", 3]), _value("b", [3, None]), _value("c", [1, "M"])],
+            [_value("y", ["N", "K"])],
+        ),
+    }
+    paths = {}
+    for name, model in models.items():
+        paths[name] = folder / f"{name}.onnx"
+        paths[name].write_bytes(model.SerializeToString())
+    return paths
+
+
+def _check(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    code = main(["check-model", *argv])
+    return code, capsys.readouterr().out
+
+
+def test_check_model_reports_a_broken_constraint_and_contradicted_declarations(
+    shape_models: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out = _check(capsys, str(shape_models["matmul"]))
+    assert code == 1
+    assert (
+        f"{shape_models['matmul']}:g/mm/0: error[MODEL-SHAPE-CONSTRAINT]: inner dimensions differ: 3 and 4"
+        in out
+    )
+    code, out = _check(capsys, str(shape_models["output"]))
+    assert code == 1
+    assert (
+        f"{shape_models['output']}:g/Transpose/0: error[MODEL-SHAPE-MISMATCH]: output 'y' of "
+        "ai.onnx.Transpose:13 is inferred as [3, 2] but declared [2, 3]"
+    ) in out
+    code, out = _check(capsys, str(shape_models["value_info"]))
+    assert code == 1
+    # one wrong declaration, one finding: Abs after it sees the declared [2, 3, 1]
+    assert out.count("MODEL-SHAPE-MISMATCH") == 1
+    assert "g/Relu/0: error[MODEL-SHAPE-MISMATCH]: output 't' of ai.onnx.Relu:14 is inferred as [2, 3]" in out
+    code, out = _check(capsys, str(shape_models["clean"]))
+    assert code == 0 and "MODEL-SHAPE" not in out
+
+
+def test_shape_findings_in_every_format(
+    shape_models: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = str(shape_models["matmul"])
+    code, out = _check(capsys, bad, "--format", "json")
+    finding = json.loads(out)["models"][0]["findings"][0]
+    assert code == 1
+    assert (finding["rule"], finding["path"], finding["operator"]) == (
+        "MODEL-SHAPE-CONSTRAINT",
+        "g/mm/0",
+        "ai.onnx.MatMul:13",
+    )
+    code, out = _check(capsys, bad, "--format", "github")
+    assert code == 1 and "title=MODEL-SHAPE-CONSTRAINT::g/mm/0" in out
+    code, out = _check(capsys, bad, "--format", "sarif")
+    result = json.loads(out)["runs"][0]["results"][0]
+    assert result["ruleId"] == "MODEL-SHAPE-CONSTRAINT"
+    assert result["locations"][0]["logicalLocations"][0]["fullyQualifiedName"] == "g/mm/0"
+    rules = json.loads(out)["runs"][0]["tool"]["driver"]["rules"]
+    assert any(
+        r["id"] == "MODEL-SHAPE-CONSTRAINT" and r["helpUri"].endswith("#model-shape-constraint")
+        for r in rules
+    )
+    code, out = _check(capsys, str(shape_models["output"]), "--format", "junit")
+    assert code == 1 and "MODEL-SHAPE-MISMATCH" in out and "<failure" in out
+
+
+def test_no_shape_finding_on_real_producers_models(producer_corpus: list[Any]) -> None:
+    """Every model the producers of tests/producer_corpus.py wrote (skl2onnx, onnxconverter-common's
+    float16 conversion, onnxruntime's quantizer and optimizers, ...), the ones onnxruntime refuses
+    included: check-model infers their shapes and finds nothing to report about them."""
+    from toolkit.onnx_bridge.catalog import onnx_registry
+    from toolkit.onnx_bridge.check import check_model
+    from toolkit.onnx_bridge.shape_infer import infer_model_shapes
+
+    registry = onnx_registry(adapters=False)
+    found, inferred = [], 0
+    for produced in producer_corpus:
+        model = onnx.load(str(produced.path))
+        inferred += sum(1 for s in infer_model_shapes(model, registry).shapes.values() if s is not None)
+        result = check_model(model, registry, name=produced.name)
+        found += [
+            (produced.name, f.path, f.message) for f in result.findings if f.rule.startswith("MODEL-SHAPE")
+        ]
+    assert found == []
+    assert len(producer_corpus) >= 80 and inferred > 1000  # the shapes were really inferred
