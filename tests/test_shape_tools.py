@@ -155,3 +155,43 @@ def test_no_shape_finding_on_real_producers_models(producer_corpus: list[Any]) -
         ]
     assert found == []
     assert len(producer_corpus) >= 80 and inferred > 1000  # the shapes were really inferred
+
+
+def test_hostile_constants_and_attributes_are_unknown_never_read_or_a_crash(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Reshape shape stored as external data naming a file next to the working directory, a
+    tensor whose bytes do not fit its dims, a negative dim and a reference attribute in the main
+    graph: check-model reports what is wrong with the model and never reads the file or crashes."""
+    planted = tmp_path / "planted.bin"
+    planted.write_bytes((2).to_bytes(8, "little") + (3).to_bytes(8, "little"))
+    external = helper.make_tensor("shape", TensorProto.INT64, [2], [0, 0])
+    external.ClearField("int64_data")
+    external.data_location = TensorProto.EXTERNAL
+    external.external_data.add(key="location", value="planted.bin")
+    broken = helper.make_tensor("shape2", TensorProto.INT64, [2], [0, 0])
+    broken.ClearField("int64_data")
+    broken.raw_data = b"\x01\x02\x03"
+    negative = TensorProto(name="neg", data_type=TensorProto.INT64, dims=[-4])
+    squeeze = helper.make_node("Flatten", ["x"], ["f"])
+    squeeze.attribute.add(name="axis", type=onnx.AttributeProto.INT, ref_attr_name="outer")
+    model = _model(
+        [
+            helper.make_node("Reshape", ["x", "shape"], ["r"]),
+            helper.make_node("Reshape", ["x", "shape2"], ["r2"]),
+            helper.make_node("Reshape", ["x", "neg"], ["r3"]),
+            squeeze,
+        ],
+        [_value("x", [6])],
+        [_value("r", [3, 2]), _value("r2", [3, 2]), _value("r3", [3, 2]), _value("f", [1, 6])],
+        initializers=(external, broken, negative),
+    )
+    path = tmp_path / "hostile.onnx"
+    path.write_bytes(model.SerializeToString())
+    monkeypatch.chdir(tmp_path)
+    code, out = _check(capsys, str(path))
+    err = capsys.readouterr().err
+    assert code == 0 and "Traceback" not in out + err
+    # read as [2, 3] the planted file would contradict the declared [3, 2]: it was never read
+    assert "MODEL-SHAPE" not in out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["hostile.onnx", "planted.bin"]
