@@ -180,10 +180,13 @@ def test_vendor_models_match_onnx_with_registered_schemas(
                     continue
                 counts["valid"] += 1
                 assert verdict(model), schema.id
+                # every value is shaped [1] here, which breaks shape rules such as ConcatFeatures'
+                # axis 1: those are judged in tests/test_shape_tools.py, the signature here
                 assert [
                     f.rule
                     for f in check_model(model, registry).findings
                     if f.rule not in ("MODEL-OP-DEPRECATED", "MODEL-OP-EXPERIMENTAL")
+                    and not f.rule.startswith("MODEL-SHAPE-")
                 ] == [], schema.id
                 cases = faults(model, schema)
                 if op.versions[0].since_version > 1:
@@ -192,7 +195,11 @@ def test_vendor_models_match_onnx_with_registered_schemas(
                     cases["op_not_in_opset"] = early
                 for kind, faulty in cases.items():
                     counts["seeded"] += 1
-                    ours = not check_model(faulty, registry).errors
+                    ours = not [
+                        f
+                        for f in check_model(faulty, registry).errors
+                        if not f.rule.startswith("MODEL-SHAPE-")
+                    ]
                     if ours != verdict(faulty):
                         disagreements.append(f"{schema.id} {kind}: onnx={verdict(faulty)} ours={ours}")
     print(f"\nvendor models: {counts}")

@@ -449,6 +449,8 @@ def test_every_rule_has_a_positive_test() -> None:
         "OPSET-IR-CHANGED",
         "TYPE-SET-CHANGED",
         "FUNCTION-BODY-CHANGED",  # tests/test_function_gate.py
+        "SHAPE-RULE-CHANGED",  # tests/test_shape_tools.py
+        "SHAPE-RULE-ADDED",
         "ALLOWLIST-EXPIRED",  # tests/test_compat_config.py
         "ALLOWLIST-UNUSED",
         "PLUGINS-IGNORED",  # tests/test_sec_plugins.py

@@ -195,3 +195,144 @@ def test_hostile_constants_and_attributes_are_unknown_never_read_or_a_crash(
     # read as [2, 3] the planted file would contradict the declared [3, 2]: it was never read
     assert "MODEL-SHAPE" not in out
     assert sorted(p.name for p in tmp_path.iterdir()) == ["hostile.onnx", "planted.bin"]
+
+
+# -- the gate: SHAPE-RULE-CHANGED, SHAPE-RULE-ADDED, and the changelog ---------------------------
+
+VISION = REPO / "opsets" / "com.acme.vision"
+FUSED = '[X[0], W[0]] ++ conv_out(X[2:], W[2:], @pads, @strides, [], \\"NOTSET\\")'
+
+
+def _gate_trees(tmp_path: Path, edit: Any, file: str = "FusedConv.yaml") -> tuple[Path, Path]:
+    import shutil
+
+    roots = []
+    for name in ("old", "new"):
+        folder = tmp_path / name / "com.acme.vision"
+        shutil.copytree(VISION, folder)
+        shutil.copy(REPO / "opsets" / "releases.yaml", tmp_path / name / "releases.yaml")
+        roots.append(folder.parent)
+    target = roots[1] / "com.acme.vision" / file
+    text = target.read_text(encoding="utf-8")
+    new_text = edit(text)
+    assert new_text != text
+    target.write_text(new_text, encoding="utf-8")
+    return roots[0], roots[1]
+
+
+def _gate(
+    tmp_path: Path, edit: Any, capsys: pytest.CaptureFixture[str], file: str = "FusedConv.yaml"
+) -> tuple[int, list[dict[str, Any]]]:
+    old, new = _gate_trees(tmp_path, edit, file)
+    code = main(["diff", "--specs", str(new), "--against", str(old), "--no-cache", "--format", "json"])
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    return code, [f for f in findings if f["rule"].startswith("SHAPE-RULE")]
+
+
+def test_changing_a_released_rule_is_breaking(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, found = _gate(tmp_path, lambda t: t.replace(FUSED, FUSED.replace("@strides", "[1, 1]")), capsys)
+    assert code == 1
+    assert {(f["rule"], f["severity"]) for f in found} == {("SHAPE-RULE-CHANGED", "error")}
+    assert "shape rule of output 'Y' changed" in found[0]["message"] and "FusedConv:1" in found[0]["message"]
+    assert [f["operator"] for f in found] == ["com.acme.vision.FusedConv:1", "com.acme.vision.FusedConv:2"]
+
+
+def test_removing_a_released_constraint_is_breaking(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, found = _gate(tmp_path, lambda t: t.replace("'X[1] == W[1] * @group'", "'X.rank == 4'"), capsys)
+    assert code == 1
+    assert {f["rule"] for f in found} == {"SHAPE-RULE-CHANGED"}
+    assert "constraint `X[1] == W[1] * @group` removed; constraint `X.rank == 4` added" in found[0]["message"]
+
+
+def test_layout_of_a_rule_is_no_change(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, found = _gate(
+        tmp_path,
+        lambda t: t.replace(FUSED, "(" + FUSED.replace("[X[0], W[0]]", "[ (X[0]),W[0] ]") + ")"),
+        capsys,
+    )
+    assert (code, found) == (0, [])
+
+
+def test_a_rule_where_there_was_none_is_allowed_info(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The released ColorConvert versions had no rule in the old tree: giving one is info, exit 0."""
+
+    def drop_rule(text: str) -> str:
+        return text.replace(", shape: image}  # every space has three channels", "}")
+
+    import shutil
+
+    for name in ("old", "new"):
+        folder = tmp_path / name / "com.acme.vision"
+        shutil.copytree(VISION, folder)
+        shutil.copy(REPO / "opsets" / "releases.yaml", tmp_path / name / "releases.yaml")
+    spec = tmp_path / "old" / "com.acme.vision" / "ColorConvert.yaml"
+    spec.write_text(drop_rule(spec.read_text(encoding="utf-8")), encoding="utf-8")
+    args = ["--specs", str(tmp_path / "new"), "--against", str(tmp_path / "old"), "--no-cache"]
+    assert main(["diff", *args, "--format", "json"]) == 0
+    found = [f for f in json.loads(capsys.readouterr().out)["findings"] if f["rule"].startswith("SHAPE-RULE")]
+    assert [(f["rule"], f["severity"], f["operator"]) for f in found] == [
+        ("SHAPE-RULE-ADDED", "info", "com.acme.vision.ColorConvert:1"),
+        ("SHAPE-RULE-ADDED", "info", "com.acme.vision.ColorConvert:2"),
+    ]
+    # the changelog, from the same engine: the addition is non-breaking, a change breaking
+    assert main(["changelog", *args, "--format", "json"]) == 0
+    log = capsys.readouterr().out
+    assert (
+        "SHAPE-RULE-ADDED" in log
+        and "gained the shape rule `image`" in log
+        and "SHAPE-RULE-CHANGED" not in log
+    )
+    old_rule = "{name: converted, type: T, shape: '[image[0]]'}"
+    spec.write_text(spec.read_text(encoding="utf-8").replace("{name: converted, type: T}", old_rule))
+    main(["changelog", *args, "--format", "json"])
+    entries = [e for e in _entries(json.loads(capsys.readouterr().out)) if e["kind"] == "SHAPE-RULE-CHANGED"]
+    assert entries and all(e["level"] == "breaking" for e in entries)
+
+
+def _entries(data: Any) -> list[dict[str, Any]]:
+    """Every changelog entry of the json, wherever it is nested."""
+    if isinstance(data, dict):
+        own = [data] if "kind" in data and "level" in data else []
+        return own + [e for v in data.values() for e in _entries(v)]
+    if isinstance(data, list):
+        return [e for v in data for e in _entries(v)]
+    return []
+
+
+def test_vendor_examples_agree_with_the_vendor_rules(shipped_registry: Any) -> None:
+    """Every operator version of the shipped vendor domain has a rule on every output, and each
+    example's inputs, through the rules, give its outputs' shapes (symbols agree with any size)."""
+    import itertools
+
+    from toolkit.shapes.engine import bind_inputs, infer
+    from toolkit.shapes.values import ABSENT, Sym
+
+    counter = itertools.count()
+    checked = 0
+    for op in shipped_registry.operators("com.acme.vision"):
+        for version in op.versions:
+            assert all(p.shape is not None for p in version.outputs), version.id
+            for example in version.examples:
+                given = [t.shape if t is not None else ABSENT for t in example.inputs]
+                values = {
+                    p.name: tuple(int(x) for x in t.data)
+                    for p, t in zip(version.inputs, example.inputs)
+                    if t is not None and t.dtype.startswith("int")
+                }
+                attrs = {a.name: a.value for a in example.attributes}
+                result = infer(
+                    version, bind_inputs(version, given), attrs, values, lambda: Sym(f"s{next(counter)}")
+                )
+                assert result.findings == (), (version.id, example.name)
+                for got, want in zip(result.outputs, example.outputs):
+                    assert got is not None and len(got) == len(want.shape), (version.id, example.name)
+                    assert all(not isinstance(g, int) or g == w for g, w in zip(got, want.shape)), (
+                        version.id,
+                        example.name,
+                    )
+                checked += 1
+    assert checked >= 19

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from toolkit.compat.engine import DiffContext
 from toolkit.compat.pairs import DomainPair, NewVersion, OperatorPair
 from toolkit.compat.rules.functions import function_change
+from toolkit.compat.rules.shapes import shape_rule_changes
 from toolkit.model.change_compat import BREAKS_BC, BREAKS_NEITHER, finding_class
 from toolkit.model.change_kinds import SchemaChange
 from toolkit.model.node_moves import upgrade_blockers
@@ -194,6 +195,7 @@ def _operator_entries(pair: OperatorPair) -> Iterator[Entry]:
         live = edit.released and not edit.old.experimental
         yield from _change_entries(edit.new, edit.changes, live)
     yield from _function_edits(pair)
+    yield from _shape_edits(pair)
     for bump in pair.bumps:
         yield _bump_entry(bump)
     for version in pair.removed_versions:
@@ -239,6 +241,29 @@ def _function_edits(pair: OperatorPair) -> Iterator[Entry]:
         )
 
 
+def _shape_edits(pair: OperatorPair) -> Iterator[Entry]:
+    """In-place edits of shape rules: changing one of a released version is breaking, giving one
+    where there was none is not (SHAPE-RULE-CHANGED, SHAPE-RULE-ADDED)."""
+    assert pair.old is not None and pair.new is not None
+    before = {v.since_version: v for v in pair.old.versions}
+    for schema in pair.new.versions:
+        old = before.get(schema.since_version)
+        if old is None:
+            continue
+        released = schema.since_version <= pair.domain.released_max and not old.experimental
+        for change in shape_rule_changes(old, schema):
+            breaking = released and not change.added
+            yield Entry(
+                "SHAPE-RULE-ADDED" if change.added else "SHAPE-RULE-CHANGED",
+                BREAKING if breaking else NON_BREAKING,
+                schema.id,
+                change.message + ("" if released else " (not released yet)"),
+                change.location,
+                breaking,
+                breaking,
+            )
+
+
 def _bump_entry(bump: NewVersion) -> Entry:
     schema, previous = bump.schema, bump.previous
     details: list[str] = []
@@ -251,6 +276,7 @@ def _bump_entry(bump: NewVersion) -> Entry:
         what = function_change(previous, schema)
         if what is not None:
             details.append(what)
+        details += [change.message for change in shape_rule_changes(previous, schema)]
         blockers = upgrade_blockers(bump.changes)
         details.append(
             "old nodes move to it unchanged"

@@ -10,6 +10,7 @@
 | `lifecycle`   | DEPRECATED-/REMOVED-WITHOUT-REPLACEMENT                            |
 | `docs`        | DOC-CHANGED                                                        |
 | `functions`   | FUNCTION-BODY-CHANGED (a released version's function body)         |
+| `shapes`      | SHAPE-RULE-CHANGED, SHAPE-RULE-ADDED (a released version's shapes) |
 | `allowlist`   | ALLOWLIST-* (emitted by the gate from the configuration)           |
 | `plugins`     | PLUGINS-IGNORED (the configuration's plugins, not opted in to)     |
 
@@ -32,6 +33,7 @@ from toolkit.compat.rules import (  # noqa: F401  (imported to register their ru
     inventory,
     lifecycle,
     plugins,
+    shapes,
     signature,
     types,
     versioning,

@@ -82,6 +82,12 @@ NOTES: dict[str, str] = {
     "FUNCTION-BODY-CHANGED": "The body is what the operator computes wherever it is inlined: old nodes "
     "compute something else under the new body (BC), new nodes under the old body on old runtimes and "
     "converters (FC), with the same signature on both sides.",
+    "SHAPE-RULE-CHANGED": "The model and the operator's kernels are the same on both sides, but the "
+    "tools are not: a checker or shape inference built from the new tree infers other shapes or refuses "
+    "other nodes than one built from the old tree, for old models (BC) and new ones (FC) alike.",
+    "SHAPE-RULE-ADDED": "A rule where there was none describes what the released operator already "
+    "computes: no node becomes valid or invalid at a runtime, and tools of the old tree simply infer "
+    "nothing for it.",
     "VERSION-MODIFIED": "The changes it reports (differentiability, deprecation flag) do not change "
     "which nodes are valid or what they mean; still a released version edited in place.",
     "VERSION-NOT-NEW-OPSET": "Models importing the already released opset resolve the operator to the "
