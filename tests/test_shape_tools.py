@@ -336,3 +336,84 @@ def test_vendor_examples_agree_with_the_vendor_rules(shipped_registry: Any) -> N
                     )
                 checked += 1
     assert checked >= 19
+
+
+# -- toolkit.register_onnx, judged by the real onnx -------------------------------------------------
+
+
+@pytest.fixture
+def registered(shipped_registry: Any) -> Any:
+    import toolkit
+    from toolkit.onnx_bridge.register import deregister_onnx
+
+    added = toolkit.register_onnx(shipped_registry)
+    yield added
+    deregister_onnx()
+
+
+def _vendor_model(value_info: tuple[Any, ...] = ()) -> Any:
+    fused = helper.make_node("FusedConv", ["x", "w"], ["y"], domain="com.acme.vision", pads=[1, 1, 1, 1])
+    concat = helper.make_node("ConcatFeatures", ["y", "y"], ["z"], domain="com.acme.vision")
+    return _model(
+        [fused, concat],
+        [_value("x", ["N", 3, 32, 32]), _value("w", [8, 3, 3, 3])],
+        [_value("z", ["N", None, None, None])],
+        value_info,
+        imports=(("", 18), ("com.acme.vision", 2)),
+    )
+
+
+def test_register_onnx_lets_onnx_check_and_infer_vendor_nodes(registered: Any, shipped_registry: Any) -> None:
+    import toolkit
+
+    assert ("FusedConv", 2, "com.acme.vision") in registered
+    assert {d for _n, _s, d in registered} == {"com.acme.vision", "org.example.abc"}
+    assert toolkit.register_onnx(shipped_registry) == []  # again: nothing new, no error
+    model = _vendor_model()
+    onnx.checker.check_model(model, full_check=True, check_custom_domain=True)
+    inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True)
+    shapes = {
+        v.name: [d.dim_param or d.dim_value for d in v.type.tensor_type.shape.dim]
+        for v in (*inferred.graph.value_info, *inferred.graph.output)
+    }
+    assert shapes["y"] == ["N", 8, 32, 32]  # pads 1 around a 3x3 kernel keep the size
+    assert shapes["z"] == ["N", 16, 32, 32]
+    elem = {v.name: v.type.tensor_type.elem_type for v in inferred.graph.value_info}
+    assert elem["y"] == TensorProto.FLOAT
+    # a node onnx's checker refuses for its signature (an undeclared attribute)
+    bad = _vendor_model()
+    bad.graph.node[0].attribute.append(helper.make_attribute("bogus", 1))
+    with pytest.raises(onnx.checker.ValidationError):
+        onnx.checker.check_model(bad, check_custom_domain=True)
+
+
+def test_register_onnx_reports_broken_constraints_as_inference_errors(registered: Any) -> None:
+    from toolkit.onnx_bridge.register import deregister_onnx, register_onnx
+
+    model = _vendor_model()
+    model.graph.input[1].CopyFrom(_value("w", [8, 4, 3, 3]))  # 4 channels per filter, 3 given
+    with pytest.raises(onnx.shape_inference.InferenceError, match="channels times group"):
+        onnx.shape_inference.infer_shapes(model, strict_mode=True)
+    assert deregister_onnx() == len(registered)
+    from toolkit import load_registry
+
+    register_onnx(load_registry([REPO / "opsets"], cache=False), fail_on_constraint=False)
+    out = onnx.shape_inference.infer_shapes(model)
+    # no exception; the output rule itself still gives y (the constraint is a separate finding)
+    assert [len(v.type.tensor_type.shape.dim) for v in out.graph.value_info if v.name == "y"] == [4]
+
+
+def test_register_onnx_refuses_a_schema_onnx_already_has(shipped_registry: Any) -> None:
+    from toolkit.onnx_bridge.register import deregister_onnx, register_onnx
+
+    schema = onnx.defs.OpSchema("Blur", "com.acme.vision", 1, "someone else's")
+    onnx.defs.register_schema(schema)
+    try:
+        with pytest.raises(
+            ValueError, match=r"cannot register com\.acme\.vision\.Blur:1: onnx already has it"
+        ):
+            register_onnx(shipped_registry, domains=["com.acme.vision"])
+    finally:
+        deregister_onnx()
+        onnx.defs.deregister_schema("Blur", 1, "com.acme.vision")
+    assert not onnx.defs.has("Blur", "com.acme.vision")

@@ -17,10 +17,12 @@ __all__ = [
     "__version__",
     "infer_shapes",
     "load_registry",
+    "register_onnx",
 ]
 
 if TYPE_CHECKING:
     from toolkit.model.diagnostics import Diagnostic, SpecError
+    from toolkit.onnx_bridge.register import register_onnx
     from toolkit.onnx_bridge.shape_infer import infer_shapes
     from toolkit.registry.core import Registry, SchemaNotFound, load_registry
 
@@ -40,4 +42,8 @@ def __getattr__(name: str) -> Any:
         from toolkit.onnx_bridge import shape_infer
 
         return shape_infer.infer_shapes
+    if name == "register_onnx":
+        from toolkit.onnx_bridge import register
+
+        return register.register_onnx
     raise AttributeError(f"module 'toolkit' has no attribute {name!r}")

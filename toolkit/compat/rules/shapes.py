@@ -100,12 +100,9 @@ def shape_rule_changes(old: OpSchema, new: OpSchema) -> list[ShapeRuleChange]:
         parts = [f"constraint `{r.text}` removed" for r in dropped] + [
             f"constraint `{r.text}` added" for r in gained
         ]
-        where = (gained or [new])[0].location
-        out.append(
-            ShapeRuleChange(
-                False, "shape_requires changed: " + "; ".join(parts), where, (dropped or [old])[0].location
-            )
-        )
+        where = gained[0].location if gained else new.location
+        was = dropped[0].location if dropped else old.location
+        out.append(ShapeRuleChange(False, "shape_requires changed: " + "; ".join(parts), where, was))
     return out
 
 
