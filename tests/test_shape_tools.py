@@ -325,9 +325,15 @@ def test_vendor_examples_agree_with_the_vendor_rules(shipped_registry: Any) -> N
                 }
                 attrs = {a.name: a.value for a in example.attributes}
                 result = infer(
-                    version, bind_inputs(version, given), attrs, values, lambda: Sym(f"s{next(counter)}")
+                    version,
+                    bind_inputs(version, given),
+                    attrs,
+                    values,
+                    lambda: Sym(f"s{next(counter)}"),
+                    outputs=len(example.outputs),
                 )
                 assert result.findings == (), (version.id, example.name)
+                assert len(result.outputs) == len(example.outputs), (version.id, example.name)
                 for got, want in zip(result.outputs, example.outputs):
                     assert got is not None and len(got) == len(want.shape), (version.id, example.name)
                     assert all(not isinstance(g, int) or g == w for g, w in zip(got, want.shape)), (
@@ -417,3 +423,16 @@ def test_register_onnx_refuses_a_schema_onnx_already_has(shipped_registry: Any) 
         deregister_onnx()
         onnx.defs.deregister_schema("Blur", 1, "com.acme.vision")
     assert not onnx.defs.has("Blur", "com.acme.vision")
+
+
+def test_register_onnx_gives_each_value_of_a_variadic_output_its_shape(registered: Any) -> None:
+    node = helper.make_node("SplitChannels", ["x"], ["a", "b", "c"], domain="com.acme.vision")
+    model = _model(
+        [node],
+        [_value("x", [2, 6, 5, 5])],
+        [_value(n, [None, None, None, None]) for n in "abc"],
+        imports=(("", 18), ("com.acme.vision", 1)),
+    )
+    out = onnx.shape_inference.infer_shapes(model, strict_mode=True)
+    shapes = {v.name: [d.dim_value for d in v.type.tensor_type.shape.dim] for v in out.graph.output}
+    assert shapes == {"a": [2, 2, 5, 5], "b": [2, 2, 5, 5], "c": [2, 2, 5, 5]}

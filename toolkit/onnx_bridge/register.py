@@ -156,7 +156,8 @@ def _inference(onnx: Any, version: OpSchema, fail_on_constraint: bool) -> Callab
     def infer_node(ctx: Any) -> None:
         count = ctx.get_num_inputs()
         types = [ctx.get_input_type(i) if ctx.has_input(i) else None for i in range(count)]
-        outputs: list[Value] = [None] * len(version.outputs)
+        produced = ctx.get_num_outputs()
+        outputs: list[Value] = [None] * produced
         if has_rules:
             given: list[Value] = [shape_of(t) if t is not None else ABSENT for t in types]
             values: dict[str, tuple[int, ...]] = {}
@@ -172,17 +173,25 @@ def _inference(onnx: Any, version: OpSchema, fail_on_constraint: bool) -> Callab
                 proto = ctx.get_attribute(attr.name)
                 if proto is not None:
                     attributes[attr.name] = attribute_value(proto)
-            inferred = infer(version, bind_inputs(version, given), attributes, values, _fresh)
+            inferred = infer(
+                version, bind_inputs(version, given), attributes, values, _fresh, outputs=produced
+            )
             if inferred.findings and fail_on_constraint:
                 raise onnx.shape_inference.InferenceError(
                     f"{version.id} ({ctx.get_display_name()}): {'; '.join(inferred.findings)}"
                 )
-            outputs = list(inferred.outputs)
-        for index, param in enumerate(version.outputs):
-            if param.is_variadic or index >= ctx.get_num_outputs() or not ctx.has_output(index):
+            outputs = list(inferred.outputs)  # one per node output (a variadic output expanded)
+        last = len(version.outputs) - 1
+        for index in range(produced):
+            formal = index if index <= last else last  # the values of a variadic last output
+            if (
+                formal < 0
+                or not ctx.has_output(index)
+                or (index > last and not version.outputs[last].is_variadic)
+            ):
                 continue
-            element = elements[index](types)
-            shape = outputs[index]
+            element = elements[formal](types)
+            shape = outputs[index] if index < len(outputs) else None
             if not element and not isinstance(shape, tuple):
                 continue
             result = onnx.TypeProto()
