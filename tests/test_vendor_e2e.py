@@ -222,7 +222,11 @@ def test_a_new_vendor_end_to_end(tmp_path: Path, steps: Steps) -> None:
     hooks = steps.run(
         "pre-commit run --all-files", [str(python), "-m", "pre_commit", "run", "--all-files"], repo, env
     )
-    for hook in ("opset (validate + breaking-change gate)", "opset schemas --check", "opset generate --check"):
+    for hook in (
+        "opset (validate + breaking-change gate)",
+        "opset schemas --check",
+        "opset generate --check",
+    ):
         assert any(line.startswith(hook) and line.endswith("Passed") for line in hooks.stdout.splitlines()), (
             hooks.stdout
         )
