@@ -19,6 +19,7 @@ from toolkit.load import cache as disk_cache
 from toolkit.load import pbload
 from toolkit.load.discovery import discover
 from toolkit.load.files import MAX_EXAMPLE_FILE_BYTES, MAX_FILE_BYTES, read_regular_file
+from toolkit.load.parallel import gc_paused
 from toolkit.load.result import LoadResult
 from toolkit.model.diagnostics import Diagnostic, SpecError
 from toolkit.model.resolution import index_at
@@ -189,7 +190,12 @@ def load_registry(
     # for PyYAML, the JSON-Schema validators or the rule modules.
     from toolkit.checks.run import load_specs
 
-    return _checked(_stored(key, load_specs(path_list)), strict)
+    # What is loaded lives as long as the command, as a cached load's does (`result_cache.fetch`):
+    # frozen out of the cyclic collector's sight, or its next collections walk every object of
+    # the catalog again (and, in a forked generator worker, write to every page it inherited).
+    with gc_paused(freeze=True):
+        result = load_specs(path_list)
+    return _checked(_stored(key, result), strict)
 
 
 def _checked(result: LoadResult, strict: bool) -> Registry:
