@@ -17,6 +17,8 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from toolkit.model.record import Record
+
 DEFAULT_DOMAIN = ""
 DEFAULT_DOMAIN_ALIAS = "ai.onnx"
 MAX_ARITY = 2**31 - 1  # what onnx reports for "unbounded" (INT_MAX)
@@ -43,7 +45,7 @@ def is_reserved_domain(name: str) -> bool:
 
 
 @dataclass(frozen=True, slots=True, order=True)
-class Location:
+class Location(Record):
     """1-based position in a source file."""
 
     file: str
@@ -135,7 +137,7 @@ AttrValue = float | int | str | tuple[float, ...] | tuple[int, ...] | tuple[str,
 
 
 @dataclass(frozen=True, slots=True)
-class TypeSource:
+class TypeSource(Record):
     """One entry of an output's `type_from`: where the output's type comes from when the type
     parameters cannot say (Cast's `to`, CastLike's `target_type`, RandomNormal's `dtype` with
     float as default). Entries are tried in order; the first that applies to a node gives the type.
@@ -155,7 +157,7 @@ class TypeSource:
 
 
 @dataclass(frozen=True, slots=True)
-class ShapeText:
+class ShapeText(Record):
     """A shape expression as written in the spec: an output's `shape:` rule, or a version's
     `shape_requires:` entry (then with the `message` its finding shows). Parsed and checked by
     `toolkit.model.shape_lang` (never evaluated as code); see docs/guide/shapes.md.
@@ -171,7 +173,7 @@ class ShapeText:
 
 
 @dataclass(frozen=True, slots=True)
-class FormalParameter:
+class FormalParameter(Record):
     """An input or output of an operator version."""
 
     name: str
@@ -197,7 +199,7 @@ class FormalParameter:
 
 
 @dataclass(frozen=True, slots=True)
-class Attribute:
+class Attribute(Record):
     name: str
     type: AttrType
     doc: str = ""
@@ -209,7 +211,7 @@ class Attribute:
 
 
 @dataclass(frozen=True, slots=True)
-class TypeConstraint:
+class TypeConstraint(Record):
     param: str
     allowed: tuple[str, ...]  # canonical type strings, type sets expanded, in declaration order
     doc: str = ""
@@ -220,7 +222,7 @@ class TypeConstraint:
 
 
 @dataclass(frozen=True, slots=True)
-class AdapterStep:
+class AdapterStep(Record):
     """One declarative step of a version adapter (`kind` plus its arguments)."""
 
     kind: str
@@ -235,7 +237,7 @@ class AdapterStep:
 
 
 @dataclass(frozen=True, slots=True)
-class Adapter:
+class Adapter(Record):
     """How a node moves from the previous operator version to this one (and back)."""
 
     upgrade: tuple[AdapterStep, ...] = ()
@@ -247,7 +249,7 @@ class Adapter:
 
 
 @dataclass(frozen=True, slots=True)
-class FunctionBody:
+class FunctionBody(Record):
     """An operator version's body in ONNX's textual syntax: the nodes onnx.parser reads between a
     function's braces, one per line, with the opsets they are written against. The formal inputs,
     outputs and attributes are the version's own. `toolkit.model.onnx_text` parses the text."""
@@ -277,7 +279,7 @@ Element = float | int | bool | str
 
 
 @dataclass(frozen=True, slots=True)
-class ExampleTensor:
+class ExampleTensor(Record):
     """A tensor value: element type (`float`, `int64`, ...), shape and row-major elements."""
 
     dtype: str
@@ -296,7 +298,7 @@ class ExampleTensor:
 
 
 @dataclass(frozen=True, slots=True)
-class ExampleAttribute:
+class ExampleAttribute(Record):
     """A node attribute of an example, typed by the operator version's declaration."""
 
     name: str
@@ -306,7 +308,7 @@ class ExampleAttribute:
 
 
 @dataclass(frozen=True, slots=True)
-class Example:
+class Example(Record):
     """One example of an operator version. `inputs` are positional; None is an omitted optional."""
 
     name: str
@@ -320,7 +322,7 @@ class Example:
 
 
 @dataclass(frozen=True, slots=True)
-class OpSchema:
+class OpSchema(Record):
     """One fully resolved operator version: inheritance applied, type sets expanded."""
 
     domain: str
@@ -417,7 +419,7 @@ def _arity(params: tuple[FormalParameter, ...]) -> tuple[int, int]:
 
 
 @dataclass(frozen=True, slots=True)
-class OperatorSpec:
+class OperatorSpec(Record):
     """Everything one operator file declares: all versions of one operator."""
 
     domain: str
@@ -439,7 +441,7 @@ class OperatorSpec:
 
 
 @dataclass(frozen=True, slots=True)
-class OpsetVersion:
+class OpsetVersion(Record):
     version: int
     ir_version: int
     doc: str = ""
@@ -449,7 +451,7 @@ class OpsetVersion:
 
 
 @dataclass(frozen=True, slots=True)
-class DomainSpec:
+class DomainSpec(Record):
     name: str  # canonical ("" for the default domain)
     opset_versions: tuple[OpsetVersion, ...]  # increasing
     type_sets: tuple[tuple[str, tuple[str, ...]], ...] = ()  # name -> expanded type strings
@@ -492,7 +494,7 @@ class DomainSpec:
 
 
 @dataclass(frozen=True, slots=True)
-class Release:
+class Release(Record):
     """One row of a release table: a release name, its IR version and opset versions per domain."""
 
     name: str
@@ -503,7 +505,7 @@ class Release:
 
 
 @dataclass(frozen=True, slots=True)
-class SpecSet:
+class SpecSet(Record):
     """Everything loaded from a set of spec paths, before resolution into a Registry."""
 
     domains: tuple[DomainSpec, ...] = ()
