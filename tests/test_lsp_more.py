@@ -315,7 +315,7 @@ async def test_operator_in_a_function_body_hover_and_definition(plain: LanguageC
     assert isinstance(target, lsp.Location) and target.uri == normalize.as_uri()
     assert target.range.start == _at(normalize.read_text(), "since_version: 1")
     # not operators: an output name, an attribute reference, a tensor's element type
-    for needle, offset in (("Y = Conv", 0), ("@strides", 2), ("Z = com", 0)):
+    for needle, offset in (("Y = Conv", 0), ("ints = @strides", 9), ("Z = com", 0)):
         assert await _hover_text(client, uri, _at(text, needle, offset)) == "", needle
     # an ai.onnx operator: from the installed onnx's catalog, loaded in the background
     conv = _at(text, "Y = Conv", 5)

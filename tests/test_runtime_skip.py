@@ -139,7 +139,11 @@ def _model(path: Path, op: str, domain_version: int) -> Path:
     graph = helper.make_graph(
         [node],
         "g",
-        [helper.make_tensor_value_info(name, TensorProto.FLOAT, [1, 1, 3, 3]) for name in inputs],
+        # a 1x1 kernel: the output keeps the input's shape (check-model also checks shapes)
+        [
+            helper.make_tensor_value_info(n, TensorProto.FLOAT, [1, 1, 3, 3] if n == "X" else [1, 1, 1, 1])
+            for n in inputs
+        ],
         [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 1, 3, 3])],
     )
     opsets = [helper.make_opsetid("", 19), helper.make_opsetid("com.acme.vision", domain_version)]
