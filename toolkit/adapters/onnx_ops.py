@@ -354,3 +354,55 @@ def no_adapter(node: Node, ctx: AdapterContext) -> Node:
     raise MissingAdapter(
         f"{ctx.source.id} and {ctx.target.id} compute different things from the same node; no step moves it"
     )
+
+
+# GridSample 20 renamed two of its modes (they name the interpolation along every spatial axis
+# now that the input may have more than two); `nearest` kept its name.
+_GRID_SAMPLE_MODES = {"bilinear": "linear", "bicubic": "cubic"}
+
+
+def grid_sample_20_upgrade(node: Node, ctx: AdapterContext) -> Node:
+    """GridSample 16 -> 20: modes 'bilinear' and 'bicubic' are spelled 'linear' and 'cubic'
+    (an absent mode is each version's default, the same interpolation)."""
+    out = node.copy()
+    mode = out.attributes.get("mode")
+    if isinstance(mode, str) and mode in _GRID_SAMPLE_MODES:
+        out.attributes["mode"] = _GRID_SAMPLE_MODES[mode]
+    return out
+
+
+def grid_sample_20_downgrade(node: Node, ctx: AdapterContext) -> Node:
+    """GridSample 20 -> 16: the old mode names, and only a 4-D input (GridSample 16 samples
+    2-D images; 20 also takes volumes)."""
+    shape = ctx.value_shape(node.inputs[0]) if node.inputs else None
+    if shape is None or len(shape) != 4:
+        what = "of unknown rank" if shape is None else f"of rank {len(shape)}"
+        raise AdapterError(f"input '{node.inputs[0]}' is {what}; {ctx.target.id} samples 4-D inputs only")
+    out = node.copy()
+    mode = out.attributes.get("mode")
+    back = {new: old for old, new in _GRID_SAMPLE_MODES.items()}
+    if isinstance(mode, str) and mode in back:
+        out.attributes["mode"] = back[mode]
+    return out
+
+
+_FLOATS = frozenset({"tensor(float16)", "tensor(float)", "tensor(double)", "tensor(bfloat16)"})
+
+
+def mod_28_downgrade(node: Node, ctx: AdapterContext) -> Node:
+    """Mod 28 -> 13: Mod 13 defines `fmod` 0 (floor, the divisor's sign) for integers only and
+    `fmod` 1 (truncation, C's fmod) for floating point only; Mod 28 defines both for every type
+    and computes the same where 13 defines it. Any other combination cannot go back."""
+    element = ctx.value_type(node.inputs[0]) if node.inputs else None
+    if element is None:
+        raise AdapterError(
+            f"the type of '{node.inputs[0]}' is not known; {ctx.target.id} restricts it by `fmod`"
+        )
+    fmod = node.attributes.get("fmod", 0)
+    floating = element in _FLOATS
+    if floating != (fmod == 1):
+        kind = "floating-point" if floating else "integer"
+        raise AdapterError(
+            f"fmod={fmod} on {element}: {ctx.target.id} defines fmod={0 if floating else 1} only for {kind} inputs"
+        )
+    return node.copy()

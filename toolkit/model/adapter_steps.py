@@ -89,9 +89,33 @@ def invalidating_changes(source: OpSchema, target: OpSchema) -> list[SchemaChang
         always = _INVALIDATING.get(change.kind)
         if always is None:
             continue
+        if change.kind == "TYPE-REMOVED" and _types_kept(source, target, str(change.subject)):
+            continue
         if always or _makes_required(change):
             out.append(change)
     return out
+
+
+def _types_kept(source: OpSchema, target: OpSchema, param: str) -> bool:
+    """True when every input and output `param` binds in `source` accepts at least its types in
+    `target`, whatever parameter binds it there: a type parameter renamed or reused for other
+    parameters (QuantizeLinear 23's `T2`, 21's `T3`) removes no type from any node."""
+    sides = (("in", source.inputs, target.inputs), ("out", source.outputs, target.outputs))
+    before = _allowed(source, param)
+    for _side, old_formals, new_formals in sides:
+        for index, formal in enumerate(old_formals):
+            if formal.type_str != param:
+                continue
+            if index >= len(new_formals) or not set(before) <= set(
+                _allowed(target, new_formals[index].type_str)
+            ):
+                return False
+    return True
+
+
+def _allowed(schema: OpSchema, type_str: str) -> tuple[str, ...]:
+    constraint = schema.constraint_map.get(type_str)
+    return constraint.allowed if constraint is not None else (type_str,)
 
 
 def _makes_required(change: SchemaChange) -> bool:

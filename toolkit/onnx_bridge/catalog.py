@@ -22,7 +22,8 @@ from toolkit.onnx_bridge.missing import not_installed
 from toolkit.registry.core import Registry, load_registry
 
 CATALOG_FORMAT = (
-    7  # 4: outputs carry type_from; 5: function bodies (#16); 6: more type_from facts; 7: shape rules (#27)
+    8  # 4: outputs carry type_from; 5: function bodies (#16); 6: more type_from facts; 7: shape rules (#27);
+    # 8: the adapter overlay's adapters (#26)
 )
 UNCHECKED_FILE = "unchecked_attributes.txt"
 ONNX_DOMAINS = ("", "ai.onnx.ml", "ai.onnx.preview", "ai.onnx.preview.training")

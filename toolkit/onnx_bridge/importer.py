@@ -23,10 +23,10 @@ from toolkit.load import yaml12
 from toolkit.load.schema_files import SCHEMA_DIR
 from toolkit.load.writer import write_tree
 from toolkit.model.diagnostics import UsageError
-from toolkit.model.spec import display_domain
+from toolkit.model.spec import FormalParameter, OpSchema, TypeConstraint, display_domain
 from toolkit.onnx_bridge.import_functions import function_entry
 from toolkit.onnx_bridge.missing import not_installed
-from toolkit.onnx_bridge.overlay import replacement
+from toolkit.onnx_bridge.overlay import overlay_adapter_entry, replacement
 from toolkit.onnx_bridge.shape_overlay import add_shape_rules
 from toolkit.onnx_bridge.type_facts import add_type_sources
 
@@ -223,8 +223,14 @@ def _operator_file(
     examples: dict[int, list[dict[str, Any]]] | None = None,
 ) -> bytes:
     entries = []
+    previous = None
     for schema in versions:
         entry = _version(schema)
+        signature = _signature(schema)
+        adapter = overlay_adapter_entry(previous, signature) if previous is not None else None
+        if adapter is not None:  # our fact of how a node moves here (toolkit/data/onnx_adapters)
+            entry["adapter"] = adapter
+        previous = signature
         if examples and examples.get(schema.since_version):
             entry["examples"] = examples[schema.since_version]
         entries.append(entry)
@@ -265,6 +271,21 @@ def _version(schema: Any) -> dict[str, Any]:
     entry.update(function_entry(schema))
     add_shape_rules(entry, schema)
     return entry
+
+
+def _signature(schema: Any) -> OpSchema:
+    """The parts of an onnx schema the adapter overlay's type checks read (inputs, outputs,
+    type constraints), as the model's OpSchema."""
+    return OpSchema(
+        schema.domain,
+        schema.name,
+        schema.since_version,
+        inputs=tuple(FormalParameter(p.name, p.type_str) for p in schema.inputs),
+        outputs=tuple(FormalParameter(p.name, p.type_str) for p in schema.outputs),
+        type_constraints=tuple(
+            TypeConstraint(tc.type_param_str, tuple(tc.allowed_type_strs)) for tc in schema.type_constraints
+        ),
+    )
 
 
 def _historical_quirks(schema: Any) -> list[str]:

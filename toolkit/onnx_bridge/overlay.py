@@ -11,6 +11,7 @@ import os
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from toolkit.adapters import (
     inverse_steps,
@@ -118,6 +119,36 @@ def _overlay_file(
             out[key] = replace(adapter, location=at)
 
 
+@functools.lru_cache(maxsize=1)
+def _overlay_facts() -> Mapping[tuple[str, str, int], Adapter]:
+    return load_overlay()
+
+
+def overlay_adapter_entry(old: OpSchema, new: OpSchema) -> dict[str, Any] | None:
+    """The overlay's adapter of catalog version `new` (from `old`, the one before it) as the
+    `adapter:` mapping of an operator file, or None. `opset import-onnx` writes it into the
+    imported specs so that every tool reading the catalog as a spec tree, the gate first, sees
+    the facts `opset convert` applies; as a spec states it, with the type checks the converter
+    adds (`with_type_checks`). `old` and `new` need only their inputs, outputs and types."""
+    fact = _overlay_facts().get((canonical_domain(new.domain), new.name, new.since_version))
+    if fact is None:
+        return None
+    adapter = with_type_checks(old, new, fact)
+    entry: dict[str, Any] = {"upgrade": [_step_entry(step) for step in adapter.upgrade]}
+    if adapter.downgrade is not None:
+        entry["downgrade"] = [_step_entry(step) for step in adapter.downgrade]
+    return entry
+
+
+def _step_entry(step: AdapterStep) -> dict[str, Any]:
+    return {"kind": step.kind, **{key: _plain(value) for key, value in step.args}}
+
+
+def _plain(value: object) -> object:
+    """A frozen step argument (tuples, from `build_adapter`) as YAML-writable lists."""
+    return [_plain(item) for item in value] if isinstance(value, tuple) else value
+
+
 def _restrictions(banned: Mapping[str, tuple[str, ...]], origin: Location) -> tuple[AdapterStep, ...]:
     return tuple(
         AdapterStep("type_restriction", (("param", param), ("types", types)), origin)
@@ -133,16 +164,22 @@ def adapter_for(old: OpSchema, new: OpSchema, declared: Adapter | None) -> Adapt
         declared = None  # an empty stub (`opset bump`) declares nothing
     if declared is None:
         return implicit_adapter(old, new)
+    checked = with_type_checks(old, new, declared)
+    if checked.downgrade is None:  # an implied downgrade starts with the added types' checks
+        return replace(checked, downgrade=inverse_steps(declared.upgrade, new, old))
+    return checked
+
+
+def with_type_checks(old: OpSchema, new: OpSchema, declared: Adapter) -> Adapter:
+    """`declared` with the checks of the catalog's type changes first (they are about the node
+    as it is at the source version): a removed type cannot go up, an added one cannot go back.
+    An implied downgrade (None) stays None."""
     added, removed = type_changes(old, new)
-    # The type checks come first: they are about the node as it is at the source version (an
-    # implied downgrade starts with those of the added types already).
-    if declared.downgrade is None:
-        downgrade = inverse_steps(declared.upgrade, new, old)
-    else:
-        downgrade = _restrictions(added, declared.location) + declared.downgrade
     return Adapter(
         upgrade=_restrictions(removed, declared.location) + declared.upgrade,
-        downgrade=downgrade,
+        downgrade=None
+        if declared.downgrade is None
+        else _restrictions(added, declared.location) + declared.downgrade,
         location=declared.location,
     )
 
@@ -170,7 +207,9 @@ def apply_overlay(
             fact = facts.pop((op.domain, op.name, new.since_version), None)
             if fact is not None:
                 problems.extend(_overlay_problems(fact, old, new))
-            adapter = adapter_for(old, new, new.adapter or fact)
+            # The overlay's current fact first: a catalog imported by an older toolkit carries
+            # the adapters of its day (`overlay_adapter_entry`).
+            adapter = adapter_for(old, new, fact or new.adapter)
             versions.append(replace(new, adapter=adapter) if adapter is not None else new)
         operators.append(replace(op, versions=tuple(versions)))
     if problems:
