@@ -86,6 +86,10 @@ def invalidating_changes(source: OpSchema, target: OpSchema) -> list[SchemaChang
     """The differences that make a `source` node invalid on `target` unchanged."""
     out = []
     for change in diff_schemas(source, target):
+        if change.kind == "INPUT-TYPE-CHANGED":  # bound to another parameter: narrowed?
+            if not set(_allowed(source, str(change.old))) <= set(_allowed(target, str(change.new))):
+                out.append(change)
+            continue
         always = _INVALIDATING.get(change.kind)
         if always is None:
             continue
