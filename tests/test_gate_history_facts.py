@@ -24,7 +24,7 @@ from toolkit.cli import main
 
 onnx = pytest.importorskip("onnx")
 np = pytest.importorskip("numpy")
-from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+from onnx import TensorProto, helper  # noqa: E402
 
 from toolkit.onnx_bridge.catalog import model_registry, onnx_unchecked_attributes  # noqa: E402
 from toolkit.onnx_bridge.convert import ConversionError, convert_model  # noqa: E402
