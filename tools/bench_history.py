@@ -3,13 +3,16 @@ imported with that release installed, then `opset diff --against OLD --specs NEW
 consecutive releases; per pair and per rule, how many findings.
 
     python tools/bench_history.py [--cache DIR] [--source onnx|onnxruntime|all] [--json FILE]
+                                  [--no-cache] [--compare FILE]
 
 Each release gets `<cache>/onnx-<version>/` or `<cache>/ort-<version>/`: `venv/` (python -m venv, then pip installs the
 one release, its own dependencies and the toolkit's dependencies read from pyproject.toml; the
 toolkit itself is not installed, it runs from this checkout through PYTHONPATH, so the import code
 is the checkout's) and `catalog/` (what `opset import-onnx` wrote). Both are reused by later runs;
 a catalog is imported again when the toolkit's import code changed (a digest of those files is
-kept in `catalog/.import-key`). The diffs run in this interpreter. Figures and how the findings
+kept in `catalog/.import-key`). The diffs run in this interpreter. `--no-cache` imports every
+catalog afresh into a temporary folder; `--compare` checks that a run gives an earlier run's
+findings, pair by pair (cached against uncached: identical). Figures and how the findings
 were judged: README, "The gate on real release history".
 """
 
@@ -24,6 +27,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -126,20 +130,23 @@ def ensure_catalog(folder: Path, python: Path, package: str, version: str, log: 
     return catalog
 
 
-def diff(old: Path, new: Path, extra: list[str]) -> dict[str, Any]:
+def diff(old: Path, new: Path, extra: list[str], env: dict[str, str]) -> dict[str, Any]:
+    # Both trees named relative to the folder holding them: the findings (locations, and messages
+    # naming the old tree) are then the same wherever the catalogs live (cache or --no-cache).
+    root = new.parent.parent
     cmd = [
         sys.executable,
         "-m",
         "toolkit",
         "diff",
         "--against",
-        str(old),
+        str(old.relative_to(root)),
         "--specs",
-        str(new),
+        str(new.relative_to(root)),
         "--format",
         "json",
     ]
-    done = run(cmd + extra, env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=new.parent.parent)
+    done = run(cmd + extra, env={**os.environ, "PYTHONPATH": str(ROOT), **env}, cwd=root)
     if done.returncode not in (0, 1):
         raise RuntimeError(f"diff {old} -> {new} exited {done.returncode}:\n{done.stderr.strip()}")
     report: dict[str, Any] = json.loads(done.stdout)
@@ -147,17 +154,30 @@ def diff(old: Path, new: Path, extra: list[str]) -> dict[str, Any]:
 
 
 def history(
-    package: str, versions: list[str], cache: Path, extra: list[str], log: Any
+    package: str,
+    versions: list[str],
+    cache: Path,
+    extra: list[str],
+    log: Any,
+    fresh: Path | None = None,
 ) -> list[dict[str, Any]]:
+    """`fresh`: import every catalog into this folder instead of the cache (the venvs still
+    come from the cache: they are pip's installs of the releases, not the toolkit's results)
+    and run the diffs with the toolkit's load cache off."""
     pythons = []
     for version in versions:  # every venv first: the slow, network-bound part
         folder = cache / f"{FOLDER[package]}-{version}"
         folder.mkdir(parents=True, exist_ok=True)
-        pythons.append((version, folder, ensure_venv(folder, package, version, log)))
+        python = ensure_venv(folder, package, version, log)
+        if fresh is not None:
+            folder = fresh / folder.name
+            folder.mkdir(parents=True)
+        pythons.append((version, folder, python))
     catalogs = [(v, ensure_catalog(folder, python, package, v, log)) for v, folder, python in pythons]
+    env = {"OPSET_TOOLKIT_NO_CACHE": "1"} if fresh is not None else {}
     pairs = []
     for (old_version, old), (new_version, new) in itertools.pairwise(catalogs):
-        report = diff(old, new, extra)
+        report = diff(old, new, extra, env)
         per_rule: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
         for finding in report["findings"]:
             per_rule[finding["rule"]][finding["severity"]] += 1
@@ -200,6 +220,18 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--json", type=Path, help="write every pair's findings here")
     parser.add_argument("--profile", help="the gate profile (default: the gate's)")
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="import every catalog again into a temporary folder (removed afterwards) and diff with "
+        "the toolkit's load cache off; the venvs still come from the cache",
+    )
+    parser.add_argument(
+        "--compare",
+        type=Path,
+        metavar="JSON",
+        help="a --json file of an earlier run: exit 1 unless every pair has the same findings",
+    )
     args = parser.parse_args(argv)
     cache = (args.cache or default_cache()).resolve()
     extra = ["--profile", args.profile] if args.profile else []
@@ -207,18 +239,42 @@ def main(argv: list[str] | None = None) -> int:
     lists = {"onnx": ONNX, "onnxruntime": ORT}
     chosen = ["onnx", "onnxruntime"] if args.source == "all" else [args.source]
     results = []
-    for package in chosen:
-        versions = args.versions.split(",") if args.versions else lists[package]
-        print(f"{package}: {', '.join(versions)} (cache {cache})", flush=True)
-        try:
-            results += history(package, versions, cache, extra, lambda text: print(text, flush=True))
-        except RuntimeError as error:
-            print(f"error: {error}", file=sys.stderr)
-            return 2
+    fresh = Path(tempfile.mkdtemp(prefix="opset-history-")) if args.no_cache else None
+    try:
+        for package in chosen:
+            versions = args.versions.split(",") if args.versions else lists[package]
+            print(f"{package}: {', '.join(versions)} (cache {cache})", flush=True)
+            log = lambda text: print(text, flush=True)  # noqa: E731
+            results += history(package, versions, cache, extra, log, fresh)
+    except RuntimeError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    finally:
+        if fresh is not None:
+            shutil.rmtree(fresh, ignore_errors=True)
     wall = time.perf_counter() - start
     print(f"wall time {wall:.1f} s")
     if args.json:
         args.json.write_text(json.dumps({"wall_seconds": round(wall, 1), "pairs": results}, indent=1) + "\n")
+    return compare(results, args.compare) if args.compare else 0
+
+
+def compare(results: list[dict[str, Any]], earlier: Path) -> int:
+    """0 when every pair of `results` has exactly the findings the pair has in `earlier`."""
+    before = {
+        (p["package"], p["old"], p["new"]): p["findings"] for p in json.loads(earlier.read_text())["pairs"]
+    }
+    differ = [
+        f"{p['package']} {p['old']} -> {p['new']}"
+        for p in results
+        if before.get((p["package"], p["old"], p["new"])) != p["findings"]
+    ]
+    if differ:
+        print(f"findings differ from {earlier} in: {', '.join(differ)}")
+        return 1
+    print(
+        f"every pair's findings are identical to {earlier}'s ({sum(len(p['findings']) for p in results)} findings)"
+    )
     return 0
 
 
