@@ -22,6 +22,8 @@ import yaml
 
 from toolkit.cli import main
 
+REPO = Path(__file__).resolve().parent.parent
+
 onnx = pytest.importorskip("onnx")
 np = pytest.importorskip("numpy")
 from onnx import TensorProto, helper  # noqa: E402
@@ -420,3 +422,25 @@ def test_compatible_follows_a_reused_type_parameter(
     else:  # the scale lost double: a version-1 node with a double scale is not valid as it is
         assert code == 1 and "Scale.yaml:" in out and "error[ADAPTER-NOT-COMPATIBLE]" in out, out
         assert "input `s` type changed from `T1` to `T2`" in out
+
+
+# -- the history script's cached / uncached comparison ---------------------------------------------
+
+
+def test_the_history_script_compares_runs_pair_by_pair(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_history", REPO / "tools" / "bench_history.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    finding = {"rule": "TYPE-REMOVED", "severity": "error", "message": "m", "location": {"line": 3}}
+    pairs = [{"package": "onnx", "old": "1.19.1", "new": "1.20.1", "findings": [finding]}]
+    earlier = tmp_path / "cached.json"
+    earlier.write_text(json.dumps({"pairs": pairs}), "utf-8")
+    assert bench.compare(pairs, earlier) == 0
+    moved = [{**pairs[0], "findings": [{**finding, "location": {"line": 4}}]}]
+    assert bench.compare(moved, earlier) == 1
+    assert "onnx 1.19.1 -> 1.20.1" in capsys.readouterr().out
