@@ -223,7 +223,7 @@ def _operator_file(
     examples: dict[int, list[dict[str, Any]]] | None = None,
 ) -> bytes:
     entries = []
-    previous = None
+    previous: OpSchema | None = None
     for schema in versions:
         entry = _version(schema)
         signature = _signature(schema)
