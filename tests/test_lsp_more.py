@@ -509,3 +509,23 @@ def test_the_domain_file_is_not_an_operator_file_for_the_schemas(tmp_path: Path)
     assert "!opsets/*/domain.yaml" in settings["yaml.schemas"]["./schemas/operator.schema.json"]
     assert classify(Path("opsets/x/domain.yaml")) == "domain"
     assert classify(Path("opsets/releases.yaml")) == "releases"
+
+
+@pytest.mark.asyncio
+async def test_hover_on_a_suppressed_rule_id_shows_the_rules_doc(plain: LanguageClient, repo: Path) -> None:
+    """A rule id under a version's `suppress:` hovers with the rule's summary and doc from the
+    catalog; a word there that is no rule id, and the `suppress` key itself, show nothing."""
+    client = plain
+    path = repo / FUSED
+    marker = "  - since_version: 1\n"
+    text = path.read_text()
+    assert marker in text
+    text = text.replace(marker, marker + "    suppress: [TYPE-PARAM-UNUSED, NOT-A-RULE]\n", 1)
+    uri = _open(client, path, text)
+    await _diagnostics(client, uri, 1)
+    shown = await _hover_text(client, uri, _at(text, "TYPE-PARAM-UNUSED", 3))
+    rule = load_catalog().get("TYPE-PARAM-UNUSED")
+    assert rule is not None
+    assert shown.startswith("**TYPE-PARAM-UNUSED**: " + rule.summary) and rule.doc.splitlines()[0] in shown
+    assert await _hover_text(client, uri, _at(text, "NOT-A-RULE", 2)) == ""
+    assert await _hover_text(client, uri, _at(text, "suppress:", 2)) == ""
