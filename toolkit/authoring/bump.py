@@ -17,6 +17,7 @@ parsed again before anything is written, and both files are written atomically t
 from __future__ import annotations
 
 import io
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +28,7 @@ from toolkit.load import writer
 from toolkit.load.discovery import display_path
 from toolkit.model.diagnostics import SpecError, UsageError
 from toolkit.model.released import has_release_rows, open_opset, released_through
-from toolkit.model.spec import DomainSpec, OperatorSpec, Release, canonical_domain, display_domain
+from toolkit.model.spec import DomainSpec, OperatorSpec, Release, SpecSet, canonical_domain, display_domain
 
 STUB_COMMENT = (
     "TODO(opset bump): list the steps that turn a version-{old} node into a version-{new} node\n"
@@ -86,6 +87,27 @@ class BumpPlan:
         return "\n".join(lines)
 
 
+def load_domain(
+    paths: Sequence[str | os.PathLike[str]], domain: str, refused: type[UsageError]
+) -> tuple[SpecSet, DomainSpec]:
+    """The specs under `paths` (loaded and checked: SpecError if they have errors) and the domain
+    named `domain` among them; `refused` (the command's refusal) when there is no such domain.
+    `opset bump` and `opset new` start here."""
+    result = load_specs(list(paths), display=lambda p: str(p.resolve()))
+    if result.errors:
+        raise SpecError(result.errors)
+    wanted = canonical_domain(domain)
+    dom = next((d for d in result.specs.domains if d.name == wanted), None)
+    if dom is None:
+        known = ", ".join(sorted(d.display_name for d in result.specs.domains)) or "none"
+        raise refused(
+            f"no domain '{display_domain(wanted)}' under {', '.join(map(str, paths))} (known: {known})\n"
+            "  hint: write DOMAIN.OP with one of the known domains, or start a domain with a "
+            "folder and its domain.yaml (docs/guide/vendor-domain.md)"
+        )
+    return result.specs, dom
+
+
 def plan_bump(
     paths: Sequence[str | Path],
     domain: str,
@@ -96,14 +118,8 @@ def plan_bump(
     unreleased: bool = False,
 ) -> BumpPlan:
     """Work out the bump and the new file texts; nothing is written. Raises BumpRefused."""
-    result = load_specs(list(paths), display=lambda p: str(p.resolve()))
-    if result.errors:
-        raise SpecError(result.errors)
-    specs = result.specs
-    wanted = canonical_domain(domain)
-    dom = next((d for d in specs.domains if d.name == wanted), None)
-    if dom is None:
-        raise BumpRefused(f"no domain '{display_domain(wanted)}' under {', '.join(map(str, paths))}")
+    specs, dom = load_domain(paths, domain, BumpRefused)
+    wanted = dom.name
     op = next((o for o in specs.operators if o.domain == wanted and o.name == operator), None)
     if op is None:
         raise BumpRefused(f"no operator '{operator}' in domain '{dom.display_name}'")

@@ -20,19 +20,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from toolkit.authoring.bump import add_opset_text, write_texts
-from toolkit.checks.run import load_specs
+from toolkit.authoring.bump import add_opset_text, load_domain, write_texts
 from toolkit.load import yaml12
 from toolkit.load.discovery import display_path
 from toolkit.load.schema_fast import is_identifier
-from toolkit.model.diagnostics import SpecError, UsageError
+from toolkit.model.diagnostics import UsageError
 from toolkit.model.released import has_release_rows, open_opset, released_through
 from toolkit.model.spec import (
     DomainSpec,
     Location,
     OperatorSpec,
     Release,
-    canonical_domain,
     display_domain,
 )
 
@@ -129,19 +127,8 @@ def plan_new(
 ) -> NewPlan:
     """Work out the new operator file (and the domain file's new opset); nothing is written."""
     check_name(domain, operator)
-    result = load_specs(list(paths), display=lambda p: str(p.resolve()))
-    if result.errors:
-        raise SpecError(result.errors)
-    specs = result.specs
-    wanted = canonical_domain(domain)
-    dom = next((d for d in specs.domains if d.name == wanted), None)
-    if dom is None:
-        known = ", ".join(sorted(d.display_name for d in specs.domains)) or "none"
-        raise NewRefused(
-            f"no domain '{display_domain(wanted)}' under {', '.join(map(str, paths))} (known: {known})\n"
-            "  hint: write DOMAIN.OP with one of the known domains, or start a domain with a "
-            "folder and its domain.yaml (docs/guide/vendor-domain.md)"
-        )
+    specs, dom = load_domain(paths, domain, NewRefused)
+    wanted = dom.name
     folder = Path(dom.location.file).parent
     target = folder / f"{operator}.yaml"
     _refuse_existing(dom, operator, target, [o for o in specs.operators if o.domain == wanted])
