@@ -118,7 +118,8 @@ def test_validate_takes_specs_and_positional_paths_alike(
     for argv in (["validate", "--specs", str(specs)], ["validate", str(specs)]):
         code, _, err = run(capsys, *argv)
         assert code == 1
-        assert f"{specs / 'Bad.yaml'}:4:" in err and "error[" in err
+        # the path as the reader's working directory sees it (relative or absolute)
+        assert "/specs/Bad.yaml:4:" in err and "error[" in err
     code, _, err = run(capsys, "validate", "--specs", str(tmp_path / "missing"))
     assert code == 2 and "--specs" in err and "no such file or directory" in err
     code, out, _ = run(capsys, "validate", "--no-cache", "--specs", str(OPSETS))

@@ -178,6 +178,9 @@ from pathlib import Path
 from toolkit.load import parallel
 
 parent, marks = os.getpid(), Path(sys.argv[1])
+# As on a terminal: Python only installs its Ctrl-C handler when SIGINT is not ignored at start,
+# and a job started in the background of a non-interactive shell inherits SIGINT ignored.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 def work(chunk):
     if os.getpid() != parent:
