@@ -21,10 +21,11 @@ from collections.abc import Callable, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolkit.model.spec import OpSchema
 from toolkit.model.types import ELEMENT_TYPE_NUMBERS
 from toolkit.onnx_bridge.graph import graph_path, node_path, opset_imports
 from toolkit.registry.core import Registry
-from toolkit.shapes.engine import MAX_LIST, bind_inputs, infer
+from toolkit.shapes.engine import MAX_LIST, Inference, bind_inputs, infer, reads
 from toolkit.shapes.values import ABSENT, Dim, Shape, Sym, Value, axis_in
 
 __all__ = [
@@ -121,12 +122,12 @@ def _constant(tensor: Any) -> tuple[Shape, tuple[int, ...] | None]:
 
 
 def _attribute(attr: Any) -> Value:
-    from onnx import helper
-
     if attr.ref_attr_name:
         return None  # a function body's reference: set, to a value only the caller knows
+    from onnx.helper import get_attribute_value  # onnx is an extra: imported when a model is read
+
     try:
-        value = helper.get_attribute_value(attr)
+        value = get_attribute_value(attr)
     except ValueError:  # set without a value of its declared type: not known (never the default)
         return None
     if isinstance(value, bytes):
@@ -153,6 +154,17 @@ def infer_model_shapes(model: Any, registry: Registry) -> ShapeResult:
 Scope = MutableMapping[str, Shape]
 
 
+@dataclass(frozen=True, slots=True)
+class _Version:
+    """The operator version a model's (domain, op_type) resolves to, when it has shape rules, and
+    what the walk must read of a node for them: the attributes named, the inputs (by position and
+    formal name) whose constant values they may read (engine.reads)."""
+
+    schema: OpSchema | None
+    attributes: frozenset[str] = frozenset()
+    values: tuple[tuple[int, str], ...] = ()
+
+
 class _Walk:
     """One pass over a graph's nodes in order; a subgraph sees its outer graphs' values (a
     ChainMap over them) and its own are kept apart (`ShapeResult.subgraphs`)."""
@@ -165,6 +177,21 @@ class _Walk:
         self.result = result
         self.fresh = fresh
         self.outputs: dict[str, Shape] = {}  # the graphs' declared outputs, for conflicts
+        # per (domain, op_type): the version the model imports, and what its rules read (None:
+        # no shape rule); and the results already evaluated, by what they depend on
+        self.schemas: dict[tuple[str, str], _Version] = {}
+        self.memo: dict[tuple[object, ...], Inference] = {}
+
+    def schema(self, domain: str, op_type: str) -> _Version:
+        version = self.imports.get(domain or "")
+        schema = self.registry.find_schema(op_type, version, domain) if version is not None else None
+        if schema is None or not any(p.shape is not None for p in schema.outputs):
+            return _Version(None)
+        read = reads(schema)
+        constants = tuple(
+            (at, p.name) for at, p in enumerate(schema.inputs) if p.name in read.values and not p.is_variadic
+        )
+        return _Version(schema, read.attributes, constants)
 
     def graph(
         self, graph: Any, shapes: Scope, values: MutableMapping[str, tuple[int, ...]], path: str
@@ -184,51 +211,62 @@ class _Walk:
     ) -> None:
         """One node of the graph at path `graph` (its path, graph.node_path, is made only where
         there is something to locate: check-model's findings are located as its own)."""
-        if node.domain in ("", "ai.onnx"):
-            if node.op_type == "Constant" and len(node.output) == 1:
+        domain, op_type = node.domain, node.op_type  # each read of a protobuf field makes a new str
+        if domain in ("", "ai.onnx"):
+            if op_type == "Constant" and len(node.output) == 1:
                 tensors = [a.t for a in node.attribute if a.name == "value" and a.HasField("t")]
                 if tensors:
                     shapes[node.output[0]], constant = _constant(tensors[0])
                     if constant is not None:
                         values[node.output[0]] = constant
                 return
-            if node.op_type in ("If", "Loop", "Scan"):
+            if op_type in ("If", "Loop", "Scan"):
                 self.control(node, shapes, values, node_path(graph, node, index))
                 return
-        version = self.imports.get(node.domain or "")
-        schema = (
-            self.registry.find_schema(node.op_type, version, node.domain) if version is not None else None
-        )
-        if schema is None or not any(p.shape is not None for p in schema.outputs):
+        found = self.schemas.get((domain, op_type))
+        if found is None:
+            found = self.schemas[domain, op_type] = self.schema(domain, op_type)
+        if found.schema is None:
             return
-        given: list[Value] = [shapes.get(name) if name else ABSENT for name in node.input]
-        bound = bind_inputs(schema, given)
-        constants = {
-            p.name: values[actual]
-            for p, actual in zip(schema.inputs, node.input)
-            if not p.is_variadic and actual in values
-        }
-        attributes = {a.name: _attribute(a) for a in node.attribute}
-        inferred = infer(
-            schema,
-            bound,
-            {k: v for k, v in attributes.items() if v is not ABSENT},
-            constants,
-            self.fresh,
-            outputs=len(node.output),
+        names = node.input
+        outputs = node.output
+        given = tuple(shapes.get(name) if name else ABSENT for name in names)
+        read = found.attributes
+        attributes = tuple((a.name, _attribute(a)) for a in node.attribute if a.name in read) if read else ()
+        constants = tuple(
+            (formal, values.get(names[at]) if at < len(names) else None) for at, formal in found.values
         )
+        # a node's result depends only on these (engine.reads derives what the rules read), so
+        # the 10,000 nodes of a real model are a few hundred evaluations
+        key = (id(found.schema), given, attributes, constants, len(outputs))
+        inferred = self.memo.get(key)
+        if inferred is None:
+            inferred = infer(
+                found.schema,
+                bind_inputs(found.schema, given),
+                {name: value for name, value in attributes if value is not ABSENT},
+                {name: value for name, value in constants if value is not None},
+                self.fresh,
+                outputs=len(outputs),
+            )
+            if not inferred.minted:  # a fresh symbol must stay fresh: never reused
+                self.memo[key] = inferred
         if inferred.findings:
             path = node_path(graph, node, index)
-            self.result.operators[path] = schema.id
+            self.result.operators[path] = found.schema.id
             self.result.findings.extend((path, message) for message in inferred.findings)
-        for name, shape, has_rule in zip(node.output, inferred.outputs, inferred.has_rule):
+        for name, shape, has_rule in zip(outputs, inferred.outputs, inferred.has_rule):
             if name and has_rule and shape is not None:
-                declared = shapes.get(name, self.outputs.get(name))
-                if declared is not None and _contradicts(declared, shape):
-                    conflict = Conflict(node_path(graph, node, index), name, declared, shape, schema.id)
+                known = shapes.get(name)
+                declared = known if known is not None else self.outputs.get(name)
+                if declared is None:
+                    shapes[name] = shape
+                elif _contradicts(declared, shape):
+                    conflict = Conflict(node_path(graph, node, index), name, declared, shape, found.schema.id)
                     self.result.conflicts.append(conflict)
-                    continue  # later nodes see the declared shape, so one bad declaration is one finding
-                shapes[name] = _merge(shapes.get(name), shape)
+                    # later nodes see the declared shape, so one bad declaration is one finding
+                else:
+                    shapes[name] = _merge(known, shape)
 
     def body(
         self,

@@ -11,7 +11,7 @@ sees sizes that cannot work (dimensions that do not broadcast), gives a finding.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import lru_cache
 
 from toolkit.model.spec import OpSchema, ShapeText
@@ -35,7 +35,17 @@ from toolkit.shapes.lang import (
 )
 from toolkit.shapes.values import ABSENT, Dim, Shape, Sym, Value, arith, dims_equal, same_dim
 
-__all__ = ["MAX_LIST", "MAX_STEPS", "Inference", "attribute_defaults", "bind_inputs", "infer", "parsed"]
+__all__ = [
+    "MAX_LIST",
+    "MAX_STEPS",
+    "Inference",
+    "Reads",
+    "attribute_defaults",
+    "bind_inputs",
+    "infer",
+    "parsed",
+    "reads",
+]
 
 MAX_STEPS = 100_000
 MAX_LIST = 4096
@@ -55,6 +65,49 @@ class Inference:
     outputs: tuple[Shape, ...]  # one per formal output (see infer); None: no rule, or not known
     findings: tuple[str, ...]
     has_rule: tuple[bool, ...] = ()
+    # the evaluation minted a symbol (`fresh()`): its result must not be reused for another node,
+    # whose symbol has to be a new one
+    minted: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Reads:
+    """What a version's rules read of a node besides its input shapes and its output count: the
+    attributes they name (`@name`) and the inputs whose constant values a built-in may read (an
+    input passed where the built-in takes an input's name, `value(I)`). With the version, these
+    decide the result, so a walk can reuse one node's result for another with the same."""
+
+    attributes: frozenset[str]
+    values: frozenset[str]
+
+
+def reads(schema: OpSchema) -> Reads:
+    """What `schema`'s rules read (derived from their parsed trees, never listed by hand)."""
+    texts = tuple(r.text for r in schema.shape_requires)
+    return _reads(texts + tuple(p.shape.text for p in schema.outputs if p.shape is not None))
+
+
+@lru_cache(maxsize=4096)
+def _reads(texts: tuple[str, ...]) -> Reads:
+    attributes: set[str] = set()
+    values: set[str] = set()
+    stack: list[Node] = [tree for tree in map(parsed, texts) if tree is not None]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Attr):
+            attributes.add(node.name)
+        elif isinstance(node, Call):
+            builtin = BUILTINS.get(node.name)
+            for index, arg in enumerate(node.args):
+                if builtin is not None and builtin.param(index) == "input" and isinstance(arg, Name):
+                    values.add(arg.name)
+        for field in fields(node):
+            child = getattr(node, field.name)
+            if isinstance(child, Node):
+                stack.append(child)
+            elif isinstance(child, tuple):
+                stack.extend(item for item in child if isinstance(item, Node))
+    return Reads(frozenset(attributes), frozenset(values))
 
 
 class _Unknown(Exception):
@@ -108,7 +161,7 @@ def infer(
             break
         shapes.append(_as_shape(result))
         has_rule.append(param.shape is not None)
-    return Inference(tuple(shapes), tuple(dict.fromkeys(run.findings)), tuple(has_rule))
+    return Inference(tuple(shapes), tuple(dict.fromkeys(run.findings)), tuple(has_rule), run.minted)
 
 
 def _as_shape(value: Value) -> Shape:
@@ -134,7 +187,8 @@ class _Run:
         self.inputs = inputs
         self.attributes = attributes
         self.values = values
-        self.fresh = fresh
+        self.mint = fresh
+        self.minted = False
         self.outputs = outputs
         self.findings: list[str] = []
         self.steps = 0
@@ -147,6 +201,10 @@ class _Run:
         if self.inputs.get(name, ABSENT) is ABSENT:
             return ABSENT
         return self.values.get(name)
+
+    def fresh(self) -> Sym:
+        self.minted = True
+        return self.mint()
 
     def present(self, name: str) -> bool:
         return self.inputs.get(name, ABSENT) is not ABSENT
