@@ -11,7 +11,8 @@ Prints median seconds of:
   element types) next to `onnx.shape_inference.infer_shapes`;
 - check-model with its shape findings (`check_model`, value_info declared, as bench_check_model.py
   runs it) next to `onnx.checker.check_model(full_check=True)`;
-and the ratios against the issue's targets (inference within 2x of onnx; check-model with shapes
+the shape pass alone on the declared model (what the shapes add to check_model); and the ratios
+against the issue's targets (inference within 2x of onnx; check-model with shapes
 at least as fast as onnx's full check).
 
 Run: python benchmarks/bench_shapes.py [NODES]
@@ -58,12 +59,13 @@ def main() -> None:
     print(f"model: {len(bare.graph.node)} nodes; values onnx shapes: {len(known)}, ours agree on {agree}")
     assert not check_model(declared, registry, unchecked_attributes=unchecked).findings
 
-    shapes_only, written, onnx_infer, checked, onnx_full = interleaved_medians(
+    shapes_only, written, onnx_infer, checked, shape_pass, onnx_full = interleaved_medians(
         [
             lambda: infer_model_shapes(bare, registry),
             lambda: infer_shapes(bare, registry),
             lambda: onnx.shape_inference.infer_shapes(bare),
             lambda: check_model(declared, registry, unchecked_attributes=unchecked),
+            lambda: infer_model_shapes(declared, registry),  # what the shapes add to check_model
             lambda: onnx.checker.check_model(declared, full_check=True),
         ],
         repeat=7,
@@ -75,6 +77,7 @@ def main() -> None:
     print(f"  ours: toolkit.infer_shapes (+types, write) {written:8.4f}  ({written / onnx_infer:.2f}x onnx)")
     print(f"  onnx.shape_inference.infer_shapes       {onnx_infer:8.4f}")
     print(f"  ours: check_model (shapes included)     {checked:8.4f}  ({checked / onnx_full:.2f}x onnx full)")
+    print(f"    of which the shape pass (declared model) {shape_pass:8.4f}")
     print(f"  onnx.checker.check_model(full_check)    {onnx_full:8.4f}")
     print(
         f"targets: inference within 2x of onnx: {'met' if shapes_only <= 2 * onnx_infer else 'NOT met'}; "

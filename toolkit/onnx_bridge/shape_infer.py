@@ -181,6 +181,16 @@ class _Walk:
         # no shape rule); and the results already evaluated, by what they depend on
         self.schemas: dict[tuple[str, str], _Version] = {}
         self.memo: dict[tuple[object, ...], Inference] = {}
+        self.types: dict[bytes, Shape] = {}
+
+    def declared(self, type_proto: Any) -> Shape:
+        """_shape_of, once per distinct type: a model declares the same few types on thousands of
+        values, and its bytes are quicker to read than its fields."""
+        key = type_proto.SerializeToString()
+        shape = self.types.get(key, ABSENT)
+        if shape is ABSENT:
+            shape = self.types[key] = _shape_of(type_proto)
+        return shape  # type: ignore[return-value]
 
     def schema(self, domain: str, op_type: str) -> _Version:
         version = self.imports.get(domain or "")
@@ -197,12 +207,14 @@ class _Walk:
         self, graph: Any, shapes: Scope, values: MutableMapping[str, tuple[int, ...]], path: str
     ) -> None:
         for info in (*graph.input, *graph.value_info):
-            shapes[info.name] = _merge(shapes.get(info.name), _shape_of(info.type))
+            name, declared = info.name, self.declared(info.type)
+            known = shapes.get(name)
+            shapes[name] = declared if known is None else _merge(known, declared)
         for tensor in graph.initializer:
             shapes[tensor.name], constant = _constant(tensor)
             if constant is not None:
                 values[tensor.name] = constant
-        self.outputs.update((info.name, _shape_of(info.type)) for info in graph.output)
+        self.outputs.update((info.name, self.declared(info.type)) for info in graph.output)
         for index, node in enumerate(graph.node):
             self.node(node, shapes, values, path, index)
 
@@ -258,6 +270,8 @@ class _Walk:
         for name, shape, has_rule in zip(outputs, inferred.outputs, inferred.has_rule):
             if name and has_rule and shape is not None:
                 known = shapes.get(name)
+                if known == shape:
+                    continue  # declared as inferred (a value_info, typically): nothing to refine
                 declared = known if known is not None else self.outputs.get(name)
                 if declared is None:
                     shapes[name] = shape
