@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -438,3 +439,58 @@ def test_zz_ours_complete_wherever_onnx_was() -> None:
         pytest.skip("the property tests did not run in this session")
     assert ops <= TALLY.keys(), ops - TALLY.keys()
     assert all(equal > 0 and unknown == 0 for equal, unknown in TALLY.values()), TALLY
+
+
+# -- opset infer-shapes reports as check-model does ----------------------------------------------
+
+
+def test_infer_shapes_reports_check_models_findings_in_its_formats(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A broken constraint and a contradicted declaration: infer-shapes reports both with the
+    rule ids, node paths, messages and hints of check-model, in text, json and sarif (it printed
+    the constraint alone, without a rule id, and exited 0 on the contradiction)."""
+    import json
+
+    from toolkit.cli import main
+
+    x = helper.make_tensor_value_info
+    graph = helper.make_graph(
+        [
+            helper.make_node("MatMul", ["a", "b"], ["m"], name="mm"),
+            helper.make_node("Transpose", ["x"], ["y"]),
+        ],
+        "g",
+        [
+            x("a", TensorProto.FLOAT, [2, 3]),
+            x("b", TensorProto.FLOAT, [4, 5]),
+            x("x", TensorProto.FLOAT, [2, 3]),
+        ],
+        [x("m", TensorProto.FLOAT, [2, 5]), x("y", TensorProto.FLOAT, [2, 3])],
+    )
+    model = tmp_path / "bad.onnx"
+    model.write_bytes(
+        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]).SerializeToString()
+    )
+
+    def run(command: str, *argv: str) -> tuple[int, str]:
+        extra = ["-o", str(tmp_path / "out.onnx")] if command == "infer-shapes" else []
+        code = main([command, str(model), *extra, *argv])
+        return code, capsys.readouterr().out
+
+    code, text = run("infer-shapes")
+    assert code == 1
+    assert (
+        f"{model}:g/mm/0: error[MODEL-SHAPE-CONSTRAINT]: inner dimensions differ: 3 and 4\n  hint: " in text
+    )
+    assert (
+        f"{model}:g/Transpose/1: error[MODEL-SHAPE-MISMATCH]: output 'y' of ai.onnx.Transpose:13 is "
+        "inferred as [3, 2] but declared [2, 3]\n  hint: "
+    ) in text
+    ours = json.loads(run("infer-shapes", "--format", "json")[1])["models"][0]["findings"]
+    checked = json.loads(run("check-model", "--format", "json")[1])["models"][0]["findings"]
+    assert ours == [f for f in checked if f["rule"].startswith("MODEL-SHAPE")] and len(ours) == 2
+    code, sarif = run("infer-shapes", "--format", "sarif")
+    results = json.loads(sarif)["runs"][0]["results"]
+    assert code == 1 and [r["ruleId"] for r in results] == ["MODEL-SHAPE-CONSTRAINT", "MODEL-SHAPE-MISMATCH"]
+    assert (tmp_path / "out.onnx").is_file()  # the model is written all the same

@@ -63,6 +63,7 @@ class Conflict:
 class ShapeResult:
     shapes: dict[str, Shape] = field(default_factory=dict)  # value name -> shape (None: rank unknown)
     findings: list[tuple[str, str]] = field(default_factory=list)  # (node path, message)
+    nodes: int = 0  # the nodes walked, subgraphs' included
     conflicts: list[Conflict] = field(default_factory=list)
     operators: dict[str, str] = field(default_factory=dict)  # node path -> schema id, for findings
     # (a subgraph's GraphProto, the shapes of its own values)
@@ -215,6 +216,7 @@ class _Walk:
             if constant is not None:
                 values[tensor.name] = constant
         self.outputs.update((info.name, self.declared(info.type)) for info in graph.output)
+        self.result.nodes += len(graph.node)
         for index, node in enumerate(graph.node):
             self.node(node, shapes, values, path, index)
 

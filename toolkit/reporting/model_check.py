@@ -66,7 +66,10 @@ def fingerprint(model: str, finding: ModelFinding) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def render(results: Iterable[CheckResult], fmt: str, fail_on: Severity = Severity.ERROR) -> str:
+def render(
+    results: Iterable[CheckResult], fmt: str, fail_on: Severity = Severity.ERROR, tool: str = "check-model"
+) -> str:
+    """The report of check-model (or of `tool`, whose findings are check-model's: infer-shapes)."""
     items = list(results)
     if fmt == "text":
         return _render_text(items)
@@ -77,7 +80,7 @@ def render(results: Iterable[CheckResult], fmt: str, fail_on: Severity = Severit
         located = [(r.model, r.findings) for r in items]
         fired = {f.rule for r in items for f in r.findings}
         rules = [*MODEL_RULES, *(r for r in COMPAT_RULES if r.id in fired)]  # --runtime's findings
-        report = model_report("check-model", located, rules, code, fail_on, summary=_summary(items))
+        report = model_report(tool, located, rules, code, fail_on, summary=_summary(items))
         return render_machine(report, fmt)
     raise UsageError(f"unknown format '{fmt}' ({', '.join(FORMATS)})")
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from toolkit.model.resolution import removed_by
 from toolkit.model.spec import FormalParameter, OpSchema, ParamOption, canonical_domain, display_domain
 from toolkit.onnx_bridge.check import fastpath, graph_checks
-from toolkit.onnx_bridge.check.findings import CheckResult, ModelFinding
+from toolkit.onnx_bridge.check.findings import CheckResult, ModelFinding, finding
 from toolkit.onnx_bridge.check.functions import function_body_findings
 from toolkit.onnx_bridge.check.inference import Inference
 from toolkit.onnx_bridge.check.model_io import load_model
@@ -80,8 +80,7 @@ class _Walk:
         return facts_of(schema, self.facts)
 
     def add(self, rule: str, path: str, message: str, hint: str = "", operator: str = "") -> None:
-        meta = _RULES[rule]
-        self.findings.append(ModelFinding(rule, message, path, meta.severity, hint or meta.hint, operator))
+        self.findings.append(finding(_RULES[rule], path, message, hint, operator))
 
     # -- graphs ------------------------------------------------------------------------
 

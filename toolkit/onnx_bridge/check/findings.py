@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from toolkit.model.diagnostics import Severity
+from toolkit.model.rules import Rule
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +23,11 @@ class ModelFinding:
         if self.hint:
             text += f"\n  hint: {self.hint}"
         return text
+
+
+def finding(rule: Rule, path: str, message: str, hint: str = "", operator: str = "") -> ModelFinding:
+    """A finding of `rule` at `path`, with the rule's severity and (unless given) its hint."""
+    return ModelFinding(rule.id, message, path, rule.severity, hint or rule.hint, operator)
 
 
 @dataclass(frozen=True, slots=True)

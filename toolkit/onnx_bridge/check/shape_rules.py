@@ -10,12 +10,16 @@ that cannot both hold.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolkit.model.rules import Rule, register
+from toolkit.onnx_bridge.check.findings import CheckResult, ModelFinding, finding
 from toolkit.registry.core import Registry
 
-__all__ = ["RULES", "SHAPE_RULES", "shape_findings"]
+if TYPE_CHECKING:
+    from toolkit.onnx_bridge.shape_infer import ShapeResult
+
+__all__ = ["RULES", "SHAPE_RULES", "report_shapes", "shape_check_result", "shape_findings"]
 
 SHAPE_RULES: tuple[Rule, ...] = (
     register(
@@ -75,7 +79,12 @@ def shape_findings(model: Any, registry: Registry, add: Add) -> None:
     contradicts."""
     from toolkit.onnx_bridge.shape_infer import infer_model_shapes
 
-    result = infer_model_shapes(model, registry)
+    report_shapes(infer_model_shapes(model, registry), add)
+
+
+def report_shapes(result: ShapeResult, add: Add) -> None:
+    """What one inference found, as MODEL-SHAPE-* findings through `add` (check-model's and
+    infer-shapes' one reading of it)."""
     for path, message in result.findings:
         add("MODEL-SHAPE-CONSTRAINT", path, message, operator=result.operators.get(path, ""))
     for conflict in result.conflicts:
@@ -86,3 +95,15 @@ def shape_findings(model: Any, registry: Registry, add: Add) -> None:
             f"but declared {_shown(conflict.declared)}",
             operator=conflict.operator,
         )
+
+
+def shape_check_result(model: str, result: ShapeResult) -> CheckResult:
+    """`opset infer-shapes`' findings as check-model's result, for check-model's reporter."""
+    rules = {rule.id: rule for rule in SHAPE_RULES}
+    found: list[ModelFinding] = []
+
+    def add(rule: str, path: str, message: str, hint: str = "", operator: str = "") -> None:
+        found.append(finding(rules[rule], path, message, hint, operator))
+
+    report_shapes(result, add)
+    return CheckResult(model, tuple(found), result.nodes)
