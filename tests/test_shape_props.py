@@ -494,3 +494,71 @@ def test_infer_shapes_reports_check_models_findings_in_its_formats(
     results = json.loads(sarif)["runs"][0]["results"]
     assert code == 1 and [r["ruleId"] for r in results] == ["MODEL-SHAPE-CONSTRAINT", "MODEL-SHAPE-MISMATCH"]
     assert (tmp_path / "out.onnx").is_file()  # the model is written all the same
+
+
+# -- the generated Python package's register_onnx --------------------------------------------------
+
+REPO = Path(__file__).resolve().parent.parent
+GENERATED = REPO / "generated" / "python"
+
+
+def test_generated_package_register_onnx_goes_through_the_toolkit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The shipped generated package's register_onnx(specs) registers its domains into onnx with
+    shape inference (the toolkit's, on the tree it was generated from); a tree that lacks its
+    versions is refused before anything is registered."""
+    import importlib
+    import sys
+
+    from toolkit.onnx_bridge.register import deregister_onnx
+
+    monkeypatch.syspath_prepend(str(GENERATED))
+    package = importlib.import_module("opset_toolkit_generated")
+    try:
+        with pytest.raises(ValueError, match=r"do not define \d+ operator version\(s\) of this package"):
+            package.register_onnx(tmp_path)  # a tree without this package's domains
+        added = package.register_onnx(REPO / "opsets")
+        assert {d for _n, _s, d in added} == set(package.DOMAINS) and (
+            "FusedConv",
+            2,
+            "com.acme.vision",
+        ) in added
+        x = helper.make_tensor_value_info
+        node = helper.make_node("FusedConv", ["x", "w"], ["y"], domain="com.acme.vision", pads=[1, 1, 1, 1])
+        graph = helper.make_graph(
+            [node],
+            "g",
+            [x("x", TensorProto.FLOAT, ["N", 3, 32, 32]), x("w", TensorProto.FLOAT, [8, 3, 3, 3])],
+            [x("y", TensorProto.FLOAT, None)],
+        )
+        opsets = [helper.make_opsetid("", 18), helper.make_opsetid("com.acme.vision", 2)]
+        inferred = onnx.shape_inference.infer_shapes(
+            helper.make_model(graph, opset_imports=opsets), strict_mode=True
+        )
+        dims = [d.dim_param or d.dim_value for d in inferred.graph.output[0].type.tensor_type.shape.dim]
+        assert dims == ["N", 8, 32, 32]
+    finally:
+        deregister_onnx()
+        # forget the package: other tests import generated trees of the same name
+        for name in [m for m in sys.modules if m.split(".")[0] == "opset_toolkit_generated"]:
+            del sys.modules[name]
+
+
+def test_generated_package_without_the_toolkit_says_what_to_install(tmp_path: Path) -> None:
+    """Without opset-toolkit importable the package still imports (it never imports the toolkit
+    at import time), and register_onnx raises an ImportError naming opset-toolkit and its extra."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules['toolkit'] = None\n"  # the toolkit cannot be imported
+        "import opset_toolkit_generated as p\n"
+        "assert 'toolkit' not in [m.split('.')[0] for m in sys.modules if sys.modules[m] is not None]\n"
+        "try:\n    p.register_onnx('specs')\nexcept ImportError as exc:\n    print(exc.name, '|', exc)\n"
+    )
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(GENERATED), "PYTHONDONTWRITEBYTECODE": "1"}
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("toolkit | register_onnx needs opset-toolkit")
+    assert "pip install 'opset-toolkit[onnx]'" in done.stdout

@@ -11,6 +11,9 @@ The release table of the specs and its lookups (like onnx.helper's VERSION_TABLE
 find_min_ir_version_for) need no domain package: RELEASES, OPSET_IR_VERSIONS,
 release_for_opset(), opset_ir_version(), min_ir_version_for(). Domains are named as in
 DOMAINS; "" also names the default domain "ai.onnx".
+
+register_onnx(specs) registers the package's operators into the installed onnx with shape
+inference from the specs' shape rules; it needs opset-toolkit (see its docstring).
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ from collections.abc import Mapping as _Mapping
 # Names other than the API's start with `_` (or are deleted at the end).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Iterable, Mapping, Sequence
+    from os import PathLike
     from types import ModuleType
     from typing import NamedTuple as _NamedTuple
     from typing import Protocol as _Protocol
@@ -46,6 +50,7 @@ __all__ = [
     "min_ir_version_for",
     "opset",
     "opset_ir_version",
+    "register_onnx",
     "release_for_opset",
     "schema",
 ]
@@ -174,6 +179,60 @@ def min_ir_version_for(
         elif not ignore_unknown:
             raise KeyError(f"unknown opset {key[0]} {version}: no domain or release here defines it")
     return max(needed, default=MIN_IR_VERSION)
+
+
+# --------------------------------------------------------------------------------------------
+# registering the operators into onnx
+# --------------------------------------------------------------------------------------------
+
+_TOOLKIT_MISSING = (
+    "register_onnx needs opset-toolkit, which evaluates the operators' shape rules and is not "
+    "installed: pip install 'opset-toolkit[onnx]' (this package holds no interpreter of its own)"
+)
+
+
+def register_onnx(
+    specs: str | PathLike[str] | Sequence[str | PathLike[str]], *, fail_on_constraint: bool = True
+) -> list[tuple[str, int, str]]:
+    """Register this package's operator versions into the installed onnx (onnx >= 1.16), with
+    type-and-shape inference functions made from their `shape:` rules (onnx >= 1.19), so that
+    `onnx.checker.check_model(model, check_custom_domain=True)` checks their nodes and
+    `onnx.shape_inference.infer_shapes` gives their outputs' shapes. Returns the (name,
+    since_version, domain) registered.
+
+    This package carries the operators' signatures, not their shape rules, and evaluating a rule
+    takes the toolkit's interpreter: `specs` is the spec tree (a path or a list of paths) the
+    package was generated from, and this calls `toolkit.register_onnx` on it for the domains in
+    DOMAINS. ImportError when opset-toolkit is not installed (`pip install
+    'opset-toolkit[onnx]'`); ValueError when the specs do not define every operator version of
+    this package (a tree other than the one it was generated from).
+    """
+    import os
+
+    try:
+        import toolkit
+    except ImportError as exc:
+        raise ImportError(_TOOLKIT_MISSING, name="toolkit") from exc
+    paths = [specs] if isinstance(specs, (str, os.PathLike)) else list(specs)
+    registry = toolkit.load_registry(paths)
+    missing: list[str] = []
+    for display, package in DOMAINS.items():
+        classes = _importlib.import_module(f"{__name__}.{package}.schemas").CLASSES
+        defined = {
+            (version.name, version.since_version)
+            for operator in (registry.operators(display) if registry.has_domain(display) else ())
+            for version in operator.versions
+        }
+        missing += [f"{display}.{op}-{since}" for op, since in sorted(set(classes) - defined)]
+    if missing:
+        raise ValueError(
+            f"the specs {paths} do not define {len(missing)} operator version(s) of this package "
+            f"(first: {', '.join(missing[:3])}): pass the tree it was generated from"
+        )
+    added: list[tuple[str, int, str]] = toolkit.register_onnx(
+        registry, domains=list(DOMAINS), fail_on_constraint=fail_on_constraint
+    )
+    return added
 
 
 # The module's names are its API (`__all__`): those it needed only while being imported go.
