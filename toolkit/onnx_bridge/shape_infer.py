@@ -413,10 +413,12 @@ def infer_shapes(model: Any, specs: Registry | Sequence[str | os.PathLike[str]] 
 def _write_value_info(graph: Any, shapes: dict[str, Shape], types: dict[str, str]) -> None:
     """The inferred type and shape of each node output of `graph` that declares none, as
     value_info (or on the graph output of that name)."""
-    from onnx import TensorShapeProto, TypeProto
+    from onnx import ValueInfoProto
 
     declared = {info.name for info in (*graph.input, *graph.value_info)} | {t.name for t in graph.initializer}
     outputs = {info.name: info for info in graph.output}
+    made: dict[tuple[int, Shape], Any] = {}  # a model has few distinct types: each is built once
+    added: list[Any] = []
     for node in graph.node:
         for name in node.output:
             kind = types.get(name, "")
@@ -427,23 +429,35 @@ def _write_value_info(graph: Any, shapes: dict[str, Shape], types: dict[str, str
             if element is None and shape is None:
                 continue
             target = outputs.get(name)
+            if target is not None:
+                if target.type.HasField("tensor_type") and target.type.tensor_type.HasField("shape"):
+                    continue
+                element = element or target.type.tensor_type.elem_type
+            key = (element or 0, shape)
+            type_proto = made.get(key)
+            if type_proto is None:
+                type_proto = made[key] = _type_proto(element or 0, shape)
             if target is None:
-                target = graph.value_info.add(name=name)
-            elif target.type.HasField("tensor_type") and target.type.tensor_type.HasField("shape"):
-                continue
-            type_proto = TypeProto()
-            type_proto.tensor_type.elem_type = element or 0
-            if shape is not None:
-                type_proto.tensor_type.shape.CopyFrom(TensorShapeProto())
-                for dim in shape:
-                    entry = type_proto.tensor_type.shape.dim.add()
-                    if isinstance(dim, int):
-                        entry.dim_value = dim
-                    elif isinstance(dim, Sym):
-                        entry.dim_param = dim.name
-            if target.type.tensor_type.elem_type and not type_proto.tensor_type.elem_type:
-                type_proto.tensor_type.elem_type = target.type.tensor_type.elem_type
-            target.type.CopyFrom(type_proto)
+                added.append(ValueInfoProto(name=name, type=type_proto))
+            else:
+                target.type.CopyFrom(type_proto)
+    graph.value_info.extend(added)
+
+
+def _type_proto(element: int, shape: Shape) -> Any:
+    from onnx import TensorShapeProto, TypeProto
+
+    type_proto = TypeProto()
+    type_proto.tensor_type.elem_type = element
+    if shape is not None:
+        type_proto.tensor_type.shape.CopyFrom(TensorShapeProto())
+        for dim in shape:
+            entry = type_proto.tensor_type.shape.dim.add()
+            if isinstance(dim, int):
+                entry.dim_value = dim
+            elif isinstance(dim, Sym):
+                entry.dim_param = dim.name
+    return type_proto
 
 
 def infer_shapes_file(
