@@ -244,11 +244,15 @@ class _Walk:
             return
         names = node.input
         outputs = node.output
-        given = tuple(shapes.get(name) if name else ABSENT for name in names)
+        given = tuple(map(shapes.get, names))
+        if "" in names:  # an optional input left out
+            given = tuple(shape if name else ABSENT for name, shape in zip(names, given))
         read = found.attributes
         attributes = tuple((a.name, _attribute(a)) for a in node.attribute if a.name in read) if read else ()
-        constants = tuple(
-            (formal, values.get(names[at]) if at < len(names) else None) for at, formal in found.values
+        constants = (
+            tuple((formal, values.get(names[at]) if at < len(names) else None) for at, formal in found.values)
+            if found.values
+            else ()
         )
         # a node's result depends only on these (engine.reads derives what the rules read), so
         # the 10,000 nodes of a real model are a few hundred evaluations
