@@ -244,7 +244,7 @@ class _Walk:
             return
         names = node.input
         outputs = node.output
-        given = tuple(map(shapes.get, names))
+        given: tuple[Value, ...] = tuple(map(shapes.get, names))
         if "" in names:  # an optional input left out
             given = tuple(shape if name else ABSENT for name, shape in zip(names, given))
         read = found.attributes
