@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from toolkit.model.diagnostics import UsageError
+from toolkit.model.install import install_line
 
 SHELLS = ("bash", "zsh", "tcsh")
 
@@ -29,7 +30,8 @@ def run_completion(args: argparse.Namespace) -> int:
         import shtab
     except ImportError:  # a dependency of the toolkit; an install that lacks it is broken
         raise UsageError(
-            "shell completion needs the shtab package\n  hint: pip install 'opset-toolkit' again (or `pip install shtab`)"
+            "shell completion needs the shtab package, a dependency of the toolkit: this install is "
+            f"incomplete\n  hint: install the toolkit again ({install_line()}), or pip install shtab"
         ) from None
     parser = args.build_parser()
     sys.stdout.write(shtab.complete(parser, shell=args.shell))

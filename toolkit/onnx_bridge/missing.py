@@ -7,13 +7,10 @@ at the versions the toolkit is tested with, so every message that asks for one n
 from __future__ import annotations
 
 from toolkit.model.diagnostics import UsageError
+from toolkit.model.install import install_line
 
 ONNX_EXTRA = "opset-toolkit[onnx]"
-# The toolkit is not on PyPI yet: the extra is installed from a checkout or from git (README).
-INSTALL_ONNX = (
-    f"pip install -e '.[onnx]' in a checkout, or pip install '{ONNX_EXTRA} @ "
-    "git+https://github.com/opset-toolkit/opset-toolkit@<commit>'"
-)
+INSTALL_ONNX = install_line("onnx")
 
 
 def not_installed(package: str, needed_for: str) -> UsageError:

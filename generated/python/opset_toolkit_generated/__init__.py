@@ -186,8 +186,9 @@ def min_ir_version_for(
 # --------------------------------------------------------------------------------------------
 
 _TOOLKIT_MISSING = (
-    "register_onnx needs opset-toolkit, which evaluates the operators' shape rules and is not "
-    "installed: pip install 'opset-toolkit[onnx]' (this package holds no interpreter of its own)"
+    "register_onnx needs opset-toolkit with its [onnx] extra (opset-toolkit[onnx]), which "
+    "evaluates the operators' shape rules and is not installed; its README says how to install "
+    "it (this package holds no interpreter of its own)"
 )
 
 
@@ -203,14 +204,15 @@ def register_onnx(
     This package carries the operators' signatures, not their shape rules, and evaluating a rule
     takes the toolkit's interpreter: `specs` is the spec tree (a path or a list of paths) the
     package was generated from, and this calls `toolkit.register_onnx` on it for the domains in
-    DOMAINS. ImportError when opset-toolkit is not installed (`pip install
-    'opset-toolkit[onnx]'`); ValueError when the specs do not define every operator version of
+    DOMAINS. ImportError when opset-toolkit (with its `[onnx]` extra) is
+    not installed; ValueError when the specs do not define every operator version of
     this package (a tree other than the one it was generated from).
     """
     import os
 
     try:
-        import toolkit
+        # optional: the package must type-check and import without the toolkit installed
+        import toolkit  # type: ignore[import-not-found,unused-ignore]
     except ImportError as exc:
         raise ImportError(_TOOLKIT_MISSING, name="toolkit") from exc
     paths = [specs] if isinstance(specs, (str, os.PathLike)) else list(specs)
