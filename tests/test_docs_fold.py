@@ -268,8 +268,8 @@ def test_a_repair_that_does_not_converge_shows_the_doc_as_code(monkeypatch: pyte
 # docs' second definitions (shared rows and bodies, the changes' own pass order, the page tidy
 # over text, the parser-free analysis of structured docs) were folded back into one path.
 ONNX = "1.23.2"
-# #27 shape rules shown (second step: more operators, ml/preview/training domains); #26 replaced_by
-GOLDEN_PAGES = "13a56142464efde3deb8f97d702580342f813c959cfa3fa3fb379b33f0db8480"
+# #27 shape rules shown (second step: more operators, ml/preview/training domains); #26 replaced_by; Squeeze's constraint (fourth step)
+GOLDEN_PAGES = "0cbcd89f215146473b66beedf27b6dd489f6fcc7d93ed11f2e7394ebd22085be"
 GOLDEN_FINDINGS = (
     "178736a10b641ed16d844a66f424f468f2339ac4f2b39c189a0a37e6ae8332c5"  # #26: lines moved by adapter:
 )
