@@ -1,4 +1,4 @@
-"""Spec checks of shape rules (SHAPE-*, issue #27): each output's `shape:` and each
+"""Spec checks of shape rules (SHAPE-*, issue #27): each output's `shape:` and `value:` and each
 `shape_requires:` entry is parsed by the shape language's parser and checked against its
 version's inputs, attributes and the built-ins' signatures. Nothing is evaluated but a constraint
 that names no input or attribute (SHAPE-NEVER-HOLDS), which the engine folds at no cost.
@@ -71,6 +71,7 @@ def _version_problems(schema: OpSchema) -> Iterator[Diagnostic]:
         for p in schema.outputs
         if p.shape is not None
     ]
+    rules += [(f"output '{p.name}' value", p.value, "list") for p in schema.outputs if p.value is not None]
     rules += [("shape_requires", r, "bool") for r in schema.shape_requires]
     for what, text, want in rules:
         try:

@@ -330,6 +330,7 @@ class Builder:
                     **_doc_at(source, item, (*at, index)),
                     type_from=self.type_from(source, (*at, index, "type_from"), item.get("type_from") or []),
                     shape=shape_text(source, (*at, index), item, "shape") if "shape" in item else None,
+                    value=shape_text(source, (*at, index), item, "value") if "value" in item else None,
                 )
             )
         return tuple(out)

@@ -135,6 +135,8 @@ def _encode_param(message: FormalParameterProto, param: FormalParameter) -> None
             _set_location(entry.location, source.location)
     if param.shape is not None:
         encode_shape_text(message.shape, param.shape)
+    if param.value is not None:
+        encode_shape_text(message.value, param.value)
 
 
 def _list_kind(attr: Attribute, items: tuple[object, ...]) -> str:
@@ -317,6 +319,7 @@ def _decode_param(message: FormalParameterProto) -> FormalParameter:
         doc_literal=message.doc_literal,
         type_from=tuple(TypeSource(s.attribute, s.input, s.type, _location(s)) for s in message.type_from),
         shape=decode_shape_text(message.shape) if message.HasField("shape") else None,
+        value=decode_shape_text(message.value) if message.HasField("value") else None,
     )
 
 

@@ -188,6 +188,9 @@ class FormalParameter(Record):
     doc_literal: bool = field(default=False, compare=False)  # doc line N is source line doc_location.line + N
     type_from: tuple[TypeSource, ...] = ()  # outputs only: where the type comes from (see TypeSource)
     shape: ShapeText | None = None  # outputs only: the output's shape rule (docs/guide/shapes.md)
+    # outputs only: the output's contents when it is a small integer tensor computed from shapes
+    # (Shape, Gather, Concat, ...), as a list of dimensions (docs/guide/shapes.md, "Value rules")
+    value: ShapeText | None = None
 
     @property
     def is_optional(self) -> bool:

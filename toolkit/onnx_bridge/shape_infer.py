@@ -5,7 +5,9 @@ The main graph's nodes are visited in order (onnx requires it topological); each
 version is resolved in the registry (the imported onnx catalog with its shape overlay, plus any
 vendor specs) and its rules evaluated by `toolkit.shapes.engine`. Element types come from the
 type inference check-model runs (`check.inference.infer_types`). Constant inputs (integer
-initializers and Constant nodes, at most `MAX_CONSTANT` elements) feed the rules' `value(I)`.
+initializers and Constant nodes, at most `MAX_CONSTANT` elements) feed the rules' `value(I)`, and
+so do the values the operators' value rules compute from shapes (Shape -> Gather -> Concat: onnx's
+data propagation), kept for an output of rank 0 or 1.
 Subgraphs are walked with their outer graphs' values in scope: If's outputs are what both
 branches agree on, Loop's and Scan's states what the body keeps, their scan outputs the body's
 slices with the iteration axis added. Nothing of the model is executed. Not yet: model-local
@@ -153,13 +155,17 @@ def infer_model_shapes(model: Any, registry: Registry) -> ShapeResult:
 
 
 Scope = MutableMapping[str, Shape]
+# what is known of the contents of small integer tensors: constants, and values computed from
+# shapes by the operators' value rules (Shape -> Gather -> Concat -> Reshape)
+Values = MutableMapping[str, tuple[Dim, ...]]
 
 
 @dataclass(frozen=True, slots=True)
 class _Version:
     """The operator version a model's (domain, op_type) resolves to, when it has shape rules, and
     what the walk must read of a node for them: the attributes named, the inputs (by position and
-    formal name) whose constant values they may read (engine.reads)."""
+    formal name) whose known values they may read (engine.reads); a variadic one's are read from
+    its position on."""
 
     schema: OpSchema | None
     attributes: frozenset[str] = frozenset()
@@ -199,13 +205,11 @@ class _Walk:
         if schema is None or not any(p.shape is not None for p in schema.outputs):
             return _Version(None)
         read = reads(schema)
-        constants = tuple(
-            (at, p.name) for at, p in enumerate(schema.inputs) if p.name in read.values and not p.is_variadic
-        )
+        constants = tuple((at, p.name) for at, p in enumerate(schema.inputs) if p.name in read.values)
         return _Version(schema, read.attributes, constants)
 
     def graph(
-        self, graph: Any, shapes: Scope, values: MutableMapping[str, tuple[int, ...]], path: str
+        self, graph: Any, shapes: Scope, values: Values, path: str
     ) -> None:
         for info in (*graph.input, *graph.value_info):
             name, declared = info.name, self.declared(info.type)
@@ -221,7 +225,7 @@ class _Walk:
             self.node(node, shapes, values, path, index)
 
     def node(
-        self, node: Any, shapes: Scope, values: MutableMapping[str, tuple[int, ...]], graph: str, index: int
+        self, node: Any, shapes: Scope, values: Values, graph: str, index: int
     ) -> None:
         """One node of the graph at path `graph` (its path, graph.node_path, is made only where
         there is something to locate: check-model's findings are located as its own)."""
@@ -249,11 +253,7 @@ class _Walk:
             given = tuple(shape if name else ABSENT for name, shape in zip(names, given))
         read = found.attributes
         attributes = tuple((a.name, _attribute(a)) for a in node.attribute if a.name in read) if read else ()
-        constants = (
-            tuple((formal, values.get(names[at]) if at < len(names) else None) for at, formal in found.values)
-            if found.values
-            else ()
-        )
+        constants = tuple(_known(values, names, at, formal, found) for at, formal in found.values)
         # a node's result depends only on these (engine.reads derives what the rules read), so
         # the 10,000 nodes of a real model are a few hundred evaluations
         key = (id(found.schema), given, attributes, constants, len(outputs))
@@ -269,6 +269,9 @@ class _Walk:
             )
             if not inferred.minted:  # a fresh symbol must stay fresh: never reused
                 self.memo[key] = inferred
+        for name, content in zip(outputs, inferred.values):
+            if name and content is not None:
+                values[name] = content  # computed from shapes: later nodes' value() reads it
         if inferred.findings:
             path = node_path(graph, node, index)
             self.result.operators[path] = found.schema.id
@@ -293,7 +296,7 @@ class _Walk:
         graph: Any,
         inputs: Sequence[Shape],
         shapes: Scope,
-        values: MutableMapping[str, tuple[int, ...]],
+        values: Values,
         path: str,
     ) -> list[Shape]:
         """Walk a subgraph whose inputs have the shapes `inputs`; the shapes of its outputs."""
@@ -305,7 +308,7 @@ class _Walk:
         return [_merge(_shape_of(info.type), inner.get(info.name)) for info in graph.output]
 
     def control(
-        self, node: Any, shapes: Scope, values: MutableMapping[str, tuple[int, ...]], path: str
+        self, node: Any, shapes: Scope, values: Values, path: str
     ) -> None:
         """If, Loop and Scan: their outputs' shapes come from their bodies."""
         graphs = {a.name: a.g for a in node.attribute if a.HasField("g")}
@@ -336,7 +339,7 @@ class _Walk:
         given: list[Shape],
         ints: dict[str, Any],
         shapes: Scope,
-        values: MutableMapping[str, tuple[int, ...]],
+        values: Values,
         path: str,
     ) -> list[Shape]:
         """Scan-8 scans axis 1 of batched inputs (batch first); Scan-9 and later scan the axes
@@ -372,6 +375,14 @@ class _Walk:
             at = axis_in(axis, len(shape) + 1) if shape is not None else None
             out.append(None if shape is None or at is None else (*shape[:at], length, *shape[at:]))
         return out
+
+
+def _known(values: Values, names: Sequence[str], at: int, formal: str, found: _Version) -> tuple[str, Value]:
+    """An input's known value for the rules (None: not known); a variadic input's: one per value."""
+    assert found.schema is not None
+    if found.schema.inputs[-1].is_variadic and formal == found.schema.inputs[-1].name:
+        return formal, tuple(values.get(name) for name in names[at:])
+    return formal, values.get(names[at]) if at < len(names) else None
 
 
 def _agree(a: Shape, b: Shape) -> Shape:

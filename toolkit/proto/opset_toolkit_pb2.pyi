@@ -301,7 +301,7 @@ class OpsetVersionProto(_message.Message):
     def __init__(self, version: _Optional[int] = ..., ir_version: _Optional[int] = ..., doc: _Optional[str] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_literal: _Optional[bool] = ...) -> None: ...
 
 class FormalParameterProto(_message.Message):
-    __slots__ = ("name", "type_str", "doc", "option", "homogeneous", "min_arity", "differentiability", "location", "doc_location", "doc_literal", "type_from", "shape")
+    __slots__ = ("name", "type_str", "doc", "option", "homogeneous", "min_arity", "differentiability", "location", "doc_location", "doc_literal", "type_from", "shape", "value")
     class Option(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
         __slots__ = ()
         OPTION_SINGLE: _ClassVar[FormalParameterProto.Option]
@@ -330,6 +330,7 @@ class FormalParameterProto(_message.Message):
     DOC_LITERAL_FIELD_NUMBER: _ClassVar[int]
     TYPE_FROM_FIELD_NUMBER: _ClassVar[int]
     SHAPE_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
     name: str
     type_str: str
     doc: str
@@ -342,7 +343,8 @@ class FormalParameterProto(_message.Message):
     doc_literal: bool
     type_from: _containers.RepeatedCompositeFieldContainer[TypeSourceProto]
     shape: ShapeTextProto
-    def __init__(self, name: _Optional[str] = ..., type_str: _Optional[str] = ..., doc: _Optional[str] = ..., option: _Optional[_Union[FormalParameterProto.Option, str]] = ..., homogeneous: _Optional[bool] = ..., min_arity: _Optional[int] = ..., differentiability: _Optional[_Union[FormalParameterProto.Differentiability, str]] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_literal: _Optional[bool] = ..., type_from: _Optional[_Iterable[_Union[TypeSourceProto, _Mapping]]] = ..., shape: _Optional[_Union[ShapeTextProto, _Mapping]] = ...) -> None: ...
+    value: ShapeTextProto
+    def __init__(self, name: _Optional[str] = ..., type_str: _Optional[str] = ..., doc: _Optional[str] = ..., option: _Optional[_Union[FormalParameterProto.Option, str]] = ..., homogeneous: _Optional[bool] = ..., min_arity: _Optional[int] = ..., differentiability: _Optional[_Union[FormalParameterProto.Differentiability, str]] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_literal: _Optional[bool] = ..., type_from: _Optional[_Iterable[_Union[TypeSourceProto, _Mapping]]] = ..., shape: _Optional[_Union[ShapeTextProto, _Mapping]] = ..., value: _Optional[_Union[ShapeTextProto, _Mapping]] = ...) -> None: ...
 
 class ShapeTextProto(_message.Message):
     __slots__ = ("text", "message", "location", "literal")

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from toolkit.shapes.builtins_ops import broadcast_dims, conv_transpose_out, einsum, split
+from toolkit.shapes.builtins_values import flatten, slice_indices
 from toolkit.shapes.values import ABSENT, Dim, Shape, Sym, Value, arith, axis_in, bounded, is_int, same_dim
 
 __all__ = ["BUILTINS", "Builtin", "Context", "broadcast_dims"]
@@ -169,17 +170,31 @@ def _reshape(ctx: Context, args: Sequence[Value]) -> Value:
             ctx.report(f"the new shape has a negative size {t}")
             return None
         else:
-            out.append(None)
+            out.append(t if isinstance(t, Sym) else None)  # a size computed from a shape (Shape -> ...)
     if -1 not in out:
         return tuple(out)
-    total = _product(data) if isinstance(data, tuple) else None
-    rest = _product(tuple(d for d in out if d != -1))
+    total, rest = _cancel(data, tuple(d for d in out if d != -1))
     if not isinstance(total, int) or not isinstance(rest, int) or rest == 0:
         return tuple(None if d == -1 else d for d in out)
     if total % rest:
         ctx.report(f"{total} elements cannot take a shape of {rest} x -1 elements")
         return None
     return tuple(total // rest if d == -1 else d for d in out)
+
+
+def _cancel(data: Value, kept: tuple[Dim, ...]) -> tuple[Dim, Dim]:
+    """The products of the input's sizes and of the kept target sizes, a symbol on both sides
+    cancelled (`[N, 3, 4]` to `[N, -1]`: 12 elements per N): -1 is the quotient."""
+    if not isinstance(data, tuple):
+        return None, _product(kept)
+    left = list(data)
+    right: list[Dim] = []
+    for dim in kept:
+        if isinstance(dim, Sym) and dim in left:
+            left.remove(dim)
+        else:
+            right.append(dim)
+    return _product(tuple(left)), _product(tuple(right))
 
 
 def _product(dims: Shape) -> Dim:
@@ -392,6 +407,15 @@ _TABLE = (
         "output_shape, auto_pad",
     ),
     Builtin("ceil_div", ("num", "num"), "num", _ceil_div, summary="division rounded up"),
+    Builtin("unknown", (), "num", lambda ctx, args: None, summary="a dimension not known"),
+    Builtin("flatten", ("many",), "list", flatten, summary="the items of a list of lists, in order"),
+    Builtin(
+        "slice_indices",
+        ("num", "num", "num", "num"),
+        "list",
+        slice_indices,
+        summary="the indices start:end:step takes of n items, bounds clamped as Slice clamps them",
+    ),
     Builtin(
         "reverse",
         ("list",),

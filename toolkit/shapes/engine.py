@@ -68,6 +68,10 @@ class Inference:
     # the evaluation minted a symbol (`fresh()`): its result must not be reused for another node,
     # whose symbol has to be a new one
     minted: bool = False
+    # one per entry of `outputs`: the output's contents by its `value:` rule (a flat list of
+    # dimensions), kept only when they fit the inferred shape (rank 0 or 1, as many items);
+    # None: no rule, or not known
+    values: tuple[Shape, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +88,8 @@ class Reads:
 def reads(schema: OpSchema) -> Reads:
     """What `schema`'s rules read (derived from their parsed trees, never listed by hand)."""
     texts = tuple(r.text for r in schema.shape_requires)
-    return _reads(texts + tuple(p.shape.text for p in schema.outputs if p.shape is not None))
+    texts += tuple(p.shape.text for p in schema.outputs if p.shape is not None)
+    return _reads(texts + tuple(p.value.text for p in schema.outputs if p.value is not None))
 
 
 @lru_cache(maxsize=4096)
@@ -134,13 +139,14 @@ def infer(
     schema: OpSchema,
     inputs: Mapping[str, Value],
     attributes: Mapping[str, Value],
-    values: Mapping[str, tuple[int, ...]],
+    values: Mapping[str, Value],
     fresh: Callable[[], Sym],
     outputs: int | None = None,
 ) -> Inference:
     """Evaluate every rule of `schema`: `inputs` by formal name (bind_inputs), `attributes` as the
-    node sets them (defaults filled in here), `values` the constant inputs' contents, `outputs`
-    the number of outputs the node gives (`output_count()`).
+    node sets them (defaults filled in here), `values` the known contents of inputs (a list of
+    dimensions; a variadic input's: one list or None per value), `outputs` the number of outputs
+    the node gives (`output_count()`).
 
     `Inference.outputs` has one shape per formal output; when `outputs` is given and the last
     formal output is variadic, its rule gives a list of shapes and that output is expanded into
@@ -151,6 +157,7 @@ def infer(
             run.report(require.message or f"the constraint '{require.text}' does not hold")
     shapes: list[Shape] = []
     has_rule: list[bool] = []
+    contents: list[Shape] = []
     for index, param in enumerate(schema.outputs):
         result = run.evaluate(param.shape) if param.shape is not None else None
         if param.is_variadic and outputs is not None:
@@ -158,10 +165,29 @@ def infer(
             items = result if isinstance(result, tuple) and len(result) == count else (None,) * count
             shapes.extend(_as_shape(item) for item in items)
             has_rule.extend([param.shape is not None] * count)
+            contents.extend([None] * count)  # a variadic output has no value rule
             break
         shapes.append(_as_shape(result))
         has_rule.append(param.shape is not None)
-    return Inference(tuple(shapes), tuple(dict.fromkeys(run.findings)), tuple(has_rule), run.minted)
+        contents.append(_contents(run, param.value, shapes[-1]) if param.value is not None else None)
+    findings = tuple(dict.fromkeys(run.findings))
+    return Inference(tuple(shapes), findings, tuple(has_rule), run.minted, tuple(contents))
+
+
+def _contents(run: _Run, rule: ShapeText, shape: Shape) -> Shape:
+    """An output's value by its rule, when it fits the output's shape: a scalar or a 1-D tensor
+    of that many items (a rule's slip, or a node no runtime accepts, gives no value, never a
+    wrong one). Its findings are not the node's: a value rule states no constraint."""
+    if shape is None or len(shape) > 1 or (shape and not isinstance(shape[0], int)):
+        return None
+    findings = len(run.findings)
+    result = run.evaluate(rule)
+    del run.findings[findings:]
+    if not isinstance(result, tuple) or len(result) != (shape[0] if shape else 1):
+        return None
+    if any(isinstance(dim, bool) or not (dim is None or isinstance(dim, (int, Sym))) for dim in result):
+        return None
+    return result
 
 
 def _as_shape(value: Value) -> Shape:
@@ -180,7 +206,7 @@ class _Run:
         self,
         inputs: Mapping[str, Value],
         attributes: Mapping[str, Value],
-        values: Mapping[str, tuple[int, ...]],
+        values: Mapping[str, Value],
         fresh: Callable[[], Sym],
         outputs: int | None = None,
     ) -> None:

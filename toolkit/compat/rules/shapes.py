@@ -5,7 +5,7 @@ and kernels compute, fixed when the version is released. A `shape:` rule or a `s
 constraint *describes* that behaviour for tools (check-model, infer-shapes, onnx's inference
 through `register_onnx`). So:
 
-- a rule given where the released version had none (an output without `shape:`, a version
+- a rule given where the released version had none (an output without `shape:` or `value:`, a version
   without `shape_requires:`) adds information and changes no node: SHAPE-RULE-ADDED, info. The
   author vouches that it states what the operator already computes and requires;
 - a rule changed or removed changes what tools on either side of the change infer and accept for
@@ -60,35 +60,36 @@ def shape_rule_changes(old: OpSchema, new: OpSchema) -> list[ShapeRuleChange]:
     version's constraints (as a set). The words of the gate's findings and the changelog."""
     out: list[ShapeRuleChange] = []
     for index, param in enumerate(new.outputs):
-        before = old.outputs[index].shape if index < len(old.outputs) else None
-        after = param.shape
-        if before is None and after is not None:
-            out.append(
-                ShapeRuleChange(
-                    True,
-                    f"output '{param.name}' gained the shape rule `{after.text}`",
-                    after.location,
-                    old.location,
+        for kind in ("shape", "value"):  # an output's shape rule and its value rule alike
+            before: ShapeText | None = getattr(old.outputs[index], kind) if index < len(old.outputs) else None
+            after: ShapeText | None = getattr(param, kind)
+            if before is None and after is not None:
+                out.append(
+                    ShapeRuleChange(
+                        True,
+                        f"output '{param.name}' gained the {kind} rule `{after.text}`",
+                        after.location,
+                        old.location,
+                    )
                 )
-            )
-        elif before is not None and after is None:
-            out.append(
-                ShapeRuleChange(
-                    False,
-                    f"output '{param.name}' lost its shape rule `{before.text}`",
-                    param.location,
-                    before.location,
+            elif before is not None and after is None:
+                out.append(
+                    ShapeRuleChange(
+                        False,
+                        f"output '{param.name}' lost its {kind} rule `{before.text}`",
+                        param.location,
+                        before.location,
+                    )
                 )
-            )
-        elif before is not None and after is not None and not _same(before, after):
-            out.append(
-                ShapeRuleChange(
-                    False,
-                    f"the shape rule of output '{param.name}' changed from `{before.text}` to `{after.text}`",
-                    after.location,
-                    before.location,
+            elif before is not None and after is not None and not _same(before, after):
+                out.append(
+                    ShapeRuleChange(
+                        False,
+                        f"the {kind} rule of output '{param.name}' changed from `{before.text}` to `{after.text}`",
+                        after.location,
+                        before.location,
+                    )
                 )
-            )
     dropped = [r for r in old.shape_requires if not any(_same(r, n) for n in new.shape_requires)]
     gained = [r for r in new.shape_requires if not any(_same(r, o) for o in old.shape_requires)]
     if gained and not old.shape_requires:
