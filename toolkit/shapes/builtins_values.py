@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from toolkit.shapes.values import LIMIT, Value, is_int
+from toolkit.shapes.values import LIMIT, MAX_LIST, Value, is_int
 
 __all__ = ["flatten", "slice_indices"]
 
@@ -16,9 +16,11 @@ _CLAMP = LIMIT
 
 def flatten(ctx: object, args: Sequence[Value]) -> Value:
     """The items of a list of lists, in order (Concat's value from its inputs' values); unknown
-    when one of the lists is."""
+    when one of the lists is, or when they hold more than `MAX_LIST` items together."""
     lists = args[0]
     if not isinstance(lists, tuple) or not all(isinstance(item, tuple) for item in lists):
+        return None
+    if sum(len(item) for item in lists) > MAX_LIST:  # type: ignore[arg-type]
         return None
     return tuple(dim for item in lists for dim in item)  # type: ignore[union-attr]
 

@@ -33,7 +33,7 @@ from toolkit.shapes.lang import (
     Unary,
     parse,
 )
-from toolkit.shapes.values import ABSENT, Dim, Shape, Sym, Value, arith, dims_equal, same_dim
+from toolkit.shapes.values import ABSENT, MAX_LIST, Dim, Shape, Sym, Value, arith, dims_equal, same_dim
 
 __all__ = [
     "MAX_LIST",
@@ -48,7 +48,6 @@ __all__ = [
 ]
 
 MAX_STEPS = 100_000
-MAX_LIST = 4096
 
 
 @lru_cache(maxsize=4096)

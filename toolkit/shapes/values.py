@@ -19,6 +19,7 @@ from dataclasses import dataclass
 __all__ = [
     "ABSENT",
     "LIMIT",
+    "MAX_LIST",
     "Absent",
     "Dim",
     "Shape",
@@ -32,6 +33,7 @@ __all__ = [
 ]
 
 LIMIT = 2**62
+MAX_LIST = 4096  # items of a list a rule builds (past that, the result is unknown)
 
 
 @dataclass(frozen=True, slots=True)
