@@ -158,9 +158,8 @@ class TypeSource(Record):
 
 @dataclass(frozen=True, slots=True)
 class ShapeText(Record):
-    """A shape expression as written in the spec: an output's `shape:` rule, or a version's
-    `shape_requires:` entry (then with the `message` its finding shows). Parsed and checked by
-    `toolkit.model.shape_lang` (never evaluated as code); see docs/guide/shapes.md.
+    """A shape expression as written: an output's `shape:` or `value:` rule, or a `shape_requires:`
+    entry (with its finding's `message`). Parsed by `toolkit.shapes`, never run as code (shapes.md).
 
     `location` is where the text starts; `literal`: the text's columns are the source's one for
     one (a plain or quoted scalar on one line without escapes), so an error at column N of the
@@ -188,9 +187,7 @@ class FormalParameter(Record):
     doc_literal: bool = field(default=False, compare=False)  # doc line N is source line doc_location.line + N
     type_from: tuple[TypeSource, ...] = ()  # outputs only: where the type comes from (see TypeSource)
     shape: ShapeText | None = None  # outputs only: the output's shape rule (docs/guide/shapes.md)
-    # outputs only: the output's contents when it is a small integer tensor computed from shapes
-    # (Shape, Gather, Concat, ...), as a list of dimensions (docs/guide/shapes.md, "Value rules")
-    value: ShapeText | None = None
+    value: ShapeText | None = None  # outputs only: its contents as a list of dimensions (value rules)
 
     @property
     def is_optional(self) -> bool:
