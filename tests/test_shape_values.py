@@ -27,7 +27,9 @@ def _ints(name: str, values: list[int], dims: list[int] | None = None) -> Any:
     return helper.make_tensor(name, INT64, [len(values)] if dims is None else dims, values)
 
 
-def _model(nodes: list[Any], x: list[Any], inits: list[Any], opset: int = 18, outputs: tuple[str, ...] = ("Y",)) -> Any:
+def _model(
+    nodes: list[Any], x: list[Any], inits: list[Any], opset: int = 18, outputs: tuple[str, ...] = ("Y",)
+) -> Any:
     graph = helper.make_graph(
         nodes,
         "g",
@@ -212,7 +214,9 @@ def test_a_symbol_cancels_in_minus_one(registry: Any) -> None:
     assert _ours(shapes["Y"]) == ("N", 60)
     assert _onnx_shapes(_model(nodes, ["N", 3, 4, 5], inits))["Y"][1].startswith("unk__")
     nodes[1] = _node("Gather", ["s", "one"], "n", axis=0)  # [M, -1] of [N, M, 4]: -1 is N * 4 / 1
-    shapes = infer_model_shapes(_model(nodes, ["N", "M", 4], [*inits, _ints("one", [1], [])]), registry).shapes
+    shapes = infer_model_shapes(
+        _model(nodes, ["N", "M", 4], [*inits, _ints("one", [1], [])]), registry
+    ).shapes
     assert _ours(shapes["Y"]) == ("M", None)
 
 
@@ -278,7 +282,9 @@ versions:
 def _vendor_tree(tmp_path: Path, rule: str) -> Path:
     root = tmp_path / "specs"
     shutil.copytree(VISION, root / "com.acme.vision")
-    (root / "com.acme.vision" / "SpatialShape.yaml").write_text(SPATIAL.replace("RULE", rule), encoding="utf-8")
+    (root / "com.acme.vision" / "SpatialShape.yaml").write_text(
+        SPATIAL.replace("RULE", rule), encoding="utf-8"
+    )
     return root
 
 
@@ -308,9 +314,14 @@ def test_a_vendor_operator_with_a_value_rule_feeds_reshape(
     onnx.save(model, str(source))
     for run in range(2):
         out = tmp_path / f"out{run}.onnx"
-        assert main(["infer-shapes", str(source), "-o", str(out), "--specs", str(root)]) == 0, capsys.readouterr()
+        assert main(["infer-shapes", str(source), "-o", str(out), "--specs", str(root)]) == 0, (
+            capsys.readouterr()
+        )
         written = onnx.load(str(out))
-        shapes = {v.name: _dims(v.type.tensor_type.shape) for v in (*written.graph.value_info, *written.graph.output)}
+        shapes = {
+            v.name: _dims(v.type.tensor_type.shape)
+            for v in (*written.graph.value_info, *written.graph.output)
+        }
         assert shapes["sizes"] == (2,) and shapes["Y"] == (4, 5), shapes
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.onnx", "out0.onnx", "out1.onnx", "specs"]
 
@@ -324,19 +335,29 @@ def test_a_bad_value_rule_is_located_by_validate(tmp_path: Path, capsys: pytest.
     line = 1 + SPATIAL.splitlines().index("        value: 'RULE'")
     assert f"SpatialShape.yaml:{line}:17: error[SHAPE-UNKNOWN-NAME]:" in out, out
     assert "output 'sizes' value" in out and "hint:" in out
-    (root / "com.acme.vision" / "SpatialShape.yaml").write_text(SPATIAL.replace("RULE", "X[2:"), encoding="utf-8")
+    (root / "com.acme.vision" / "SpatialShape.yaml").write_text(
+        SPATIAL.replace("RULE", "X[2:"), encoding="utf-8"
+    )
     assert main(["validate", "--specs", str(root), "--no-cache"]) == 1
-    assert f"SpatialShape.yaml:{line}:" in (out := capsys.readouterr().err) and "error[SHAPE-SYNTAX]" in out, out
+    assert (
+        f"SpatialShape.yaml:{line}:" in (out := capsys.readouterr().err) and "error[SHAPE-SYNTAX]" in out
+    ), out
 
 
-def test_changing_a_released_value_rule_is_breaking(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_changing_a_released_value_rule_is_breaking(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The gate compares value rules as it compares shape rules: changed is SHAPE-RULE-CHANGED."""
     roots = []
     for name, rule in (("old", "X[2:]"), ("new", "X[1:]")):
         root = _vendor_tree(tmp_path / name, rule)
         shutil.copy(REPO / "opsets" / "releases.yaml", root / "releases.yaml")
         roots.append(root)
-    code = main(["diff", "--specs", str(roots[1]), "--against", str(roots[0]), "--no-cache", "--format", "json"])
-    findings = [f for f in json.loads(capsys.readouterr().out)["findings"] if f["rule"].startswith("SHAPE-RULE")]
+    code = main(
+        ["diff", "--specs", str(roots[1]), "--against", str(roots[0]), "--no-cache", "--format", "json"]
+    )
+    findings = [
+        f for f in json.loads(capsys.readouterr().out)["findings"] if f["rule"].startswith("SHAPE-RULE")
+    ]
     assert code == 1 and [f["rule"] for f in findings] == ["SHAPE-RULE-CHANGED"], findings
     assert "value rule of output 'sizes'" in findings[0]["message"]

@@ -208,9 +208,7 @@ class _Walk:
         constants = tuple((at, p.name) for at, p in enumerate(schema.inputs) if p.name in read.values)
         return _Version(schema, read.attributes, constants)
 
-    def graph(
-        self, graph: Any, shapes: Scope, values: Values, path: str
-    ) -> None:
+    def graph(self, graph: Any, shapes: Scope, values: Values, path: str) -> None:
         for info in (*graph.input, *graph.value_info):
             name, declared = info.name, self.declared(info.type)
             known = shapes.get(name)
@@ -224,9 +222,7 @@ class _Walk:
         for index, node in enumerate(graph.node):
             self.node(node, shapes, values, path, index)
 
-    def node(
-        self, node: Any, shapes: Scope, values: Values, graph: str, index: int
-    ) -> None:
+    def node(self, node: Any, shapes: Scope, values: Values, graph: str, index: int) -> None:
         """One node of the graph at path `graph` (its path, graph.node_path, is made only where
         there is something to locate: check-model's findings are located as its own)."""
         domain, op_type = node.domain, node.op_type  # each read of a protobuf field makes a new str
@@ -307,9 +303,7 @@ class _Walk:
         self.result.subgraphs.append((graph, dict(inner.maps[0])))
         return [_merge(_shape_of(info.type), inner.get(info.name)) for info in graph.output]
 
-    def control(
-        self, node: Any, shapes: Scope, values: Values, path: str
-    ) -> None:
+    def control(self, node: Any, shapes: Scope, values: Values, path: str) -> None:
         """If, Loop and Scan: their outputs' shapes come from their bodies."""
         graphs = {a.name: a.g for a in node.attribute if a.HasField("g")}
         ints = {

@@ -21,7 +21,14 @@ import yaml
 from toolkit.shapes.lang import ShapeSyntaxError, parse
 from toolkit.shapes.static import Scope, check_rule
 
-__all__ = ["SHAPES_DIR", "ShapeEntry", "add_shape_rules", "load_shape_overlay", "rules_for", "value_rules_for"]
+__all__ = [
+    "SHAPES_DIR",
+    "ShapeEntry",
+    "add_shape_rules",
+    "load_shape_overlay",
+    "rules_for",
+    "value_rules_for",
+]
 
 SHAPES_DIR = Path(__file__).resolve().parent.parent / "data" / "onnx_shapes"
 # One file per onnx domain the catalog imports (toolkit.onnx_bridge.catalog.ONNX_DOMAINS).
@@ -120,7 +127,10 @@ def _first_fit(
         requires = tuple((text.format(*names), message) for text, message in entry.requires)
         for alternative in entry.alternatives:
             rules = tuple(text.format(*names) for text in alternative)[: len(schema.outputs)]
-            wants = ["shapes" if str(p.option).endswith("Variadic") and not value else "list" for p in schema.outputs]
+            wants = [
+                "shapes" if str(p.option).endswith("Variadic") and not value else "list"
+                for p in schema.outputs
+            ]
             fits = all(_fits([rule], want, scope) for rule, want in zip(rules, wants))
             if fits and _fits([r for r, _ in requires], "bool", scope):
                 yield rules, requires

@@ -20,9 +20,9 @@ def flatten(ctx: object, args: Sequence[Value]) -> Value:
     lists = args[0]
     if not isinstance(lists, tuple) or not all(isinstance(item, tuple) for item in lists):
         return None
-    if sum(len(item) for item in lists) > MAX_LIST:  # type: ignore[arg-type]
+    if sum(len(item) for item in lists) > MAX_LIST:
         return None
-    return tuple(dim for item in lists for dim in item)  # type: ignore[union-attr]
+    return tuple(dim for item in lists for dim in item)
 
 
 def slice_indices(ctx: object, args: Sequence[Value]) -> Value:

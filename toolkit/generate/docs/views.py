@@ -67,7 +67,11 @@ def shape_lines(schema: OpSchema) -> str:
         for p in schema.outputs
         if p.shape is not None
     ]
-    lines += [f"**Value of {code(p.name)}:** {code(p.value.text)}\n\n" for p in schema.outputs if p.value is not None]
+    lines += [
+        f"**Value of {code(p.name)}:** {code(p.value.text)}\n\n"
+        for p in schema.outputs
+        if p.value is not None
+    ]
     lines += [
         f"**Requires:** {code(r.text)}" + (f" ({prose(r.message)})" if r.message else "") + "\n\n"
         for r in schema.shape_requires
