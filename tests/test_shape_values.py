@@ -125,7 +125,7 @@ def _sliced(steps: int) -> tuple[list[Any], list[Any]]:
         _node("Concat", ["part", "minus1"], "target", axis=0),
         _node("Reshape", ["X", "target"], "Y"),
     ]
-    start, end = (0, 2) if steps > 0 else (-1, -3)
+    start, end = (0, 2) if steps > 0 else (-1, -4)
     inits = [_ints("starts", [start]), _ints("ends", [end]), _ints("axes", [0]), _ints("steps", [steps])]
     return nodes, [*inits, _ints("minus1", [-1])]
 
@@ -141,8 +141,8 @@ CASES: dict[str, tuple[Any, list[Any], tuple[str, ...]]] = {
     "shape_start_end_cast": (_shape_start_end, [2, 3, 4, 5], ("Y",)),
     "size_div_sub_add": (_size_and_div, [3, 4], ("Y",)),
     "expand_constant_of_shape": (_expand_and_constant_of_shape, ["N", 3, 4], ("Y", "Z")),
-    "slice_forward": (lambda: _sliced(1), [2, 3, 4, 5], ("Y",)),
-    "slice_backward_step": (lambda: _sliced(-2), ["N", 3, 4, 5], ("Y",)),
+    "slice_forward": (lambda: _sliced(1), ["N", 3, 4, 5], ("Y",)),
+    "slice_backward_step": (lambda: _sliced(-2), [2, 3, 4, 5], ("Y",)),
 }
 
 
