@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import difflib
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -316,6 +315,8 @@ def _is_text(data: bytes | None) -> bool:
 def diff_text(changes: Iterable[Change], out_label: str = "generated") -> str:
     """A unified diff of stale files; binary files decoded to text and diffed, or a one-line note
     (`binary_diff`)."""
+    import difflib  # only `--check` with stale outputs diffs: not on a writing run's path
+
     from toolkit.generate.binary_diff import binary_diff, is_binary_kind
 
     chunks: list[str] = []

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import NamedTuple
 
 from toolkit.model.spec import AttrType
@@ -406,4 +407,20 @@ def _coerce(value: AttrLiteral, kind: AttrType, pos: Pos) -> AttrLiteral:
 
 def parse_nodes(text: str) -> tuple[TextNode, ...]:
     """The nodes of a function body (or graph), in order. Raises TextParseError."""
+    if len(text) <= MAX_CACHED_TEXT:
+        return _parse_cached(text)
+    return _Parser(text).nodes(None)
+
+
+# `opset generate` parses each function body twice: its check (FUNCTION-*) and then its encoding
+# as a FunctionProto (the proto and backend_tests kinds, after the checks; a forked worker
+# inherits what is cached). The nodes are frozen, so one parse serves both. Bounded in count and
+# in text length (the onnx catalog's longest body: about 6,000 characters), so a long-lived
+# process (`opset lsp`, which parses each edit) keeps at most 512 texts (8 MiB) and their nodes; a
+# failed parse raises and is not kept.
+MAX_CACHED_TEXT = 16 * 1024
+
+
+@lru_cache(maxsize=512)
+def _parse_cached(text: str) -> tuple[TextNode, ...]:
     return _Parser(text).nodes(None)
