@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.load.adapter_build import build_adapter
+from toolkit.load.build_defaults import literal_default
 from toolkit.load.build_examples import with_examples
 from toolkit.load.build_functions import function_fields
 from toolkit.load.build_shapes import shape_requires, shape_text
@@ -22,11 +23,12 @@ from toolkit.load.example_files import ExampleRef
 from toolkit.load.yamlsrc import MarkedDict, MarkedList, Source
 from toolkit.model.diagnostics import Diagnostic
 from toolkit.model.spec import (
+    LITERAL_DEFAULT_TYPES,
     NOWHERE,
     Adapter,
+    AttrDefault,
     Attribute,
     AttrType,
-    AttrValue,
     Differentiability,
     DomainSpec,
     FormalParameter,
@@ -412,7 +414,9 @@ class Builder:
 
     def default_value(
         self, source: Source, at: tuple[str | int, ...], attr_type: AttrType, value: Any
-    ) -> AttrValue | None:
+    ) -> AttrDefault | None:
+        if attr_type in LITERAL_DEFAULT_TYPES:
+            return literal_default(source, at, attr_type, value, self.diags)
         default, problems = attribute_default(attr_type, value, NOWHERE)
         if problems:  # worked out again where they can be located: most defaults are fine
             default, problems = attribute_default(attr_type, value, source.loc(*at))

@@ -17,22 +17,18 @@ from typing import Any
 
 from toolkit.load.build_values import attribute_default
 from toolkit.load.example_files import FILE_HINT, ExampleRef
+from toolkit.load.tensor_literal import TensorLiteralReader
 from toolkit.load.yamlsrc import Source
 from toolkit.model.diagnostics import Diagnostic
 from toolkit.model.examples import (
     DEFAULT_ATOL,
     DEFAULT_RTOL,
     EXAMPLE_DTYPES,
-    Element,
     Example,
     ExampleAttribute,
     ExampleTensor,
-    element_problem,
-    normalise,
 )
 from toolkit.model.spec import DEFAULTABLE_ATTR_TYPES, AttrType, Location, OpSchema
-
-MAX_LITERAL_DEPTH = 16  # nested lists deeper than a tensor's rank could plausibly be
 
 Path_ = tuple[str | int, ...]
 
@@ -66,6 +62,7 @@ class _ExampleReader:
         self.schema = schema
         self.diags = diags
         self.refs = refs
+        self.literals = TensorLiteralReader(source, diags, "EXAMPLE-TENSOR", _TENSOR_HINT)
 
     def error(self, rule: str, message: str, at: Path_, hint: str, *, key: bool = False) -> None:
         self.diags.append(Diagnostic(rule, message, self.source.loc(*at, key=key), hint))
@@ -149,37 +146,12 @@ class _ExampleReader:
             if "data" in item:
                 self.error("EXAMPLE-TENSOR", "a tensor gives both `data` and `file`", at, "keep one of them")
             return self.from_file(at, item, where)
-        dtype = item.get("dtype")
-        if dtype is None or "data" not in item:
-            missing = "`dtype`" if dtype is None else "`data`"
-            self.error("EXAMPLE-TENSOR", f"a tensor literal needs {missing}", at, _TENSOR_HINT)
-            return ExampleTensor(dtype or "float", (0,), (), location=where)
-        flat, nested_shape = _flatten(item["data"])
-        if flat is None:
-            self.error(
-                "EXAMPLE-TENSOR", "`data` is a ragged or too deeply nested list", (*at, "data"), _TENSOR_HINT
-            )
-            return ExampleTensor(dtype, (0,), (), location=where)
-        shape = tuple(item["shape"]) if "shape" in item else nested_shape
-        size = 1
-        for dim in shape:
-            size *= dim
-        if size != len(flat):
-            self.error(
-                "EXAMPLE-TENSOR",
-                f"shape {list(shape)} holds {size} elements but `data` has {len(flat)}",
-                (*at, "shape") if "shape" in item else (*at, "data"),
-                "give as many elements as the shape holds (row-major, flat or nested)",
-            )
-            return ExampleTensor(dtype, (0,), (), location=where)
-        for value in flat:
-            problem = element_problem(dtype, value)
-            if problem:
-                self.error(
-                    "EXAMPLE-TENSOR", f"{problem} ({dtype} tensor)", (*at, "data"), f"write {dtype} elements"
-                )
-                return ExampleTensor(dtype, (0,), (), location=where)
-        return ExampleTensor(dtype, shape, tuple(normalise(dtype, v) for v in flat), location=where)
+        tensor = self.literals.literal(at, item)
+        return (
+            tensor
+            if tensor is not None
+            else ExampleTensor(item.get("dtype") or "float", (0,), (), location=where)
+        )
 
     def from_file(self, at: Path_, item: Any, where: Location) -> ExampleTensor:
         """An empty tensor in the place of the file's, which `toolkit.load.example_files` reads once
@@ -217,29 +189,6 @@ class _ExampleReader:
 
 
 _TENSOR_HINT = "write `{dtype: float, shape: [2], data: [1.0, 2.0]}` or `{file: x.npy}`"
-
-
-def _flatten(data: Any) -> tuple[list[Element] | None, tuple[int, ...]]:
-    """Row-major elements and the shape of nested lists; (None, ()) when ragged or too deep."""
-    if not isinstance(data, list):
-        return [data], ()
-    flat: list[Element] = []
-
-    def walk(node: Any, depth: int) -> tuple[int, ...] | None:
-        if not isinstance(node, list):
-            flat.append(node)
-            return ()
-        if depth > MAX_LITERAL_DEPTH:
-            return None
-        shapes = [walk(child, depth + 1) for child in node]
-        if any(s is None for s in shapes) or len(set(shapes)) > 1:
-            return None
-        inner = shapes[0] if shapes else ()
-        assert inner is not None
-        return (len(node), *inner)
-
-    shape = walk(data, 0)
-    return (flat, shape) if shape is not None else (None, ())
 
 
 __all__ = ["EXAMPLE_DTYPES", "build_examples", "with_examples"]

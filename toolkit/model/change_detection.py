@@ -7,16 +7,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
+from toolkit.model.attr_defaults import literal_json, literal_text
 from toolkit.model.change_compat import arity, arity_breaks
 from toolkit.model.change_kinds import KIND_TABLE, SchemaChange
 from toolkit.model.spec import (
     NOWHERE,
+    AttrDefault,
     Attribute,
-    AttrValue,
+    ExampleTensor,
     FormalParameter,
+    GraphValue,
     Location,
     OpSchema,
     ParamOption,
+    SparseTensorValue,
     TypeConstraint,
 )
 
@@ -25,6 +29,8 @@ from toolkit.model.spec import (
 
 def describe_value(value: object) -> str:
     """A default value as prose: strings quoted, lists bracketed, floats as written."""
+    if isinstance(value, (ExampleTensor, SparseTensorValue, GraphValue)):
+        return literal_text(value)
     if isinstance(value, str):
         return repr(value)
     if isinstance(value, tuple):
@@ -496,11 +502,13 @@ def _via_text(sets: tuple[str, ...]) -> str:
     return " (via type " + ("set " if len(sets) == 1 else "sets ") + ", ".join(f"`@{s}`" for s in sets) + ")"
 
 
-def _plain(value: AttrValue | None) -> object:
+def _plain(value: AttrDefault | None) -> object:
+    if isinstance(value, (ExampleTensor, SparseTensorValue, GraphValue)):
+        return literal_json(value)
     return list(value) if isinstance(value, tuple) else value
 
 
-def _default_text(value: AttrValue | None) -> str:
+def _default_text(value: AttrDefault | None) -> str:
     return "none" if value is None else describe_value(value)
 
 

@@ -13,28 +13,34 @@ Pure functions over the frozen model; no file IO.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Sequence
 
-from toolkit.model.codec_functions import decode_function_fields, encode_function_fields
+from toolkit.model.codec_functions import decode_function_fields, encode_default, encode_function_fields
 from toolkit.model.codec_json import dump_argument, load_argument
 from toolkit.model.codec_scalars import Scalars
 from toolkit.model.codec_shapes import decode_shape_text, encode_shape_text
-from toolkit.model.example_codec import decode_examples, encode_examples
+from toolkit.model.example_codec import decode_examples, decode_tensor, encode_examples, encode_tensor
+from toolkit.model.onnx_text import TextParseError
 from toolkit.model.spec import (
+    LITERAL_DEFAULT_TYPES,
     NOWHERE,
     Adapter,
     AdapterStep,
+    AttrDefault,
     Attribute,
     AttrType,
-    AttrValue,
     Differentiability,
     DomainSpec,
+    ExampleTensor,
     FormalParameter,
+    GraphValue,
     Location,
     OperatorSpec,
     OpSchema,
     OpsetVersion,
     ParamOption,
+    SparseTensorValue,
     SpecSet,
     Status,
     TypeConstraint,
@@ -173,8 +179,21 @@ def _encode_default(message: AttributeSchemaProto, attr: Attribute) -> None:
         else:
             message.default_floats.SetInParent()
             message.default_floats.values.extend(float(v) for v in items if isinstance(v, (int, float)))
+    elif isinstance(value, ExampleTensor):
+        encode_tensor(message.default_tensor, value)
+    elif isinstance(value, SparseTensorValue):
+        encode_tensor(message.default_sparse_tensor.values, value.values)
+        encode_tensor(message.default_sparse_tensor.indices, value.indices)
+        message.default_sparse_tensor.dims.extend(value.dims)
+    elif isinstance(value, GraphValue):
+        message.default_graph = value.text
     else:
         raise TypeError(f"attribute {attr.name!r}: cannot encode default {value!r}")
+    if attr.type in LITERAL_DEFAULT_TYPES:
+        # A graph text that does not parse (the loader reports and drops one, but a decoded
+        # document may hold anything) keeps the spec's form only.
+        with contextlib.suppress(TextParseError):
+            encode_default(message.default_attribute, attr)
 
 
 def _encode_attribute(message: AttributeSchemaProto, attr: Attribute) -> None:
@@ -323,10 +342,19 @@ def _decode_param(message: FormalParameterProto) -> FormalParameter:
     )
 
 
-def _decode_default(message: AttributeSchemaProto) -> AttrValue | None:
+def _decode_default(message: AttributeSchemaProto) -> AttrDefault | None:
     which = message.WhichOneof("default_value")
     if which is None:
         return None
+    if which == "default_tensor":
+        return decode_tensor(message.default_tensor)
+    if which == "default_sparse_tensor":
+        sparse = message.default_sparse_tensor
+        return SparseTensorValue(
+            decode_tensor(sparse.values), decode_tensor(sparse.indices), tuple(sparse.dims)
+        )
+    if which == "default_graph":
+        return GraphValue(message.default_graph)
     if which == "default_float":
         return message.default_float
     if which == "default_int":

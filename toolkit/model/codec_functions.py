@@ -19,9 +19,21 @@ from toolkit.model.onnx_text import (
     TextAttribute,
     TextNode,
     ValueDecl,
+    parse_graph,
     parse_nodes,
 )
-from toolkit.model.spec import NOWHERE, AttrType, FunctionBody, Location, OpSchema
+from toolkit.model.onnx_wire import tensor_proto
+from toolkit.model.spec import (
+    NOWHERE,
+    Attribute,
+    AttrType,
+    ExampleTensor,
+    FunctionBody,
+    GraphValue,
+    Location,
+    OpSchema,
+    SparseTensorValue,
+)
 from toolkit.model.types import ELEMENT_TYPE_NUMBERS
 from toolkit.proto import (
     FunctionProto,
@@ -34,7 +46,13 @@ from toolkit.proto import (
     ValueInfoProto,
 )
 
-__all__ = ["decode_function_fields", "encode_function", "encode_function_fields", "encode_nodes"]
+__all__ = [
+    "decode_function_fields",
+    "encode_default",
+    "encode_function",
+    "encode_function_fields",
+    "encode_nodes",
+]
 
 _N = ELEMENT_TYPE_NUMBERS
 # Which TensorProto field holds the values of each element type (onnx.proto facts).
@@ -102,7 +120,7 @@ def encode_function(schema: OpSchema, body: FunctionBody | None = None) -> Funct
         if attr.default is None:
             message.attribute.append(attr.name)
         else:
-            _encode_value(message.attribute_proto.add(name=attr.name), attr.type, attr.default)
+            encode_default(message.attribute_proto.add(), attr)
     for domain, version in body.opset_imports:
         message.opset_import.add(domain=domain, version=version)
     encode_nodes(message.node, parse_nodes(body.text))
@@ -137,6 +155,14 @@ def _encode_attribute(message: OnnxAttributeProto, attr: TextAttribute) -> None:
     _encode_value(message, attr.type, attr.value)
 
 
+def encode_default(message: OnnxAttributeProto, attr: Attribute) -> None:
+    """The attribute's default as onnx holds it (a FunctionProto's attribute_proto, an
+    OpSchema.Attribute's default_value). Raises TextParseError for a graph default that does not
+    parse (the loader has reported it)."""
+    message.name = attr.name
+    _encode_value(message, attr.type, attr.default)
+
+
 def _encode_value(message: OnnxAttributeProto, kind: AttrType, value: object) -> None:
     message.type = kind.proto_number  # type: ignore[assignment]
     if kind is AttrType.FLOAT:
@@ -155,6 +181,14 @@ def _encode_value(message: OnnxAttributeProto, kind: AttrType, value: object) ->
         _encode_tensor(message.t, value)
     elif kind is AttrType.GRAPH and isinstance(value, GraphLiteral):
         _encode_graph(message.g, value)
+    elif kind is AttrType.TENSOR and isinstance(value, ExampleTensor):
+        message.t.ParseFromString(tensor_proto(value))
+    elif kind is AttrType.SPARSE_TENSOR and isinstance(value, SparseTensorValue):
+        message.sparse_tensor.values.ParseFromString(tensor_proto(value.values))
+        message.sparse_tensor.indices.ParseFromString(tensor_proto(value.indices))
+        message.sparse_tensor.dims.extend(value.dims)
+    elif kind is AttrType.GRAPH and isinstance(value, GraphValue):
+        _encode_graph(message.g, parse_graph(value.text))
     else:
         raise ValueError(f"cannot encode a {kind.value} attribute value")
 

@@ -424,3 +424,13 @@ MAX_CACHED_TEXT = 16 * 1024
 @lru_cache(maxsize=512)
 def _parse_cached(text: str) -> tuple[TextNode, ...]:
     return _Parser(text).nodes(None)
+
+
+def parse_graph(text: str) -> GraphLiteral:
+    """One graph, `name (inputs) => (outputs) { nodes }` (a graph attribute's default). Raises
+    TextParseError."""
+    parser = _Parser(text)
+    graph = parser.graph()
+    if parser.tok.kind != "end":
+        raise parser.error("expected the end of the text after the graph")
+    return graph

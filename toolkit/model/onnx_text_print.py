@@ -149,3 +149,8 @@ def _node(node: TextNode, indent: str) -> str:
 def print_nodes(nodes: tuple[TextNode, ...]) -> str:
     """The nodes in the text syntax, one per line (a graph attribute spans lines); ends with a newline."""
     return "".join(_node(node, "") + "\n" for node in nodes)
+
+
+def print_graph(graph: GraphLiteral) -> str:
+    """One graph in the text syntax (what `onnx_text.parse_graph` reads); ends with a newline."""
+    return _graph(graph, "") + "\n"

@@ -135,6 +135,10 @@ DEFAULTABLE_ATTR_TYPES = frozenset(
 
 AttrValue = float | int | str | tuple[float, ...] | tuple[int, ...] | tuple[str, ...]
 
+# Attribute types whose default is a structured literal (`toolkit.model.attr_defaults`): a tensor
+# (an ExampleTensor literal), a sparse tensor (SparseTensorValue) or a graph (GraphValue).
+LITERAL_DEFAULT_TYPES = frozenset({AttrType.TENSOR, AttrType.SPARSE_TENSOR, AttrType.GRAPH})
+
 
 @dataclass(frozen=True, slots=True)
 class TypeSource(Record):
@@ -204,7 +208,7 @@ class Attribute(Record):
     type: AttrType
     doc: str = ""
     required: bool = False
-    default: AttrValue | None = None
+    default: AttrDefault | None = None
     location: Location = field(default=NOWHERE, compare=False)
     doc_location: Location = field(default=NOWHERE, compare=False)  # where the doc's text starts
     doc_literal: bool = field(default=False, compare=False)  # doc line N is source line doc_location.line + N
@@ -295,6 +299,29 @@ class ExampleTensor(Record):
     @property
     def size(self) -> int:
         return math.prod(self.shape)
+
+
+@dataclass(frozen=True, slots=True)
+class SparseTensorValue(Record):
+    """A sparse tensor, as onnx's SparseTensorProto: the non-zero `values` (rank 1), their
+    `indices` (int64, shape [NNZ] of linear indices or [NNZ, rank] of coordinates, ascending) and
+    the dense shape `dims`."""
+
+    values: ExampleTensor
+    indices: ExampleTensor
+    dims: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GraphValue(Record):
+    """A graph in ONNX's textual syntax (`name (inputs) => (outputs) { nodes }`, what
+    `toolkit.model.onnx_text.parse_graph` reads), kept as written."""
+
+    text: str
+
+
+# An attribute's default: a scalar value or list of them, or one of the structured literals.
+AttrDefault = AttrValue | ExampleTensor | SparseTensorValue | GraphValue
 
 
 @dataclass(frozen=True, slots=True)

@@ -132,8 +132,18 @@ class TensorProto(_message.Message):
     uint64_data: _containers.RepeatedScalarFieldContainer[int]
     def __init__(self, dims: _Optional[_Iterable[int]] = ..., data_type: _Optional[int] = ..., float_data: _Optional[_Iterable[float]] = ..., int32_data: _Optional[_Iterable[int]] = ..., string_data: _Optional[_Iterable[bytes]] = ..., int64_data: _Optional[_Iterable[int]] = ..., name: _Optional[str] = ..., doc_string: _Optional[str] = ..., raw_data: _Optional[bytes] = ..., double_data: _Optional[_Iterable[float]] = ..., uint64_data: _Optional[_Iterable[int]] = ...) -> None: ...
 
+class SparseTensorProto(_message.Message):
+    __slots__ = ("values", "indices", "dims")
+    VALUES_FIELD_NUMBER: _ClassVar[int]
+    INDICES_FIELD_NUMBER: _ClassVar[int]
+    DIMS_FIELD_NUMBER: _ClassVar[int]
+    values: TensorProto
+    indices: TensorProto
+    dims: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, values: _Optional[_Union[TensorProto, _Mapping]] = ..., indices: _Optional[_Union[TensorProto, _Mapping]] = ..., dims: _Optional[_Iterable[int]] = ...) -> None: ...
+
 class AttributeProto(_message.Message):
-    __slots__ = ("name", "ref_attr_name", "doc_string", "type", "f", "i", "s", "t", "g", "tp", "floats", "ints", "strings", "tensors", "graphs", "type_protos")
+    __slots__ = ("name", "ref_attr_name", "doc_string", "type", "f", "i", "s", "t", "g", "tp", "sparse_tensor", "floats", "ints", "strings", "tensors", "graphs", "type_protos", "sparse_tensors")
     class AttributeType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
         __slots__ = ()
         UNDEFINED: _ClassVar[AttributeProto.AttributeType]
@@ -176,12 +186,14 @@ class AttributeProto(_message.Message):
     T_FIELD_NUMBER: _ClassVar[int]
     G_FIELD_NUMBER: _ClassVar[int]
     TP_FIELD_NUMBER: _ClassVar[int]
+    SPARSE_TENSOR_FIELD_NUMBER: _ClassVar[int]
     FLOATS_FIELD_NUMBER: _ClassVar[int]
     INTS_FIELD_NUMBER: _ClassVar[int]
     STRINGS_FIELD_NUMBER: _ClassVar[int]
     TENSORS_FIELD_NUMBER: _ClassVar[int]
     GRAPHS_FIELD_NUMBER: _ClassVar[int]
     TYPE_PROTOS_FIELD_NUMBER: _ClassVar[int]
+    SPARSE_TENSORS_FIELD_NUMBER: _ClassVar[int]
     name: str
     ref_attr_name: str
     doc_string: str
@@ -192,13 +204,15 @@ class AttributeProto(_message.Message):
     t: TensorProto
     g: GraphProto
     tp: TypeProto
+    sparse_tensor: SparseTensorProto
     floats: _containers.RepeatedScalarFieldContainer[float]
     ints: _containers.RepeatedScalarFieldContainer[int]
     strings: _containers.RepeatedScalarFieldContainer[bytes]
     tensors: _containers.RepeatedCompositeFieldContainer[TensorProto]
     graphs: _containers.RepeatedCompositeFieldContainer[GraphProto]
     type_protos: _containers.RepeatedCompositeFieldContainer[TypeProto]
-    def __init__(self, name: _Optional[str] = ..., ref_attr_name: _Optional[str] = ..., doc_string: _Optional[str] = ..., type: _Optional[_Union[AttributeProto.AttributeType, str]] = ..., f: _Optional[float] = ..., i: _Optional[int] = ..., s: _Optional[bytes] = ..., t: _Optional[_Union[TensorProto, _Mapping]] = ..., g: _Optional[_Union[GraphProto, _Mapping]] = ..., tp: _Optional[_Union[TypeProto, _Mapping]] = ..., floats: _Optional[_Iterable[float]] = ..., ints: _Optional[_Iterable[int]] = ..., strings: _Optional[_Iterable[bytes]] = ..., tensors: _Optional[_Iterable[_Union[TensorProto, _Mapping]]] = ..., graphs: _Optional[_Iterable[_Union[GraphProto, _Mapping]]] = ..., type_protos: _Optional[_Iterable[_Union[TypeProto, _Mapping]]] = ...) -> None: ...
+    sparse_tensors: _containers.RepeatedCompositeFieldContainer[SparseTensorProto]
+    def __init__(self, name: _Optional[str] = ..., ref_attr_name: _Optional[str] = ..., doc_string: _Optional[str] = ..., type: _Optional[_Union[AttributeProto.AttributeType, str]] = ..., f: _Optional[float] = ..., i: _Optional[int] = ..., s: _Optional[bytes] = ..., t: _Optional[_Union[TensorProto, _Mapping]] = ..., g: _Optional[_Union[GraphProto, _Mapping]] = ..., tp: _Optional[_Union[TypeProto, _Mapping]] = ..., sparse_tensor: _Optional[_Union[SparseTensorProto, _Mapping]] = ..., floats: _Optional[_Iterable[float]] = ..., ints: _Optional[_Iterable[int]] = ..., strings: _Optional[_Iterable[bytes]] = ..., tensors: _Optional[_Iterable[_Union[TensorProto, _Mapping]]] = ..., graphs: _Optional[_Iterable[_Union[GraphProto, _Mapping]]] = ..., type_protos: _Optional[_Iterable[_Union[TypeProto, _Mapping]]] = ..., sparse_tensors: _Optional[_Iterable[_Union[SparseTensorProto, _Mapping]]] = ...) -> None: ...
 
 class NodeProto(_message.Message):
     __slots__ = ("input", "output", "name", "op_type", "domain", "overload", "attribute", "doc_string")
@@ -389,7 +403,7 @@ class StringList(_message.Message):
     def __init__(self, values: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class AttributeSchemaProto(_message.Message):
-    __slots__ = ("name", "type", "doc", "required", "default_float", "default_int", "default_string", "default_floats", "default_ints", "default_strings", "location", "doc_location", "doc_literal")
+    __slots__ = ("name", "type", "doc", "required", "default_float", "default_int", "default_string", "default_floats", "default_ints", "default_strings", "default_tensor", "default_sparse_tensor", "default_graph", "default_attribute", "location", "doc_location", "doc_literal")
     NAME_FIELD_NUMBER: _ClassVar[int]
     TYPE_FIELD_NUMBER: _ClassVar[int]
     DOC_FIELD_NUMBER: _ClassVar[int]
@@ -400,6 +414,10 @@ class AttributeSchemaProto(_message.Message):
     DEFAULT_FLOATS_FIELD_NUMBER: _ClassVar[int]
     DEFAULT_INTS_FIELD_NUMBER: _ClassVar[int]
     DEFAULT_STRINGS_FIELD_NUMBER: _ClassVar[int]
+    DEFAULT_TENSOR_FIELD_NUMBER: _ClassVar[int]
+    DEFAULT_SPARSE_TENSOR_FIELD_NUMBER: _ClassVar[int]
+    DEFAULT_GRAPH_FIELD_NUMBER: _ClassVar[int]
+    DEFAULT_ATTRIBUTE_FIELD_NUMBER: _ClassVar[int]
     LOCATION_FIELD_NUMBER: _ClassVar[int]
     DOC_LOCATION_FIELD_NUMBER: _ClassVar[int]
     DOC_LITERAL_FIELD_NUMBER: _ClassVar[int]
@@ -413,10 +431,14 @@ class AttributeSchemaProto(_message.Message):
     default_floats: FloatList
     default_ints: IntList
     default_strings: StringList
+    default_tensor: ExampleTensorProto
+    default_sparse_tensor: SparseTensorDefaultProto
+    default_graph: str
+    default_attribute: AttributeProto
     location: SourceLocation
     doc_location: SourceLocation
     doc_literal: bool
-    def __init__(self, name: _Optional[str] = ..., type: _Optional[int] = ..., doc: _Optional[str] = ..., required: _Optional[bool] = ..., default_float: _Optional[float] = ..., default_int: _Optional[int] = ..., default_string: _Optional[str] = ..., default_floats: _Optional[_Union[FloatList, _Mapping]] = ..., default_ints: _Optional[_Union[IntList, _Mapping]] = ..., default_strings: _Optional[_Union[StringList, _Mapping]] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_literal: _Optional[bool] = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., type: _Optional[int] = ..., doc: _Optional[str] = ..., required: _Optional[bool] = ..., default_float: _Optional[float] = ..., default_int: _Optional[int] = ..., default_string: _Optional[str] = ..., default_floats: _Optional[_Union[FloatList, _Mapping]] = ..., default_ints: _Optional[_Union[IntList, _Mapping]] = ..., default_strings: _Optional[_Union[StringList, _Mapping]] = ..., default_tensor: _Optional[_Union[ExampleTensorProto, _Mapping]] = ..., default_sparse_tensor: _Optional[_Union[SparseTensorDefaultProto, _Mapping]] = ..., default_graph: _Optional[str] = ..., default_attribute: _Optional[_Union[AttributeProto, _Mapping]] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_location: _Optional[_Union[SourceLocation, _Mapping]] = ..., doc_literal: _Optional[bool] = ...) -> None: ...
 
 class TypeConstraintProto(_message.Message):
     __slots__ = ("param", "allowed", "doc", "type_sets", "location", "doc_location", "doc_literal")
@@ -582,6 +604,16 @@ class ExampleTensorProto(_message.Message):
     file: str
     location: SourceLocation
     def __init__(self, dtype: _Optional[str] = ..., shape: _Optional[_Iterable[int]] = ..., floats: _Optional[_Iterable[float]] = ..., ints: _Optional[_Iterable[int]] = ..., uints: _Optional[_Iterable[int]] = ..., strings: _Optional[_Iterable[str]] = ..., file: _Optional[str] = ..., location: _Optional[_Union[SourceLocation, _Mapping]] = ...) -> None: ...
+
+class SparseTensorDefaultProto(_message.Message):
+    __slots__ = ("values", "indices", "dims")
+    VALUES_FIELD_NUMBER: _ClassVar[int]
+    INDICES_FIELD_NUMBER: _ClassVar[int]
+    DIMS_FIELD_NUMBER: _ClassVar[int]
+    values: ExampleTensorProto
+    indices: ExampleTensorProto
+    dims: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, values: _Optional[_Union[ExampleTensorProto, _Mapping]] = ..., indices: _Optional[_Union[ExampleTensorProto, _Mapping]] = ..., dims: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class ExampleAttributeProto(_message.Message):
     __slots__ = ("name", "type", "f", "i", "s", "t", "floats", "ints", "strings", "location")

@@ -9,14 +9,18 @@ from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 from toolkit.generate.mdsafe import inline, sanitize
+from toolkit.model.attr_defaults import literal_text
 from toolkit.model.spec import (
     MAX_ARITY,
+    AttrDefault,
     Attribute,
     AttrType,
-    AttrValue,
     Differentiability,
+    ExampleTensor,
     FormalParameter,
+    GraphValue,
     ParamOption,
+    SparseTensorValue,
 )
 
 # The tidy-up reads a page's UTF-8 bytes: a page is megabytes, and one wide character (`∞`) makes
@@ -110,8 +114,11 @@ def attr_type_text(kind: AttrType) -> str:
     return f"list of {kind.value}" if kind.is_list else kind.value
 
 
-def value_text(value: AttrValue) -> str:
-    """A default value: strings JSON-quoted, floats in their shortest round-trip form."""
+def value_text(value: AttrDefault) -> str:
+    """A default value: strings JSON-quoted, floats in their shortest round-trip form; a tensor,
+    sparse tensor or graph on one line (`model.attr_defaults.literal_text`)."""
+    if isinstance(value, (ExampleTensor, SparseTensorValue, GraphValue)):
+        return literal_text(value)
     if isinstance(value, tuple):
         return "[" + ", ".join(value_text(v) for v in value) + "]"
     if isinstance(value, str):

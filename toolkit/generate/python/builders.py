@@ -27,7 +27,7 @@ from toolkit.generate.python.source import (
     SourceMemo,
     docstring,
     inline,
-    py_literal,
+    spec_default_text,
     str_literal,
 )
 from toolkit.model.spec import AttrType, FormalParameter, OpSchema, ParamOption, display_domain
@@ -162,7 +162,7 @@ def _attr_params(schema: OpSchema) -> list[PyParam]:
         while name in taken:  # `self` became `self_`, and another attribute is named `self_`
             name = f"{name}_"
         taken.add(name)
-        spec_default = None if attr.required or attr.default is None else py_literal(attr.default)
+        spec_default = None if attr.required or attr.default is None else spec_default_text(attr)
         out.append(PyParam(name, attr.name, annotation, default, attr.doc, spec_default))
     return out
 

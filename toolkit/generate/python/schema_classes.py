@@ -11,9 +11,11 @@ from toolkit.generate.python.source import (
     docstring,
     needs_math,
     py_literal,
+    spec_default_text,
     str_literal,
 )
 from toolkit.model.spec import (
+    LITERAL_DEFAULT_TYPES,
     Attribute,
     FormalParameter,
     OpSchema,
@@ -59,9 +61,17 @@ def _attr_args(attr: Attribute) -> list[Arg]:
     args: list[Arg] = [str_literal(attr.name), str_literal(attr.type.value)]
     if attr.required:
         args.append("required=True")
-    if attr.default is not None:
+    if attr.default is not None and attr.type not in LITERAL_DEFAULT_TYPES:
         args.append(f"default={py_literal(attr.default)}")
     return args
+
+
+def _attr_doc(attr: Attribute) -> str:
+    """The attribute's doc; a tensor, sparse-tensor or graph default is named in it (as text: its
+    Python literal would be unwieldy, and the generated package holds no tensor class)."""
+    if attr.default is None or attr.type not in LITERAL_DEFAULT_TYPES:
+        return attr.doc
+    return f"{attr.doc} (default {spec_default_text(attr)})".strip()
 
 
 def _constraint_args(constraint: TypeConstraint, memo: SourceMemo) -> list[Arg]:
@@ -87,10 +97,12 @@ def build_schema_class(schema: OpSchema, memo: SourceMemo | None = None) -> Sche
         docstring=docstring(text, 4, memo),
         inputs=[memo.call_lines("ParamInfo", _param_args(p), p.doc) for p in schema.inputs],
         outputs=[memo.call_lines("ParamInfo", _param_args(p), p.doc) for p in schema.outputs],
-        attributes=[memo.call_lines("AttrInfo", _attr_args(a), a.doc) for a in schema.attributes],
+        attributes=[memo.call_lines("AttrInfo", _attr_args(a), _attr_doc(a)) for a in schema.attributes],
         constraints=[
             memo.call_lines("TypeConstraintInfo", _constraint_args(c, memo), c.doc)
             for c in schema.type_constraints
         ],
-        uses_math=any(needs_math(a.default) for a in schema.attributes),
+        uses_math=any(
+            needs_math(a.default) for a in schema.attributes if a.type not in LITERAL_DEFAULT_TYPES
+        ),
     )

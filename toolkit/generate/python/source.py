@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from toolkit.generate.python.wrap_fast import wrap_simple
+from toolkit.model.attr_defaults import literal_text
+from toolkit.model.spec import Attribute, ExampleTensor, GraphValue, SparseTensorValue
 
 __all__ = [
     "LINE",
@@ -183,6 +185,15 @@ def py_literal(value: object) -> str:
     if isinstance(value, tuple):
         return Bracket.tuple_of([py_literal(v) for v in value]).inline()
     raise PythonGenerationError(f"cannot write {value!r} as a Python literal")
+
+
+def spec_default_text(attr: Attribute) -> str:
+    """An attribute's default as a docstring shows it: Python source for a scalar or list, the
+    one-line text of a tensor, sparse-tensor or graph default (`model.attr_defaults`)."""
+    value = attr.default
+    if isinstance(value, (ExampleTensor, SparseTensorValue, GraphValue)):
+        return literal_text(value)
+    return py_literal(value)
 
 
 def needs_math(value: object) -> bool:

@@ -1,0 +1,97 @@
+"""Tensor literals (`{dtype: float, shape: [2], data: [1.0, 2.0]}`) -> `ExampleTensor`, with
+located errors: the one reader of the form, shared by examples (`toolkit.load.build_examples`,
+EXAMPLE-TENSOR) and tensor and sparse-tensor attribute defaults (`toolkit.load.build_defaults`,
+ATTR-DEFAULT-TYPE). The literal is flattened and checked against its shape and element type.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolkit.load.yamlsrc import Source
+from toolkit.model.diagnostics import Diagnostic
+from toolkit.model.examples import Element, ExampleTensor, element_problem, normalise
+
+MAX_LITERAL_DEPTH = 16  # nested lists deeper than a tensor's rank could plausibly be
+
+Path_ = tuple[str | int, ...]
+
+_COUNTED = 2**64  # a shape's size is multiplied out up to this; past it, only "more" is said
+
+
+class TensorLiteralReader:
+    """Reads literals from `source`, reporting each problem under `rule` into `diags`."""
+
+    def __init__(self, source: Source, diags: list[Diagnostic], rule: str, hint: str) -> None:
+        self.source = source
+        self.diags = diags
+        self.rule = rule
+        self.hint = hint
+
+    def error(self, message: str, at: Path_, hint: str = "") -> None:
+        self.diags.append(Diagnostic(self.rule, message, self.source.loc(*at), hint or self.hint))
+
+    def literal(self, at: Path_, item: Any) -> ExampleTensor | None:
+        """The tensor literal at `at` (a mapping), or None when it is reported."""
+        where = self.source.loc(*at)
+        dtype = item.get("dtype")
+        if dtype is None or "data" not in item:
+            missing = "`dtype`" if dtype is None else "`data`"
+            self.error(f"a tensor literal needs {missing}", at)
+            return None
+        flat, nested_shape = _flatten(item["data"])
+        if flat is None:
+            self.error("`data` is a ragged or too deeply nested list", (*at, "data"))
+            return None
+        shape = tuple(item["shape"]) if "shape" in item else nested_shape
+        size = bounded_size(shape, max(len(flat), _COUNTED))
+        if size != len(flat):
+            held = f"{size} elements" if size is not None else f"more than {_COUNTED} elements"
+            self.error(
+                f"shape {list(shape)} holds {held} but `data` has {len(flat)}",
+                (*at, "shape") if "shape" in item else (*at, "data"),
+                "give as many elements as the shape holds (row-major, flat or nested)",
+            )
+            return None
+        for value in flat:
+            problem = element_problem(dtype, value)
+            if problem:
+                self.error(f"{problem} ({dtype} tensor)", (*at, "data"), f"write {dtype} elements")
+                return None
+        return ExampleTensor(dtype, shape, tuple(normalise(dtype, v) for v in flat), location=where)
+
+
+def bounded_size(shape: tuple[int, ...], limit: int) -> int | None:
+    """prod(shape), or None once it is past `limit` (a shape such as [2**62, 2**62, ...] is not
+    multiplied out: its product grows with every dimension and only its excess matters)."""
+    if 0 in shape:
+        return 0
+    size = 1
+    for dim in shape:
+        size *= dim
+        if size > limit:
+            return None
+    return size
+
+
+def _flatten(data: Any) -> tuple[list[Element] | None, tuple[int, ...]]:
+    """Row-major elements and the shape of nested lists; (None, ()) when ragged or too deep."""
+    if not isinstance(data, list):
+        return [data], ()
+    flat: list[Element] = []
+
+    def walk(node: Any, depth: int) -> tuple[int, ...] | None:
+        if not isinstance(node, list):
+            flat.append(node)
+            return ()
+        if depth > MAX_LITERAL_DEPTH:
+            return None
+        shapes = [walk(child, depth + 1) for child in node]
+        if any(s is None for s in shapes) or len(set(shapes)) > 1:
+            return None
+        inner = shapes[0] if shapes else ()
+        assert inner is not None
+        return (len(node), *inner)
+
+    shape = walk(data, 0)
+    return (flat, shape) if shape is not None else (None, ())
