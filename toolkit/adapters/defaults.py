@@ -15,8 +15,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from toolkit.adapters.node import Node
+from toolkit.adapters.onnx_io import default_proto
 from toolkit.model.adapter_steps import same_value
-from toolkit.model.spec import AdapterStep, OpSchema
+from toolkit.model.spec import LITERAL_DEFAULT_TYPES, AdapterStep, Attribute, OpSchema
 
 # Steps that take an attribute of the source over themselves, default included.
 _TAKEN_BY_STEP = frozenset({"remove_attribute", "attribute_to_input"})
@@ -42,13 +43,23 @@ def write_source_defaults(
             continue
         if there.default is not None and same_value(attr.default, there.default):
             continue
-        node.attributes[attr.name] = _thaw(attr.default)
+        node.attributes[attr.name] = _node_value(attr)
         means = f"{there.default!r}" if there.default is not None else "no value"
         notes.append(
             f"wrote attribute '{attr.name}' = {attr.default!r} explicitly: absent, it means that in "
             f"{source.id} but {means} in {target.id}"
         )
     return notes
+
+
+def _node_value(attr: Attribute) -> object:
+    """The default as a node attribute holds it: a list for a list, an onnx proto for a tensor,
+    sparse tensor or graph (as `onnx_io` reads a node; onnx is installed when a node is converted)."""
+    if attr.type not in LITERAL_DEFAULT_TYPES:
+        return _thaw(attr.default)
+    from onnx import helper
+
+    return helper.get_attribute_value(default_proto(attr))
 
 
 def _thaw(value: object) -> object:

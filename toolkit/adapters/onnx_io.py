@@ -6,10 +6,22 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from toolkit.adapters.node import ELEMENT_OF_ATTR, AdapterError, NewConstant, Node
-from toolkit.model.spec import OpSchema
+from toolkit.model.codec_functions import encode_default
+from toolkit.model.spec import Attribute, OpSchema
+from toolkit.proto import OnnxAttributeProto
 
 if TYPE_CHECKING:
-    from onnx import NodeProto, TensorProto
+    from onnx import AttributeProto, NodeProto, TensorProto
+
+
+def default_proto(attr: Attribute) -> AttributeProto:
+    """The attribute's default as an onnx.AttributeProto (a tensor, sparse-tensor or graph one
+    too), read from the toolkit's wire-compatible encoding (`codec_functions.encode_default`)."""
+    from onnx import AttributeProto
+
+    message = OnnxAttributeProto()
+    encode_default(message, attr)
+    return AttributeProto.FromString(message.SerializeToString())
 
 
 def node_from_onnx(proto: NodeProto) -> Node:

@@ -8,6 +8,7 @@ from lsprotocol import types as lsp
 
 from toolkit.lsp import bodies
 from toolkit.lsp.context import Context, Host
+from toolkit.model.change_detection import describe_value
 from toolkit.model.rules import CATALOG
 from toolkit.model.spec import OpSchema
 
@@ -32,7 +33,9 @@ def signature(schema: OpSchema) -> str:
             lines.append(f"  {title} {p.name}: {p.type_str}{option}")
     for attr in schema.attributes:
         default = (
-            " (required)" if attr.required else (f" = {attr.default!r}" if attr.default is not None else "")
+            " (required)"
+            if attr.required
+            else (f" = {describe_value(attr.default)}" if attr.default is not None else "")
         )
         lines.append(f"  attribute {attr.name}: {attr.type.value}{default}")
     for constraint in schema.type_constraints:
@@ -93,7 +96,7 @@ def hover_text(ctx: Context, pos: lsp.Position) -> tuple[str, lsp.Range] | None:
         attr = schema.attribute(str(path[3]))
         if attr is None:
             return None
-        default = "required" if attr.required else f"default {attr.default!r}"
+        default = "required" if attr.required else f"default {describe_value(attr.default)}"
         text = f"attribute {attr.name}: {attr.type.value} ({default})"
         return fenced(text + (f"\n\n{attr.doc}" if attr.doc else "")), ctx.range_of(hit)
     return None

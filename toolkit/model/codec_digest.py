@@ -18,7 +18,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from toolkit.model.spec import OperatorSpec
+from toolkit.model.spec import ExampleTensor, OperatorSpec, SparseTensorValue
 
 __all__ = ["NO_DIGEST", "digest_without_locations", "may_be_unequal_to_itself"]
 
@@ -73,6 +73,10 @@ def _has_nan(value: object) -> bool:
         return any(_has_nan(v) for v in value)
     if isinstance(value, Mapping):
         return any(_has_nan(v) for v in value.values())
+    if isinstance(value, ExampleTensor):
+        return _has_nan(value.data)
+    if isinstance(value, SparseTensorValue):
+        return _has_nan(value.values.data)
     return False
 
 

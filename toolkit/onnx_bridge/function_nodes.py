@@ -94,15 +94,28 @@ def _attribute(attr: Any, pos: Pos, strict: bool) -> TextAttribute:
     elif kind is AttrType.TENSOR:
         value = _tensor(attr.t, strict)
     elif kind is AttrType.GRAPH:
-        value = GraphLiteral(
-            attr.g.name,
-            tuple(_decl(v, strict) for v in attr.g.input),
-            tuple(_decl(v, strict) for v in attr.g.output),
-            text_nodes(attr.g.node, strict=strict),
-        )
+        value = _graph(attr.g, strict)
     elif strict:
         raise _Unwritable(f"{kind.value if kind else 'an undefined'} attribute values have no text syntax")
     return TextAttribute(attr.name, kind, value, None, pos)
+
+
+def graph_literal(graph: Any) -> GraphLiteral:
+    """A GraphProto as a parsed graph, every value carried over (a ValueError names the first the
+    text syntax cannot hold: initializers and value_info have none)."""
+    for field in ("initializer", "sparse_initializer", "value_info", "quantization_annotation"):
+        if len(getattr(graph, field, ())):
+            raise ValueError(f"graph '{graph.name}' has {field} entries, which the text syntax cannot hold")
+    return _graph(graph, strict=True)
+
+
+def _graph(graph: Any, strict: bool) -> GraphLiteral:
+    return GraphLiteral(
+        graph.name,
+        tuple(_decl(v, strict) for v in graph.input),
+        tuple(_decl(v, strict) for v in graph.output),
+        text_nodes(graph.node, strict=strict),
+    )
 
 
 def _text(data: bytes) -> str:

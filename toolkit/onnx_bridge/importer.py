@@ -24,6 +24,7 @@ from toolkit.load.schema_files import SCHEMA_DIR
 from toolkit.load.writer import write_tree
 from toolkit.model.diagnostics import UsageError
 from toolkit.model.spec import FormalParameter, OpSchema, TypeConstraint, display_domain
+from toolkit.onnx_bridge.import_defaults import LITERAL_DEFAULT_NUMBERS, literal_default
 from toolkit.onnx_bridge.import_functions import function_entry
 from toolkit.onnx_bridge.missing import not_installed
 from toolkit.onnx_bridge.overlay import overlay_adapter_entry, replacement
@@ -356,6 +357,8 @@ def _has_value(proto: Any) -> bool:
 def _default_value(proto: Any) -> Any:
     import onnx.helper
 
+    if int(proto.type) in LITERAL_DEFAULT_NUMBERS:
+        return literal_default(proto)
     if int(proto.type) not in (1, 2, 3, 6, 7, 8):  # see DEFAULTABLE_ATTR_TYPES
         kind = str(onnx.AttributeProto.AttributeType.Name(proto.type)).lower()
         raise UsageError(f"attribute '{proto.name}': a {kind} default has no DSL literal")

@@ -25,6 +25,7 @@ import itertools
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from toolkit.adapters.onnx_io import default_proto
 from toolkit.model.spec import OpSchema, ParamOption, display_domain
 from toolkit.registry.core import Registry
 from toolkit.shapes.engine import bind_inputs, infer
@@ -134,6 +135,8 @@ def _schema(onnx: Any, version: OpSchema, fail_on_constraint: bool) -> Any:
         type_constraints=[(c.param, list(c.allowed), c.doc) for c in version.type_constraints],
         attributes=[
             S.Attribute(a.name, S.AttrType(a.type.proto_number), a.doc, required=a.required)
+            if a.default is None
+            else S.Attribute(a.name, default_proto(a), a.doc)
             for a in version.attributes
         ],
     )

@@ -4,8 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolkit.model.attr_defaults import literal_json
+from toolkit.model.change_detection import describe_value
 from toolkit.model.diagnostics import Diagnostic
-from toolkit.model.spec import MAX_ARITY, Attribute, FormalParameter, OpSchema, TypeConstraint, display_domain
+from toolkit.model.spec import (
+    MAX_ARITY,
+    Attribute,
+    ExampleTensor,
+    FormalParameter,
+    GraphValue,
+    OpSchema,
+    SparseTensorValue,
+    TypeConstraint,
+    display_domain,
+)
 
 
 def param_dict(param: FormalParameter) -> dict[str, Any]:
@@ -21,7 +33,11 @@ def param_dict(param: FormalParameter) -> dict[str, Any]:
 
 
 def attribute_dict(attr: Attribute) -> dict[str, Any]:
-    default = list(attr.default) if isinstance(attr.default, tuple) else attr.default
+    default: Any = attr.default
+    if isinstance(default, (ExampleTensor, SparseTensorValue, GraphValue)):
+        default = literal_json(default)
+    elif isinstance(default, tuple):
+        default = list(default)
     return {"type": attr.type.value, "required": attr.required, "default": default, "doc": attr.doc}
 
 
@@ -98,7 +114,7 @@ def schema_text(schema: OpSchema) -> str:
         extra = (
             "required"
             if attr.required
-            else (f"default {attr.default!r}" if attr.default is not None else "optional")
+            else (f"default {describe_value(attr.default)}" if attr.default is not None else "optional")
         )
         lines.append(f"    {attr.name}: {attr.type.value} ({extra})")
     if not schema.attributes:
