@@ -421,11 +421,16 @@ register(
     hint="write a value of the attribute's type (a whole number for int, a number for float, a list for ints)",
     doc="""\
 **Why:** the default is what a node without the attribute means; it must be a value of the
-attribute's type to reach the generated schemas and classes.
+attribute's type to reach the generated schemas and classes. A `tensor` default is a tensor
+literal (`dtype`, `shape`, `data`: as many elements as the shape holds, each a value of the
+dtype); a `sparse_tensor` default is `values`, `indices` (int64, in range, ascending) and `dims`;
+a `graph` default is a graph in ONNX's textual syntax. The error points at the part at fault.
 
-**Before:** `alpha: {type: float, default: "0.5"}`
+**Before:** `alpha: {type: float, default: "0.5"}`, or
+`value: {type: tensor, default: {dtype: int8, shape: [2], data: [1, 300]}}`
 
-**After:** `alpha: {type: float, default: 0.5}`""",
+**After:** `alpha: {type: float, default: 0.5}`, or
+`value: {type: tensor, default: {dtype: int8, shape: [2], data: [1, 100]}}`""",
 )
 register(
     "ATTR-REQUIRED-WITH-DEFAULT",
@@ -446,16 +451,17 @@ register(
     "ATTR-DEFAULT-UNSUPPORTED",
     "spec",
     "error",
-    "A default is given for a tensor, graph, sparse-tensor or type-proto attribute.",
+    "A default is given for a type-proto attribute or a list of tensors, graphs or type protos.",
     category=PARAMS,
     hint="describe the implied value in the doc instead",
     doc="""\
-**Why:** the DSL writes defaults inline as YAML scalars or lists; tensors, graphs and type
+**Why:** the DSL writes defaults inline: YAML scalars or lists, a tensor or sparse-tensor
+literal, a graph in ONNX's textual syntax. Type protos and lists of tensors, graphs or type
 protos have no such form.
 
-**Before:** `body: {type: graph, default: {}}`
+**Before:** `branches: {type: graphs, default: []}`
 
-**After:** `body: {type: graph, doc: Runs once per iteration; without it ...}`""",
+**After:** `branches: {type: graphs, doc: Run in order; without it ...}`""",
 )
 register(
     "BASED-ON-INVALID",

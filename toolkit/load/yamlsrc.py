@@ -225,7 +225,8 @@ _COMPOSER_BOUNDED = _libyaml_bounded()
 _LINE_BREAK = re.compile("\r\n|[\n\r\x85\u2028\u2029]")
 _BLOCK_STYLES = ("|", ">")
 # The values whose text positions are kept: the doc checks point at places inside docs.
-_TEXT_KEYS = frozenset({"doc", "body", "shape", "value", "require"})  # body: a function body (#16)
+# body: a function body (#16); default: a graph attribute's default
+_TEXT_KEYS = frozenset({"doc", "body", "shape", "value", "require", "default"})
 # Shape expressions (#27): a quoted one-line scalar without escapes is exact too, one column on.
 _EXPRESSION_KEYS = frozenset({"shape", "value", "require"})  # value: an output's value rule
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from functools import lru_cache
 
-from toolkit.model.spec import OpSchema, ShapeText
+from toolkit.model.spec import LITERAL_DEFAULT_TYPES, OpSchema, ShapeText
 from toolkit.shapes.builtins import BUILTINS
 from toolkit.shapes.lang import (
     Attr,
@@ -131,7 +131,13 @@ def bind_inputs(schema: OpSchema, given: Sequence[Value]) -> dict[str, Value]:
 
 
 def attribute_defaults(schema: OpSchema) -> dict[str, Value]:
-    return {a.name: a.default for a in schema.attributes if a.default is not None}
+    """The defaults the shape language can read: numbers, strings and their lists (a tensor,
+    sparse-tensor or graph default is no value of it; such an attribute left out is unknown)."""
+    return {
+        a.name: a.default
+        for a in schema.attributes
+        if a.default is not None and a.type not in LITERAL_DEFAULT_TYPES
+    }
 
 
 def infer(

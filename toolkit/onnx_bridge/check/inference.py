@@ -32,6 +32,7 @@ from toolkit.model.types import ELEMENT_TYPE_NUMBERS, looks_like_type_string
 from toolkit.onnx_bridge.check.types import declared_types, type_string
 from toolkit.onnx_bridge.graph import node_path, opset_imports, subgraphs
 from toolkit.registry.core import Registry
+from toolkit.shapes.engine import attribute_defaults
 
 Add = Callable[..., None]  # _Walk.add: (rule, path, message, hint="", operator="")
 
@@ -81,7 +82,7 @@ def _plan(schema: OpSchema) -> _Plan:
         schema,
         in_params,
         tuple(rules),
-        {a.name: a.default for a in schema.attributes if a.default is not None},
+        attribute_defaults(schema),
         {p.name: i for i, p in enumerate(schema.inputs)},
         {c.param: frozenset(c.allowed) for c in schema.type_constraints},
     )
