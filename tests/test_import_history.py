@@ -26,6 +26,7 @@ from toolkit.model.diagnostics import UsageError
 from toolkit.model.function_diff import body_difference
 from toolkit.model.onnx_text import parse_nodes
 from toolkit.model.onnx_text_print import float32_text, print_nodes
+from toolkit.model.spec import ExampleTensor
 
 onnx = pytest.importorskip("onnx")
 import onnx.helper  # noqa: E402, F811
@@ -239,17 +240,39 @@ def test_a_default_with_only_a_doc_imports_as_doc(tmp_path: Path, monkeypatch: p
     assert attr.doc == 'A default tensor. {"_Unused"} if values_* has string type.'  # onnx 1.16's wording
 
 
-def test_a_tensor_default_with_a_value_is_a_clear_error(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+def test_a_tensor_default_with_a_value_is_written_as_a_literal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     default = onnx.helper.make_attribute("default_tensor", onnx.helper.make_tensor("t", T.FLOAT, [1], [-0.0]))
     schema = _fake_schema({"default_tensor": _tensor_attribute(default)})
     monkeypatch.setattr(
         importer, "_collect", lambda source: ([schema], {"ai.onnx.ml": (1, 4)}, lambda d, v: 3)
     )
+    out = tmp_path / "out"
+    assert main(["import-onnx", "--out", str(out)]) == 0
+    from toolkit.checks.run import load_specs
+
+    result = load_specs([out])
+    assert result.errors == []
+    (attr,) = result.specs.operators[0].versions[0].attributes
+    assert attr.default == ExampleTensor("float", (1,), (-0.0,))
+    assert str(attr.default.data[0]) == "-0.0"  # type: ignore[union-attr]
+
+
+def test_a_tensor_default_without_a_literal_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    default = onnx.helper.make_attribute(
+        "default_tensor", onnx.helper.make_tensor("t", T.COMPLEX64, [1], [complex(1, 0)])
+    )
+    schema = _fake_schema({"default_tensor": _tensor_attribute(default)})
+    monkeypatch.setattr(
+        importer, "_collect", lambda source: ([schema], {"ai.onnx.ml": (1, 4)}, lambda d, v: 3)
+    )
     assert main(["import-onnx", "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
-    assert "ai.onnx.ml.LabelEncoder-4" in err and "tensor default has no DSL literal" in err
+    assert "ai.onnx.ml.LabelEncoder-4" in err and "'default_tensor': its default has no DSL literal" in err
+    assert "complex64" in err
     assert "Traceback" not in err and not (tmp_path / "out").exists()
 
 

@@ -17,7 +17,14 @@ from collections.abc import Sequence
 from toolkit.adapters.node import Node
 from toolkit.adapters.onnx_io import default_proto
 from toolkit.model.adapter_steps import same_value
-from toolkit.model.spec import LITERAL_DEFAULT_TYPES, AdapterStep, Attribute, OpSchema
+from toolkit.model.attr_defaults import (
+    LITERAL_DEFAULT_TYPES,
+)
+from toolkit.model.spec import (
+    AdapterStep,
+    Attribute,
+    OpSchema,
+)
 
 # Steps that take an attribute of the source over themselves, default included.
 _TAKEN_BY_STEP = frozenset({"remove_attribute", "attribute_to_input"})

@@ -21,9 +21,11 @@ from toolkit.load.build_values import attribute_default, whole_numbers
 from toolkit.load.discovery import folder_name
 from toolkit.load.example_files import ExampleRef
 from toolkit.load.yamlsrc import MarkedDict, MarkedList, Source
+from toolkit.model.attr_defaults import (
+    LITERAL_DEFAULT_TYPES,
+)
 from toolkit.model.diagnostics import Diagnostic
 from toolkit.model.spec import (
-    LITERAL_DEFAULT_TYPES,
     NOWHERE,
     Adapter,
     AttrDefault,

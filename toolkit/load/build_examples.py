@@ -19,6 +19,9 @@ from toolkit.load.build_values import attribute_default
 from toolkit.load.example_files import FILE_HINT, ExampleRef
 from toolkit.load.tensor_literal import TensorLiteralReader
 from toolkit.load.yamlsrc import Source
+from toolkit.model.attr_defaults import (
+    DEFAULTABLE_ATTR_TYPES,
+)
 from toolkit.model.diagnostics import Diagnostic
 from toolkit.model.examples import (
     DEFAULT_ATOL,
@@ -28,7 +31,11 @@ from toolkit.model.examples import (
     ExampleAttribute,
     ExampleTensor,
 )
-from toolkit.model.spec import DEFAULTABLE_ATTR_TYPES, AttrType, Location, OpSchema
+from toolkit.model.spec import (
+    AttrType,
+    Location,
+    OpSchema,
+)
 
 Path_ = tuple[str | int, ...]
 

@@ -15,8 +15,15 @@ from collections.abc import Iterator
 from typing import Any
 
 from toolkit.load.yamlsrc import Source
+from toolkit.model.attr_defaults import (
+    DEFAULTABLE_ATTR_TYPES,
+)
 from toolkit.model.diagnostics import Diagnostic
-from toolkit.model.spec import DEFAULTABLE_ATTR_TYPES, AttrType, AttrValue, Location
+from toolkit.model.spec import (
+    AttrType,
+    AttrValue,
+    Location,
+)
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1

@@ -8,7 +8,7 @@ from lsprotocol import types as lsp
 
 from toolkit.lsp import bodies
 from toolkit.lsp.context import Context, Host
-from toolkit.model.change_detection import describe_value
+from toolkit.model.attr_defaults import describe_value
 from toolkit.model.rules import CATALOG
 from toolkit.model.spec import OpSchema
 

@@ -1,6 +1,8 @@
-"""Tensor, sparse-tensor and graph attribute defaults (`spec.LITERAL_DEFAULT_TYPES`) as text and as
-the DSL literal: the one place that says how each is shown (docs, messages, docstrings, `opset
-show`) and written back (the importer, JSON). Their onnx form is `codec_functions.encode_default`.
+"""Attribute defaults: which types have one (a scalar or list; a tensor, sparse-tensor or graph
+literal: `spec.AttrDefault`), and how each is shown (docs, messages, docstrings, `opset show`) and
+written back as the DSL literal (the importer, JSON). Their onnx form is
+`codec_functions.encode_default`; the loader reads them in `load.build_values` and
+`load.build_defaults`.
 """
 
 from __future__ import annotations
@@ -10,9 +12,26 @@ from typing import Any
 from toolkit.model.examples import format_tensor
 from toolkit.model.onnx_text import TextParseError, parse_graph
 from toolkit.model.onnx_text_print import print_graph
-from toolkit.model.spec import ExampleTensor, GraphValue, SparseTensorValue
+from toolkit.model.spec import AttrType, ExampleTensor, GraphValue, SparseTensorValue
 
+# Attribute types whose default is a scalar or a list of them, written as YAML scalars or lists.
+DEFAULTABLE_ATTR_TYPES = frozenset(
+    {AttrType.FLOAT, AttrType.INT, AttrType.STRING, AttrType.FLOATS, AttrType.INTS, AttrType.STRINGS}
+)
+# Attribute types whose default is a literal: a tensor, a sparse tensor or a graph.
+LITERAL_DEFAULT_TYPES = frozenset({AttrType.TENSOR, AttrType.SPARSE_TENSOR, AttrType.GRAPH})
 LiteralDefault = ExampleTensor | SparseTensorValue | GraphValue
+
+
+def describe_value(value: object) -> str:
+    """A default value as prose: strings quoted, lists bracketed, floats as written."""
+    if isinstance(value, LiteralDefault):
+        return literal_text(value)
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, tuple):
+        return "[" + ", ".join(describe_value(v) for v in value) + "]"
+    return repr(value)
 
 
 def literal_text(value: LiteralDefault) -> str:

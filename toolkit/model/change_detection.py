@@ -7,35 +7,25 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from toolkit.model.attr_defaults import literal_json, literal_text
+from toolkit.model.attr_defaults import (
+    LiteralDefault,
+    describe_value,
+    literal_json,
+)
 from toolkit.model.change_compat import arity, arity_breaks
 from toolkit.model.change_kinds import KIND_TABLE, SchemaChange
 from toolkit.model.spec import (
     NOWHERE,
     AttrDefault,
     Attribute,
-    ExampleTensor,
     FormalParameter,
-    GraphValue,
     Location,
     OpSchema,
     ParamOption,
-    SparseTensorValue,
     TypeConstraint,
 )
 
 # --------------------------------------------------------------------------- describing values
-
-
-def describe_value(value: object) -> str:
-    """A default value as prose: strings quoted, lists bracketed, floats as written."""
-    if isinstance(value, (ExampleTensor, SparseTensorValue, GraphValue)):
-        return literal_text(value)
-    if isinstance(value, str):
-        return repr(value)
-    if isinstance(value, tuple):
-        return "[" + ", ".join(describe_value(v) for v in value) + "]"
-    return repr(value)
 
 
 def describe_attribute(attr: Attribute) -> str:
@@ -503,7 +493,7 @@ def _via_text(sets: tuple[str, ...]) -> str:
 
 
 def _plain(value: AttrDefault | None) -> object:
-    if isinstance(value, (ExampleTensor, SparseTensorValue, GraphValue)):
+    if isinstance(value, LiteralDefault):
         return literal_json(value)
     return list(value) if isinstance(value, tuple) else value
 

@@ -35,7 +35,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from toolkit.model.change_detection import Collector, describe_attribute, describe_param, describe_value
+from toolkit.model.attr_defaults import describe_value
+from toolkit.model.change_detection import Collector, describe_attribute, describe_param
 from toolkit.model.change_kinds import KINDS, SchemaChange, kind_defaults
 from toolkit.model.spec import OpSchema
 

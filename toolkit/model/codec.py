@@ -16,6 +16,9 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterable, Sequence
 
+from toolkit.model.attr_defaults import (
+    LITERAL_DEFAULT_TYPES,
+)
 from toolkit.model.codec_functions import decode_function_fields, encode_default, encode_function_fields
 from toolkit.model.codec_json import dump_argument, load_argument
 from toolkit.model.codec_scalars import Scalars
@@ -23,7 +26,6 @@ from toolkit.model.codec_shapes import decode_shape_text, encode_shape_text
 from toolkit.model.example_codec import decode_examples, decode_tensor, encode_examples, encode_tensor
 from toolkit.model.onnx_text import TextParseError
 from toolkit.model.spec import (
-    LITERAL_DEFAULT_TYPES,
     NOWHERE,
     Adapter,
     AdapterStep,

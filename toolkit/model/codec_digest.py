@@ -18,7 +18,11 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from toolkit.model.spec import ExampleTensor, OperatorSpec, SparseTensorValue
+from toolkit.model.spec import (
+    ExampleTensor,
+    OperatorSpec,
+    SparseTensorValue,
+)
 
 __all__ = ["NO_DIGEST", "digest_without_locations", "may_be_unequal_to_itself"]
 

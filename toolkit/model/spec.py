@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from toolkit.model.record import Record
+from toolkit.model.types import ATTRIBUTE_TYPE_NUMBERS
 
 DEFAULT_DOMAIN = ""
 DEFAULT_DOMAIN_ALIAS = "ai.onnx"
@@ -108,36 +109,10 @@ class AttrType(str, enum.Enum):
     @property
     def proto_number(self) -> int:
         """AttributeProto.AttributeType enum value (onnx.proto facts)."""
-        return _ATTR_PROTO_NUMBERS[self]
+        return ATTRIBUTE_TYPE_NUMBERS[self.value]
 
-
-_ATTR_PROTO_NUMBERS = {
-    AttrType.FLOAT: 1,
-    AttrType.INT: 2,
-    AttrType.STRING: 3,
-    AttrType.TENSOR: 4,
-    AttrType.GRAPH: 5,
-    AttrType.FLOATS: 6,
-    AttrType.INTS: 7,
-    AttrType.STRINGS: 8,
-    AttrType.TENSORS: 9,
-    AttrType.GRAPHS: 10,
-    AttrType.SPARSE_TENSOR: 11,
-    AttrType.SPARSE_TENSORS: 12,
-    AttrType.TYPE_PROTO: 13,
-    AttrType.TYPE_PROTOS: 14,
-}
-
-# Attribute types that may carry a default value in the DSL (scalars and their lists).
-DEFAULTABLE_ATTR_TYPES = frozenset(
-    {AttrType.FLOAT, AttrType.INT, AttrType.STRING, AttrType.FLOATS, AttrType.INTS, AttrType.STRINGS}
-)
 
 AttrValue = float | int | str | tuple[float, ...] | tuple[int, ...] | tuple[str, ...]
-
-# Attribute types whose default is a structured literal (`toolkit.model.attr_defaults`): a tensor
-# (an ExampleTensor literal), a sparse tensor (SparseTensorValue) or a graph (GraphValue).
-LITERAL_DEFAULT_TYPES = frozenset({AttrType.TENSOR, AttrType.SPARSE_TENSOR, AttrType.GRAPH})
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,25 +278,21 @@ class ExampleTensor(Record):
 
 @dataclass(frozen=True, slots=True)
 class SparseTensorValue(Record):
-    """A sparse tensor, as onnx's SparseTensorProto: the non-zero `values` (rank 1), their
-    `indices` (int64, shape [NNZ] of linear indices or [NNZ, rank] of coordinates, ascending) and
-    the dense shape `dims`."""
+    """A sparse tensor default, as onnx's SparseTensorProto (`toolkit.model.attr_defaults`)."""
 
-    values: ExampleTensor
-    indices: ExampleTensor
-    dims: tuple[int, ...]
+    values: ExampleTensor  # the non-zero elements, rank 1
+    indices: ExampleTensor  # int64: [NNZ] linear indices or [NNZ, rank] coordinates, ascending
+    dims: tuple[int, ...]  # the dense shape
 
 
 @dataclass(frozen=True, slots=True)
 class GraphValue(Record):
-    """A graph in ONNX's textual syntax (`name (inputs) => (outputs) { nodes }`, what
-    `toolkit.model.onnx_text.parse_graph` reads), kept as written."""
+    """A graph default in ONNX's textual syntax, as written (`onnx_text.parse_graph` reads it)."""
 
     text: str
 
 
-# An attribute's default: a scalar value or list of them, or one of the structured literals.
-AttrDefault = AttrValue | ExampleTensor | SparseTensorValue | GraphValue
+AttrDefault = AttrValue | ExampleTensor | SparseTensorValue | GraphValue  # Attribute.default
 
 
 @dataclass(frozen=True, slots=True)

@@ -170,3 +170,22 @@ class _Parser:
         if name not in ELEMENT_TYPE_SET:
             raise self.fail(f"unknown element type '{name}'")
         return f"tensor({name})"
+
+
+# AttributeProto.AttributeType numbers by the DSL's attribute type names (onnx.proto facts).
+ATTRIBUTE_TYPE_NUMBERS: dict[str, int] = {
+    "float": 1,
+    "int": 2,
+    "string": 3,
+    "tensor": 4,
+    "graph": 5,
+    "floats": 6,
+    "ints": 7,
+    "strings": 8,
+    "tensors": 9,
+    "graphs": 10,
+    "sparse_tensor": 11,
+    "sparse_tensors": 12,
+    "type_proto": 13,
+    "type_protos": 14,
+}

@@ -8,11 +8,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolkit.model.attr_defaults import literal_json
+from toolkit.model.attr_defaults import (
+    literal_json,
+)
 from toolkit.model.diagnostics import UsageError
 from toolkit.model.onnx_text_print import float32_text, print_graph
 from toolkit.model.onnx_wire import WireError, read_tensor
-from toolkit.model.spec import AttrDefault, AttrType, ExampleTensor, GraphValue, SparseTensorValue
+from toolkit.model.spec import (
+    AttrDefault,
+    AttrType,
+    ExampleTensor,
+    GraphValue,
+    SparseTensorValue,
+)
 from toolkit.onnx_bridge.function_nodes import graph_literal
 
 # The AttributeProto.AttributeType numbers of the defaults that have a DSL literal.

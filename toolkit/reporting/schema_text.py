@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolkit.model.attr_defaults import literal_json
-from toolkit.model.change_detection import describe_value
+from toolkit.model.attr_defaults import (
+    LiteralDefault,
+    describe_value,
+    literal_json,
+)
 from toolkit.model.diagnostics import Diagnostic
 from toolkit.model.spec import (
     MAX_ARITY,
     Attribute,
-    ExampleTensor,
     FormalParameter,
-    GraphValue,
     OpSchema,
-    SparseTensorValue,
     TypeConstraint,
     display_domain,
 )
@@ -34,7 +34,7 @@ def param_dict(param: FormalParameter) -> dict[str, Any]:
 
 def attribute_dict(attr: Attribute) -> dict[str, Any]:
     default: Any = attr.default
-    if isinstance(default, (ExampleTensor, SparseTensorValue, GraphValue)):
+    if isinstance(default, LiteralDefault):
         default = literal_json(default)
     elif isinstance(default, tuple):
         default = list(default)

@@ -14,7 +14,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from functools import lru_cache
 
-from toolkit.model.spec import LITERAL_DEFAULT_TYPES, OpSchema, ShapeText
+from toolkit.model.attr_defaults import (
+    LITERAL_DEFAULT_TYPES,
+)
+from toolkit.model.spec import (
+    OpSchema,
+    ShapeText,
+)
 from toolkit.shapes.builtins import BUILTINS
 from toolkit.shapes.lang import (
     Attr,

@@ -9,18 +9,18 @@ from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 from toolkit.generate.mdsafe import inline, sanitize
-from toolkit.model.attr_defaults import literal_text
+from toolkit.model.attr_defaults import (
+    LiteralDefault,
+    literal_text,
+)
 from toolkit.model.spec import (
     MAX_ARITY,
     AttrDefault,
     Attribute,
     AttrType,
     Differentiability,
-    ExampleTensor,
     FormalParameter,
-    GraphValue,
     ParamOption,
-    SparseTensorValue,
 )
 
 # The tidy-up reads a page's UTF-8 bytes: a page is megabytes, and one wide character (`∞`) makes
@@ -117,7 +117,7 @@ def attr_type_text(kind: AttrType) -> str:
 def value_text(value: AttrDefault) -> str:
     """A default value: strings JSON-quoted, floats in their shortest round-trip form; a tensor,
     sparse tensor or graph on one line (`model.attr_defaults.literal_text`)."""
-    if isinstance(value, (ExampleTensor, SparseTensorValue, GraphValue)):
+    if isinstance(value, LiteralDefault):
         return literal_text(value)
     if isinstance(value, tuple):
         return "[" + ", ".join(value_text(v) for v in value) + "]"

@@ -14,8 +14,10 @@ from toolkit.generate.python.source import (
     spec_default_text,
     str_literal,
 )
-from toolkit.model.spec import (
+from toolkit.model.attr_defaults import (
     LITERAL_DEFAULT_TYPES,
+)
+from toolkit.model.spec import (
     Attribute,
     FormalParameter,
     OpSchema,

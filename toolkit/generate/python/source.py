@@ -13,8 +13,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from toolkit.generate.python.wrap_fast import wrap_simple
-from toolkit.model.attr_defaults import literal_text
-from toolkit.model.spec import Attribute, ExampleTensor, GraphValue, SparseTensorValue
+from toolkit.model.attr_defaults import (
+    LiteralDefault,
+    literal_text,
+)
+from toolkit.model.spec import (
+    Attribute,
+)
 
 __all__ = [
     "LINE",
@@ -191,7 +196,7 @@ def spec_default_text(attr: Attribute) -> str:
     """An attribute's default as a docstring shows it: Python source for a scalar or list, the
     one-line text of a tensor, sparse-tensor or graph default (`model.attr_defaults`)."""
     value = attr.default
-    if isinstance(value, (ExampleTensor, SparseTensorValue, GraphValue)):
+    if isinstance(value, LiteralDefault):
         return literal_text(value)
     return py_literal(value)
 
