@@ -8,11 +8,11 @@ so a layout that does not fit one line is chosen from the items, never by re-par
 from __future__ import annotations
 
 import math
-import textwrap
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from toolkit.generate.python.wrap_fast import wrap_simple
+from toolkit.generate.python.wrap import wrap_line
 from toolkit.model.attr_defaults import (
     LiteralDefault,
     literal_text,
@@ -302,6 +302,11 @@ def doc_escape_line(line: str) -> str:
     return "".join(out).replace('"""', '\\"\\"\\"')
 
 
+# One character of escaped docstring text, as `doc_escape_line` and `_escape` write it: a hard split
+# may fall between two of them, never inside an escape.
+_ESCAPE_UNIT = re.compile(r"\\(?:x[0-9a-f]{2}|u[0-9a-f]{4}|U[0-9a-f]{8}|.)|[^\\]", re.DOTALL)
+
+
 def _wrap(line: str, width: int) -> list[str]:
     if len(line) <= width:
         return [line]
@@ -309,17 +314,7 @@ def _wrap(line: str, width: int) -> list[str]:
     if len(indent) > width // 2:
         indent = ""
     hanging = indent + "    " if indent else ""  # continuation of an indented item
-    simple = wrap_simple(line, width, hanging)
-    if simple is not None:
-        return simple
-    return textwrap.wrap(
-        line,
-        width=width,
-        subsequent_indent=hanging,
-        break_on_hyphens=False,
-        drop_whitespace=True,
-        replace_whitespace=False,
-    ) or [""]
+    return wrap_line(line, width, hanging)
 
 
 def docstring(text: str, indent: int, memo: SourceMemo | None = None) -> str:
@@ -357,9 +352,11 @@ def _docstring_plain(text: str, indent: int) -> str:
         for piece in _wrap(source_line.rstrip(), width - 4):
             escaped = doc_escape_line(piece.rstrip())
             while len(escaped) > width:  # only reachable with many escapes: hard split
-                cut = width
-                while cut > 1 and escaped[cut - 1] == "\\":
-                    cut -= 1
+                cut = 0
+                for unit in _ESCAPE_UNIT.finditer(escaped):
+                    if unit.end() > width:
+                        break
+                    cut = unit.end()
                 lines.append(escaped[:cut])
                 escaped = escaped[cut:]
             lines.append(escaped)
@@ -374,7 +371,8 @@ def _closed(lines: list[str], pad: str) -> str:
     if not lines:
         lines = ["(no documentation)"]
     first, rest = lines[0].strip(), lines[1:]
-    if first.endswith('"'):
+    backslashes = len(first[:-1]) - len(first[:-1].rstrip("\\"))
+    if first.endswith('"') and backslashes % 2 == 0:  # an escaped quote (odd count) is already safe
         first = first[:-1] + '\\"'
     if first.endswith("\\") and not first.endswith("\\\\"):
         first += " "
