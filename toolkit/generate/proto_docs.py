@@ -43,7 +43,6 @@ from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Protocol
 
-from google.protobuf import text_format
 from google.protobuf.message import Message
 
 from toolkit.generate.context import rendering
@@ -82,7 +81,6 @@ __all__ = [
     "render_domain",
     "render_registry",
     "split_deprecated_marker",
-    "textproto",
 ]
 
 OPSET_MAGIC = "ONNXOPSET"
@@ -198,12 +196,6 @@ def _textproto_header(spec: str) -> bytes:
     return (HEADER.format(spec=spec) + "# proto-message: onnx_opset_toolkit.OperatorSetProto\n").encode(
         "utf-8"
     )
-
-
-def textproto(document: OperatorSetProto, spec: str) -> bytes:
-    """The `.textproto` file of an operator set document (the definition `render_domain`'s
-    assembled fragments must equal)."""
-    return _textproto_header(spec) + text_format.MessageToString(document, as_utf8=True).encode("utf-8")
 
 
 def render_domain(

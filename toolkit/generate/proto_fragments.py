@@ -3,14 +3,19 @@
 An operator version recurs in every later opset of its domain (ai.onnx: 659 versions, 4,442
 operator entries over 28 documents), and so does the function body of an operator defined by one;
 so each `OperatorProto` and `FunctionProto` is serialized and printed once and the documents are
-concatenations (the text printed by `proto_text_fast`). Protobuf allows it: a repeated message
+concatenations (the text printed by `proto_text`). Protobuf allows it: a repeated message
 field's wire form is the concatenation of its elements (tag, length, bytes), and both the
 deterministic binary form and the text format write fields in field-number order, so a document
 is its fields before `operator`, the operator entries, its fields between `operator` and
 `functions`, the function entries, then its fields after `functions`.
 
-`proto_docs.operator_set_document` + `SerializeToString` / `text_format` stay the definition;
-tests/test_proto_fragments.py checks these bytes equal theirs (hypothesis and the onnx catalog).
+This is how the documents are written, the only way (#24): a whole `OperatorSetProto` serialized
+and printed per document (by `SerializeToString` and `text_format`) is not kept beside it. On the
+imported onnx catalog that cost 0.07 s more CPU time per cold `opset generate` with `proto_text`'s
+printer, 0.41 s more with `text_format`'s (docs/architecture.md, "Fast paths").
+tests/test_proto_fragments.py judges the bytes with protobuf's own parsers: they read back
+(`FromString`, `text_format.Parse`) as the document `proto_docs.operator_set_document` means,
+which serializes deterministically to the same bytes.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from collections.abc import Callable, Hashable, Iterable
 
 from google.protobuf.message import Message
 
-from toolkit.generate.proto_text_fast import message_to_text
+from toolkit.generate.proto_text import message_to_text
 from toolkit.model.onnx_wire import field_bytes
 from toolkit.proto import OperatorSetProto
 
