@@ -19,52 +19,15 @@ from onnx import helper  # noqa: E402
 from toolkit.model.spec import AttrType, OpSchema, ParamOption  # noqa: E402
 from toolkit.onnx_bridge.catalog import merge_registries  # noqa: E402
 from toolkit.onnx_bridge.check import check_model  # noqa: E402
+from toolkit.onnx_bridge.register import onnx_schema  # noqa: E402
 from toolkit.registry.core import Registry  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 VENDOR = ("com.acme.vision", "org.example.abc")
-_OPTION = {
-    ParamOption.SINGLE: onnx.defs.OpSchema.FormalParameterOption.Single,
-    ParamOption.OPTIONAL: onnx.defs.OpSchema.FormalParameterOption.Optional,
-    ParamOption.VARIADIC: onnx.defs.OpSchema.FormalParameterOption.Variadic,
-}
 _SAMPLE: dict[AttrType, Any] = {
     AttrType.INT: 1, AttrType.FLOAT: 1.0, AttrType.STRING: "none", AttrType.INTS: [1, 1],
     AttrType.FLOATS: [1.0], AttrType.STRINGS: ["a"],
 }  # fmt: skip
-
-
-def to_onnx_schema(schema: OpSchema) -> Any:
-    """Our schema as an onnx.defs.OpSchema, so onnx.checker can check the vendor domain too."""
-    S = onnx.defs.OpSchema
-
-    def params(items: Any) -> list[Any]:
-        return [
-            S.FormalParameter(
-                p.name,
-                p.type_str,
-                p.doc,
-                param_option=_OPTION[p.option],
-                is_homogeneous=p.homogeneous,
-                min_arity=p.min_arity,
-            )
-            for p in items
-        ]
-
-    attrs = [
-        S.Attribute(a.name, S.AttrType(a.type.proto_number), a.doc, required=a.required)
-        for a in schema.attributes
-    ]
-    return S(
-        schema.name,
-        schema.domain,
-        schema.since_version,
-        schema.doc or schema.name,
-        inputs=params(schema.inputs),
-        outputs=params(schema.outputs),
-        type_constraints=[(c.param, list(c.allowed), c.doc) for c in schema.type_constraints],
-        attributes=attrs,
-    )
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +37,8 @@ def registry(onnx_registry: Registry, shipped_registry: Registry) -> Any:
     for domain in VENDOR:
         for op in shipped_registry.operators(domain):
             for version in op.versions:
-                onnx.defs.register_schema(to_onnx_schema(version))
+                # no inference functions: they would shape the synthetic [1]-shaped models (full_check)
+                onnx.defs.register_schema(onnx_schema(version, inference=False))
                 registered.append((op.name, version.since_version, domain))
     yield merged
     for name, since, domain in registered:

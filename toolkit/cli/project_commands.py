@@ -128,12 +128,14 @@ def _refuse_symlinked_folders(root: Path, files: Iterable[str], shown: str) -> N
 
 def run_schemas(args: argparse.Namespace) -> int:
     from toolkit.load.project import load_project
-    from toolkit.load.schema_files import editor_schema_files
+    from toolkit.load.schema_files import SCHEMA_DIR, editor_schema_files, packaged_schema_files
     from toolkit.load.writer import write_tree
 
     project = load_project()
     out = Path(args.out) if args.out else Path(project.path("schemas"))
-    files = editor_schema_files()
+    # In the toolkit's own repository the folder is the packaged one: its derived enums too.
+    own = out.resolve() == SCHEMA_DIR.resolve()
+    files = packaged_schema_files() if own else editor_schema_files()
     if not args.out and not args.check:  # the tree chose the folder: it may not lead out of it
         _refuse_symlinked_folders(
             project.folder, [f"schemas/{name}" for name in files], project.folder.as_posix()

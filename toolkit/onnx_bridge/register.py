@@ -31,7 +31,7 @@ from toolkit.registry.core import Registry
 from toolkit.shapes.engine import bind_inputs, infer
 from toolkit.shapes.values import ABSENT, Sym, Value
 
-__all__ = ["deregister_onnx", "register_onnx"]
+__all__ = ["deregister_onnx", "onnx_schema", "register_onnx"]
 
 # (name, since_version, domain) of every schema this process registered, so a second
 # register_onnx is a no-op for them and deregister_onnx removes exactly them
@@ -82,7 +82,7 @@ def register_onnx(
                 if key in _REGISTERED:
                     continue
                 try:
-                    onnx.defs.register_schema(_schema(onnx, version, fail_on_constraint))
+                    onnx.defs.register_schema(onnx_schema(version, fail_on_constraint=fail_on_constraint))
                 except onnx.defs.SchemaError as exc:
                     raise ValueError(
                         f"cannot register {version.id}: onnx already has it ({str(exc).splitlines()[0]}); "
@@ -104,7 +104,12 @@ def deregister_onnx() -> int:
     return count
 
 
-def _schema(onnx: Any, version: OpSchema, fail_on_constraint: bool) -> Any:
+def onnx_schema(version: OpSchema, *, inference: bool = True, fail_on_constraint: bool = True) -> Any:
+    """One operator version as an `onnx.defs.OpSchema`, the one conversion `register_onnx` uses:
+    signature, type constraints and attributes, plus (on onnx >= 1.19, unless `inference` is
+    false) the type-and-shape inference function made from its `shape:` rules. Without it,
+    onnx's checks and inference treat the node as one with no inference function."""
+    onnx = _onnx()
     S = onnx.defs.OpSchema
     option = {
         ParamOption.SINGLE: S.FormalParameterOption.Single,
@@ -140,7 +145,7 @@ def _schema(onnx: Any, version: OpSchema, fail_on_constraint: bool) -> Any:
             for a in version.attributes
         ],
     )
-    if hasattr(schema, "set_type_and_shape_inference_function"):  # onnx >= 1.19
+    if inference and hasattr(schema, "set_type_and_shape_inference_function"):  # onnx >= 1.19
         schema.set_type_and_shape_inference_function(_inference(onnx, version, fail_on_constraint))
     return schema
 
