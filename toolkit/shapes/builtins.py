@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from toolkit.shapes.builtins_ops import broadcast_dims, conv_transpose_out, einsum, split
+from toolkit.shapes.builtins_ops import broadcast_dims, conv_transpose_out, einsum, scatter, slice_len, split
 from toolkit.shapes.builtins_values import flatten, slice_indices
 from toolkit.shapes.values import ABSENT, Dim, Shape, Sym, Value, arith, axis_in, bounded, is_int, same_dim
 
@@ -415,6 +415,27 @@ _TABLE = (
         "list",
         slice_indices,
         summary="the indices start:end:step takes of n items, bounds clamped as Slice clamps them",
+    ),
+    Builtin(
+        "slice_len",
+        ("num", "num", "num", "num"),
+        "num",
+        slice_len,
+        summary="items a slice takes from an axis: (size, start, end, step), clamped as onnx's Slice",
+    ),
+    Builtin(
+        "scatter",
+        ("list", "list", "list"),
+        "list",
+        scatter,
+        summary="a list with items put at positions: (list, positions, items)",
+    ),
+    Builtin(
+        "given",
+        ("any",),
+        "bool",
+        lambda ctx, args: args[0] is not ABSENT,
+        summary="whether a value is given (an attribute the node sets or that has a default)",
     ),
     Builtin(
         "reverse",

@@ -1,6 +1,7 @@
 """Built-ins of the shape language that compute one operator family's sizes (Split, Einsum,
-ConvTranspose) and the broadcasting they share with the general ones, kept apart from `builtins`
-(which lists them in its table).
+ConvTranspose), the broadcasting they share with the general ones, and the list and slice
+arithmetic of the indexing operators (`scatter`, `slice_len`), kept apart from `builtins` (which
+lists them in its table).
 
 Like every built-in they never raise on a node's shapes: what they cannot know is unknown, and
 what cannot be right is a finding reported through the context.
@@ -12,7 +13,8 @@ import re
 from collections.abc import Sequence
 from typing import Protocol
 
-from toolkit.shapes.values import Dim, Shape, Sym, Value, arith, axis_in, bounded, is_int, same_dim
+from toolkit.shapes.builtins_values import slice_range
+from toolkit.shapes.values import LIMIT, Dim, Shape, Sym, Value, arith, axis_in, bounded, is_int, same_dim
 
 
 class Reporter(Protocol):
@@ -21,7 +23,7 @@ class Reporter(Protocol):
     def report(self, message: str) -> None: ...
 
 
-__all__ = ["Reporter", "broadcast_dims", "conv_transpose_out", "einsum", "split"]
+__all__ = ["Reporter", "broadcast_dims", "conv_transpose_out", "einsum", "scatter", "slice_len", "split"]
 
 MAX_EQUATION = 256  # characters of an Einsum equation read (an attribute of an untrusted model)
 
@@ -189,4 +191,44 @@ def conv_transpose_out(ctx: Reporter, args: Sequence[Value]) -> Value:
             begin = end = 0
         total = s * (size - 1) + more + (k - 1) * d + 1 - begin - end
         out.append(bounded(total) if total >= 0 else None)
+    return tuple(out)
+
+
+def slice_len(ctx: Reporter, args: Sequence[Value]) -> Value:
+    """`slice_len(size, start, end, step)`: how many items a slice takes from an axis of `size`,
+    clamped as onnx's Slice clamps (`builtins_values.slice_range`, the one definition); a step of
+    0 is a finding. With a symbolic size only the whole axis is known (start 0, an end past any
+    size, step 1; or its reverse)."""
+    size, start, end, step = args
+    if step == 0 and is_int(step):
+        ctx.report("a slice step is 0")
+        return None
+    if isinstance(size, Sym):
+        if not (isinstance(start, int) and isinstance(end, int)):
+            return None
+        forward = step == 1 and start == 0 and end >= LIMIT
+        backward = step == -1 and start >= LIMIT and end <= -LIMIT
+        return size if forward or backward else None
+    taken = slice_range(size, start, end, step)
+    return None if taken is None else len(taken)
+
+
+def scatter(ctx: Reporter, args: Sequence[Value]) -> Value:
+    """`scatter(L, positions, items)`: L with `items[j]` at `positions[j]` (normalized positions,
+    as `normalize_axes` gives them). Unknown positions leave every item of L unknown (the length
+    stays known); unknown items leave the positions unknown."""
+    base, positions, items = args
+    if not isinstance(base, tuple):
+        return None
+    if not isinstance(positions, tuple) or not all(is_int(p) and 0 <= p < len(base) for p in positions):  # type: ignore[operator]
+        return (None,) * len(base)
+    if len(set(positions)) != len(positions):
+        ctx.report(f"positions repeat: {list(positions)}")
+        return None
+    if isinstance(items, tuple) and len(items) != len(positions):
+        ctx.report(f"{len(items)} values for {len(positions)} positions")
+        return None
+    out = list(base)
+    for j, at in enumerate(positions):
+        out[at] = items[j] if isinstance(items, tuple) else None  # type: ignore[index]
     return tuple(out)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from toolkit.shapes.values import LIMIT, MAX_LIST, Value, is_int
 
-__all__ = ["flatten", "slice_indices"]
+__all__ = ["flatten", "slice_indices", "slice_range"]
 
 # A slice's bounds are clamped to the list, so any bound past this is the same as this one (and
 # Python's slice arithmetic stays on small ints).
@@ -25,17 +25,23 @@ def flatten(ctx: object, args: Sequence[Value]) -> Value:
     return tuple(dim for item in lists for dim in item)
 
 
-def slice_indices(ctx: object, args: Sequence[Value]) -> Value:
-    """The indices `start:end:step` takes of `n` items, bounds clamped as numpy and onnx's Slice
-    clamp them (a negative bound counts from the end; a negative step walks backwards); unknown
-    when one of them is not an int or the step is 0, and where onnx's spec and numpy disagree (a
-    backward slice starting before the first item: the spec clamps the start to it, numpy, onnx's
-    reference and Python take nothing)."""
-    n, start, end, step = args[0], args[1], args[2], args[3]
+def slice_range(n: Value, start: Value, end: Value, step: Value) -> range | None:
+    """The indices `start:end:step` takes of `n` items (a range: its length costs nothing), bounds
+    clamped as numpy and onnx's Slice clamp them (a negative bound counts from the end; a negative
+    step walks backwards); None when one of them is not an int or the step is 0, and where onnx's
+    spec and numpy disagree (a backward slice starting before the first item: the spec clamps the
+    start to it, numpy, onnx's reference and Python take nothing). The one definition of Slice's
+    arithmetic: `slice_indices` (values) and `slice_len` (shapes) both use it."""
     if not (is_int(n) and is_int(start) and is_int(end) and is_int(step)) or step == 0:
         return None
     assert isinstance(n, int) and isinstance(start, int) and isinstance(end, int) and isinstance(step, int)
     if step < 0 and start < -n:
         return None
     bounds = (max(-_CLAMP, min(_CLAMP, start)), max(-_CLAMP, min(_CLAMP, end)), step)
-    return tuple(range(*slice(*bounds).indices(n)))
+    return range(*slice(*bounds).indices(n))
+
+
+def slice_indices(ctx: object, args: Sequence[Value]) -> Value:
+    """The indices `start:end:step` takes of `n` items (`slice_range`), unknown where it is."""
+    taken = slice_range(args[0], args[1], args[2], args[3])
+    return None if taken is None else tuple(taken)

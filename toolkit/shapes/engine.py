@@ -310,7 +310,7 @@ class _Run:
                 args.append(arg.name if isinstance(arg, Name) else None)
             else:
                 value = self.eval(arg, scope)
-                if value is ABSENT and node.name not in ("broadcast", "reduce"):
+                if value is ABSENT and node.name not in ("broadcast", "reduce", "given"):
                     raise _Unknown  # an absent value where a built-in needs one
                 args.append(value)
         return builtin.run(self, args)
