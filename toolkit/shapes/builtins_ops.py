@@ -220,8 +220,8 @@ def scatter(ctx: Reporter, args: Sequence[Value]) -> Value:
     base, positions, items = args
     if not isinstance(base, tuple):
         return None
-    if not isinstance(positions, tuple) or not all(is_int(p) and 0 <= p < len(base) for p in positions):  # type: ignore[operator]
-        return (None,) * len(base)
+    if not isinstance(positions, tuple) or not all(is_int(p) and 0 <= p < len(base) for p in positions):
+        return (None,) * len(base)  # which items change is not known
     if len(set(positions)) != len(positions):
         ctx.report(f"positions repeat: {list(positions)}")
         return None
@@ -230,5 +230,5 @@ def scatter(ctx: Reporter, args: Sequence[Value]) -> Value:
         return None
     out = list(base)
     for j, at in enumerate(positions):
-        out[at] = items[j] if isinstance(items, tuple) else None  # type: ignore[index]
+        out[at] = items[j] if isinstance(items, tuple) else None
     return tuple(out)
