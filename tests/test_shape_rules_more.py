@@ -222,6 +222,7 @@ ML = [
         [(4,), (4, 2)],
     ),
     ("TreeEnsembleClassifier", (4, 3), {"classlabels_int64s": [0, 1]}, [(4,), (4, 2)]),
+    ("TreeEnsembleClassifier", (4, 3), {"classlabels_int64s": [7]}, [(4,), (4, None)]),  # one label
     ("SVMClassifier", (N, 3), {"classlabels_ints": [0, 1]}, [(N,), None]),
     ("LinearRegressor", (4, 3), {"coefficients": [1.0] * 3}, [(4, 1)]),
     ("LinearRegressor", (4, 3), {"coefficients": [1.0] * 6, "targets": 2}, [(4, 2)]),
@@ -245,6 +246,8 @@ def test_ml_rules_give_what_onnx_and_onnxruntime_give(
 def test_feature_vectorizer_and_string_normalizer(onnx_registry: Any) -> None:
     model = _model("FeatureVectorizer", [(4, 3), (4, 2)], {"inputdimensions": [3, 2]}, 1, 1, "ai.onnx.ml")
     _check(_shapes(onnx_registry, model)[0][0], (4, 5))
+    model = _model("FeatureVectorizer", [(3,)], {"inputdimensions": [3]}, 1, 1, "ai.onnx.ml")
+    _check(_shapes(onnx_registry, model)[0][0], (None, 3))
     _check(_shapes(onnx_registry, _model("StringNormalizer", [(1, 6)], {}, 1, 10))[0][0], (1, 6))
     stop = _model("StringNormalizer", [(1, 6)], {"stopwords": ["a"]}, 1, 10)
     _check(_shapes(onnx_registry, stop)[0][0], (1, F))
