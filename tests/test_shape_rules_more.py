@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from test_shape_coverage import _infer, _single
+
 from toolkit.cli import main
 from toolkit.shapes.values import Sym
 
@@ -160,7 +160,7 @@ CASES = [
         {"axes": [2, 3], "keep_aspect_ratio_policy": "not_larger"},
         19,
         [(1, 1, None, None)],
-    ),  # fmt: skip
+    ),
     ("Resize", [(1, 1, 4, 4), None, (2,)], {"axes": [2, 3]}, 19, [(1, 1, None, None)]),  # scales (floats)
     ("Resize", [(1, 1, 4, 4), None, None, (4,)], {}, 13, [(None, None, None, None)]),  # sizes not constant
     ("Resize", [(1, 1, 4, 4), None, None, c([1, 2, 3, 4])], {}, 13, [(1, 2, 3, 4)]),
