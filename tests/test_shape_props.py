@@ -4,14 +4,17 @@
   one that minted a fresh symbol).
 - Property tests (hypothesis, derandomized): random one-node models of the broadcasting ops,
   MatMul, Gemm, Reshape, Transpose, Concat, the reductions, Conv and the poolings, Squeeze,
-  Unsqueeze, Gather, Flatten, Expand, Tile and Where, inferred by onnx's C++ inference and by
+  Unsqueeze, Gather, Flatten, Expand, Tile, Where, Slice, Pad, TopK, OneHot, CenterCropPad and
+  Resize (with sizes), inferred by onnx's C++ inference and by
   ours. Ours equals onnx's complete shape; a disagreement is accepted only when onnxruntime
   (or, for a node it refuses, onnx's reference implementation) sides with ours, and is printed.
   The kinds found: a window larger than the padded input, where onnx infers a size of 0 or
   below and onnxruntime refuses the node (ours: a finding); the last window of `ceil_mode`
   starting in the end padding, which onnx's inference counts and its reference implementation
-  drops (ours drops it). The generators keep to nodes onnxruntime accepts where onnx's spec is
-  silent: a pooling's pads smaller than its kernel, no `ceil_mode` with `auto_pad`.
+  drops (ours drops it); OneHot of scalar indices, which onnx and onnxruntime refuse (ours: the
+  overlay's constraint). The generators keep to nodes onnxruntime accepts where onnx's spec is
+  silent: a pooling's pads smaller than its kernel, no `ceil_mode` with `auto_pad`, Pad cropping
+  only an axis of 3 or more, Slice starts within the axis (docs/guide/shapes.md).
 """
 
 from __future__ import annotations
