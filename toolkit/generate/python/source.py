@@ -215,35 +215,18 @@ def _escape(char: str) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
+def _escape_unprintable(text: str) -> str:
+    """`text` with every character `str.isprintable` refuses (controls, line and paragraph
+    separators, NEL, unassigned code points) written as a `\\x`/`\\u`/`\\U` escape."""
+    if text.isprintable():  # nearly every text: nothing to do
+        return text
+    return "".join(char if char.isprintable() else _escape(char) for char in text)
+
+
 def str_literal(text: str) -> str:
     """A double-quoted literal of `text` (only printable characters left unescaped)."""
-    # Shortcut: besides line breaks and tabs (doc chunks end with one), all printable, which is
-    # nearly every string; `_str_literal_plain` is the definition (tests/test_python_source.py).
-    if text.isprintable() or text.replace("\n", "").replace("\t", "").isprintable():
-        return (
-            '"'
-            + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
-            + '"'
-        )
-    return _str_literal_plain(text)
-
-
-def _str_literal_plain(text: str) -> str:
-    body = []
-    for char in text:
-        if char == "\\":
-            body.append("\\\\")
-        elif char == '"':
-            body.append('\\"')
-        elif char == "\n":
-            body.append("\\n")
-        elif char == "\t":
-            body.append("\\t")
-        elif char.isprintable() and char not in "\u2028\u2029\x85":
-            body.append(char)
-        else:
-            body.append(_escape(char))
-    return '"' + "".join(body) + '"'
+    body = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
+    return f'"{_escape_unprintable(body)}"'
 
 
 def str_chunks(text: str, width: int = 72) -> list[str]:
@@ -263,16 +246,8 @@ def str_chunks(text: str, width: int = 72) -> list[str]:
         if line:
             pieces.append(line)
     literals = []
-    # str_literal's shortcut, tested once for the whole text: a piece has no other characters
-    plain = text.isprintable() or text.replace("\n", "").replace("\t", "").isprintable()
     for piece in pieces:
-        if plain:
-            escaped = (
-                piece.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
-            )
-            literal = f'"{escaped}"'
-        else:
-            literal = str_literal(piece)
+        literal = str_literal(piece)
         while len(literal) > width + 24 and len(piece) > 1:  # escapes blew it up: halve
             half = len(piece) // 2
             literals.append(str_literal(piece[:half]))
@@ -289,17 +264,7 @@ def str_chunks(text: str, width: int = 72) -> list[str]:
 
 def doc_escape_line(line: str) -> str:
     """One line of docstring text, safe inside `\"\"\"...\"\"\"`."""
-    if line.isprintable():  # fast path
-        return line.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
-    out = []
-    for char in line:
-        if char == "\\":
-            out.append("\\\\")
-        elif char.isprintable() and char not in "\u2028\u2029\x85":
-            out.append(char)
-        else:
-            out.append(_escape(char))
-    return "".join(out).replace('"""', '\\"\\"\\"')
+    return _escape_unprintable(line.replace("\\", "\\\\")).replace('"""', '\\"\\"\\"')
 
 
 # One character of escaped docstring text, as `doc_escape_line` and `_escape` write it: a hard split
@@ -327,29 +292,11 @@ def docstring(text: str, indent: int, memo: SourceMemo | None = None) -> str:
     pad = " " * indent
     width = LINE - indent
     raw = text.replace("\r\n", "\n").replace("\r", "\n").expandtabs(4).strip("\n")
-    # Shortcut: text with nothing to escape (nearly every doc) is only wrapped, and a line that
-    # fits is kept as it is; `_docstring_plain` is the definition (tests/test_python_source.py).
-    if "\\" in raw or '"""' in raw or not raw.replace("\n", "").isprintable():
-        return _docstring_plain(text, indent)
-    limit = width - 4
     wrapped = (memo or SourceMemo()).wrapped
     lines: list[str] = []
     for source_line in raw.split("\n"):
         line = source_line.rstrip()
-        if len(line) <= limit:
-            lines.append(line)
-        else:
-            lines.extend(wrapped(line, limit))
-    return _closed(lines, pad)
-
-
-def _docstring_plain(text: str, indent: int) -> str:
-    pad = " " * indent
-    width = LINE - indent
-    raw = text.replace("\r\n", "\n").replace("\r", "\n").expandtabs(4).strip("\n")
-    lines: list[str] = []
-    for source_line in raw.split("\n"):
-        for piece in _wrap(source_line.rstrip(), width - 4):
+        for piece in [line] if len(line) <= width - 4 else wrapped(line, width - 4):
             escaped = doc_escape_line(piece.rstrip())
             while len(escaped) > width:  # only reachable with many escapes: hard split
                 cut = 0
