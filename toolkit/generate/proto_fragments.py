@@ -10,9 +10,8 @@ is its fields before `operator`, the operator entries, its fields between `opera
 `functions`, the function entries, then its fields after `functions`.
 
 This is how the documents are written, the only way (#24): a whole `OperatorSetProto` serialized
-and printed per document (by `SerializeToString` and `text_format`) is not kept beside it. On the
-imported onnx catalog that cost 0.07 s more CPU time per cold `opset generate` with `proto_text`'s
-printer, 0.41 s more with `text_format`'s (docs/architecture.md, "Fast paths").
+and printed per document (by `SerializeToString` and `text_format`) is not kept beside it (what
+that cost is measured in docs/architecture.md, "Fast paths").
 tests/test_proto_fragments.py judges the bytes with protobuf's own parsers: they read back
 (`FromString`, `text_format.Parse`) as the document `proto_docs.operator_set_document` means,
 which serializes deterministically to the same bytes.

@@ -7,9 +7,8 @@ gives them; `name: value` for scalars with strings escaped as C escapes, UTF-8 k
 values), which is what makes it fast. Types it does not plan (maps, groups, extensions, `Any`)
 are refused with a TypeError rather than printed some other way: our documents have none.
 
-`text_format.MessageToString` printed the same text before; it is not used beside this. On the
-imported onnx catalog it cost 0.07 s more CPU time per cold `opset generate` with the
-per-entry fragments, 0.41 s more without them (docs/architecture.md, "Fast paths").
+`text_format.MessageToString` printed the same text before; it is not used beside this (what it
+cost is measured in docs/architecture.md, "Fast paths").
 tests/test_proto_text.py judges the text with protobuf's own parser: it reads back
 (`text_format.Parse`) as the message that was printed.
 """

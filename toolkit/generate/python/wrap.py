@@ -11,9 +11,8 @@ other word stays whole.
 
 This replaced `textwrap.wrap` plus a fast path beside it (#24: one definition). It is what
 `textwrap.wrap` gave for nearly every catalog line (the lines differ only in a run of spaces kept
-at a break or a long word's cut); measured on the imported onnx catalog (1,299 wrapped lines per
-cold `opset generate`), `textwrap.wrap` costs about 0.02 s more CPU time (docs/architecture.md,
-"Fast paths"). tests/test_wrap.py judges the result by its properties, not against textwrap.
+at a break or a long word's cut); what textwrap would cost is measured in docs/architecture.md,
+"Fast paths". tests/test_wrap.py judges the result by its properties, not against textwrap.
 """
 
 from __future__ import annotations
