@@ -12,7 +12,7 @@ lacks in turn are inlined again; domains the body imports and the model does not
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +21,7 @@ from toolkit.model.spec import OpSchema, canonical_domain
 from toolkit.onnx_bridge.compat_model import RuntimeTable
 from toolkit.onnx_bridge.graph import opset_imports, value_names
 from toolkit.onnx_bridge.inline_plan import MAX_DEPTH, body_plan
+from toolkit.onnx_bridge.local_functions import bind_references
 from toolkit.registry.core import Registry
 
 
@@ -114,7 +115,7 @@ class _Inliner:
             if node.name:
                 copied.name = f"{node.name}__{index}"
             self.rename(copied, names, prefix)
-            self.substitute(copied, given, defaults)
+            bind_references(copied, given, defaults)
             out.append(copied)
         return out
 
@@ -134,21 +135,3 @@ class _Inliner:
                     value.name = mapped(value.name)
                 for inner in graph.node:
                     self.rename(inner, names, prefix)
-
-    def substitute(self, node: Any, given: Mapping[str, Any], defaults: Mapping[str, Any]) -> None:
-        kept = []
-        for attr in node.attribute:
-            for graph in ([attr.g] if attr.HasField("g") else []) + list(attr.graphs):
-                for inner in graph.node:
-                    self.substitute(inner, given, defaults)
-            if not attr.ref_attr_name:
-                kept.append(attr)
-                continue
-            source = given.get(attr.ref_attr_name) or defaults.get(attr.ref_attr_name)
-            if source is None:
-                continue  # a reference to an attribute the call does not set: no attribute
-            value = copy.deepcopy(source)
-            value.name = attr.name
-            kept.append(value)
-        del node.attribute[:]
-        node.attribute.extend(kept)

@@ -6,11 +6,15 @@ it. `attach_functions` adds the body of every operator version the model's nodes
 included) resolve to and that has one, for the domains asked, plus the opset imports the bodies
 need; a body whose import disagrees with the model's is refused (convert the model first).
 Runners of spec examples (`opset test-runtime`) and tests use it.
+
+`bind_references` is the one reading of a body's `@attribute` references at a call (inlining and
+shape inference through calls).
 """
 
 from __future__ import annotations
 
-from collections.abc import Container
+import copy
+from collections.abc import Container, Mapping
 from typing import Any
 
 from toolkit.model.codec_functions import encode_function
@@ -60,3 +64,25 @@ def attach_functions(
         present.add((schema.domain, schema.name))
         pending.extend(walk_nodes(function))  # bodies may use other operators with bodies
     return sorted(wanted)
+
+
+def bind_references(node: Any, given: Mapping[str, Any], defaults: Mapping[str, Any]) -> None:
+    """Bind a body node's attribute references (in place, its subgraphs' too): each takes the
+    call's attribute `given`, else the function's default, else it is dropped (what a reference
+    to an attribute the call does not set means in ONNX)."""
+    kept = []
+    for attr in node.attribute:
+        for graph in ([attr.g] if attr.HasField("g") else []) + list(attr.graphs):
+            for inner in graph.node:
+                bind_references(inner, given, defaults)
+        if not attr.ref_attr_name:
+            kept.append(attr)
+            continue
+        source = given.get(attr.ref_attr_name) or defaults.get(attr.ref_attr_name)
+        if source is None:
+            continue
+        value = copy.deepcopy(source)
+        value.name = attr.name
+        kept.append(value)
+    del node.attribute[:]
+    node.attribute.extend(kept)

@@ -10,8 +10,9 @@ so do the values the operators' value rules compute from shapes (Shape -> Gather
 data propagation), kept for an output of rank 0 or 1.
 Subgraphs are walked with their outer graphs' values in scope: If's outputs are what both
 branches agree on, Loop's and Scan's states what the body keeps, their scan outputs the body's
-slices with the iteration axis added. Nothing of the model is executed. Not yet: model-local
-functions are left as they are.
+slices with the iteration axis added. A call of a model-local function gets the outputs of the
+function's body walked with the call's values (`shape_functions`). Nothing of the model is
+executed.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import os
 from collections import ChainMap
 from collections.abc import Callable, MutableMapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolkit.model.spec import OpSchema
 from toolkit.model.types import ELEMENT_TYPE_NUMBERS
@@ -29,6 +30,9 @@ from toolkit.onnx_bridge.graph import graph_path, node_path, opset_imports
 from toolkit.registry.core import Registry
 from toolkit.shapes.engine import MAX_LIST, Inference, bind_inputs, infer, reads
 from toolkit.shapes.values import ABSENT, Dim, Shape, Sym, Value, axis_in
+
+if TYPE_CHECKING:
+    from toolkit.onnx_bridge.shape_functions import Calls
 
 __all__ = [
     "MAX_CONSTANT",
@@ -150,6 +154,10 @@ def infer_model_shapes(model: Any, registry: Registry) -> ShapeResult:
         return Sym(f"opset_unk__{next(counter)}")
 
     walk = _Walk(registry, opset_imports(model.opset_import), result, fresh)
+    if model.functions:
+        from toolkit.onnx_bridge.shape_functions import Calls, function_map
+
+        walk.calls = Calls(functions=function_map(model.functions), imports=walk.imports, fresh=fresh)
     walk.graph(model.graph, result.shapes, {}, graph_path(model))
     return result
 
@@ -189,6 +197,7 @@ class _Walk:
         self.schemas: dict[tuple[str, str], _Version] = {}
         self.memo: dict[tuple[object, ...], Inference] = {}
         self.types: dict[bytes, Shape] = {}
+        self.calls: Calls | None = None  # the model's local functions, when it has any
 
     def declared(self, type_proto: Any) -> Shape:
         """_shape_of, once per distinct type: a model declares the same few types on thousands of
@@ -237,6 +246,8 @@ class _Walk:
             if op_type in ("If", "Loop", "Scan"):
                 self.control(node, shapes, values, node_path(graph, node, index))
                 return
+        if self.calls is not None and self.calls.call(self, node, shapes, values, graph, index):
+            return
         found = self.schemas.get((domain, op_type))
         if found is None:
             found = self.schemas[domain, op_type] = self.schema(domain, op_type)

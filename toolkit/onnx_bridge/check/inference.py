@@ -11,7 +11,9 @@ An output's type follows, in this order, from:
 4. a type constraint allowing exactly one type;
 5. for If, Loop and Scan, the matching output of the subgraph (then_branch; the body's outputs
    after the condition for Loop); a Loop or Scan body's inputs declared without a type get the
-   types the node feeds them.
+   types the node feeds them;
+6. for a call of a model-local function, the types its body gives with the call's input types
+   (`shape_functions.call_types`).
 
 A node output whose type is also declared (value_info, a graph output) and differs is reported
 (MODEL-TYPE-INFERRED-MISMATCH); the declared type is what later nodes then see, so one wrong
@@ -107,6 +109,7 @@ class Inference:
         self.imports = imports
         self.inferred: dict[str, str] = {}  # every value typed by inference (all scopes)
         self._plans: dict[tuple[str, str], _Plan | None] = {}  # (raw domain, op_type) -> plan
+        self.calls: Any = None  # shape_functions.TypeCalls, made at the first call of a function
 
     def plan(self, raw_domain: str, op_type: str) -> _Plan | None:
         key = (raw_domain, op_type)
@@ -146,6 +149,10 @@ class Inference:
             flow: list[str | None] = []
             if node.attribute:
                 flow = self.control_flow(node, node_path(path, node, index), lookup)
+            if plan is None and key in self.functions:
+                from toolkit.onnx_bridge.shape_functions import call_types
+
+                flow = call_types(self, node, lookup)
             outputs = node.output[:]
             results = flow if plan is None else self.node(node, plan, lookup, flow, len(outputs))
             for position, (name, found) in enumerate(zip(outputs, results, strict=False)):

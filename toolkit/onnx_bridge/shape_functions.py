@@ -1,0 +1,279 @@
+"""Shapes and element types through calls of model-local functions (#27).
+
+A node whose (domain, op_type, overload) names a FunctionProto of `model.functions` is a call:
+its outputs are what the function's body gives when its inputs have the call's shapes, types and
+constant values. The body is walked by the same walk as a graph (`shape_infer._Walk`, and
+check-model's type inference for the element types), with:
+
+- the call's values bound to the function's inputs (an input the call leaves out is left out of
+  the body's nodes too, as inlining does);
+- every `ref_attr_name` attribute of the body bound to the call's attribute, else the function's
+  default (`attribute_proto`), else dropped (`local_functions.bind_references`, the converter's
+  one resolver);
+- the body's operators resolved at the function's own opset_import, the model's filling the gaps
+  (`graph.function_imports`);
+- the function's declared `value_info` (IR 10) as a graph's value_info.
+
+A constraint a body node breaks is reported at the call: `<call's path>/function:domain.Name`
+followed by the body node (graph.node_path), as a subgraph continues its node's path. Nothing is
+written into the functions: onnx 1.23's `infer_shapes` leaves `FunctionProto.value_info` empty
+too (a function called with two shapes has no one shape per value).
+
+Bounded: a function that calls itself, directly or through others (not legal ONNX), and calls
+nested deeper than `MAX_DEPTH` give their outputs no shape; the body nodes walked over one model
+are at most `MAX_CALL_NODES` (a call past it gives nothing), and a call whose walk found nothing
+to report is answered again from a memo for the same shapes, attributes and constants.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterable, MutableMapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolkit.onnx_bridge.check.inference import Inference
+from toolkit.onnx_bridge.graph import function_imports, function_path, node_path
+from toolkit.onnx_bridge.inline_plan import MAX_DEPTH
+from toolkit.onnx_bridge.local_functions import bind_references
+from toolkit.onnx_bridge.shape_infer import _merge as merge
+from toolkit.onnx_bridge.shape_infer import _Walk
+from toolkit.shapes.values import ABSENT, Shape, Sym
+
+__all__ = [
+    "MAX_CALL_NODES",
+    "MAX_DEPTH",
+    "Calls",
+    "FunctionKey",
+    "bound_body",
+    "call_path",
+    "call_types",
+    "function_map",
+]
+
+MAX_CALL_NODES = 200_000  # body nodes walked through calls, over one model
+FunctionKey = tuple[str, str, str]  # (domain, name, overload) exactly as written, as onnx keys them
+
+
+def function_map(functions: Iterable[Any]) -> dict[FunctionKey, Any]:
+    """A model's local functions by what a node names (the first of a repeated key: the graph
+    checks report the others)."""
+    found: dict[FunctionKey, Any] = {}
+    for function in functions:
+        found.setdefault((function.domain, function.name, function.overload), function)
+    return found
+
+
+def call_key(node: Any) -> FunctionKey:
+    return (node.domain, node.op_type, node.overload)
+
+
+def call_path(node_at: str, function: Any) -> str:
+    """The path of a called function's body: the call's path, then the function (with its
+    overload, when it has one)."""
+    overload = f":{function.overload}" if function.overload else ""
+    return f"{node_at}/{function_path(function)}{overload}"
+
+
+def _has_reference(nodes: Sequence[Any]) -> bool:
+    for node in nodes:
+        for attr in node.attribute:
+            if attr.ref_attr_name:
+                return True
+            if (attr.HasField("g") and _has_reference(attr.g.node)) or any(
+                _has_reference(g.node) for g in attr.graphs
+            ):
+                return True
+    return False
+
+
+def bound_body(function: Any, call: Any) -> list[Any]:
+    """The function's nodes as the call runs them: attribute references bound (copies), and the
+    formal inputs the call leaves out renamed to "" (an omitted optional input)."""
+    omitted = {
+        formal for at, formal in enumerate(function.input) if at >= len(call.input) or not call.input[at]
+    }
+    if not omitted and not _has_reference(function.node):
+        return list(function.node)
+    given = {a.name: a for a in call.attribute}
+    defaults = {a.name: a for a in function.attribute_proto}
+    nodes = []
+    for node in function.node:
+        node = copy.deepcopy(node)
+        bind_references(node, given, defaults)
+        if omitted:
+            node.input[:] = ["" if name in omitted else name for name in node.input]
+        nodes.append(node)
+    return nodes
+
+
+@dataclass
+class _Bounds:
+    """What every walk through calls shares: the functions called now (a call of one of them is
+    recursion), and the body nodes walked so far."""
+
+    active: list[FunctionKey] = field(default_factory=list)
+    walked: int = 0
+
+    def enter(self, key: FunctionKey, function: Any) -> bool:
+        """Whether a call of `function` may be walked (then it is active until `leave`)."""
+        if key in self.active or len(self.active) >= MAX_DEPTH:
+            return False  # recursion (not legal ONNX) or nesting past the bound: not followed
+        if self.walked + len(function.node) > MAX_CALL_NODES:
+            return False
+        self.walked += len(function.node)
+        self.active.append(key)
+        return True
+
+    def leave(self) -> None:
+        self.active.pop()
+
+
+@dataclass(kw_only=True)
+class Calls(_Bounds):
+    """The calls of one shape walk: the model's functions, the walks of their bodies (one per
+    function: its imports), and the bounds."""
+
+    functions: dict[FunctionKey, Any]
+    imports: dict[str, int]  # the model's
+    fresh: Callable[[], Sym]
+    walks: dict[FunctionKey, _Walk] = field(default_factory=dict)
+    memo: dict[tuple[object, ...], list[Shape]] = field(default_factory=dict)
+    minted: bool = False  # a symbol was made since the flag was cleared
+
+    def mint(self) -> Sym:
+        self.minted = True
+        return self.fresh()
+
+    def call(
+        self,
+        walk: _Walk,
+        node: Any,
+        shapes: MutableMapping[str, Shape],
+        values: MutableMapping[str, tuple[int, ...]],
+        graph: str,
+        index: int,
+    ) -> bool:
+        """Infer the outputs of `node`, the `index`-th of the graph at `graph`, into `shapes` when
+        it calls a local function; False when it calls none."""
+        key = call_key(node)
+        function = self.functions.get(key)
+        if function is None:
+            return False
+        node_at = node_path(graph, node, index)
+        given = tuple(shapes.get(name) if name else ABSENT for name in node.input)
+        constants = tuple(values.get(name) if name else None for name in node.input)
+        memo_key = (key, given, constants, tuple(a.SerializeToString() for a in node.attribute))
+        out = self.memo.get(memo_key)
+        if out is None:
+            out = self.walk_body(walk, function, node, given, constants, node_at, memo_key)
+        for name, shape in zip(node.output, out or ()):
+            if name and shape is not None:  # as If's and Loop's outputs: the declared shape refined
+                shapes[name] = merge(shapes.get(name), shape)
+        return True
+
+    def walk_body(
+        self,
+        walk: _Walk,
+        function: Any,
+        node: Any,
+        given: tuple[object, ...],
+        constants: tuple[tuple[int, ...] | None, ...],
+        node_at: str,
+        memo_key: tuple[object, ...],
+    ) -> list[Shape] | None:
+        key = call_key(node)
+        if not self.enter(key, function):
+            return None
+        result = walk.result
+        inner = self.walks.get(key)
+        if inner is None:
+            inner = self.walks[key] = _Walk(walk.registry, function_imports(function, self.imports), result, self.mint)
+            inner.memo, inner.types, inner.calls = walk.memo, walk.types, self
+        marks = (len(result.findings), len(result.conflicts), len(result.subgraphs))
+        minted, self.minted = self.minted, False
+        scope: dict[str, Shape] = {}
+        body_values: dict[str, tuple[int, ...]] = {}
+        for formal, shape, constant in zip(function.input, given, constants):
+            if shape is not ABSENT:
+                scope[formal] = shape  # type: ignore[assignment]
+            if constant is not None:
+                body_values[formal] = constant
+        for info in getattr(function, "value_info", ()):  # FunctionProto.value_info: IR 10
+            declared = inner.declared(info.type)
+            if declared is not None and scope.get(info.name) is None:
+                scope[info.name] = declared
+        path = call_path(node_at, function)
+        try:
+            nodes = bound_body(function, node)
+            result.nodes += len(nodes)
+            for index, body_node in enumerate(nodes):
+                inner.node(body_node, scope, body_values, path, index)
+        finally:
+            self.leave()
+        # a subgraph of a body belongs to every call of it: its shapes are not written anywhere
+        del result.subgraphs[marks[2] :]
+        out = [scope.get(name) for name in function.output]
+        clean = (len(result.findings), len(result.conflicts)) == marks[:2]
+        if clean and not self.minted:
+            self.memo[memo_key] = out
+        self.minted = self.minted or minted
+        return out
+
+
+
+class _FunctionBody:
+    """A function's body in the shape of a GraphProto, for check-model's type inference: its
+    nodes and its declared value_info; inputs, outputs and initializers it has none of."""
+
+    initializer = input = output = ()
+
+    def __init__(self, nodes: list[Any], value_info: Any) -> None:
+        self.node = nodes
+        self.value_info = value_info
+
+
+@dataclass(kw_only=True)
+class TypeCalls(_Bounds):
+    """The calls of one type inference: the inferences of the bodies (one per function: its
+    imports) and the answers already given."""
+
+    functions: dict[FunctionKey, Any]
+    inner: dict[FunctionKey, Inference] = field(default_factory=dict)
+    memo: dict[tuple[object, ...], list[str | None]] = field(default_factory=dict)
+
+
+def call_types(inference: Inference, node: Any, lookup: Callable[[str], str | None]) -> list[str | None]:
+    """The element types of a call's outputs (None where unknown, and [] when `node` calls no
+    local function): the types the function's body gives its outputs when its inputs have the
+    call's types. The body's own findings are not reported here (check-model checks each
+    function once, as a graph of its own)."""
+    calls = inference.calls
+    if calls is None:
+        calls = inference.calls = TypeCalls(functions=function_map(inference.functions.values()))
+    key = call_key(node)
+    function = calls.functions.get(key)
+    if function is None:
+        return []
+    given = tuple(lookup(name) if name else None for name in node.input)
+    memo_key = (key, given, tuple(a.SerializeToString() for a in node.attribute))
+    found = calls.memo.get(memo_key)
+    if found is not None or not calls.enter(key, function):
+        return found or []
+    try:
+        inner = calls.inner.get(key)
+        if inner is None:
+            imports = function_imports(function, inference.imports)
+            inner = calls.inner[key] = Inference(inference.registry, inference.functions, _ignore, imports)
+            inner.calls = calls
+        fed = {formal: found for formal, found in zip(function.input, given) if found is not None}
+        body = _FunctionBody(bound_body(function, node), getattr(function, "value_info", ()))
+        scope = inner.graph(body, function_path(function), None, fed)
+        found = calls.memo[memo_key] = [scope(name) for name in function.output]
+    finally:
+        calls.leave()
+    return found
+
+
+def _ignore(*args: object, **kwargs: object) -> None:
+    """The findings of a body's inference at a call: not reported (see call_types)."""
