@@ -220,8 +220,8 @@ def test_recursion_is_not_followed_and_a_call_explosion_is_bounded() -> None:
     outputs stay unknown, at once. Calls fanning out 20-fold over 8 levels (20**8 body walks if
     followed) stop at the walk's node budget; with the findings defeating the memo too."""
     from toolkit.onnx_bridge.catalog import model_registry
-    from toolkit.onnx_bridge.shape_functions import MAX_CALL_NODES
     from toolkit.onnx_bridge.shape_compare import stripped
+    from toolkit.onnx_bridge.shape_functions import MAX_CALL_NODES
     from toolkit.onnx_bridge.shape_infer import infer_model_shapes
 
     recursive = parser.parse_model(

@@ -188,7 +188,9 @@ class Calls(_Bounds):
         result = walk.result
         inner = self.walks.get(key)
         if inner is None:
-            inner = self.walks[key] = _Walk(walk.registry, function_imports(function, self.imports), result, self.mint)
+            inner = self.walks[key] = _Walk(
+                walk.registry, function_imports(function, self.imports), result, self.mint
+            )
             inner.memo, inner.types, inner.calls = walk.memo, walk.types, self
         marks = (len(result.findings), len(result.conflicts), len(result.subgraphs))
         minted, self.minted = self.minted, False
@@ -219,7 +221,6 @@ class Calls(_Bounds):
             self.memo[memo_key] = out
         self.minted = self.minted or minted
         return out
-
 
 
 class _FunctionBody:
