@@ -3,7 +3,8 @@
 A node whose (domain, op_type, overload) names a FunctionProto of `model.functions` is a call:
 its outputs are what the function's body gives when its inputs have the call's shapes, types and
 constant values. The body is walked by the same walk as a graph (`shape_infer._Walk`, and
-check-model's type inference for the element types), with:
+check-model's type inference for the element types; this module imports neither: each hands
+itself in, and the hook is theirs), with:
 
 - the call's values bound to the function's inputs (an input the call leaves out is left out of
   the body's nodes too, as inlining does);
@@ -32,12 +33,9 @@ from collections.abc import Callable, Iterable, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolkit.onnx_bridge.check.inference import Inference
 from toolkit.onnx_bridge.graph import function_imports, function_path, node_path
 from toolkit.onnx_bridge.inline_plan import MAX_DEPTH
 from toolkit.onnx_bridge.local_functions import bind_references
-from toolkit.onnx_bridge.shape_infer import _merge as merge
-from toolkit.onnx_bridge.shape_infer import _Walk
 from toolkit.shapes.values import ABSENT, Shape, Sym
 
 __all__ = [
@@ -137,7 +135,7 @@ class Calls(_Bounds):
     functions: dict[FunctionKey, Any]
     imports: dict[str, int]  # the model's
     fresh: Callable[[], Sym]
-    walks: dict[FunctionKey, _Walk] = field(default_factory=dict)
+    walks: dict[FunctionKey, Any] = field(default_factory=dict)  # shape_infer._Walk per function
     memo: dict[tuple[object, ...], list[Shape]] = field(default_factory=dict)
     minted: bool = False  # a symbol was made since the flag was cleared
 
@@ -147,19 +145,20 @@ class Calls(_Bounds):
 
     def call(
         self,
-        walk: _Walk,
+        walk: Any,
         node: Any,
         shapes: MutableMapping[str, Shape],
         values: MutableMapping[str, tuple[int, ...]],
         graph: str,
         index: int,
-    ) -> bool:
-        """Infer the outputs of `node`, the `index`-th of the graph at `graph`, into `shapes` when
-        it calls a local function; False when it calls none."""
+    ) -> list[Shape] | None:
+        """The shapes of the outputs of `node`, the `index`-th of the graph at `graph` walked by
+        `walk` (a shape_infer._Walk), when it calls a local function (empty when nothing is
+        known); None when it calls none."""
         key = call_key(node)
         function = self.functions.get(key)
         if function is None:
-            return False
+            return None
         node_at = node_path(graph, node, index)
         given = tuple(shapes.get(name) if name else ABSENT for name in node.input)
         constants = tuple(values.get(name) if name else None for name in node.input)
@@ -167,14 +166,11 @@ class Calls(_Bounds):
         out = self.memo.get(memo_key)
         if out is None:
             out = self.walk_body(walk, function, node, given, constants, node_at, memo_key)
-        for name, shape in zip(node.output, out or ()):
-            if name and shape is not None:  # as If's and Loop's outputs: the declared shape refined
-                shapes[name] = merge(shapes.get(name), shape)
-        return True
+        return out or []
 
     def walk_body(
         self,
-        walk: _Walk,
+        walk: Any,
         function: Any,
         node: Any,
         given: tuple[object, ...],
@@ -188,7 +184,8 @@ class Calls(_Bounds):
         result = walk.result
         inner = self.walks.get(key)
         if inner is None:
-            inner = self.walks[key] = _Walk(
+            # a walk like the caller's (the same class: this module imports no walker)
+            inner = self.walks[key] = type(walk)(
                 walk.registry, function_imports(function, self.imports), result, self.mint
             )
             inner.memo, inner.types, inner.calls = walk.memo, walk.types, self
@@ -240,11 +237,11 @@ class TypeCalls(_Bounds):
     imports) and the answers already given."""
 
     functions: dict[FunctionKey, Any]
-    inner: dict[FunctionKey, Inference] = field(default_factory=dict)
+    inner: dict[FunctionKey, Any] = field(default_factory=dict)  # check.inference.Inference
     memo: dict[tuple[object, ...], list[str | None]] = field(default_factory=dict)
 
 
-def call_types(inference: Inference, node: Any, lookup: Callable[[str], str | None]) -> list[str | None]:
+def call_types(inference: Any, node: Any, lookup: Callable[[str], str | None]) -> list[str | None]:
     """The element types of a call's outputs (None where unknown, and [] when `node` calls no
     local function): the types the function's body gives its outputs when its inputs have the
     call's types. The body's own findings are not reported here (check-model checks each
@@ -265,9 +262,11 @@ def call_types(inference: Inference, node: Any, lookup: Callable[[str], str | No
         inner = calls.inner.get(key)
         if inner is None:
             imports = function_imports(function, inference.imports)
-            inner = calls.inner[key] = Inference(inference.registry, inference.functions, _ignore, imports)
+            inner = calls.inner[key] = type(inference)(
+                inference.registry, inference.functions, _ignore, imports
+            )
             inner.calls = calls
-        fed = {formal: found for formal, found in zip(function.input, given) if found is not None}
+        fed = {formal: known for formal, known in zip(function.input, given) if known is not None}
         body = _FunctionBody(bound_body(function, node), getattr(function, "value_info", ()))
         scope = inner.graph(body, function_path(function), None, fed)
         found = calls.memo[memo_key] = [scope(name) for name in function.output]

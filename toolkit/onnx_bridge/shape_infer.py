@@ -246,8 +246,11 @@ class _Walk:
             if op_type in ("If", "Loop", "Scan"):
                 self.control(node, shapes, values, node_path(graph, node, index))
                 return
-        if self.calls is not None and self.calls.call(self, node, shapes, values, graph, index):
-            return
+        if self.calls is not None:
+            called = self.calls.call(self, node, shapes, values, graph, index)
+            if called is not None:  # a call of a local function: its body's outputs
+                self.settle(node, shapes, called)
+                return
         found = self.schemas.get((domain, op_type))
         if found is None:
             found = self.schemas[domain, op_type] = self.schema(domain, op_type)
@@ -333,6 +336,11 @@ class _Walk:
             out += [None if s is None else (None, *s) for s in got[len(states) :]]  # iterations: unknown
         elif node.op_type == "Scan" and "body" in graphs and isinstance(ints.get("num_scan_inputs"), int):
             out = self.scan(node, graphs["body"], given, ints, shapes, values, path)
+        self.settle(node, shapes, out)
+
+    def settle(self, node: Any, shapes: Scope, out: Sequence[Shape]) -> None:
+        """The outputs of a node whose shapes come from a graph (a subgraph, a function's body):
+        the declared shapes refined."""
         for name, shape in zip(node.output, out):
             if name and shape is not None:
                 shapes[name] = _merge(shapes.get(name), shape)
