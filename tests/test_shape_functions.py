@@ -215,13 +215,14 @@ def _chain(depth: int, fanout: int, bad: bool = False) -> Any:
     )
 
 
-def test_recursion_is_not_followed_and_a_call_explosion_is_bounded() -> None:
+def test_recursion_is_not_followed_and_a_call_explosion_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     """A function that calls itself (directly, or through another) is not legal ONNX: its
     outputs stay unknown, at once. Calls fanning out 20-fold over 8 levels (20**8 body walks if
-    followed) stop at the walk's node budget; with the findings defeating the memo too."""
+    followed) stop at the walk's node budget; with the findings defeating the memo too, and with
+    the nodes of a body's subgraphs counted."""
+    from toolkit.onnx_bridge import shape_functions
     from toolkit.onnx_bridge.catalog import model_registry
     from toolkit.onnx_bridge.shape_compare import stripped
-    from toolkit.onnx_bridge.shape_functions import MAX_CALL_NODES
     from toolkit.onnx_bridge.shape_infer import infer_model_shapes
 
     recursive = parser.parse_model(
@@ -249,18 +250,37 @@ Pong (a) => (c) {
     out = _types(_ours(stripped(recursive)))
     assert out["y"][1] is None and out["z"][1] is None
     registry = model_registry([], adapters=False)
+    budget = 20_000  # the bound's 200,000 takes seconds to exhaust: the test sets a smaller one
+    monkeypatch.setattr(shape_functions, "MAX_CALL_NODES", budget)
     for bad in (False, True):
         started = time.perf_counter()
         result = infer_model_shapes(stripped(_chain(8, 20, bad)), registry)
         took = time.perf_counter() - started
-        assert result.nodes <= MAX_CALL_NODES + 1
+        assert result.nodes <= budget + 1
         assert took < 60, took
         if not bad:
             # the memo answers every repeated call: the chain is walked once per level
             assert result.nodes == 1 + 8 * 21
             assert result.shapes["y"] == (2, 3)
         else:
-            assert len(result.findings) > 1000
+            assert 500 < len(result.findings) <= budget  # one per body walked: no memo
+    # the bound counts the nodes of a body's subgraphs too: 300 calls of a body holding an If
+    # with 2 x 2,000 nodes (and a finding each, so no memo: 1.2 million nodes if followed) walk
+    # at most the budget
+    branch = "\n".join(f"      r{k} = Relu(a)" for k in range(2000))
+    body = f"{{\n{branch}\n      r = Identity(r0)\n    }}"
+    calls = "\n".join(f"  y{k} = local.Big (c, x)" for k in range(300))
+    big = parser.parse_model(
+        '<ir_version: 10, opset_import: ["" : 18, "local" : 1]>\n'
+        f"g (bool c, float[2,3] x) => (float y0) {{\n{calls}\n}}\n"
+        '<domain: "local", opset_import: ["" : 18]>\n'
+        "Big (cond, a) => (out) {\n  bad = MatMul(a, a)\n"
+        f"  out = If (cond) <then_branch = t () => (float r) {body}, else_branch = e () => (float r) {body}>\n}}\n"
+    )
+    started = time.perf_counter()
+    result = infer_model_shapes(stripped(big), registry)
+    assert result.nodes <= budget + 300
+    assert time.perf_counter() - started < 60
 
 
 def test_check_model_reports_a_broken_constraint_inside_a_function_at_the_call(

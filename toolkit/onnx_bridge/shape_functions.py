@@ -21,9 +21,10 @@ written into the functions: onnx 1.23's `infer_shapes` leaves `FunctionProto.val
 too (a function called with two shapes has no one shape per value).
 
 Bounded: a function that calls itself, directly or through others (not legal ONNX), and calls
-nested deeper than `MAX_DEPTH` give their outputs no shape; the body nodes walked over one model
-are at most `MAX_CALL_NODES` (a call past it gives nothing), and a call whose walk found nothing
-to report is answered again from a memo for the same shapes, attributes and constants.
+nested deeper than `MAX_DEPTH` give their outputs no shape; the body nodes (their subgraphs'
+included) walked over one model are at most `MAX_CALL_NODES` (a call past it gives nothing),
+and a call whose walk found nothing to report is answered again from a memo for the same
+shapes, attributes and constants.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from collections.abc import Callable, Iterable, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolkit.onnx_bridge.graph import function_imports, function_path, node_path
+from toolkit.onnx_bridge.graph import function_imports, function_path, node_path, walk_nodes
 from toolkit.onnx_bridge.inline_plan import MAX_DEPTH
 from toolkit.onnx_bridge.local_functions import bind_references
 from toolkit.shapes.values import ABSENT, Shape, Sym
@@ -112,14 +113,18 @@ class _Bounds:
 
     active: list[FunctionKey] = field(default_factory=list)
     walked: int = 0
+    sizes: dict[FunctionKey, int] = field(default_factory=dict)  # a body's nodes, subgraphs' too
 
     def enter(self, key: FunctionKey, function: Any) -> bool:
         """Whether a call of `function` may be walked (then it is active until `leave`)."""
         if key in self.active or len(self.active) >= MAX_DEPTH:
             return False  # recursion (not legal ONNX) or nesting past the bound: not followed
-        if self.walked + len(function.node) > MAX_CALL_NODES:
+        size = self.sizes.get(key)
+        if size is None:
+            size = self.sizes[key] = sum(1 for _ in walk_nodes(function))
+        if self.walked + size > MAX_CALL_NODES:
             return False
-        self.walked += len(function.node)
+        self.walked += size
         self.active.append(key)
         return True
 
