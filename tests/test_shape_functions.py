@@ -164,6 +164,31 @@ Halve (a, sizes) => (p, q) {
     )
 
 
+def test_values_a_body_computes_are_handed_back_to_the_caller() -> None:
+    """A shape computed inside a function (Shape) and fed to a Reshape outside it: the call's
+    output carries the body's values as onnx's data propagation carries them."""
+    from toolkit.onnx_bridge.shape_compare import stripped
+
+    model = stripped(
+        parser.parse_model(
+            """\
+<ir_version: 10, opset_import: ["" : 18, "local" : 1]>
+g (float[2,3,4] x, float[6,4] z) => (float y) {
+  s = local.ShapeOf (z)
+  y = Reshape(x, s)
+}
+<domain: "local", opset_import: ["" : 18]>
+ShapeOf (a) => (s) {
+  s = Shape(a)
+}
+"""
+        )
+    )
+    theirs = _types(onnx.shape_inference.infer_shapes(model, data_prop=True))
+    assert theirs["y"] == (1, (6, 4)) == _types(_ours(model))["y"]
+    assert theirs["s"] == (7, (2,)) == _types(_ours(model))["s"]
+
+
 def test_each_call_gets_its_own_shapes_and_nothing_is_written_into_the_functions() -> None:
     """One function called with two shapes: each call's outputs get their own shape, and, as
     onnx 1.23 leaves FunctionProto.value_info empty (no one shape per value of the body), the

@@ -7,7 +7,8 @@ check-model's type inference for the element types; this module imports neither:
 itself in, and the hook is theirs), with:
 
 - the call's values bound to the function's inputs (an input the call leaves out is left out of
-  the body's nodes too, as inlining does);
+  the body's nodes too, as inlining does), and the values the body computes for its outputs
+  (value rules: a shape computed inside a function and fed to a Reshape outside) handed back;
 - every `ref_attr_name` attribute of the body bound to the call's attribute, else the function's
   default (`attribute_proto`), else dropped (`local_functions.bind_references`, the converter's
   one resolver);
@@ -37,7 +38,7 @@ from typing import Any
 from toolkit.onnx_bridge.graph import function_imports, function_path, node_path, walk_nodes
 from toolkit.onnx_bridge.inline_plan import MAX_DEPTH
 from toolkit.onnx_bridge.local_functions import bind_references
-from toolkit.shapes.values import ABSENT, Shape, Sym
+from toolkit.shapes.values import ABSENT, Dim, Shape, Sym
 
 __all__ = [
     "MAX_CALL_NODES",
@@ -52,6 +53,9 @@ __all__ = [
 
 MAX_CALL_NODES = 200_000  # body nodes walked through calls, over one model
 FunctionKey = tuple[str, str, str]  # (domain, name, overload) exactly as written, as onnx keys them
+Content = tuple[Dim, ...]  # a small integer tensor's values (shape_infer's value(I))
+# a call's outputs: the shape of each, and the values of each the body computes (None: unknown)
+Outputs = tuple[list[Shape], list[Content | None]]
 
 
 def function_map(functions: Iterable[Any]) -> dict[FunctionKey, Any]:
@@ -141,7 +145,7 @@ class Calls(_Bounds):
     imports: dict[str, int]  # the model's
     fresh: Callable[[], Sym]
     walks: dict[FunctionKey, Any] = field(default_factory=dict)  # shape_infer._Walk per function
-    memo: dict[tuple[object, ...], list[Shape]] = field(default_factory=dict)
+    memo: dict[tuple[object, ...], Outputs] = field(default_factory=dict)
     minted: bool = False  # a symbol was made since the flag was cleared
 
     def mint(self) -> Sym:
@@ -153,13 +157,14 @@ class Calls(_Bounds):
         walk: Any,
         node: Any,
         shapes: MutableMapping[str, Shape],
-        values: MutableMapping[str, tuple[int, ...]],
+        values: MutableMapping[str, Content],
         graph: str,
         index: int,
     ) -> list[Shape] | None:
         """The shapes of the outputs of `node`, the `index`-th of the graph at `graph` walked by
         `walk` (a shape_infer._Walk), when it calls a local function (empty when nothing is
-        known); None when it calls none."""
+        known; the values the body computes for its outputs go into `values`); None when it
+        calls none."""
         key = call_key(node)
         function = self.functions.get(key)
         if function is None:
@@ -171,7 +176,12 @@ class Calls(_Bounds):
         out = self.memo.get(memo_key)
         if out is None:
             out = self.walk_body(walk, function, node, given, constants, node_at, memo_key)
-        return out or []
+        if out is None:
+            return []
+        for name, content in zip(node.output, out[1]):
+            if name and content is not None:
+                values[name] = content
+        return out[0]
 
     def walk_body(
         self,
@@ -179,10 +189,10 @@ class Calls(_Bounds):
         function: Any,
         node: Any,
         given: tuple[object, ...],
-        constants: tuple[tuple[int, ...] | None, ...],
+        constants: tuple[Content | None, ...],
         node_at: str,
         memo_key: tuple[object, ...],
-    ) -> list[Shape] | None:
+    ) -> Outputs | None:
         key = call_key(node)
         if not self.enter(key, function):
             return None
@@ -197,7 +207,7 @@ class Calls(_Bounds):
         marks = (len(result.findings), len(result.conflicts), len(result.subgraphs))
         minted, self.minted = self.minted, False
         scope: dict[str, Shape] = {}
-        body_values: dict[str, tuple[int, ...]] = {}
+        body_values: dict[str, Content] = {}
         for formal, shape, constant in zip(function.input, given, constants):
             if shape is not ABSENT:
                 scope[formal] = shape  # type: ignore[assignment]
@@ -217,7 +227,7 @@ class Calls(_Bounds):
             self.leave()
         # a subgraph of a body belongs to every call of it: its shapes are not written anywhere
         del result.subgraphs[marks[2] :]
-        out = [scope.get(name) for name in function.output]
+        out = ([scope.get(name) for name in function.output], [body_values.get(n) for n in function.output])
         clean = (len(result.findings), len(result.conflicts)) == marks[:2]
         if clean and not self.minted:
             self.memo[memo_key] = out
