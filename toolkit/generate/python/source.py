@@ -29,6 +29,7 @@ __all__ = [
     "SourceMemo",
     "call_lines",
     "doc_escape_line",
+    "doc_lines",
     "docstring",
     "inline",
     "needs_math",
@@ -129,13 +130,13 @@ class SourceMemo:
     serves one domain's rendering and is dropped with it, which bounds it by that domain's size.
     """
 
-    __slots__ = ("_calls", "_summaries", "_type_tuples", "_wrapped")
+    __slots__ = ("_calls", "_doc_lines", "_summaries", "_type_tuples")
 
     def __init__(self) -> None:
         self._calls: dict[tuple[str, tuple[Arg, ...], str], list[str]] = {}
+        self._doc_lines: dict[tuple[str, int], list[str]] = {}
         self._summaries: dict[str, str] = {}
         self._type_tuples: dict[tuple[str, ...], Bracket] = {}
-        self._wrapped: dict[tuple[str, int], list[str]] = {}
 
     def call_lines(self, func: str, args: Sequence[Arg], doc: str) -> list[str]:
         """`call_lines(func, args, doc)` (the caller must not change the list)."""
@@ -152,12 +153,12 @@ class SourceMemo:
             found = self._summaries[text] = summary(text)
         return found
 
-    def wrapped(self, line: str, width: int) -> list[str]:
-        """The pieces of a docstring line wrapped to `width`, each right-stripped."""
+    def doc_lines(self, line: str, width: int) -> list[str]:
+        """`doc_lines(line, width)` (the caller must not change the list)."""
         key = (line, width)
-        found = self._wrapped.get(key)
+        found = self._doc_lines.get(key)
         if found is None:
-            found = self._wrapped[key] = [piece.rstrip() for piece in _wrap(line, width)]
+            found = self._doc_lines[key] = doc_lines(line, width)
         return found
 
     def type_tuple(self, types: tuple[str, ...]) -> Bracket:
@@ -282,32 +283,40 @@ def _wrap(line: str, width: int) -> list[str]:
     return wrap_line(line, width, hanging)
 
 
+def doc_lines(line: str, width: int) -> list[str]:
+    """One line of docstring text (tabs expanded, no line break) as the escaped lines it becomes
+    inside a docstring whose lines hold `width` characters: trailing whitespace dropped, wrapped
+    when long (escaping never splits across lines)."""
+    line = line.rstrip()
+    lines: list[str] = []
+    for piece in [line] if len(line) <= width - 4 else _wrap(line, width - 4):
+        escaped = doc_escape_line(piece.rstrip())
+        while len(escaped) > width:  # only reachable with many escapes: hard split
+            cut = 0
+            for unit in _ESCAPE_UNIT.finditer(escaped):
+                if unit.end() > width:
+                    break
+                cut = unit.end()
+            lines.append(escaped[:cut])
+            escaped = escaped[cut:]
+        lines.append(escaped)
+    return lines
+
+
 def docstring(text: str, indent: int, memo: SourceMemo | None = None) -> str:
     """A safe triple-quoted docstring of `text`, wrapped for `indent` spaces, closed on its own line.
 
     Backslashes, triple quotes and unprintable characters are escaped; tabs expanded; trailing
-    whitespace dropped; long lines wrapped (escaping never splits across lines). `memo` keeps
-    the wrapped lines for the next docstring that has them.
+    whitespace dropped; long lines wrapped (`doc_lines`). `memo` keeps each line's result for the
+    next docstring that has the line (the versions of an operator repeat most of theirs).
     """
-    pad = " " * indent
     width = LINE - indent
     raw = text.replace("\r\n", "\n").replace("\r", "\n").expandtabs(4).strip("\n")
-    wrapped = (memo or SourceMemo()).wrapped
+    made = (memo or SourceMemo()).doc_lines
     lines: list[str] = []
     for source_line in raw.split("\n"):
-        line = source_line.rstrip()
-        for piece in [line] if len(line) <= width - 4 else wrapped(line, width - 4):
-            escaped = doc_escape_line(piece.rstrip())
-            while len(escaped) > width:  # only reachable with many escapes: hard split
-                cut = 0
-                for unit in _ESCAPE_UNIT.finditer(escaped):
-                    if unit.end() > width:
-                        break
-                    cut = unit.end()
-                lines.append(escaped[:cut])
-                escaped = escaped[cut:]
-            lines.append(escaped)
-    return _closed(lines, pad)
+        lines += made(source_line, width)
+    return _closed(lines, " " * indent)
 
 
 def _closed(lines: list[str], pad: str) -> str:
