@@ -12,7 +12,7 @@ name, so adding or removing a parameter anywhere but at the end shifts every lat
 
 from __future__ import annotations
 
-from toolkit.model.spec import FormalParameter, ParamOption
+from toolkit.model.spec import FormalParameter, OpSchema, ParamOption, TypeConstraint
 
 
 def arity(param: FormalParameter) -> tuple[int, float]:
@@ -32,6 +32,32 @@ def arity_breaks(old: FormalParameter, new: FormalParameter) -> tuple[bool, bool
     bc = not (new_low <= old_low and old_high <= new_high)
     fc = not (old_low <= new_low and new_high <= old_high)
     return bc, fc
+
+
+def carried_type_params(schema: OpSchema, other: OpSchema, renamed: set[str]) -> dict[str, TypeConstraint]:
+    """The type parameters of `schema` that `other` lacks (by name, and not renamed: `renamed`)
+    and that type at least one input or output of `schema` and none that `other` has (by name):
+    with `schema` the newer version, those added only with the inputs and outputs they type
+    (MaxPool 8's `I`, for its new optional output `Indices`); with `schema` the older one, those
+    removed with every input and output they typed.
+
+    Such a parameter is part of that addition (removal): the change model reports it in the
+    INPUT-/OUTPUT-ADDED (-REMOVED) change, whose BC/FC are the addition's, and not as a
+    TYPE-PARAM-ADDED (-REMOVED) of its own. It types nothing a node of the other version has, so
+    it changes nothing such a node may do, and a node using it is a node giving the added
+    (removed) input or output, which that change reports: one change, one finding, and an old
+    node moves unchanged across a trailing optional addition whatever types it. A new type
+    parameter typing an input or output both versions have (a retyping), or none, is a change
+    of its own, which breaks BC and FC."""
+    names = {p.name for p in (*other.inputs, *other.outputs)}
+    carried: dict[str, TypeConstraint] = {}
+    for param, constraint in schema.constraint_map.items():
+        if param in other.constraint_map or param in renamed:
+            continue
+        users = {p.name for p in (*schema.inputs, *schema.outputs) if p.type_str == param}
+        if users and not users & names:
+            carried[param] = constraint
+    return carried
 
 
 # What a finding breaks, as the gate's profiles read it (`toolkit.compat.config.kept_severity`):

@@ -1,22 +1,25 @@
-"""How two operator versions are compared: the collector behind `toolkit.model.changes.diff_schemas`
-and the wording of values in change messages. The matching heuristics are documented in
-`toolkit.model.changes`.
+"""How two operator versions are compared: the collector behind `toolkit.model.changes.diff_schemas`.
+The matching heuristics are documented in `toolkit.model.changes`; the wording of values in the
+change messages is `toolkit.model.change_words`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
-from toolkit.model.attr_defaults import (
-    LiteralDefault,
-    describe_value,
-    literal_json,
-)
-from toolkit.model.change_compat import arity, arity_breaks
+from toolkit.model.change_compat import arity, arity_breaks, carried_type_params
 from toolkit.model.change_kinds import KIND_TABLE, SchemaChange
+from toolkit.model.change_words import (
+    codes,
+    default_text,
+    describe_attribute,
+    describe_param,
+    plain_default,
+    plural,
+    via_text,
+)
 from toolkit.model.spec import (
     NOWHERE,
-    AttrDefault,
     Attribute,
     FormalParameter,
     Location,
@@ -24,33 +27,6 @@ from toolkit.model.spec import (
     ParamOption,
     TypeConstraint,
 )
-
-# --------------------------------------------------------------------------- describing values
-
-
-def describe_attribute(attr: Attribute) -> str:
-    """`ints, optional` / `int, required` / `string, default 'nearest'`."""
-    if attr.required:
-        return f"{attr.type.value}, required"
-    if attr.default is not None:
-        return f"{attr.type.value}, default {describe_value(attr.default)}"
-    return f"{attr.type.value}, optional"
-
-
-def describe_param(param: FormalParameter) -> str:
-    parts = [param.type_str]
-    if param.option is not ParamOption.SINGLE:
-        parts.append(param.option.value)
-    if param.is_variadic:
-        if not param.homogeneous:
-            parts.append("heterogeneous")
-        if param.min_arity != 1:
-            parts.append(f"min_arity {param.min_arity}")
-    return ", ".join(parts)
-
-
-def _codes(items: Iterable[str]) -> str:
-    return ", ".join(f"`{item}`" for item in items)
 
 
 def _attr_shape(attr: Attribute) -> tuple[object, ...]:
@@ -88,6 +64,9 @@ class Collector:
         self.old_sets, self.new_sets = old_sets, new_sets
         self.changes: list[SchemaChange] = []
         self._docs: list[SchemaChange] = []
+        # type parameters added (removed) with the inputs/outputs they type, reported with them
+        self.added_with: dict[str, TypeConstraint] = {}
+        self.removed_with: dict[str, TypeConstraint] = {}
 
     def add(
         self,
@@ -233,10 +212,10 @@ class Collector:
             self.add(
                 "ATTR-DEFAULT-CHANGED",
                 name,
-                _plain(old.default),
-                _plain(new.default),
-                f"attribute `{name}` default changed from {_default_text(old.default)} "
-                f"to {_default_text(new.default)}",
+                plain_default(old.default),
+                plain_default(new.default),
+                f"attribute `{name}` default changed from {default_text(old.default)} "
+                f"to {default_text(new.default)}",
                 *locs,
             )
         if old.doc != new.doc:
@@ -273,7 +252,7 @@ class Collector:
                 kept_new[first],
                 tuple(kept_old),
                 tuple(kept_new),
-                f"{word}s reordered from {_codes(kept_old)} to {_codes(kept_new)}",
+                f"{word}s reordered from {codes(kept_old)} to {codes(kept_new)}",
                 old_map[kept_new[first]].location,
                 new_map[kept_new[first]].location,
             )
@@ -297,7 +276,7 @@ class Collector:
                     name,
                     describe_param(param),
                     None,
-                    f"{word} `{name}` removed ({describe_param(param)})",
+                    f"{word} `{name}` removed ({describe_param(param)}){self._with_type_param(param, True)}",
                     param.location,
                     None,
                     # new nodes never give it; an old runtime accepts that only for a trailing
@@ -318,7 +297,7 @@ class Collector:
                     name,
                     None,
                     describe_param(param),
-                    f"{word} `{name}` added ({describe_param(param)})",
+                    f"{word} `{name}` added ({describe_param(param)}){self._with_type_param(param)}",
                     None,
                     param.location,
                     # old nodes do not have it: fine when it may be absent (optional, or variadic
@@ -383,6 +362,17 @@ class Collector:
 
     # -- type constraints -------------------------------------------------------------
 
+    def _with_type_param(self, param: FormalParameter, removed: bool = False) -> str:
+        constraint = (self.removed_with if removed else self.added_with).get(param.type_str)
+        if constraint is None:
+            return ""
+        return f" with its {'' if removed else 'new '}type parameter `{constraint.param}` ({codes(constraint.allowed)})"
+
+    def find_carried_type_params(self, renamed_types: dict[str, str]) -> None:
+        """The type parameters added (removed) with what they type (`carried_type_params`)."""
+        self.added_with = carried_type_params(self.new, self.old, set(renamed_types.values()))
+        self.removed_with = carried_type_params(self.old, self.new, set(renamed_types))
+
     def type_constraints_renames(self) -> dict[str, str]:
         old_c, new_c = self.old.type_constraints, self.new.type_constraints
         shapes = {
@@ -406,6 +396,8 @@ class Collector:
                     new.location,
                 )
                 self.constraint_pair(old, new)
+            elif param in self.removed_with:
+                continue  # reported with the inputs/outputs removed with it
             elif param not in new_map:
                 self.add(
                     "TYPE-PARAM-REMOVED",
@@ -419,7 +411,7 @@ class Collector:
             else:
                 self.constraint_pair(old, new_map[param])
         for param, new in new_map.items():
-            if param not in old_map and param not in renamed_to:
+            if param not in old_map and param not in renamed_to and param not in self.added_with:
                 self.add(
                     "TYPE-PARAM-ADDED",
                     param,
@@ -442,7 +434,7 @@ class Collector:
                 param,
                 old.allowed,
                 new.allowed,
-                f"{_plural('type', added)} {_codes(added)} added to `{param}`{_via_text(via)}",
+                f"{plural('type', added)} {codes(added)} added to `{param}`{via_text(via)}",
                 *locs,
                 type_sets=via,
             )
@@ -453,7 +445,7 @@ class Collector:
                 param,
                 old.allowed,
                 new.allowed,
-                f"{_plural('type', removed)} {_codes(removed)} removed from `{param}`{_via_text(via)}",
+                f"{plural('type', removed)} {codes(removed)} removed from `{param}`{via_text(via)}",
                 *locs,
                 type_sets=via,
             )
@@ -480,26 +472,6 @@ def _via(
 
 def _known(loc: Location | None, fallback: Location) -> Location:
     return fallback if loc is None or loc == NOWHERE else loc
-
-
-def _plural(word: str, items: Sequence[str]) -> str:
-    return word if len(items) == 1 else word + "s"
-
-
-def _via_text(sets: tuple[str, ...]) -> str:
-    if not sets:
-        return ""
-    return " (via type " + ("set " if len(sets) == 1 else "sets ") + ", ".join(f"`@{s}`" for s in sets) + ")"
-
-
-def _plain(value: AttrDefault | None) -> object:
-    if isinstance(value, LiteralDefault):
-        return literal_json(value)
-    return list(value) if isinstance(value, tuple) else value
-
-
-def _default_text(value: AttrDefault | None) -> str:
-    return "none" if value is None else describe_value(value)
 
 
 def _retyped(param: FormalParameter, renamed_types: dict[str, str]) -> FormalParameter:

@@ -28,6 +28,9 @@ Matching heuristics (documented because they decide what is reported):
   type parameters the same allowed types. Anything else is a removal plus an addition.
 - Inputs/outputs matched by name whose relative order changed give one *-REORDERED change.
 - A type parameter rename also renames the parameter's uses; they are not reported again.
+- A type parameter added only to type inputs/outputs that are added too is part of their
+  addition: their *-ADDED change names it (and carries the BC/FC), no TYPE-PARAM-ADDED; the
+  same for one removed with every input/output it typed (*-REMOVED, no TYPE-PARAM-REMOVED).
 - Type constraints compare as sets (declaration order of the allowed types is not a change).
 """
 
@@ -36,8 +39,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from toolkit.model.attr_defaults import describe_value
-from toolkit.model.change_detection import Collector, describe_attribute, describe_param
+from toolkit.model.change_detection import Collector
 from toolkit.model.change_kinds import KINDS, SchemaChange, kind_defaults
+from toolkit.model.change_words import describe_attribute, describe_param
 from toolkit.model.spec import OpSchema
 
 __all__ = [
@@ -79,6 +83,8 @@ def diff_schemas(
         out.attributes()
     same_constraints = old.type_constraints == new.type_constraints
     renamed_types = {} if same_constraints else out.type_constraints_renames()
+    if not same_constraints:
+        out.find_carried_type_params(renamed_types)
     if renamed_types or old.inputs != new.inputs:
         out.params("INPUT", old.inputs, new.inputs, renamed_types)
     if renamed_types or old.outputs != new.outputs:

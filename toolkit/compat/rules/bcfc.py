@@ -66,10 +66,13 @@ NOTES: dict[str, str] = {
     "added type, which old runtimes reject (FC).",
     "TYPE-REMOVED": "Old nodes using the type are rejected (BC); new nodes use only types old runtimes "
     "accept (FC holds).",
-    "TYPE-PARAM-ADDED": "A new type parameter changes which combinations of types are valid together, "
-    "in either direction depending on its types: both are assumed.",
+    "TYPE-PARAM-ADDED": "An input or output both versions have is bound to the new parameter, which "
+    "changes which combinations of types are valid together, in either direction depending on its "
+    "types: both are assumed. A parameter typing only inputs and outputs added with it constrains no "
+    "old node; its addition's finding (INPUT-ADDED, OUTPUT-ADDED) carries the BC/FC.",
     "TYPE-PARAM-REMOVED": "Parameters bound to the removed one now share another's types: both the old "
-    "and the new set of valid nodes lose members.",
+    "and the new set of valid nodes lose members. One removed with every input and output it typed "
+    "is their removal's finding (INPUT-REMOVED, OUTPUT-REMOVED).",
     "TYPE-PARAM-RENAMED": "Type parameters are not part of a node; neither breaks. Still an error: "
     "generated APIs and docs use the name.",
     "TYPE-SET-CHANGED": "Expanded into every constraint using the set: types added break FC, types "

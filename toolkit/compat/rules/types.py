@@ -15,22 +15,33 @@ from toolkit.compat.rules.base import V1, change_rule, compat_rule, rule_doc
 
 # change_rule(kind, name, category, why, before, after)
 
+_T = "    type_constraints:\n      T: {allowed: '@float_types'}\n"
+_T1 = "      T1: {allowed: [tensor(bool)]}\n"
+
+_ONE_TYPE = "    outputs:\n      - {name: Y, type: T}\n      - {name: mask, type: T}\n" + _T
+_OWN_TYPE = "    outputs:\n      - {name: Y, type: T}\n      - {name: mask, type: T1}\n" + _T + _T1
+
 change_rule(
     "TYPE-PARAM-ADDED",
     "type-param-added",
     "types",
-    "A new type parameter changes how inputs and outputs are typed together.",
-    V1 + "    type_constraints:\n      T: {allowed: '@float_types'}",
-    V1 + "    type_constraints:\n      T: {allowed: '@float_types'}\n      T1: {allowed: [tensor(int64)]}",
+    "A new type parameter that types an input or output the version already had retypes it: "
+    "which combinations of types are valid together changes. One that types only inputs and "
+    "outputs added with it is part of their addition and is reported there (INPUT-ADDED, "
+    "OUTPUT-ADDED), not again here.",
+    V1 + _ONE_TYPE,
+    V1 + _OWN_TYPE,
 )
 
 change_rule(
     "TYPE-PARAM-REMOVED",
     "type-param-removed",
     "types",
-    "Removing a type parameter changes how inputs and outputs are typed together.",
-    V1 + "    type_constraints:\n      T: {allowed: '@float_types'}\n      T1: {allowed: [tensor(int64)]}",
-    V1 + "    type_constraints:\n      T: {allowed: '@float_types'}",
+    "Removing a type parameter whose inputs or outputs the version keeps changes how they are "
+    "typed together. One removed with every input and output it typed is part of their "
+    "removal and is reported there (INPUT-REMOVED, OUTPUT-REMOVED), not again here.",
+    V1 + _OWN_TYPE,
+    V1 + _ONE_TYPE,
 )
 
 change_rule(
