@@ -3,14 +3,21 @@ and the converter, profile severities that follow from BC/FC by one rule, the ve
 profile, and the successors of onnx's deprecated operators.
 
 Every tree is written at test time: an old tree with opset 1 of a small domain, a new tree that
-adds opset 2 with a new version of `Op` (a bump) or edits version 1 in place."""
+adds opset 2 with a new version of `Op` (a bump) or edits version 1 in place; the last section's
+trees hold onnx's real MaxPool versions (onnxruntime's `com.ms.internal.nhwc` copies them), whose
+version 8 adds an optional output `Indices` typed by a new type parameter: one change (no
+adapter needed, one finding in place), converted by `opset convert` and checked by onnxruntime."""
 
 from __future__ import annotations
 
+import copy
 import json
+import re
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 
 from toolkit.adapters import MissingAdapter, Node, apply_downgrade, apply_upgrade
 from toolkit.adapters.node import AdapterError
@@ -58,6 +65,20 @@ BUMPS: dict[str, tuple[str, bool]] = {
         False,
     ),
     "same-signature": ("    doc: Adds a bias, rounding half to even.\n", False),
+    # a trailing optional output typed by a new type parameter (MaxPool 8's Indices): no old node
+    # has it, so the parameter constrains none; the same parameter retyping Y breaks them
+    "optional-output-with-its-type-parameter": (
+        "    outputs:\n      - {name: Y, type: T}\n      - {name: mask, type: M, option: optional}\n"
+        "    type_constraints:\n      T: {allowed: [tensor(float), tensor(double)]}\n"
+        "      M: {allowed: [tensor(bool)]}\n",
+        True,
+    ),
+    "output-retyped-to-a-new-type-parameter": (
+        "    outputs:\n      - {name: Y, type: U}\n"
+        "    type_constraints:\n      T: {allowed: [tensor(float), tensor(double)]}\n"
+        "      U: {allowed: [tensor(float)]}\n",
+        False,
+    ),
 }
 
 
@@ -340,3 +361,146 @@ def test_imported_deprecated_operators_name_the_successor_onnx_states(
     )
     _, findings, _ = gate(capsys, old, new)
     assert "DEPRECATED-WITHOUT-REPLACEMENT" in {f["rule"] for f in findings}
+
+
+# --------------------------------------------------------------------------- item 1: MaxPool 8
+
+NHWC = "com.ms.internal.nhwc"
+
+
+def _maxpool(catalog: Path) -> dict[int, dict[str, Any]]:
+    data = yaml.safe_load((catalog / "ai.onnx" / "MaxPool.yaml").read_text(encoding="utf-8"))
+    versions = {v["since_version"]: v for v in data["versions"]}
+    if 8 not in versions or "Indices" not in [o["name"] for o in versions[8]["outputs"]]:
+        pytest.skip("the installed onnx has no MaxPool 8 with an Indices output")
+    return versions
+
+
+def _nhwc_tree(root: Path, versions: list[dict[str, Any]], top: int) -> Path:
+    """onnx's MaxPool versions in a vendor domain, as onnxruntime's NHWC copies hold them, with
+    no adapter (the overlay's are for onnx's own domains)."""
+    folder = root / NHWC
+    folder.mkdir(parents=True)
+    opsets = [{"version": v, "ir_version": 3} for v in range(1, top + 1)]
+    (folder / "domain.yaml").write_text(yaml.safe_dump({"domain": NHWC, "opset_versions": opsets}), "utf-8")
+    kept = [
+        {k: copy.deepcopy(v) for k, v in version.items() if k not in ("adapter", "examples")}
+        for version in versions
+    ]
+    operator = {"operator": "MaxPool", "domain": NHWC, "versions": kept}
+    (folder / "MaxPool.yaml").write_text(yaml.safe_dump(operator, sort_keys=False), "utf-8")
+    return root
+
+
+def _text(capsys: pytest.CaptureFixture[str], old: Path, new: Path) -> tuple[int, str]:
+    code = main(["diff", "--no-cache", "--color", "never", "--against", str(old), "--specs", str(new)])
+    return code, capsys.readouterr().out
+
+
+def test_maxpool_8_needs_no_adapter_and_a_retyping_still_does(
+    onnx_catalog_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    versions = _maxpool(onnx_catalog_dir)
+    old = _nhwc_tree(tmp_path / "old", [versions[1]], 7)
+    new = _nhwc_tree(tmp_path / "new", [versions[1], versions[8]], 8)
+    assert gate(capsys, old, new)[:2] == (0, [])  # onnx-strict: require_adapters
+    # the new parameter binding Y, which MaxPool 1 has: old nodes may not keep their types
+    retyped = copy.deepcopy(versions[8])
+    retyped["outputs"][0]["type"] = "T2"
+    retyped["type_constraints"]["T2"] = {"allowed": ["tensor(float)"]}
+    new = _nhwc_tree(tmp_path / "retyped", [versions[1], retyped], 8)
+    code, findings, _ = gate(capsys, old, new)
+    assert code == 1 and [f["rule"] for f in findings] == ["ADAPTER-MISSING"], findings
+    message = str(findings[0]["message"])
+    assert "type parameter `T2` added" in message and "output `Y` type changed" in message
+    assert "type parameter `I`" not in message  # Indices' own parameter is still no blocker
+    code, out = _text(capsys, old, new)
+    assert code == 1 and re.search(r"MaxPool\.yaml:\d+:\d+: error\[ADAPTER-MISSING\]", out), out
+
+
+def test_maxpool_indices_added_in_place_is_one_finding(
+    onnx_catalog_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    versions = _maxpool(onnx_catalog_dir)
+    edited = copy.deepcopy(versions[1])
+    edited["outputs"] += [o for o in versions[8]["outputs"] if o["name"] == "Indices"]
+    edited["type_constraints"]["I"] = versions[8]["type_constraints"]["I"]
+    old = _nhwc_tree(tmp_path / "old", [versions[1]], 7)
+    new = _nhwc_tree(tmp_path / "new", [edited], 7)
+    code, findings, _ = gate(capsys, old, new)
+    assert code == 1 and [f["rule"] for f in findings] == ["OUTPUT-ADDED"], findings
+    assert str(findings[0]["message"]).startswith(
+        "output `Indices` added (I, optional) with its new type parameter `I` (`tensor(int64)`)"
+    )
+    assert findings[0]["bc"] is False and findings[0]["fc"] is True
+    code, out = _text(capsys, old, new)
+    assert re.search(r"MaxPool\.yaml:\d+:\d+: error\[OUTPUT-ADDED\]", out) and "hint:" in out, out
+    # a vendor's additive policy allows a trailing optional output, its type parameter and its
+    # shape rule with it (no SHAPE-RULE-ADDED for an output that was not there)
+    assert gate(capsys, old, new, "--profile", "vendor-additive")[:2] == (0, [])
+    # taking both out again is one removal
+    code, findings, _ = gate(capsys, new, old)
+    assert code == 1 and [f["rule"] for f in findings] == ["OUTPUT-REMOVED"], findings
+    assert "with its type parameter `I`" in str(findings[0]["message"])
+    # a new parameter retyping Y in place is still a change of its own (and back a removal)
+    retyped = copy.deepcopy(versions[1])
+    retyped["outputs"][0]["type"] = "T2"
+    retyped["type_constraints"]["T2"] = {"allowed": ["tensor(float)"]}
+    new = _nhwc_tree(tmp_path / "retyped", [retyped], 7)
+    assert sorted(f["rule"] for f in gate(capsys, old, new)[1]) == ["OUTPUT-TYPE-CHANGED", "TYPE-PARAM-ADDED"]
+    assert sorted(f["rule"] for f in gate(capsys, new, old)[1]) == [
+        "OUTPUT-TYPE-CHANGED",
+        "TYPE-PARAM-REMOVED",
+    ]
+
+
+POOL_X = [[[[0.1 * ((3 * r + 7 * c + ch) % 11) for c in range(5)] for r in range(5)] for ch in range(2)]]
+
+
+def _pool_model(opset: int, outputs: list[str], domain: str = "") -> Any:
+    from onnx import TensorProto, helper
+
+    node = helper.make_node("MaxPool", ["x"], outputs, domain=domain, kernel_shape=[2, 2])
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 5, 5])
+    graph_outputs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, 4, 4])]
+    if "i" in outputs:
+        graph_outputs.append(helper.make_tensor_value_info("i", TensorProto.INT64, [1, 2, 4, 4]))
+    opsets = [helper.make_opsetid("", 17 if domain else opset)]
+    if domain:
+        opsets.append(helper.make_opsetid(domain, opset))
+    graph = helper.make_graph([node], "pool", [x], graph_outputs)
+    return helper.make_model(graph, opset_imports=opsets, ir_version=7)
+
+
+def test_opset_convert_moves_a_maxpool_7_node_to_8_and_refuses_indices_going_back(
+    onnx_catalog_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    onnx = pytest.importorskip("onnx")
+    np = pytest.importorskip("numpy")
+    ort = pytest.importorskip("onnxruntime")
+
+    def run(model: Any) -> Any:
+        session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+        return session.run(None, {"x": np.array(POOL_X, dtype=np.float32)})[0]
+
+    source, target = tmp_path / "pool7.onnx", tmp_path / "pool8.onnx"
+    onnx.save(_pool_model(7, ["y"]), source)
+    assert main(["convert", str(source), "--to", "ai.onnx=8", "--out", str(target)]) == 0, capsys.readouterr()
+    converted = onnx.load(target)
+    assert [(o.domain, o.version) for o in converted.opset_import] == [("", 8)]
+    onnx.checker.check_model(converted, full_check=True)
+    assert np.array_equal(run(onnx.load(source)), run(converted))
+    # a MaxPool-8 node giving Indices has no MaxPool-1 counterpart: refused, nothing written
+    source, target = tmp_path / "pool8i.onnx", tmp_path / "back.onnx"
+    onnx.save(_pool_model(8, ["y", "i"]), source)
+    capsys.readouterr()
+    assert main(["convert", str(source), "--to", "ai.onnx=7", "--out", str(target)]) == 1
+    out, err = capsys.readouterr()
+    assert "ai.onnx.MaxPool:1 takes 1 outputs, the node has 2" in out + err and not target.exists()
+    # the vendor copy moves the same way, with no adapter declared in its specs
+    specs = _nhwc_tree(tmp_path / "specs", [_maxpool(onnx_catalog_dir)[v] for v in (1, 8)], 8)
+    source, target = tmp_path / "nhwc7.onnx", tmp_path / "nhwc8.onnx"
+    onnx.save(_pool_model(7, ["y"], NHWC), source)
+    argv = ["convert", str(source), "--specs", str(specs), "--to", f"{NHWC}=8", "--out", str(target)]
+    assert main(argv) == 0, capsys.readouterr()
+    assert {o.domain: o.version for o in onnx.load(target).opset_import}[NHWC] == 8

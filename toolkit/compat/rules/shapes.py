@@ -56,12 +56,15 @@ def _same(old: ShapeText, new: ShapeText) -> bool:
 
 
 def shape_rule_changes(old: OpSchema, new: OpSchema) -> list[ShapeRuleChange]:
-    """How the shape rules of two states of one version differ: per output (by position) and the
-    version's constraints (as a set). The words of the gate's findings and the changelog."""
+    """How the shape rules of two states of one version differ: per output both have (by
+    position) and the version's constraints (as a set). The words of the gate's findings and the
+    changelog."""
     out: list[ShapeRuleChange] = []
-    for index, param in enumerate(new.outputs):
+    # An output past the old ones is an output added, its rules with it (OUTPUT-ADDED reports
+    # the addition; one removed took its rules along): one change, one finding.
+    for index, param in enumerate(new.outputs[: len(old.outputs)]):
         for kind in ("shape", "value"):  # an output's shape rule and its value rule alike
-            before: ShapeText | None = getattr(old.outputs[index], kind) if index < len(old.outputs) else None
+            before: ShapeText | None = getattr(old.outputs[index], kind)
             after: ShapeText | None = getattr(param, kind)
             if before is None and after is not None:
                 out.append(
