@@ -5,6 +5,7 @@ change messages is `toolkit.model.change_words`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 
 from toolkit.model.change_compat import arity, arity_breaks, carried_type_params
@@ -64,9 +65,6 @@ class Collector:
         self.old_sets, self.new_sets = old_sets, new_sets
         self.changes: list[SchemaChange] = []
         self._docs: list[SchemaChange] = []
-        # type parameters added (removed) with the inputs/outputs they type, reported with them
-        self.added_with: dict[str, TypeConstraint] = {}
-        self.removed_with: dict[str, TypeConstraint] = {}
 
     def add(
         self,
@@ -368,10 +366,15 @@ class Collector:
             return ""
         return f" with its {'' if removed else 'new '}type parameter `{constraint.param}` ({codes(constraint.allowed)})"
 
-    def find_carried_type_params(self, renamed_types: dict[str, str]) -> None:
-        """The type parameters added (removed) with what they type (`carried_type_params`)."""
-        self.added_with = carried_type_params(self.new, self.old, set(renamed_types.values()))
-        self.removed_with = carried_type_params(self.old, self.new, set(renamed_types))
+    # The type parameters added (removed) with the inputs and outputs they type, which their
+    # *-ADDED (*-REMOVED) change names (`carried_type_params`); whichever pass asks first.
+    @functools.cached_property
+    def added_with(self) -> dict[str, TypeConstraint]:
+        return carried_type_params(self.new, self.old, set(self.type_constraints_renames().values()))
+
+    @functools.cached_property
+    def removed_with(self) -> dict[str, TypeConstraint]:
+        return carried_type_params(self.old, self.new, set(self.type_constraints_renames()))
 
     def type_constraints_renames(self) -> dict[str, str]:
         old_c, new_c = self.old.type_constraints, self.new.type_constraints

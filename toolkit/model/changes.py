@@ -83,8 +83,6 @@ def diff_schemas(
         out.attributes()
     same_constraints = old.type_constraints == new.type_constraints
     renamed_types = {} if same_constraints else out.type_constraints_renames()
-    if not same_constraints:
-        out.find_carried_type_params(renamed_types)
     if renamed_types or old.inputs != new.inputs:
         out.params("INPUT", old.inputs, new.inputs, renamed_types)
     if renamed_types or old.outputs != new.outputs:
