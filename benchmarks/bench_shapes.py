@@ -6,13 +6,13 @@ initializer shape, Transpose, Cast, Concat, and an If every 500 nodes), with its
 stripped so that both tools infer every shape.
 
 Prints median seconds of:
-- `toolkit.onnx_bridge.shape_infer.infer_model_shapes` (shapes of every value, in-process,
-  registry loaded) and `toolkit.infer_shapes` (the same, written into a copy of the model with
-  element types) next to `onnx.shape_inference.infer_shapes`;
+- `toolkit.onnx_bridge.shape_infer.infer_model_shapes` (the model walk: element type and shape
+  of every value, in-process, registry loaded) and `toolkit.infer_shapes` (the same, written into
+  a copy of the model as value_info: what users call) next to `onnx.shape_inference.infer_shapes`;
 - check-model with its shape findings (`check_model`, value_info declared, as bench_check_model.py
   runs it) next to `onnx.checker.check_model(full_check=True)`;
-the shape pass alone on the declared model (what the shapes add to check_model); and the ratios
-against the issue's targets (inference within 2x of onnx; check-model with shapes
+the model walk alone on the declared model (check_model's types and shapes); and the ratios
+against the issue's targets (`toolkit.infer_shapes` within 2x of onnx; check-model with shapes
 at least as fast as onnx's full check).
 
 Run: python benchmarks/bench_shapes.py [NODES]
@@ -43,7 +43,8 @@ def main() -> None:
 
     from toolkit.onnx_bridge.catalog import onnx_registry, onnx_unchecked_attributes
     from toolkit.onnx_bridge.check import check_model
-    from toolkit.onnx_bridge.shape_infer import infer_model_shapes, infer_shapes
+    from toolkit.onnx_bridge.shape_infer import infer_model_shapes
+    from toolkit.onnx_bridge.shape_write import infer_shapes
 
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
     declared = build_model(count)
@@ -65,7 +66,7 @@ def main() -> None:
             lambda: infer_shapes(bare, registry),
             lambda: onnx.shape_inference.infer_shapes(bare),
             lambda: check_model(declared, registry, unchecked_attributes=unchecked),
-            lambda: infer_model_shapes(declared, registry),  # what the shapes add to check_model
+            lambda: infer_model_shapes(declared, registry),  # check_model's types and shapes
             lambda: onnx.checker.check_model(declared, full_check=True),
         ],
         repeat=7,
@@ -77,10 +78,10 @@ def main() -> None:
     print(f"  ours: toolkit.infer_shapes (+types, write) {written:8.4f}  ({written / onnx_infer:.2f}x onnx)")
     print(f"  onnx.shape_inference.infer_shapes       {onnx_infer:8.4f}")
     print(f"  ours: check_model (shapes included)     {checked:8.4f}  ({checked / onnx_full:.2f}x onnx full)")
-    print(f"    of which the shape pass (declared model) {shape_pass:8.4f}")
+    print(f"    of which the model walk (declared model) {shape_pass:8.4f}")
     print(f"  onnx.checker.check_model(full_check)    {onnx_full:8.4f}")
     print(
-        f"targets: inference within 2x of onnx: {'met' if shapes_only <= 2 * onnx_infer else 'NOT met'}; "
+        f"targets: toolkit.infer_shapes within 2x of onnx: {'met' if written <= 2 * onnx_infer else 'NOT met'}; "
         f"check-model at least as fast as onnx's full check: {'met' if checked <= onnx_full else 'NOT met'}"
     )
 

@@ -23,7 +23,6 @@ from onnx import helper  # noqa: E402
 from toolkit.onnx_bridge.catalog import merge_registries  # noqa: E402
 from toolkit.onnx_bridge.check import check_model, declared_types, graph_checks, inference, type_string  # noqa: E402
 from toolkit.onnx_bridge.check.fastpath import DIRTY, FAST, clean, plan  # noqa: E402
-from toolkit.onnx_bridge.check.inference import infer_types  # noqa: E402
 from toolkit.onnx_bridge.check.schema_facts import FACTS, facts_of  # noqa: E402
 from toolkit.onnx_bridge.check.shape_rules import RULES as SHAPE_RULE_IDS  # noqa: E402
 from toolkit.onnx_bridge.graph import (  # noqa: E402
@@ -34,6 +33,7 @@ from toolkit.onnx_bridge.graph import (  # noqa: E402
     opset_imports,
     subgraphs,
 )
+from toolkit.onnx_bridge.shape_infer import infer_types  # noqa: E402
 from toolkit.registry.core import Registry  # noqa: E402
 
 DATA = Path(onnx.__file__).parent / "backend" / "test" / "data"

@@ -24,7 +24,7 @@ onnx = pytest.importorskip("onnx")
 @pytest.fixture(scope="module")
 def judged(onnx_registry: Any, onnx_node_cases: list[Any]) -> tuple[Any, Any, dict[str, str]]:
     from toolkit.onnx_bridge.shape_compare import judge
-    from toolkit.onnx_bridge.shape_infer import infer_shapes
+    from toolkit.onnx_bridge.shape_write import infer_shapes
 
     cases = [c for c in onnx_node_cases if len(c.model.graph.node) == 1]
     ops = {c.name: c.model.graph.node[0].op_type for c in cases}
@@ -187,7 +187,7 @@ def _dims(info: Any) -> list[Any]:
 def test_subgraphs_if_scan_and_loop(tmp_path: Path, onnx_registry: Any) -> None:
     from onnx import TensorProto, helper
 
-    from toolkit.onnx_bridge.shape_infer import infer_shapes
+    from toolkit.onnx_bridge.shape_write import infer_shapes
 
     v = helper.make_tensor_value_info
     outer = v("X", TensorProto.FLOAT, ["N", 3])
@@ -234,7 +234,7 @@ def test_subgraphs_if_scan_and_loop(tmp_path: Path, onnx_registry: Any) -> None:
 def test_an_optional_value_gets_no_tensor_type(onnx_registry: Any) -> None:
     from onnx import TensorProto, helper
 
-    from toolkit.onnx_bridge.shape_infer import infer_shapes
+    from toolkit.onnx_bridge.shape_write import infer_shapes
 
     optional = helper.make_value_info(
         "O", helper.make_optional_type_proto(helper.make_tensor_type_proto(TensorProto.FLOAT, [2, 3]))

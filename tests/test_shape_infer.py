@@ -150,7 +150,7 @@ def test_constraints_are_findings_never_exceptions() -> None:
 @pytest.fixture(scope="module")
 def judged(onnx_registry: Any, onnx_node_cases: list[Any]) -> tuple[Any, Any, dict[str, str]]:
     from toolkit.onnx_bridge.shape_compare import judge
-    from toolkit.onnx_bridge.shape_infer import infer_shapes
+    from toolkit.onnx_bridge.shape_write import infer_shapes
 
     cases = [
         c for c in onnx_node_cases if len(c.model.graph.node) == 1 and c.model.graph.node[0].op_type in FIRST

@@ -18,7 +18,7 @@ from onnx import TensorProto, helper, shape_inference  # noqa: E402
 
 from toolkit.onnx_bridge.catalog import merge_registries  # noqa: E402
 from toolkit.onnx_bridge.check import check_model, type_string  # noqa: E402
-from toolkit.onnx_bridge.check.inference import infer_types  # noqa: E402
+from toolkit.onnx_bridge.shape_infer import infer_types  # noqa: E402
 from toolkit.registry.core import Registry, load_registry  # noqa: E402
 
 

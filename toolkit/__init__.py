@@ -23,7 +23,7 @@ __all__ = [
 if TYPE_CHECKING:
     from toolkit.model.diagnostics import Diagnostic, SpecError
     from toolkit.onnx_bridge.register import register_onnx
-    from toolkit.onnx_bridge.shape_infer import infer_shapes
+    from toolkit.onnx_bridge.shape_write import infer_shapes
     from toolkit.registry.core import Registry, SchemaNotFound, load_registry
 
 
@@ -39,9 +39,9 @@ def __getattr__(name: str) -> Any:
 
         return getattr(core, name)
     if name == "infer_shapes":
-        from toolkit.onnx_bridge import shape_infer
+        from toolkit.onnx_bridge import shape_write
 
-        return shape_infer.infer_shapes
+        return shape_write.infer_shapes
     if name == "register_onnx":
         from toolkit.onnx_bridge import register
 

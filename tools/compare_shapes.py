@@ -19,7 +19,7 @@ def main(argv: list[str]) -> int:
 
     from toolkit.onnx_bridge.catalog import onnx_registry
     from toolkit.onnx_bridge.shape_compare import judge
-    from toolkit.onnx_bridge.shape_infer import infer_shapes
+    from toolkit.onnx_bridge.shape_write import infer_shapes
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -31,7 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 def _infer_shapes(args: argparse.Namespace) -> int:
     from toolkit.onnx_bridge.check import exit_code
     from toolkit.onnx_bridge.check.shape_rules import shape_check_result
-    from toolkit.onnx_bridge.shape_infer import infer_shapes_file
+    from toolkit.onnx_bridge.shape_write import infer_shapes_file
     from toolkit.reporting.model_check import render
 
     if not Path(args.model).is_file():

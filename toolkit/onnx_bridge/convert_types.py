@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from toolkit.onnx_bridge.check import declared_types
-from toolkit.onnx_bridge.check.inference import infer_types
 from toolkit.onnx_bridge.graph import subgraphs
+from toolkit.onnx_bridge.shape_infer import infer_types
 
 if TYPE_CHECKING:
     from toolkit.registry.core import Registry

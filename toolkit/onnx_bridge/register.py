@@ -156,7 +156,7 @@ def _fresh() -> Sym:
 
 def _inference(onnx: Any, version: OpSchema, fail_on_constraint: bool) -> Callable[[Any], None]:
     """onnx's inference function of one operator version, from its rules."""
-    from toolkit.onnx_bridge.shape_infer import attribute_value, shape_of, tensor_constant
+    from toolkit.onnx_bridge.shape_read import attribute_value, shape_of, tensor_constant
 
     has_rules = any(p.shape is not None for p in version.outputs) or bool(version.shape_requires)
     elements = _element_sources(version)

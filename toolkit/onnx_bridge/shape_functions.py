@@ -2,9 +2,9 @@
 
 A node whose (domain, op_type, overload) names a FunctionProto of `model.functions` is a call:
 its outputs are what the function's body gives when its inputs have the call's shapes, types and
-constant values. The body is walked by the same walk as a graph (`shape_infer._Walk`, and
-check-model's type inference for the element types; this module imports neither: each hands
-itself in, and the hook is theirs), with:
+constant values. The body is walked by the same walk as a graph (`shape_infer._Walk`, which gives
+both its element types and its shapes; this module does not import it: the walk hands itself in,
+and the hook is its own), with:
 
 - the call's values bound to the function's inputs (an input the call leaves out is left out of
   the body's nodes too, as inlining does), and the values the body computes for its outputs
@@ -31,10 +31,11 @@ shapes, attributes and constants.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable, MutableMapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolkit.onnx_bridge.check.types import declared_types as types_declared
 from toolkit.onnx_bridge.graph import function_imports, function_path, node_path, walk_nodes
 from toolkit.onnx_bridge.inline_plan import MAX_DEPTH
 from toolkit.onnx_bridge.local_functions import bind_references
@@ -47,15 +48,16 @@ __all__ = [
     "FunctionKey",
     "bound_body",
     "call_path",
-    "call_types",
     "function_map",
 ]
 
 MAX_CALL_NODES = 200_000  # body nodes walked through calls, over one model
 FunctionKey = tuple[str, str, str]  # (domain, name, overload) exactly as written, as onnx keys them
 Content = tuple[Dim, ...]  # a small integer tensor's values (shape_infer's value(I))
-# a call's outputs: the shape of each, and the values of each the body computes (None: unknown)
-Outputs = tuple[list[Shape], list[Content | None]]
+# a call's outputs: the shape of each, the values of each the body computes, and the element type
+# of each (None: unknown)
+Outputs = tuple[list[Shape], list[Content | None], list[str | None]]
+Called = tuple[list[Shape], list[str | None]]  # the shapes and element types of a call's outputs
 
 
 def function_map(functions: Iterable[Any]) -> dict[FunctionKey, Any]:
@@ -152,82 +154,90 @@ class Calls(_Bounds):
         self.minted = True
         return self.fresh()
 
-    def call(
-        self,
-        walk: Any,
-        node: Any,
-        shapes: MutableMapping[str, Shape],
-        values: MutableMapping[str, Content],
-        graph: str,
-        index: int,
-    ) -> list[Shape] | None:
-        """The shapes of the outputs of `node`, the `index`-th of the graph at `graph` walked by
-        `walk` (a shape_infer._Walk), when it calls a local function (empty when nothing is
-        known; the values the body computes for its outputs go into `values`); None when it
-        calls none."""
+    def call(self, walk: Any, node: Any, scope: Any, index: int) -> Called | None:
+        """The shapes and element types of the outputs of `node`, the `index`-th of the graph of
+        `scope` walked by `walk` (a shape_infer._Walk and its scope), when it calls a local
+        function (empty when nothing is known; the values the body computes for its outputs go
+        into the scope's values); None when it calls none."""
         key = call_key(node)
         function = self.functions.get(key)
         if function is None:
             return None
-        node_at = node_path(graph, node, index)
+        node_at = node_path(scope.path, node, index)
+        shapes, values, types = scope.shapes, scope.values, scope.types
         given = tuple(shapes.get(name) if name else ABSENT for name in node.input)
         constants = tuple(values.get(name) if name else None for name in node.input)
-        memo_key = (key, given, constants, tuple(a.SerializeToString() for a in node.attribute))
+        typed = tuple(types.get(name) if name else None for name in node.input)
+        attributes = tuple(a.SerializeToString() for a in node.attribute)
+        memo_key = (key, given, constants, typed, attributes, scope.shaped)
         out = self.memo.get(memo_key)
         if out is None:
-            out = self.walk_body(walk, function, node, given, constants, node_at, memo_key)
+            out = self.walk_body(
+                walk, function, node, (given, constants, typed), scope.shaped, node_at, memo_key
+            )
         if out is None:
-            return []
+            return [], []
         for name, content in zip(node.output, out[1]):
             if name and content is not None:
                 values[name] = content
-        return out[0]
+        return out[0], out[2]
 
     def walk_body(
         self,
         walk: Any,
         function: Any,
         node: Any,
-        given: tuple[object, ...],
-        constants: tuple[Content | None, ...],
+        bound: tuple[tuple[object, ...], tuple[Content | None, ...], tuple[str | None, ...]],
+        shaped: bool,
         node_at: str,
         memo_key: tuple[object, ...],
     ) -> Outputs | None:
+        """Walk the function's body with the call's shapes, constant values and types `bound`
+        (only its types when `shaped` is False, as in the graph holding the call)."""
         key = call_key(node)
         if not self.enter(key, function):
             return None
         result = walk.result
         inner = self.walks.get(key)
         if inner is None:
-            # a walk like the caller's (the same class: this module imports no walker)
-            inner = self.walks[key] = type(walk)(
-                walk.registry, function_imports(function, self.imports), result, self.mint
-            )
-            inner.memo, inner.types, inner.calls = walk.memo, walk.types, self
+            inner = self.walks[key] = walk.nested(function_imports(function, self.imports), self.mint)
         marks = (len(result.findings), len(result.conflicts), len(result.subgraphs))
         minted, self.minted = self.minted, False
-        scope: dict[str, Shape] = {}
+        given, constants, typed = bound
+        shapes: dict[str, Shape] = {}
         body_values: dict[str, Content] = {}
         for formal, shape, constant in zip(function.input, given, constants):
             if shape is not ABSENT:
-                scope[formal] = shape  # type: ignore[assignment]
+                shapes[formal] = shape  # type: ignore[assignment]
             if constant is not None:
                 body_values[formal] = constant
-        for info in getattr(function, "value_info", ()):  # FunctionProto.value_info: IR 10
+        value_info = getattr(function, "value_info", ())  # FunctionProto.value_info: IR 10
+        for info in value_info:
             declared = inner.declared(info.type)
-            if declared is not None and scope.get(info.name) is None:
-                scope[info.name] = declared
+            if declared is not None and shapes.get(info.name) is None:
+                shapes[info.name] = declared
+        declared_types = types_declared(_FunctionBody(value_info))
+        types = dict(declared_types)
+        types.update(
+            (formal, known)
+            for formal, known in zip(function.input, typed)
+            if known is not None and declared_types.get(formal) is None
+        )
         path = call_path(node_at, function)
+        scope = inner.scope(path, shapes, body_values, types, declared_types, shaped)
         try:
             nodes = bound_body(function, node)
             result.nodes += len(nodes)
-            for index, body_node in enumerate(nodes):
-                inner.node(body_node, scope, body_values, path, index)
+            inner.nodes(nodes, scope)
         finally:
             self.leave()
         # a subgraph of a body belongs to every call of it: its shapes are not written anywhere
         del result.subgraphs[marks[2] :]
-        out = ([scope.get(name) for name in function.output], [body_values.get(n) for n in function.output])
+        out = (
+            [shapes.get(name) for name in function.output],
+            [body_values.get(n) for n in function.output],
+            [types.get(name) for name in function.output],
+        )
         clean = (len(result.findings), len(result.conflicts)) == marks[:2]
         if clean and not self.minted:
             self.memo[memo_key] = out
@@ -236,59 +246,10 @@ class Calls(_Bounds):
 
 
 class _FunctionBody:
-    """A function's body in the shape of a GraphProto, for check-model's type inference: its
-    nodes and its declared value_info; inputs, outputs and initializers it has none of."""
+    """A function's declared value_info in the shape of a GraphProto, for `declared_types`:
+    inputs, outputs and initializers it has none of."""
 
     initializer = input = output = ()
 
-    def __init__(self, nodes: list[Any], value_info: Any) -> None:
-        self.node = nodes
+    def __init__(self, value_info: Any) -> None:
         self.value_info = value_info
-
-
-@dataclass(kw_only=True)
-class TypeCalls(_Bounds):
-    """The calls of one type inference: the inferences of the bodies (one per function: its
-    imports) and the answers already given."""
-
-    functions: dict[FunctionKey, Any]
-    inner: dict[FunctionKey, Any] = field(default_factory=dict)  # check.inference.Inference
-    memo: dict[tuple[object, ...], list[str | None]] = field(default_factory=dict)
-
-
-def call_types(inference: Any, node: Any, lookup: Callable[[str], str | None]) -> list[str | None]:
-    """The element types of a call's outputs (None where unknown, and [] when `node` calls no
-    local function): the types the function's body gives its outputs when its inputs have the
-    call's types. The body's own findings are not reported here (check-model checks each
-    function once, as a graph of its own)."""
-    calls = inference.calls
-    if calls is None:
-        calls = inference.calls = TypeCalls(functions=function_map(inference.functions.values()))
-    key = call_key(node)
-    function = calls.functions.get(key)
-    if function is None:
-        return []
-    given = tuple(lookup(name) if name else None for name in node.input)
-    memo_key = (key, given, tuple(a.SerializeToString() for a in node.attribute))
-    found = calls.memo.get(memo_key)
-    if found is not None or not calls.enter(key, function):
-        return found or []
-    try:
-        inner = calls.inner.get(key)
-        if inner is None:
-            imports = function_imports(function, inference.imports)
-            inner = calls.inner[key] = type(inference)(
-                inference.registry, inference.functions, _ignore, imports
-            )
-            inner.calls = calls
-        fed = {formal: known for formal, known in zip(function.input, given) if known is not None}
-        body = _FunctionBody(bound_body(function, node), getattr(function, "value_info", ()))
-        scope = inner.graph(body, function_path(function), None, fed)
-        found = calls.memo[memo_key] = [scope(name) for name in function.output]
-    finally:
-        calls.leave()
-    return found
-
-
-def _ignore(*args: object, **kwargs: object) -> None:
-    """The findings of a body's inference at a call: not reported (see call_types)."""

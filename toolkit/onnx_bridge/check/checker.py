@@ -24,12 +24,11 @@ from toolkit.model.spec import FormalParameter, OpSchema, ParamOption, canonical
 from toolkit.onnx_bridge.check import fastpath, graph_checks
 from toolkit.onnx_bridge.check.findings import CheckResult, ModelFinding, finding
 from toolkit.onnx_bridge.check.functions import function_body_findings
-from toolkit.onnx_bridge.check.inference import Inference
 from toolkit.onnx_bridge.check.model_io import load_model
 from toolkit.onnx_bridge.check.rules import MODEL_RULES
 from toolkit.onnx_bridge.check.runtime import runtime_findings
 from toolkit.onnx_bridge.check.schema_facts import FACTS, SchemaFacts, facts_of
-from toolkit.onnx_bridge.check.shape_rules import shape_findings
+from toolkit.onnx_bridge.check.shape_rules import report_shapes
 from toolkit.onnx_bridge.check.types import VALUE_FIELDS, declared_types, type_string
 from toolkit.onnx_bridge.graph import (
     function_imports,
@@ -447,14 +446,18 @@ def check_model(
             )
         graph_checks.check_graph(model.graph, main, walk.add, main=True)
         graph_checks.check_functions_unique(model.functions, main, walk.add)
-    types = declared_types(model.graph)
+    inferred = None
     if graph_level:  # inferred types stand in for the ones not declared
-        inference = Inference(registry, functions, walk.add, imports)
-        inference.graph(model.graph, main)
-        types = {**inference.inferred, **types}
+        # (imported here: the model walk reads check.inference, a module of this package)
+        from toolkit.onnx_bridge.shape_infer import infer_model_shapes
+
+        inferred = infer_model_shapes(model, registry, walk.add)
+        types = {**inferred.types, **inferred.declared}
+    else:
+        types = declared_types(model.graph)
     walk.graph(model.graph, _Scope(main, imports, types))
-    if graph_level:
-        shape_findings(model, registry, walk.add)
+    if inferred is not None:  # the shapes' findings after the nodes' (located at nodes, found over the graph)
+        report_shapes(inferred, walk.add)
     for function in sorted(model.functions, key=lambda f: (f.domain, f.name, f.overload)):
         local: dict[str, str | None] = {}
         for info in getattr(function, "value_info", ()):

@@ -13,14 +13,16 @@ An output's type follows, in this order, from:
    after the condition for Loop); a Loop or Scan body's inputs declared without a type get the
    types the node feeds them;
 6. for a call of a model-local function, the types its body gives with the call's input types
-   (`shape_functions.call_types`).
+   (the model walk walks the body, `shape_functions`).
 
 A node output whose type is also declared (value_info, a graph output) and differs is reported
 (MODEL-TYPE-INFERRED-MISMATCH); the declared type is what later nodes then see, so one wrong
 declaration is reported once. Values nobody can type stay unknown: inference never guesses.
 
-One pass over the nodes in order (subgraphs when reached), with the schema, bindings and output
-rules of each (domain, op_type) resolved once per scope.
+The rules of one node are here; the pass over the nodes in order (subgraphs when reached) is the
+model walk's (`toolkit.onnx_bridge.shape_infer`), which infers types and shapes in one traversal:
+check-model, `toolkit.infer_shapes` and convert read the types it gives. The schema, bindings and
+output rules of each (domain, op_type) are resolved once per model.
 """
 
 from __future__ import annotations
@@ -31,8 +33,7 @@ from typing import Any
 
 from toolkit.model.spec import FormalParameter, OpSchema, canonical_domain
 from toolkit.model.types import ELEMENT_TYPE_NUMBERS, looks_like_type_string
-from toolkit.onnx_bridge.check.types import declared_types, type_string
-from toolkit.onnx_bridge.graph import node_path, opset_imports, subgraphs
+from toolkit.onnx_bridge.check.types import type_string
 from toolkit.registry.core import Registry
 from toolkit.shapes.engine import attribute_defaults
 
@@ -44,14 +45,14 @@ _ELEMENTS = {number: name for name, number in ELEMENT_TYPE_NUMBERS.items()}
 # AttributeProto type numbers read by `type_from` (int, tensor, sparse_tensor, type_proto)
 _INT, _TENSOR, _SPARSE, _TYPE_PROTO = 2, 4, 11, 13
 # (subgraph attribute, offset): node output i has the type of the subgraph's output i + offset
-_CONTROL_FLOW = {"If": ("then_branch", 0), "Loop": ("body", 1), "Scan": ("body", 0)}
+CONTROL_FLOW = {"If": ("then_branch", 0), "Loop": ("body", 1), "Scan": ("body", 0)}
 
 
 Lookup = Callable[[str], "str | None"]  # value name -> its type in a scope (None: unknown)
 
 
 @dataclass(frozen=True, slots=True)
-class _Plan:
+class TypePlan:
     """What inference needs of one schema, in positional form."""
 
     schema: OpSchema
@@ -62,9 +63,12 @@ class _Plan:
     defaults: Mapping[str, Any]  # attribute name -> default value (for type_from)
     input_index: Mapping[str, int]  # input name -> position
     allowed: Mapping[str, frozenset[str]]  # type parameter -> its allowed types
+    # the attributes its type_from sources read: with the node's input types and output count,
+    # what its output types depend on (attribute_type of each gives all they read of one)
+    attributes: frozenset[str]
 
 
-def _plan(schema: OpSchema) -> _Plan:
+def _plan(schema: OpSchema) -> TypePlan:
     constraints = schema.constraint_map
     in_params = tuple(
         p.type_str if p.homogeneous and p.type_str in constraints else None for p in schema.inputs
@@ -80,21 +84,23 @@ def _plan(schema: OpSchema) -> _Plan:
         # a heterogeneous output (SequenceMap's) is not one binding
         binding = param.type_str if param.homogeneous and constraint is not None else None
         rules.append((param if param.type_from else None, fixed, binding))
-    return _Plan(
+    return TypePlan(
         schema,
         in_params,
         tuple(rules),
         attribute_defaults(schema),
         {p.name: i for i, p in enumerate(schema.inputs)},
         {c.param: frozenset(c.allowed) for c in schema.type_constraints},
+        frozenset(s.attribute for p in schema.outputs for s in p.type_from if s.attribute),
     )
 
 
 _MISSING = object()
 
 
-class Inference:
-    """Infers the types of one model's main graph and subgraphs (see the module doc)."""
+class TypeInference:
+    """The element types of one model's node outputs, node by node as the model walk reaches them
+    (see the module doc); `inferred` collects them over every scope."""
 
     def __init__(
         self,
@@ -108,10 +114,9 @@ class Inference:
         self.add = add
         self.imports = imports
         self.inferred: dict[str, str] = {}  # every value typed by inference (all scopes)
-        self._plans: dict[tuple[str, str], _Plan | None] = {}  # (raw domain, op_type) -> plan
-        self.calls: Any = None  # shape_functions.TypeCalls, made at the first call of a function
+        self._plans: dict[tuple[str, str], TypePlan | None] = {}  # (raw domain, op_type) -> plan
 
-    def plan(self, raw_domain: str, op_type: str) -> _Plan | None:
+    def plan(self, raw_domain: str, op_type: str) -> TypePlan | None:
         key = (raw_domain, op_type)
         found = self._plans.get(key, _MISSING)
         if found is _MISSING:
@@ -123,54 +128,6 @@ class Inference:
                 found = _plan(schema) if schema is not None else None
             self._plans[key] = found
         return found  # type: ignore[return-value]
-
-    def graph(
-        self, graph: Any, path: str, outer: Lookup | None = None, fed: Mapping[str, str | None] | None = None
-    ) -> Lookup:
-        """Infer `graph` (its subgraphs too); returns the lookup of its scope (declared types win).
-        `fed`: the types a Loop or Scan feeds its body's inputs declared without one."""
-        declared = declared_types(graph)
-        known: dict[str, str | None] = dict(declared)
-        if fed:
-            known.update((name, found) for name, found in fed.items() if declared.get(name) is None)
-            self.fed_mismatches(fed, declared, path)
-        lookup: Lookup = known.get
-        if outer is not None:
-            outer_lookup = outer
-
-            def lookup(name: str) -> str | None:
-                found = known.get(name, _MISSING)
-                return outer_lookup(name) if found is _MISSING else found  # type: ignore[return-value]
-
-        inferred, plans = self.inferred, self._plans
-        for index, node in enumerate(graph.node):
-            key = (node.domain, node.op_type)
-            plan = plans[key] if key in plans else self.plan(*key)
-            flow: list[str | None] = []
-            if node.attribute:
-                flow = self.control_flow(node, node_path(path, node, index), lookup)
-            if plan is None and key in self.functions:
-                from toolkit.onnx_bridge.shape_functions import call_types
-
-                flow = call_types(self, node, lookup)
-            outputs = node.output[:]
-            results = flow if plan is None else self.node(node, plan, lookup, flow, len(outputs))
-            for position, (name, found) in enumerate(zip(outputs, results, strict=False)):
-                if found is None or not name:
-                    continue
-                inferred[name] = found
-                stated = declared.get(name)
-                if stated is None:
-                    known[name] = found
-                elif stated != found:
-                    operator = plan.schema.id if plan is not None else node.op_type
-                    self.add(
-                        "MODEL-TYPE-INFERRED-MISMATCH",
-                        node_path(path, node, index),
-                        f"output {position} '{name}' is declared {stated}, but {operator} makes it {found}",
-                        operator=operator,
-                    )
-        return lookup
 
     def fed_mismatches(
         self, fed: Mapping[str, str | None], declared: Mapping[str, str | None], path: str
@@ -185,23 +142,20 @@ class Inference:
                     f"body input '{name}' is declared {stated}, but the node feeds it {found}",
                 )
 
-    def control_flow(self, node: Any, path: str, lookup: Lookup) -> list[str | None]:
-        """Infer the node's subgraphs; for If/Loop/Scan the types their outputs hand back."""
-        wanted = _CONTROL_FLOW.get(node.op_type) if node.domain in ("", "ai.onnx") else None
-        results: list[str | None] = []
-        for suffix, sub in subgraphs(node):
-            fed = (
-                _body_inputs(node, sub, lookup, self.imports)
-                if wanted is not None and suffix == "body"
-                else None
-            )
-            scope = self.graph(sub, f"{path}/{suffix}", lookup, fed)
-            if wanted is not None and suffix == wanted[0]:
-                results = [scope(o.name) for o in sub.output][wanted[1] :]
-        return results
+    def mismatch(
+        self, node: Any, plan: TypePlan | None, position: int, name: str, stated: str, found: str, path: str
+    ) -> None:
+        """Output `position` of the node at `path` is declared `stated` but inferred `found`."""
+        operator = plan.schema.id if plan is not None else node.op_type
+        self.add(
+            "MODEL-TYPE-INFERRED-MISMATCH",
+            path,
+            f"output {position} '{name}' is declared {stated}, but {operator} makes it {found}",
+            operator=operator,
+        )
 
     def node(
-        self, node: Any, plan: _Plan, lookup: Lookup, flow: list[str | None], count: int
+        self, node: Any, plan: TypePlan, lookup: Lookup, flow: list[str | None], count: int
     ) -> list[str | None]:
         """The types of the node's `count` outputs (None where unknown)."""
         bound: dict[str, str] = {}
@@ -232,7 +186,7 @@ class Inference:
             results.append(found)
         return results
 
-    def type_from(self, node: Any, plan: _Plan, param: FormalParameter, lookup: Lookup) -> str | None:
+    def type_from(self, node: Any, plan: TypePlan, param: FormalParameter, lookup: Lookup) -> str | None:
         attrs = {a.name: a for a in node.attribute} if node.attribute else {}
         for source in param.type_from:
             if source.attribute:
@@ -247,7 +201,7 @@ class Inference:
                 elif source.type:
                     return source.type
                 else:
-                    found = _attribute_type(attr)
+                    found = attribute_type(attr)
                 if found is not None:
                     return found
             elif source.input:
@@ -261,10 +215,7 @@ class Inference:
         return None
 
 
-_NO_PLAN = object()
-
-
-def _body_inputs(node: Any, body: Any, lookup: Lookup, imports: Mapping[str, int]) -> dict[str, str | None]:
+def body_inputs(node: Any, body: Any, lookup: Lookup, imports: Mapping[str, int]) -> dict[str, str | None]:
     """The types a Loop or Scan node feeds its body's inputs: Loop's body gets the iteration
     number, the condition, then the node's loop-carried values (its inputs from the third on);
     Scan feeds its inputs to the body one for one (state values, then a slice of each scanned
@@ -283,7 +234,8 @@ def _element(number: int) -> str | None:
     return f"tensor({name})" if name else None
 
 
-def _attribute_type(attr: Any) -> str | None:
+def attribute_type(attr: Any) -> str | None:
+    """The type an attribute gives a type_from source (an int data type, a tensor's, a TypeProto)."""
     kind = attr.type
     if kind == _INT:
         return _element(attr.i)
@@ -295,11 +247,3 @@ def _attribute_type(attr: Any) -> str | None:
     if kind == _TYPE_PROTO:
         return type_string(attr.tp)
     return None
-
-
-def infer_types(model: Any, registry: Registry) -> dict[str, str]:
-    """Value name -> inferred type over the main graph and its subgraphs (findings dropped)."""
-    functions = {(f.domain, f.name): f for f in model.functions}
-    inference = Inference(registry, functions, lambda *a, **k: None, opset_imports(model.opset_import))
-    inference.graph(model.graph, "graph")
-    return inference.inferred

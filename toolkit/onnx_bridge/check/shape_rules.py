@@ -1,8 +1,8 @@
 """The MODEL-SHAPE-* rules: what check-model finds by inferring shapes through the graph from the
 operators' `shape:` rules and `shape_requires:` constraints (#27, docs/guide/shapes.md).
 
-The shapes come from `toolkit.onnx_bridge.shape_infer.infer_model_shapes`, the same walk as
-`opset infer-shapes`; this module only turns what it reports into located findings. Inference
+The shapes come from `toolkit.onnx_bridge.shape_infer.infer_model_shapes`, the model walk that
+also gives check-model its inferred types, and that `opset infer-shapes` runs; this module only turns what it reports into located findings. Inference
 never guesses (an unknown dimension agrees with everything), so a finding needs two static sizes
 that cannot both hold.
 """
@@ -14,12 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 from toolkit.model.rules import Rule, register
 from toolkit.onnx_bridge.check.findings import CheckResult, ModelFinding, finding
-from toolkit.registry.core import Registry
 
 if TYPE_CHECKING:
     from toolkit.onnx_bridge.shape_infer import ShapeResult
 
-__all__ = ["RULES", "SHAPE_RULES", "report_shapes", "shape_check_result", "shape_findings"]
+__all__ = ["RULES", "SHAPE_RULES", "report_shapes", "shape_check_result"]
 
 SHAPE_RULES: tuple[Rule, ...] = (
     register(
@@ -72,14 +71,6 @@ Add = Callable[..., None]  # checker._Walk.add: (rule, path, message, hint="", o
 
 def _shown(shape: tuple[Any, ...]) -> str:
     return "[" + ", ".join("?" if d is None else str(d) for d in shape) + "]"
-
-
-def shape_findings(model: Any, registry: Registry, add: Add) -> None:
-    """Report the constraints the main graph's nodes break and the declared shapes inference
-    contradicts."""
-    from toolkit.onnx_bridge.shape_infer import infer_model_shapes
-
-    report_shapes(infer_model_shapes(model, registry), add)
 
 
 def report_shapes(result: ShapeResult, add: Add) -> None:
