@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import importlib.util
 import itertools
 import math
 import re
@@ -33,6 +34,7 @@ from toolkit.model.spec import (
     TypeConstraint,
     display_domain,
 )
+from toolkit.model.types import ATTRIBUTE_TYPE_NUMBERS
 from toolkit.registry import releases as release_table
 from toolkit.registry.core import Registry
 
@@ -254,9 +256,24 @@ def test_runtime_stands_alone() -> None:
     assert not users, f"toolkit modules importing the generated package's runtime: {users}"
 
 
-def test_generated_runtime_is_the_module_verbatim(shipped_python: Path) -> None:
-    generated = (shipped_python / PACKAGE / "_runtime.py").read_bytes()
-    assert generated == HEADER.format("opsets").encode() + b"\n" + RUNTIME.read_bytes()
+def test_generated_runtime_is_the_module_with_the_model_table(shipped_python: Path) -> None:
+    path = shipped_python / PACKAGE / "_runtime.py"
+    generated = path.read_text(encoding="utf-8")
+    header, _, body = generated.partition("\n")
+    assert header == HEADER.format("opsets")
+    # runtime.py verbatim but for its one written line, the attribute type table
+    table = re.search(r"^ATTRIBUTE_TYPE_NUMBERS: dict\[str, int\] = \{\n(?:    .*\n)*\}\n", body, re.M)
+    assert table is not None
+    empty = "ATTRIBUTE_TYPE_NUMBERS: dict[str, int] = {}\n"
+    assert body[: table.start()] + empty + body[table.end() :] == RUNTIME.read_text(encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("generated_runtime_copy", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # stands alone: imports nothing of the toolkit
+    assert module.ATTRIBUTE_TYPE_NUMBERS == ATTRIBUTE_TYPE_NUMBERS
+    onnx = pytest.importorskip("onnx")  # the numbers are onnx.proto's
+    for name, number in ATTRIBUTE_TYPE_NUMBERS.items():
+        assert onnx.AttributeProto.AttributeType.Value(name.upper()) == number
 
 
 def test_generator_registry_imports_generators_on_use() -> None:

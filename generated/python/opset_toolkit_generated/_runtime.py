@@ -45,7 +45,8 @@ __all__ = [
     "TypeConstraintInfo", "Value", "onnx_available", "schema_loader",
 ]  # fmt: skip
 
-# AttributeProto.AttributeType numbers (facts of onnx.proto).
+# AttributeProto.AttributeType numbers: `toolkit.model.types.ATTRIBUTE_TYPE_NUMBERS`, written here by
+# the generator (`layout.runtime_module`) so that the table has one definition.
 ATTRIBUTE_TYPE_NUMBERS: dict[str, int] = {
     "float": 1,
     "int": 2,

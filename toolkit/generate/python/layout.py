@@ -1,9 +1,10 @@
 """Which files the `python` kind writes, and what goes in each (the templates in `templates/`,
 rendered by `jinja_render`).
 
-The runtime module is `runtime.py` beside this one, copied byte for byte under the header line:
-it is real, linted and type-checked source of the toolkit, and stands alone (it imports nothing
-from the toolkit), so the generated package does too.
+The runtime module is `runtime.py` beside this one, copied under the header line: it is real,
+linted and type-checked source of the toolkit, and stands alone (it imports nothing from the
+toolkit), so the generated package does too. The one thing written into the copy is the table of
+attribute type numbers, whose definition is `toolkit.model.types` (the model needs it too).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from toolkit.generate.python.source import (
     str_chunks,
 )
 from toolkit.model.spec import DomainSpec, OperatorSpec, OpSchema, display_domain, spec_files
+from toolkit.model.types import ATTRIBUTE_TYPE_NUMBERS
 
 if TYPE_CHECKING:
     from toolkit.generate.memo import RenderMemo
@@ -50,13 +52,21 @@ def _render(template: str, **values: object) -> bytes:
     return jinja_render.render(template, values).encode("utf-8")
 
 
+_TABLE_LINE = b"ATTRIBUTE_TYPE_NUMBERS: dict[str, int] = {}\n"
+
+
 @lru_cache(maxsize=1)
 def _runtime_bytes() -> bytes:
-    return RUNTIME_SOURCE.read_bytes()
+    source = RUNTIME_SOURCE.read_bytes()
+    if source.count(_TABLE_LINE) != 1:  # a broken toolkit checkout, not user input
+        raise RuntimeError(f"{RUNTIME_SOURCE}: the attribute type table's line is missing")
+    items = "".join(f'    "{name}": {number},\n' for name, number in ATTRIBUTE_TYPE_NUMBERS.items())
+    table = _TABLE_LINE.replace(b"{}", ("{\n" + items + "}").encode("ascii"))
+    return source.replace(_TABLE_LINE, table)
 
 
 def runtime_module(header: str) -> bytes:
-    """The generated `_runtime.py`: the header line, then `runtime.py` verbatim."""
+    """The generated `_runtime.py`: the header line, then `runtime.py` with its table filled in."""
     return header.encode("utf-8") + b"\n" + _runtime_bytes()
 
 

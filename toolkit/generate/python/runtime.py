@@ -44,23 +44,9 @@ __all__ = [
     "TypeConstraintInfo", "Value", "onnx_available", "schema_loader",
 ]  # fmt: skip
 
-# AttributeProto.AttributeType numbers (facts of onnx.proto).
-ATTRIBUTE_TYPE_NUMBERS: dict[str, int] = {
-    "float": 1,
-    "int": 2,
-    "string": 3,
-    "tensor": 4,
-    "graph": 5,
-    "floats": 6,
-    "ints": 7,
-    "strings": 8,
-    "tensors": 9,
-    "graphs": 10,
-    "sparse_tensor": 11,
-    "sparse_tensors": 12,
-    "type_proto": 13,
-    "type_protos": 14,
-}
+# AttributeProto.AttributeType numbers: `toolkit.model.types.ATTRIBUTE_TYPE_NUMBERS`, written here by
+# the generator (`layout.runtime_module`) so that the table has one definition.
+ATTRIBUTE_TYPE_NUMBERS: dict[str, int] = {}
 # Attribute types whose values are onnx messages, with the message class name they require.
 _MESSAGE_TYPES: dict[str, str] = {
     "tensor": "TensorProto",
