@@ -165,7 +165,7 @@ CASES = [
     ("Resize", [(1, 1, 4, 4), None, None, (4,)], {}, 13, [(None, None, None, None)]),  # sizes not constant
     ("Resize", [(1, 1, 4, 4), None, None, c([1, 2, 3, 4])], {}, 13, [(1, 2, 3, 4)]),
     ("Resize", [(1, 1, 4, 4), (4,)], {}, 10, [(None, None, None, None)]),
-    ("Upsample", [(N, 3, 4, 4)], {"scales": [1.0, 1.0, 2.0, 2.0]}, 7, [(N, 3, None, None)]),
+    ("Upsample", [(N, 3, 4, 4)], {"scales": [1.0, 1.0, 2.0, 2.0]}, 7, [(N, 3, 8, 8)]),  # floor(size * scale)
     # -- STFT, the windows, MelWeightMatrix --
     (
         "STFT",

@@ -6,7 +6,7 @@ The main graph's nodes are visited in order (onnx requires it topological); each
 version is resolved in the registry (the imported onnx catalog with its shape overlay, plus any
 vendor specs) once per (domain, op_type); its output types follow check-model's type rules
 (`check.inference`), its shapes its `shape:` rules evaluated by `toolkit.shapes.engine`.
-Constant inputs (integer initializers and Constant nodes, at most `shape_read.MAX_CONSTANT` elements) feed
+Constant inputs (integer and float initializers and Constant nodes, at most `shape_read.MAX_CONSTANT` elements) feed
 the rules' `value(I)`, and so do the values the operators' value rules compute from shapes
 (Shape -> Gather -> Concat: onnx's data propagation), kept for an output of rank 0 or 1.
 Subgraphs are walked with their outer graphs' values in scope: If's outputs are what both
@@ -36,7 +36,7 @@ from toolkit.onnx_bridge.check.inference import (
 )
 from toolkit.onnx_bridge.check.types import declared_types
 from toolkit.onnx_bridge.graph import GRAPH_ATTR, GRAPHS_ATTR, graph_path, node_path, opset_imports, subgraphs
-from toolkit.onnx_bridge.shape_read import attribute_value, shape_of, tensor_constant
+from toolkit.onnx_bridge.shape_read import attribute_value, constant_node, shape_of, tensor_constant
 from toolkit.registry.core import Registry
 from toolkit.shapes.engine import Inference, bind_inputs, infer, reads
 from toolkit.shapes.flow import agree, contradicts, merge, scan_shapes
@@ -250,9 +250,9 @@ class _Walk:
         types, shapes, values = scope.types, scope.shapes, scope.values
         schema = found.schema if scope.shaped and called is None else None
         if found.constant and len(outputs) == 1 and scope.shaped:
-            tensors = [a.t for a in attrs if a.name == "value" and a.HasField("t")]
-            if tensors:
-                shapes[outputs[0]], constant = tensor_constant(tensors[0])
+            read_constant = constant_node(attrs)
+            if read_constant is not None:
+                shapes[outputs[0]], constant = read_constant
                 if constant is not None:
                     values[outputs[0]] = constant
             schema = None

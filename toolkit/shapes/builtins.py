@@ -14,7 +14,20 @@ from typing import Protocol
 
 from toolkit.shapes.builtins_ops import broadcast_dims, conv_transpose_out, einsum, scatter, slice_len, split
 from toolkit.shapes.builtins_values import flatten, slice_indices
-from toolkit.shapes.values import ABSENT, Dim, Shape, Sym, Value, arith, axis_in, bounded, is_int, same_dim
+from toolkit.shapes.values import (
+    ABSENT,
+    Dim,
+    Shape,
+    Sym,
+    Value,
+    arith,
+    axis_in,
+    bounded,
+    is_int,
+    num_arith,
+    round_to_int,
+    same_dim,
+)
 
 __all__ = ["BUILTINS", "Builtin", "Context", "broadcast_dims"]
 
@@ -32,7 +45,8 @@ class Context(Protocol):
 @dataclass(frozen=True, slots=True)
 class Builtin:
     """`params`: the type of each argument ("num", "list", "bool", "str", "shapes", "input": the
-    name of an input, "many": lists or shapes); a trailing `*` repeats the last one."""
+    name of an input, "many": lists or shapes, "real": a number or a float); a trailing `*`
+    repeats the last one."""
 
     name: str
     params: tuple[str, ...]
@@ -311,10 +325,28 @@ def _extreme(pick: Callable[[int, int], int]) -> Callable[[Context, Sequence[Val
 
 
 def _ceil_div(ctx: Context, args: Sequence[Value]) -> Value:
+    """ceil(a / b): exact for ints; with a float (a float Range's bounds), `ceil(a / b)`."""
     a, b = args[0], args[1]
     if is_int(a) and is_int(b) and b != 0:
         return bounded(-(-a // b))  # type: ignore[operator]
+    if isinstance(a, float) or isinstance(b, float):
+        return _rounding(True)(ctx, (num_arith("/", a, b),))  # type: ignore[arg-type]
     return a if isinstance(a, Sym) and b == 1 else None
+
+
+def _rounding(up: bool) -> Callable[[Context, Sequence[Value]], Value]:
+    def run(ctx: Context, args: Sequence[Value]) -> Value:
+        number = args[0]
+        if isinstance(number, bool) or not (number is None or isinstance(number, (int, float, Sym))):
+            return None
+        return round_to_int(number, up)
+
+    return run
+
+
+def _symbol(ctx: Context, args: Sequence[Value]) -> Value:
+    item = args[0]
+    return None if item is None or isinstance(item, bool) else isinstance(item, Sym)
 
 
 def _present(ctx: Context, args: Sequence[Value]) -> Value:
@@ -406,8 +438,11 @@ _TABLE = (
         summary="spatial sizes of a transposed convolution: conv_out's first five, output_padding, "
         "output_shape, auto_pad",
     ),
-    Builtin("ceil_div", ("num", "num"), "num", _ceil_div, summary="division rounded up"),
+    Builtin("ceil_div", ("real", "real"), "num", _ceil_div, summary="division rounded up"),
     Builtin("unknown", (), "num", lambda ctx, args: None, summary="a dimension not known"),
+    Builtin("floor", ("real",), "num", _rounding(False), summary="a number rounded down to an int"),
+    Builtin("ceil", ("real",), "num", _rounding(True), summary="a number rounded up to an int"),
+    Builtin("symbol", ("num",), "bool", _symbol, summary="whether a dimension is a symbol (a dim_param)"),
     Builtin("flatten", ("many",), "list", flatten, summary="the items of a list of lists, in order"),
     Builtin(
         "slice_indices",

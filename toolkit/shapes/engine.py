@@ -39,7 +39,19 @@ from toolkit.shapes.lang import (
     Unary,
     parse,
 )
-from toolkit.shapes.values import ABSENT, MAX_LIST, Dim, Shape, Sym, Value, arith, dims_equal, same_dim
+from toolkit.shapes.values import (
+    ABSENT,
+    MAX_LIST,
+    Dim,
+    Num,
+    Shape,
+    Sym,
+    Value,
+    dims_equal,
+    num_arith,
+    order,
+    same_dim,
+)
 
 __all__ = [
     "MAX_LIST",
@@ -281,7 +293,7 @@ class _Run:
             operand = self.eval(node.operand, scope)
             if node.op == "not":
                 return None if operand is None else not _bool(operand)
-            return arith("-", 0, _num(operand))
+            return num_arith("-", 0, _real(operand))
         if isinstance(node, Binary):
             return self.binary(node, scope)
         if isinstance(node, Index):
@@ -344,8 +356,8 @@ class _Run:
                 return op == "or"
             return None if left is None or right is None else op == "and"
         right = self.eval(node.right, scope)
-        if op in ("+", "-", "*", "//", "%"):
-            return arith(op, _num(left), _num(right))
+        if op in ("+", "-", "*", "/", "//", "%"):
+            return num_arith(op, _real(left), _real(right))
         if op == "..":
             low, high = _num(left), _num(right)
             if not isinstance(low, int) or not isinstance(high, int):
@@ -365,10 +377,7 @@ class _Run:
         if op in ("==", "!="):
             same = _equal(left, right)
             return same if same is None or op == "==" else not same
-        low, high = _num(left), _num(right)
-        if not isinstance(low, int) or not isinstance(high, int):
-            return None
-        return {"<": low < high, "<=": low <= high, ">": low > high, ">=": low >= high}[op]
+        return order(op, _real(left), _real(right))
 
     def index(self, node: Index, scope: dict[str, Value]) -> Value:
         target, at = self.eval(node.target, scope), _num(self.eval(node.index, scope))
@@ -401,6 +410,11 @@ def _num(value: Value) -> Dim:
     return value
 
 
+def _real(value: Value) -> Num:
+    """A number, a float included (arithmetic and comparisons take them)."""
+    return value if isinstance(value, float) else _num(value)
+
+
 def _bool(value: Value) -> bool:
     if not isinstance(value, bool):
         raise _Unknown
@@ -417,6 +431,9 @@ def _member(item: Dim, items: Value) -> bool | None:
 def _equal(left: Value, right: Value) -> bool | None:
     if isinstance(left, tuple) and isinstance(right, tuple):
         return dims_equal(left, right)
+    if isinstance(left, float) or isinstance(right, float):
+        if isinstance(left, Sym) or isinstance(right, Sym):
+            return None  # a size and a float: equal only when the float is that size
     if isinstance(left, (str, float, bool)) or isinstance(right, (str, float, bool)):
         return left == right if left is not None and right is not None else None
     if left is ABSENT or right is ABSENT:

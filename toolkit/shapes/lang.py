@@ -4,7 +4,7 @@ Spec files are untrusted, so their shape rules are only ever read by this parser
 evaluated as Python) and the parse is bounded: at most `MAX_LENGTH` characters and `MAX_DEPTH`
 levels of nesting. Every node keeps `pos`, its 0-based offset in the text, for located errors.
 The grammar (EBNF) is in docs/guide/shapes.md; the precedence, loosest first:
-`if`, `or`, `and`, `not`, comparisons and `in`, `??`, `++`, `..`, `+ -`, `* // %`, unary `-`,
+`if`, `or`, `and`, `not`, comparisons and `in`, `??`, `++`, `..`, `+ -`, `* / // %`, unary `-`,
 postfix (`[i]`, `[a:b]`, `.rank`).
 """
 
@@ -44,7 +44,7 @@ _TOKEN = re.compile(
       |(?P<name>[A-Za-z_][A-Za-z0-9_]*)
       |(?P<attr>@[A-Za-z_][A-Za-z0-9_]*)
       |(?P<str>"[^"\\\n]*"|'[^'\\\n]*')
-      |(?P<op>\+\+|\?\?|\.\.|//|==|!=|<=|>=|[-+*%<>()\[\],:.])""",
+      |(?P<op>\+\+|\?\?|\.\.|//|==|!=|<=|>=|[-+*/%<>()\[\],:.])""",
     re.VERBOSE,
 )
 
@@ -298,7 +298,7 @@ class _Parser:
 
     def term(self) -> Node:
         left = self.unary()
-        while (token := self.peek())[0] == "op" and token[1] in ("*", "//", "%"):
+        while (token := self.peek())[0] == "op" and token[1] in ("*", "/", "//", "%"):
             self.take()
             left = Binary(token[2], token[1], left, self.unary())
         return left

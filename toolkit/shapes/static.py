@@ -3,8 +3,12 @@ loop variable or a built-in, every `@name` an attribute, every call has the argu
 built-in takes, and every operator gets values of the kind it works on.
 
 Kinds: "num" (an int or a dimension), "list" (a shape or an int list), "shapes" (a variadic
-input, or a list of shapes), "bool", "str", "float", and "any" (an attribute whose kind the
-language does not compute with; nothing is said about it).
+input, its values, or a list of shapes), "bool", "str", "float" (a number that may not be whole: a
+float attribute, a quotient `a / b`, arithmetic with one; `floor()`/`ceil()` make it a "num", and
+only a "num" is a dimension, an index or a list item), and "any" (an attribute whose kind the
+language does not compute with; nothing is said about it). A constant's items read by `value(I)`
+are "num" here: a float tensor's are floats only when the node is evaluated, where a float that
+reaches a dimension makes it unknown.
 """
 
 from __future__ import annotations
@@ -34,7 +38,8 @@ from toolkit.shapes.lang import (
 __all__ = ["Problem", "Scope", "check_rule", "names_in", "scope_of"]
 
 _ATTR_KINDS = {AttrType.INT: "num", AttrType.INTS: "list", AttrType.STRING: "str", AttrType.FLOAT: "float"}
-_ARITH = frozenset({"+", "-", "*", "//", "%"})
+_ARITH = frozenset({"+", "-", "*", "/", "//", "%"})
+_REAL = frozenset({"num", "float"})  # what + - * / and comparisons take
 _ORDER = frozenset({"<", "<=", ">", ">="})
 
 
@@ -78,6 +83,9 @@ def check_rule(node: Node, scope: Scope, want: str) -> list[Problem]:
 _HINT_TYPE = "see docs/guide/shapes.md for the kind of value each operator and built-in takes"
 
 
+_HINT_FLOAT = "a float is no size or index: round it with floor(x) or ceil(x) (docs/guide/shapes.md)"
+
+
 def _say(kind: str) -> str:
     return {
         "num": "a number",
@@ -87,6 +95,7 @@ def _say(kind: str) -> str:
         "str": "a string",
         "float": "a float",
         "nums": "numbers or one list",
+        "real": "a number or a float",
     }.get(kind, "a value")
 
 
@@ -96,10 +105,13 @@ def _fits(kind: str, want: str) -> bool:
         or "any" in (kind, want)
         or (want == "many" and kind in ("list", "shapes"))
         or (want == "nums" and kind in ("num", "list"))
+        or (want == "real" and kind in _REAL)
     )
 
 
 def _join(a: str, b: str) -> str:
+    if {a, b} == _REAL:
+        return "float"  # either branch: it may be a float
     return b if a == "any" else a
 
 
@@ -114,7 +126,8 @@ class _Checker:
     def expect(self, node: Node, want: str, locals_: dict[str, str], what: str) -> str:
         kind = self.kind(node, locals_)
         if not _fits(kind, want):
-            self.fail("SHAPE-TYPE", f"{what} takes {_say(want)}, not {_say(kind)}", node.pos, _HINT_TYPE)
+            hint = _HINT_FLOAT if kind == "float" and want == "num" else _HINT_TYPE
+            self.fail("SHAPE-TYPE", f"{what} takes {_say(want)}, not {_say(kind)}", node.pos, hint)
         return kind
 
     def unknown(self, word: str, pos: int, known: list[str], what: str) -> None:
@@ -152,9 +165,11 @@ class _Checker:
             item = self.kind(node.item, inner)
             return "shapes" if item == "list" else self._items(node, [item])
         if isinstance(node, Unary):
-            want = "bool" if node.op == "not" else "num"
-            self.expect(node.operand, want, locals_, f"'{node.op}'")
-            return want
+            if node.op == "not":
+                self.expect(node.operand, "bool", locals_, "'not'")
+                return "bool"
+            operand = self.expect(node.operand, "real", locals_, "'-'")
+            return "float" if operand == "float" else "num"
         if isinstance(node, Binary):
             return self.binary(node, locals_)
         if isinstance(node, Index):
@@ -180,18 +195,24 @@ class _Checker:
     def _items(self, node: Node, kinds: list[str]) -> str:
         for kind in kinds:
             if not _fits(kind, "num"):
-                self.fail(
-                    "SHAPE-TYPE", f"a list holds numbers or shapes, not {_say(kind)}", node.pos, _HINT_TYPE
-                )
+                hint = _HINT_FLOAT if kind == "float" else _HINT_TYPE
+                self.fail("SHAPE-TYPE", f"a list holds numbers or shapes, not {_say(kind)}", node.pos, hint)
         return "list"
 
     def binary(self, node: Binary, locals_: dict[str, str]) -> str:
         op = node.op
-        if op in _ARITH or op in _ORDER or op == "..":
+        if op in _ARITH or op in _ORDER:
+            # floats compute with + - * / and compare; // and % are of whole numbers
+            want = "num" if op in ("//", "%") else "real"
             what = f"'{op}'"
-            self.expect(node.left, "num", locals_, what)
-            self.expect(node.right, "num", locals_, what)
-            return "bool" if op in _ORDER else "list" if op == ".." else "num"
+            kinds = {self.expect(node.left, want, locals_, what), self.expect(node.right, want, locals_, what)}
+            if op in _ORDER:
+                return "bool"
+            return "float" if op == "/" or "float" in kinds else "num"
+        if op == "..":
+            self.expect(node.left, "num", locals_, "'..'")
+            self.expect(node.right, "num", locals_, "'..'")
+            return "list"
         if op == "++":
             left = self.expect(node.left, "many", locals_, "'++'")
             right = self.expect(node.right, "many", locals_, "'++'")
@@ -210,6 +231,9 @@ class _Checker:
         if not (_fits(left, right) or {left, right} <= {"num", "float"}):  # == and !=
             self.fail("SHAPE-TYPE", f"'{op}' compares {_say(left)} with {_say(right)}", node.pos, _HINT_TYPE)
         return "bool"
+
+    def _variadic(self, arg: Node) -> bool:
+        return isinstance(arg, Name) and self.scope.inputs.get(arg.name) == "shapes"
 
     def call(self, node: Call, locals_: dict[str, str]) -> str:
         builtin = BUILTINS.get(node.name)
@@ -237,6 +261,8 @@ class _Checker:
                     )
                 continue
             self.expect(arg, want, locals_, f"argument {index + 1} of {node.name}()")
+        if node.name == "value" and node.args and self._variadic(node.args[0]):
+            return "shapes"  # a variadic input's values: one list per value
         return builtin.result
 
 
