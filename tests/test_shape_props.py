@@ -106,15 +106,17 @@ TALLY: dict[str, list[int]] = {}
 
 def _one_node(node: Any, inputs: dict[str, Any], opset: int) -> tuple[Any, dict[str, Any]]:
     """The model, and feeds for onnxruntime; `inputs` maps a name to a float shape, or to
-    ("int64", values) for a constant initializer, ("bool", shape) or ("indices", shape)."""
+    ("int64", values) or ("float32", values) for a constant initializer, ("bool", shape) or
+    ("indices", shape)."""
     import numpy as np
 
     kinds = {"bool": (TensorProto.BOOL, np.bool_), "indices": (TensorProto.INT64, np.int64)}
     infos, initializers, feeds = [], [], {}
     for name, spec in inputs.items():
-        if isinstance(spec, tuple) and spec and spec[0] == "int64":
+        if isinstance(spec, tuple) and spec and spec[0] in ("int64", "float32"):
             values = list(spec[1])
-            initializers.append(helper.make_tensor(name, TensorProto.INT64, [len(values)], values))
+            kind = TensorProto.INT64 if spec[0] == "int64" else TensorProto.FLOAT
+            initializers.append(helper.make_tensor(name, kind, [len(values)], values))
             continue
         kind, shape = (
             kinds[spec[0]] if spec and isinstance(spec[0], str) else (TensorProto.FLOAT, np.float32),
@@ -499,12 +501,38 @@ def test_center_crop_pad_and_resize_sizes(onnx_registry: Any, data: Any, dims: l
     _judge(onnx_registry, helper.make_node(op, names, ["Y"], axes=axes), inputs)
 
 
+@SETTINGS
+@given(
+    data=st.data(),
+    dims=st.lists(DIM, min_size=1, max_size=4),
+    op=st.sampled_from(["Resize", "Upsample"]),
+)
+def test_resize_and_upsample_scales(onnx_registry: Any, data: Any, dims: list[int], op: str) -> None:
+    """floor(size * scale) with float scales (Resize-19 on some axes, Resize-13 and Upsample-9 on
+    all); a product within float32's rounding of an integer is unknown in ours, never a guess."""
+    scale = st.sampled_from([0.25, 0.5, 0.6, 0.75, 1.0, 1.3, 1.5, 2.0, 2.5, 3.0, 1 / 3, 2 / 3])
+    if op == "Upsample":
+        scales = data.draw(st.lists(scale, min_size=len(dims), max_size=len(dims)))
+        inputs = {"X": tuple(dims), "S": ("float32", scales)}
+        _judge(onnx_registry, helper.make_node(op, ["X", "S"], ["Y"], mode="nearest"), inputs, opset=9)
+        return
+    axes = data.draw(st.lists(st.integers(0, len(dims) - 1), min_size=1, max_size=len(dims), unique=True))
+    with_axes = data.draw(st.booleans())
+    scales = data.draw(st.lists(scale, min_size=len(axes), max_size=len(axes)) if with_axes else st.just([]))
+    if not with_axes:
+        scales = data.draw(st.lists(scale, min_size=len(dims), max_size=len(dims)))
+    inputs = {"X": tuple(dims), "S": ("float32", scales)}
+    attributes = {"axes": axes} if with_axes else {}
+    node = helper.make_node(op, ["X", "", "S"], ["Y"], **attributes)
+    _judge(onnx_registry, node, inputs, opset=19 if with_axes else 13)
+
+
 def test_zz_ours_complete_wherever_onnx_was() -> None:
     """Run after the property tests above (file order): every operator was compared on real
     examples, and wherever onnx's shape was complete, ours was too (and equal, checked above)."""
     ops = {"Add", "MatMul", "Gemm", "Reshape", "Transpose", "Concat", "ReduceSum", "Conv", "MaxPool"}
     ops |= {"AveragePool", "Squeeze", "Unsqueeze", "Gather", "Flatten", "Expand", "Tile", "Where"}
-    ops |= {"Slice", "Pad", "TopK", "OneHot", "CenterCropPad", "Resize"}
+    ops |= {"Slice", "Pad", "TopK", "OneHot", "CenterCropPad", "Resize", "Upsample"}
     if not TALLY:
         pytest.skip("the property tests did not run in this session")
     assert ops <= TALLY.keys(), ops - TALLY.keys()

@@ -158,7 +158,7 @@ class _Checker:
             kinds = [self.kind(item, locals_) for item in node.items]
             return "shapes" if kinds and all(k == "list" for k in kinds) else self._items(node, kinds)
         if isinstance(node, Comp):
-            source = self.expect(node.source, "list", locals_, "'for ... in'")
+            source = self.expect(node.source, "many", locals_, "'for ... in'")  # items, or shapes
             inner = {**locals_, node.var: "num" if source != "shapes" else "list"}
             if node.cond is not None:
                 self.expect(node.cond, "bool", inner, "the 'if' of a comprehension")

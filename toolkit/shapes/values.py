@@ -144,10 +144,10 @@ def num_arith(op: str, left: Num, right: Num) -> Num:
     return float(result) if math.isfinite(result) and abs(result) <= LIMIT else None
 
 
-# A float's rounding: exact in double for products and quotients of float32 values, but a runtime
-# may compute in float32, where a result this close to an integer can round onto it. Within this
-# (relative) distance of an integer, and not on it, floor and ceil are unknown rather than a guess;
-# past 2^24 a float32 no longer holds every integer.
+# A float's rounding: a runtime may compute in float32 or double, and a result this close to an
+# integer (relative) can round onto it in one and not in the other: just below an integer, floor
+# would differ, just above it ceil. There they are unknown rather than a guess (onnx's inference
+# computes in double, onnxruntime in float32); past 2^24 a float32 no longer holds every integer.
 _NEAR = 2.0**-20
 _FLOAT32_INTS = 2**24
 
@@ -160,7 +160,7 @@ def round_to_int(value: Num, up: bool) -> Dim:
     if not math.isfinite(value) or abs(value) >= _FLOAT32_INTS:
         return None
     nearest = round(value)
-    if value != nearest and abs(value - nearest) <= _NEAR * max(abs(value), 1.0):
+    if abs(value - nearest) <= _NEAR * max(abs(value), 1.0) and (value > nearest if up else value < nearest):
         return None
     return math.ceil(value) if up else math.floor(value)
 
