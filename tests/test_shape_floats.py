@@ -165,8 +165,8 @@ CASES: dict[str, tuple[list[Any], list[Any], list[Any], int, dict[str, tuple[Any
             _ints("r2", [2], []),
             _ints("m3", [-3]),
             _ints("m1", [-1]),
-        ]
-        + [_ints("two", [2])],
+            _ints("two", [2]),
+        ],
         [6],
         18,
         {"r": (1,), "Y": (2, 3, 1, 1)},

@@ -168,7 +168,7 @@ def _inference(onnx: Any, version: OpSchema, fail_on_constraint: bool) -> Callab
         outputs: list[Value] = [None] * produced
         if has_rules:
             given: list[Value] = [shape_of(t) if t is not None else ABSENT for t in types]
-            values: dict[str, tuple[int, ...]] = {}
+            values: dict[str, tuple[int | float, ...]] = {}
             for index, param in enumerate(version.inputs[:count]):
                 data = (
                     ctx.get_input_data(index) if not param.is_variadic and types[index] is not None else None

@@ -40,7 +40,7 @@ from toolkit.onnx_bridge.shape_read import attribute_value, constant_node, shape
 from toolkit.registry.core import Registry
 from toolkit.shapes.engine import Inference, bind_inputs, infer, reads
 from toolkit.shapes.flow import agree, contradicts, merge, scan_shapes
-from toolkit.shapes.values import ABSENT, Dim, Shape, Sym, Value
+from toolkit.shapes.values import ABSENT, Num, Shape, Sym, Value
 
 if TYPE_CHECKING:
     from toolkit.onnx_bridge.shape_functions import Calls
@@ -122,7 +122,7 @@ def _dropped(*args: Any, **kwargs: Any) -> None:
 Scope = MutableMapping[str, Shape]
 # what is known of the contents of small integer tensors: constants, and values computed from
 # shapes by the operators' value rules (Shape -> Gather -> Concat -> Reshape)
-Values = MutableMapping[str, tuple[Dim, ...]]
+Values = MutableMapping[str, tuple[Num, ...]]  # constants (ints, floats) and computed values
 
 
 @dataclass(slots=True)
@@ -384,7 +384,7 @@ class _Walk:
         self,
         path: str,
         shapes: dict[str, Shape],
-        values: dict[str, tuple[Dim, ...]],
+        values: dict[str, tuple[Num, ...]],
         types: dict[str, str | None],
         declared: dict[str, str | None],
         shaped: bool,

@@ -17,8 +17,7 @@ __all__ = ["MAX_CONSTANT", "Constant", "attribute_value", "constant_node", "shap
 MAX_CONSTANT = MAX_LIST  # elements of a constant read for value(I)
 # a bool's items are 0 and 1 (Where's condition, as Equal's value rule gives it)
 _INT_TYPES = {
-    ELEMENT_TYPE_NUMBERS[t]
-    for t in ("int64", "int32", "int16", "int8", "uint8", "uint16", "uint32", "bool")
+    ELEMENT_TYPE_NUMBERS[t] for t in ("int64", "int32", "int16", "int8", "uint8", "uint16", "uint32", "bool")
 }
 # Resize's and Upsample's scales, a float Range's bounds: their items are floats (docs/guide/shapes.md,
 # "Values"); one that is not finite makes the constant unknown (no runtime sizes by a NaN)

@@ -431,9 +431,10 @@ def _member(item: Dim, items: Value) -> bool | None:
 def _equal(left: Value, right: Value) -> bool | None:
     if isinstance(left, tuple) and isinstance(right, tuple):
         return dims_equal(left, right)
-    if isinstance(left, float) or isinstance(right, float):
-        if isinstance(left, Sym) or isinstance(right, Sym):
-            return None  # a size and a float: equal only when the float is that size
+    if (isinstance(left, float) or isinstance(right, float)) and (
+        isinstance(left, Sym) or isinstance(right, Sym)
+    ):
+        return None  # a size and a float: equal only when the float is that size
     if isinstance(left, (str, float, bool)) or isinstance(right, (str, float, bool)):
         return left == right if left is not None and right is not None else None
     if left is ABSENT or right is ABSENT:

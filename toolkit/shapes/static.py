@@ -205,7 +205,10 @@ class _Checker:
             # floats compute with + - * / and compare; // and % are of whole numbers
             want = "num" if op in ("//", "%") else "real"
             what = f"'{op}'"
-            kinds = {self.expect(node.left, want, locals_, what), self.expect(node.right, want, locals_, what)}
+            kinds = {
+                self.expect(node.left, want, locals_, what),
+                self.expect(node.right, want, locals_, what),
+            }
             if op in _ORDER:
                 return "bool"
             return "float" if op == "/" or "float" in kinds else "num"

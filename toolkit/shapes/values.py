@@ -126,7 +126,7 @@ def num_arith(op: str, left: Num, right: Num) -> Num:
     in floating point (`//` and `%` of a float are unknown: no rule needs them, and their rounding
     is the runtime's). `/` of ints is exact when it divides, else the nearest float."""
     if not (isinstance(left, float) or isinstance(right, float) or op == "/"):
-        return arith(op, left, right)  # type: ignore[arg-type]  # no float: both are dimensions
+        return arith(op, left, right)  # no float: both are dimensions
     if op == "/" and isinstance(left, Sym) and right == 1:
         return left
     if op in ("+", "-", "*") and (isinstance(left, Sym) or isinstance(right, Sym)):
@@ -140,7 +140,8 @@ def num_arith(op: str, left: Num, right: Num) -> Num:
         return None
     if op == "/" and isinstance(left, int) and isinstance(right, int) and left % right == 0:
         return bounded(left // right)
-    result = left + right if op == "+" else left - right if op == "-" else left * right if op == "*" else left / right
+    operate = {"+": float.__add__, "-": float.__sub__, "*": float.__mul__, "/": float.__truediv__}[op]
+    result = operate(float(left), float(right))
     return float(result) if math.isfinite(result) and abs(result) <= LIMIT else None
 
 
