@@ -23,7 +23,7 @@ import os
 from collections import ChainMap
 from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from toolkit.model.spec import OpSchema
 from toolkit.onnx_bridge.check.inference import (
@@ -45,7 +45,15 @@ from toolkit.shapes.values import ABSENT, Num, Shape, Sym, Value
 if TYPE_CHECKING:
     from toolkit.onnx_bridge.shape_functions import Calls
 
-__all__ = ["Conflict", "ShapeResult", "infer_model_shapes", "infer_types", "registry_for"]
+__all__ = [
+    "Conflict",
+    "GraphHooks",
+    "ShapeResult",
+    "WalkHooks",
+    "infer_model_shapes",
+    "infer_types",
+    "registry_for",
+]
 
 _CONTROL = frozenset(CONTROL_FLOW)  # If, Loop, Scan: shapes from their bodies
 _GRAPH_KINDS = frozenset({GRAPH_ATTR, GRAPHS_ATTR})  # attribute types that hold graphs
@@ -77,6 +85,39 @@ class ShapeResult:
     types: dict[str, str] = field(default_factory=dict)  # value name -> inferred type (all scopes)
 
 
+class GraphHooks(Protocol):
+    """What runs beside the walk over one graph's nodes (check-model's graph and node checks), on
+    the fields the walk read of each node: `before` a node's subgraphs are walked (its inputs:
+    its result is handed back to `after`), `after` its output types are known, `leave` after the
+    graph's last node."""
+
+    def before(self, node: Any, index: int, inputs: list[str]) -> int: ...
+
+    def after(
+        self, mark: int, node: Any, index: int, inputs: list[str], outputs: list[str], attrs: list[Any]
+    ) -> None: ...
+
+    def leave(self) -> None: ...
+
+    def reordered(self) -> None:
+        """The node's subgraphs were not walked once each in attribute order."""
+
+
+class WalkHooks(Protocol):
+    def enter(
+        self,
+        graph: Any,
+        path: str,
+        outer: GraphHooks | None,
+        declared: dict[str, str | None],
+        fed: Mapping[str, str | None] | None,
+        types: MutableMapping[str, str | None],
+    ) -> GraphHooks:
+        """The hooks of `graph` (the main graph: `outer` None; else a subgraph of the node that
+        `outer`'s graph is at) whose declared types are `declared`, whose Loop or Scan feeds
+        `fed`, and whose types the walk keeps in `types`."""
+
+
 def registry_for(specs: Registry | Sequence[str | os.PathLike[str]] | None) -> Registry:
     """The registry of `specs` (a Registry, or spec paths added to the onnx catalog), or the catalog."""
     if isinstance(specs, Registry):
@@ -86,10 +127,14 @@ def registry_for(specs: Registry | Sequence[str | os.PathLike[str]] | None) -> R
     return model_registry(list(specs or ()), adapters=False)
 
 
-def infer_model_shapes(model: Any, registry: Registry, add: Add | None = None) -> ShapeResult:
+def infer_model_shapes(
+    model: Any, registry: Registry, add: Add | None = None, hooks: WalkHooks | None = None
+) -> ShapeResult:
     """Every value's shape the rules give over the main graph and its subgraphs, its element type
     (`ShapeResult.types`), and the shape constraints' findings; the inferred types that contradict
-    a declaration go to `add` (check-model's MODEL-TYPE-INFERRED-MISMATCH), when given."""
+    a declaration go to `add` (check-model's MODEL-TYPE-INFERRED-MISMATCH), when given. `hooks`
+    run beside the walk over the main graph and its subgraphs (check-model's other checks: one
+    traversal, each node's fields read once)."""
     result = ShapeResult()
     counter = itertools.count()
 
@@ -100,11 +145,12 @@ def infer_model_shapes(model: Any, registry: Registry, add: Add | None = None) -
     functions = {(f.domain, f.name): f for f in model.functions}
     types = TypeInference(registry, functions, add or _dropped, imports)
     walk = _Walk(registry, imports, result, fresh, types)
+    walk.hooks = hooks
     if model.functions:
         from toolkit.onnx_bridge.shape_functions import Calls, function_map
 
         walk.calls = Calls(functions=function_map(model.functions), imports=imports, fresh=fresh)
-    main = _Scope(graph_path(model), result.shapes, {}, {})
+    main = _Scope(graph_path(model), result.shapes, {}, {}, checked=hooks is not None)
     walk.graph(model.graph, main)
     result.types, result.produced, result.declared = types.inferred, main.produced, main.declared
     return result
@@ -138,6 +184,8 @@ class _Scope:
     declared: dict[str, str | None] = field(default_factory=dict)
     produced: list[str] = field(default_factory=list)  # its nodes' outputs, in order
     shaped: bool = True  # False: types only (a graph other than If's, Loop's or Scan's, see control)
+    checked: bool = False  # the walk's hooks run over this graph (the main graph and its subgraphs)
+    check: GraphHooks | None = None  # their hooks of this graph (before it is entered: its outer's)
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +228,7 @@ class _Walk:
         self.memo: dict[tuple[object, ...], tuple[tuple[str | None, ...], Inference | None]] = {}
         self.declared_shapes: dict[bytes, Shape] = {}
         self.calls: Calls | None = None  # the model's local functions, when it has any
+        self.hooks: WalkHooks | None = None  # what runs beside the walk (infer_model_shapes)
 
     def declared(self, type_proto: Any) -> Shape:
         """_shape_of, once per distinct type: a model declares the same few types on thousands of
@@ -210,6 +259,9 @@ class _Walk:
         """Walk `graph` in `scope`. `fed`: the types a Loop or Scan feeds its body's inputs declared
         without one."""
         declared = scope.declared = declared_types(graph)
+        hooks = self.hooks
+        if hooks is not None and scope.checked:
+            scope.check = hooks.enter(graph, scope.path, scope.check, declared, fed, scope.types)
         scope.types.update(declared)
         if fed:
             scope.types.update((name, found) for name, found in fed.items() if declared.get(name) is None)
@@ -228,6 +280,8 @@ class _Walk:
         visit = self.node
         for index, node in enumerate(graph.node):
             visit(node, scope, index)
+        if scope.check is not None:
+            scope.check.leave()
 
     def node(self, node: Any, scope: _Scope, index: int) -> None:
         """One node of the graph of `scope`: its subgraphs, then its output types and shapes (its
@@ -239,6 +293,8 @@ class _Walk:
             found = self.versions[domain, op_type] = self.version(domain, op_type)
         names, outputs, attrs = node.input[:], node.output[:], node.attribute[:]
         scope.produced += outputs
+        check = scope.check
+        mark = check.before(node, index, names) if check is not None else 0
         flow = None
         if attrs and not _GRAPH_KINDS.isdisjoint([a.type for a in attrs]):
             flow = self.control(node, scope, index)
@@ -297,6 +353,8 @@ class _Walk:
                 elif stated != found_type:
                     path = node_path(scope.path, node, index)
                     self.types.mismatch(node, found.plan, position, name, stated, found_type, path)
+        if check is not None:
+            check.after(mark, node, index, names, outputs, attrs)
         if called is not None:
             self.settle(outputs, shapes, called[0])
         if inferred is None or schema is None:
@@ -409,6 +467,8 @@ class _Walk:
             ChainMap({}, scope.values),
             ChainMap({}, scope.types),
             shaped=shaped and scope.shaped,
+            checked=scope.check is not None,
+            check=scope.check,
         )
         for info, shape in zip(graph.input, inputs):
             inner.shapes[info.name] = shape
@@ -458,6 +518,8 @@ class _Walk:
         for suffix in graphs:
             if suffix not in walked:
                 walk(suffix, (), shaped=False)  # its shapes depend on how its operator runs it
+        if scope.check is not None and list(walked) != [suffix for suffix, _ in subgraphs(node)]:
+            scope.check.reordered()
         self.settle(node.output, scope.shapes, out)
         if wanted is None or wanted[0] not in walked:
             return []

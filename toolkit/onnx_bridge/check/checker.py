@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolkit.model.resolution import removed_by
 from toolkit.model.spec import FormalParameter, OpSchema, ParamOption, canonical_domain, display_domain
-from toolkit.onnx_bridge.check import fastpath, graph_checks
+from toolkit.onnx_bridge.check import fastpath, graph_checks, walk_checks
 from toolkit.onnx_bridge.check.findings import CheckResult, ModelFinding, finding
 from toolkit.onnx_bridge.check.functions import function_body_findings
 from toolkit.onnx_bridge.check.model_io import load_model
@@ -81,6 +81,40 @@ class _Walk:
     def add(self, rule: str, path: str, message: str, hint: str = "", operator: str = "") -> None:
         self.findings.append(finding(_RULES[rule], path, message, hint, operator))
 
+    def adder(self, into: list[ModelFinding]) -> graph_checks.Add:
+        """`add` into another list (check_model keeps each pass's findings apart, then in order)."""
+
+        def add(rule: str, path: str, message: str, hint: str = "", operator: str = "") -> None:
+            into.append(finding(_RULES[rule], path, message, hint, operator))
+
+        return add
+
+    def scope(self, path: str, imports: Mapping[str, int], types: MutableMapping[str, str | None]) -> _Scope:
+        """The scope a node of the main graph or of its subgraphs is reported in (walk_checks)."""
+        return _Scope(path, imports, types)
+
+    def plan(
+        self, plans: dict[str, dict[str, Any]], imports: Mapping[str, int], domain: str, op_type: str
+    ) -> fastpath.FastSchema | None:
+        """What the fast path checks nodes (domain, op_type) of a scope importing `imports`
+        against (None: the reporting path), memoised in `plans`."""
+        domain_plans = plans.get(domain)
+        if domain_plans is None:
+            domain_plans = plans[domain] = {}
+        fast = domain_plans.get(op_type, _UNPLANNED)
+        if fast is _UNPLANNED:
+            fast = domain_plans[op_type] = fastpath.plan(
+                self.registry,
+                self.functions,
+                imports,
+                domain,
+                op_type,
+                self.unchecked_attributes,
+                self.facts_of,
+                self.compiled,
+            )
+        return fast  # type: ignore[no-any-return]
+
     # -- graphs ------------------------------------------------------------------------
 
     def graph(self, graph: Any, scope: _Scope) -> None:
@@ -90,26 +124,11 @@ class _Walk:
             for index, node in enumerate(nodes):
                 self.node(node, index, scope)
             return
-        plans = scope.plans
+        plans, imports = scope.plans, scope.imports
         types = None if scope.in_function else scope.types.get
         clean, dirty = fastpath.clean, fastpath.DIRTY
         for index, node in enumerate(nodes):
-            op_type = node.op_type
-            domain_plans = plans.get(node.domain)
-            if domain_plans is None:
-                domain_plans = plans[node.domain] = {}
-            fast = domain_plans.get(op_type, _UNPLANNED)
-            if fast is _UNPLANNED:
-                fast = domain_plans[op_type] = fastpath.plan(
-                    self.registry,
-                    self.functions,
-                    scope.imports,
-                    node.domain,
-                    op_type,
-                    self.unchecked_attributes,
-                    self.facts_of,
-                    self.compiled,
-                )
+            fast = self.plan(plans, imports, node.domain, node.op_type)
             verdict = dirty if fast is None else clean(node, fast, types)
             if verdict == dirty:
                 self.node(node, index, scope)
@@ -117,8 +136,13 @@ class _Walk:
                 self.subgraphs(node, node_path(scope.path, node, index), scope)
 
     def node(self, node: Any, index: int, scope: _Scope) -> None:
-        """Check one node and report what is wrong."""
+        """Check one node and its subgraphs and report what is wrong."""
         path = node_path(scope.path, node, index)
+        self.report(node, path, scope)
+        self.subgraphs(node, path, scope)
+
+    def report(self, node: Any, path: str, scope: _Scope) -> None:
+        """Check one node (not its subgraphs) and report what is wrong."""
         domain = canonical_domain(node.domain)
         function = self.functions.get((node.domain, node.op_type))
         if function is not None:
@@ -151,7 +175,6 @@ class _Walk:
             schema = self.resolve(node, domain, scope.imports[domain], path)
             if schema is not None:
                 self.verify(node, schema, path, scope)
-        self.subgraphs(node, path, scope)
 
     def subgraphs(self, node: Any, path: str, scope: _Scope) -> None:
         for suffix, sub in subgraphs(node):
@@ -437,6 +460,7 @@ def check_model(
                 f"the model imports {display_domain(domain)} opset {version}; the newest defined is "
                 f"{registry.domain(domain).max_version}",
             )
+    inferred = None
     if graph_level:
         if not model.ir_version:
             walk.add("MODEL-IR-VERSION-MISSING", main, "the model does not set ir_version")
@@ -444,18 +468,9 @@ def check_model(
             walk.add(
                 "MODEL-DOMAIN-NOT-IMPORTED", main, "the model's opset_import is empty: it imports no opset"
             )
-        graph_checks.check_graph(model.graph, main, walk.add, main=True)
-        graph_checks.check_functions_unique(model.functions, main, walk.add)
-    inferred = None
-    if graph_level:  # inferred types stand in for the ones not declared
-        # (imported here: the model walk reads check.inference, a module of this package)
-        from toolkit.onnx_bridge.shape_infer import infer_model_shapes
-
-        inferred = infer_model_shapes(model, registry, walk.add)
-        types = {**inferred.types, **inferred.declared}
+        inferred = walk_checks.check_main_graph(model, walk, imports, main)
     else:
-        types = declared_types(model.graph)
-    walk.graph(model.graph, _Scope(main, imports, types))
+        walk.graph(model.graph, _Scope(main, imports, declared_types(model.graph)))
     if inferred is not None:  # the shapes' findings after the nodes' (located at nodes, found over the graph)
         report_shapes(inferred, walk.add)
     for function in sorted(model.functions, key=lambda f: (f.domain, f.name, f.overload)):

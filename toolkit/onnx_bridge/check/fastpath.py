@@ -113,8 +113,9 @@ DIRTY = -1  # `clean` and the guards: the node may have findings, take the repor
 HOLDS_GRAPHS = 1  # `clean` and the guards: the precondition holds and the node has graph attributes
 
 Types = Callable[[str], str | None]
-# (node, inputs, outputs, schema, types) -> DIRTY, or what the test saw on its way (0 or HOLDS_GRAPHS)
-GuardTest = Callable[[Any, list[str], list[str], "FastSchema", Types | None], int]
+# (node, inputs, outputs, attributes, schema, types) -> DIRTY, or what the test saw on its way
+# (0 or HOLDS_GRAPHS); the lists are the node's fields read once (`clean_view`)
+GuardTest = Callable[[Any, list[str], list[str], list[Any], "FastSchema", Types | None], int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,44 +147,49 @@ def clean(node: Any, fast: FastSchema, types: Types | None) -> int:
     """DIRTY unless `node` certainly passes every check the reporting checker makes against the
     schema of `fast` (then HOLDS_GRAPHS when it holds graph attributes, else 0). `types` looks up
     declared value types; None in a function body, where types are not checked."""
-    inputs = node.input[:]
-    outputs = node.output[:]
+    return clean_view(node, node.input[:], node.output[:], node.attribute[:], fast, types)
+
+
+def clean_view(
+    node: Any, inputs: list[str], outputs: list[str], attrs: list[Any], fast: FastSchema, types: Types | None
+) -> int:
+    """`clean` of a node whose inputs, outputs and attributes were read already (the model walk
+    reads each node's fields once for every pass over it)."""
     typing = None
     if types is not None and "" not in inputs and "" not in outputs:
         typing = (tuple(map(types, inputs)), tuple(map(types, outputs)))
     if typing is None or typing not in fast.typings:
         for test in _BY_TYPING:
-            if test(node, inputs, outputs, fast, types) == DIRTY:
+            if test(node, inputs, outputs, attrs, fast, types) == DIRTY:
                 return DIRTY
         if typing is not None:
             fast.typings.add(typing)
     graphs = 0
     for test in _PER_NODE:
-        verdict = test(node, inputs, outputs, fast, types)
+        verdict = test(node, inputs, outputs, attrs, fast, types)
         if verdict == DIRTY:
             return DIRTY
         graphs |= verdict
     if not _SEES_GRAPHS:
-        graphs = _graphs(node)
+        graphs = _graphs(attrs)
     return graphs
 
 
-def _graphs(node: Any) -> int:
+def _graphs(attrs: list[Any]) -> int:
     """HOLDS_GRAPHS when the node has a graph attribute (for a guard set that reads no attribute)."""
-    return HOLDS_GRAPHS if any(attr.type in (GRAPH_ATTR, GRAPHS_ATTR) for attr in node.attribute) else 0
+    return HOLDS_GRAPHS if any(attr.type in (GRAPH_ATTR, GRAPHS_ATTR) for attr in attrs) else 0
 
 
 def _clean_attributes(
-    node: Any, inputs: list[str], outputs: list[str], fast: FastSchema, types: Types | None
+    node: Any, inputs: list[str], outputs: list[str], attrs: list[Any], fast: FastSchema, types: Types | None
 ) -> int:
     """Whether the node's attributes pass the checker's attribute checks (and it holds graphs)."""
-    attrs = node.attribute
     if not attrs:
         return DIRTY if fast.required_attrs else 0
     graphs = 0
     attr_types = fast.attr_types
     seen: set[str] = set()
-    for attr in attrs[:]:  # a list iterates faster than the repeated field
+    for attr in attrs:
         name = attr.name
         kind = attr.type
         if kind in (GRAPH_ATTR, GRAPHS_ATTR):
@@ -210,7 +216,7 @@ def _clean_attributes(
 
 
 def _clean_values(
-    node: Any, inputs: list[str], outputs: list[str], fast: FastSchema, types: Types | None
+    node: Any, inputs: list[str], outputs: list[str], attrs: list[Any], fast: FastSchema, types: Types | None
 ) -> int:
     """Whether the node's input and output names pass the checker's count and empty-name checks."""
     count = len(inputs)
@@ -231,7 +237,7 @@ def _clean_values(
 
 
 def _clean_types(
-    node: Any, inputs: list[str], outputs: list[str], fast: FastSchema, types: Types | None
+    node: Any, inputs: list[str], outputs: list[str], attrs: list[Any], fast: FastSchema, types: Types | None
 ) -> int:
     """Whether the declared types of the node's values pass the checker's type checks (which
     function bodies, `types` None, skip)."""

@@ -41,11 +41,16 @@ class GraphScope:
     """The names one graph (or function body) has defined so far, on top of its enclosing
     scopes' names at the node holding it."""
 
-    __slots__ = ("defined", "outer")
+    __slots__ = ("defined", "outer", "producers")
 
     def __init__(self, defined: set[str], outer: tuple[set[str], ...]) -> None:
         self.defined = defined
         self.outer = outer
+        self.producers: dict[str, int] | None = None  # built on the first input not yet defined
+
+    def inner(self) -> tuple[set[str], ...]:
+        """What a subgraph of the node being checked sees of this scope and its enclosing ones."""
+        return (self.defined, *self.outer)
 
     def sees(self, name: str) -> bool:
         if name in self.defined:
@@ -60,6 +65,15 @@ def check_graph(
     graph: Any, path: str, add: Add, outer: tuple[set[str], ...] = (), main: bool = False
 ) -> None:
     """The graph-level checks of `graph` and, recursively, of its subgraphs."""
+    scope = open_graph(graph, path, add, outer, main)
+    _nodes(graph.node, path, add, scope, "graph")
+    close_graph(graph, scope, path, add)
+
+
+def open_graph(graph: Any, path: str, add: Add, outer: tuple[set[str], ...], main: bool) -> GraphScope:
+    """The checks of a graph's declarations (inputs, initializers, the main graph's outputs,
+    value_info names); the scope its nodes are then checked in, node by node (`node_inputs`, its
+    subgraphs, `node_outputs`: `check_graph`, or the model walk that check-model runs)."""
     defined: set[str] = set()
     _declare(graph.input, "graph input", path, add, defined, value_info=True, main=main)
     initializers = [*graph.initializer, *(s.values for s in graph.sparse_initializer)]
@@ -76,8 +90,12 @@ def check_graph(
     for info in graph.value_info:
         if not info.name:
             add("MODEL-NAME-EMPTY", path, "a value_info entry has an empty name")
-    scope = GraphScope(defined, outer)
-    _nodes(graph.node, path, add, scope, "graph")
+    defined.add("")  # an empty name is an absent optional value: always fine to read
+    return GraphScope(defined, outer)
+
+
+def close_graph(graph: Any, scope: GraphScope, path: str, add: Add) -> None:
+    """After a graph's last node: its outputs must be defined."""
     _outputs((o.name for o in graph.output), scope.defined, path, add, "graph")
 
 
@@ -163,34 +181,42 @@ def _main_io_type(info: Any, kind: str, path: str, add: Add) -> None:
 
 
 def _nodes(nodes: Any, path: str, add: Add, scope: GraphScope, what: str) -> None:
-    defined = scope.defined
-    defined.add("")  # an empty name is an absent optional value: always fine to read
-    outer = scope.outer
-    producers: dict[str, int] | None = None  # built on the first input not yet defined
+    scope.defined.add("")  # an empty name is an absent optional value: always fine to read
     for index, node in enumerate(nodes):
-        inputs = node.input[:]
-        if not defined.issuperset(inputs):  # (the common case, every input defined, is one call)
-            if producers is None:
-                producers = _producers(nodes)
-            _inputs(node, index, inputs, producers, path, add, scope, what)
+        node_inputs(scope, nodes, node, index, node.input[:], path, add, what)
         if node.attribute:
             for suffix, sub in subgraphs(node):
-                check_graph(sub, f"{node_path(path, node, index)}/{suffix}", add, (defined, *outer))
-        outputs = node.output[:]
-        if not outer and defined.isdisjoint(outputs) and len(set(outputs)) == len(outputs):
-            defined.update(outputs)
+                check_graph(sub, f"{node_path(path, node, index)}/{suffix}", add, scope.inner())
+        node_outputs(scope, node, index, node.output[:], path, add)
+
+
+def node_inputs(
+    scope: GraphScope, nodes: Any, node: Any, index: int, inputs: list[str], path: str, add: Add, what: str
+) -> None:
+    """Report the node's inputs that are not defined yet (`nodes`: its graph's, read only then)."""
+    if not scope.defined.issuperset(inputs):  # (the common case, every input defined, is one call)
+        if scope.producers is None:
+            scope.producers = _producers(nodes)
+        _inputs(node, index, inputs, scope.producers, path, add, scope, what)
+
+
+def node_outputs(scope: GraphScope, node: Any, index: int, outputs: list[str], path: str, add: Add) -> None:
+    """Define the node's outputs; report those already defined (SSA)."""
+    defined, outer = scope.defined, scope.outer
+    if not outer and defined.isdisjoint(outputs) and len(set(outputs)) == len(outputs):
+        defined.update(outputs)
+        return
+    for name in outputs:
+        if not name:
             continue
-        for name in outputs:
-            if not name:
-                continue
-            if name in defined or (outer and scope.outer_has(name)):
-                add(
-                    "MODEL-VALUE-REDEFINED",
-                    node_path(path, node, index),
-                    f"output '{name}' is already defined {_where(name, scope)}: values are assigned once (SSA)",
-                    operator=node.op_type,
-                )
-            defined.add(name)
+        if name in defined or (outer and scope.outer_has(name)):
+            add(
+                "MODEL-VALUE-REDEFINED",
+                node_path(path, node, index),
+                f"output '{name}' is already defined {_where(name, scope)}: values are assigned once (SSA)",
+                operator=node.op_type,
+            )
+        defined.add(name)
 
 
 def _inputs(
