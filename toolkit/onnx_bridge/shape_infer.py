@@ -94,8 +94,16 @@ class GraphHooks(Protocol):
     def before(self, node: Any, index: int, inputs: list[str]) -> int: ...
 
     def after(
-        self, mark: int, node: Any, index: int, inputs: list[str], outputs: list[str], attrs: list[Any]
-    ) -> None: ...
+        self,
+        mark: int,
+        node: Any,
+        index: int,
+        op: tuple[str, str],
+        inputs: list[str],
+        outputs: list[str],
+        attrs: list[Any],
+    ) -> None:
+        """`op`: the node's (domain, op_type) as read."""
 
     def leave(self) -> None: ...
 
@@ -287,10 +295,10 @@ class _Walk:
         """One node of the graph of `scope`: its subgraphs, then its output types and shapes (its
         path, graph.node_path, is made only where there is something to locate: check-model's
         findings are located as its own)."""
-        domain, op_type = node.domain, node.op_type  # each read of a protobuf field makes a new str
-        found = self.versions.get((domain, op_type))
+        op = node.domain, node.op_type  # each read of a protobuf field makes a new str
+        found = self.versions.get(op)
         if found is None:
-            found = self.versions[domain, op_type] = self.version(domain, op_type)
+            found = self.versions[op] = self.version(*op)
         names, outputs, attrs = node.input[:], node.output[:], node.attribute[:]
         scope.produced += outputs
         check = scope.check
@@ -354,7 +362,7 @@ class _Walk:
                     path = node_path(scope.path, node, index)
                     self.types.mismatch(node, found.plan, position, name, stated, found_type, path)
         if check is not None:
-            check.after(mark, node, index, names, outputs, attrs)
+            check.after(mark, node, index, op, names, outputs, attrs)
         if called is not None:
             self.settle(outputs, shapes, called[0])
         if inferred is None or schema is None:

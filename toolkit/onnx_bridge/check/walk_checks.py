@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from toolkit.onnx_bridge.check.checker import _Scope, _Walk
     from toolkit.onnx_bridge.shape_infer import ShapeResult
 
+_UNPLANNED = object()
+
 # the graph checks' findings after which the walk's view of types may differ from the end's
 _INEXACT = frozenset({"MODEL-VALUE-REDEFINED", "MODEL-NODE-ORDER", "MODEL-VALUE-UNDEFINED"})
 
@@ -70,7 +72,8 @@ class ModelChecks:
         self.imports = imports
         self.graph_findings = graph_findings
         self.add = walk.adder(graph_findings)
-        self.plans: dict[str, dict[str, Any]] = {}
+        self.plans: dict[str, dict[str, Any]] = {}  # the reporting checker's memo (walk.plan)
+        self.fast: dict[tuple[str, str], Any] = {}  # (domain, op_type) -> its plan, read per node
         self.reordered = False
 
     @property
@@ -128,18 +131,27 @@ class GraphCheck:
         self.masks: tuple[Mapping[str, None], ...] = ()  # the names Loops and Scans feed, inner first
 
     def before(self, node: Any, index: int, inputs: list[str]) -> int:
-        if not self.scope.defined.issuperset(inputs):
+        if not self.scope.defined.issuperset(inputs):  # (every input defined: the common case)
             graph_checks.node_inputs(
                 self.scope, self.graph.node, node, index, inputs, self.path, self.checks.add, "graph"
             )
         return len(self.checks.walk.findings)
 
     def after(
-        self, mark: int, node: Any, index: int, inputs: list[str], outputs: list[str], attrs: list[Any]
+        self,
+        mark: int,
+        node: Any,
+        index: int,
+        op: tuple[str, str],
+        inputs: list[str],
+        outputs: list[str],
+        attrs: list[Any],
     ) -> None:
         checks = self.checks
         walk = checks.walk
-        fast = walk.plan(checks.plans, checks.imports, node.domain, node.op_type)
+        fast = checks.fast.get(op, _UNPLANNED)
+        if fast is _UNPLANNED:
+            fast = checks.fast[op] = walk.plan(checks.plans, checks.imports, *op)
         if fast is None or clean_view(node, inputs, outputs, attrs, fast, self.node_scope.types.get) == DIRTY:
             found = walk.findings
             end = len(found)
