@@ -23,7 +23,7 @@ import os
 from collections import ChainMap
 from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from toolkit.model.spec import OpSchema
 from toolkit.onnx_bridge.check.inference import (
@@ -37,6 +37,7 @@ from toolkit.onnx_bridge.check.inference import (
 from toolkit.onnx_bridge.check.types import declared_types
 from toolkit.onnx_bridge.graph import GRAPH_ATTR, GRAPHS_ATTR, graph_path, node_path, opset_imports, subgraphs
 from toolkit.onnx_bridge.shape_read import attribute_value, constant_node, shape_of, tensor_constant
+from toolkit.onnx_bridge.walk_hooks import GraphHooks, WalkHooks
 from toolkit.registry.core import Registry
 from toolkit.shapes.engine import Inference, bind_inputs, infer, reads
 from toolkit.shapes.flow import agree, contradicts, merge, scan_shapes
@@ -83,47 +84,6 @@ class ShapeResult:
     produced: list[str] = field(default_factory=list)  # the main graph's node outputs, in order
     declared: dict[str, str | None] = field(default_factory=dict)  # the main graph's declared types
     types: dict[str, str] = field(default_factory=dict)  # value name -> inferred type (all scopes)
-
-
-class GraphHooks(Protocol):
-    """What runs beside the walk over one graph's nodes (check-model's graph and node checks), on
-    the fields the walk read of each node: `before` a node's subgraphs are walked (its inputs:
-    its result is handed back to `after`), `after` its output types are known, `leave` after the
-    graph's last node."""
-
-    def before(self, node: Any, index: int, inputs: list[str]) -> int: ...
-
-    def after(
-        self,
-        mark: int,
-        node: Any,
-        index: int,
-        op: tuple[str, str],
-        inputs: list[str],
-        outputs: list[str],
-        attrs: list[Any],
-    ) -> None:
-        """`op`: the node's (domain, op_type) as read."""
-
-    def leave(self) -> None: ...
-
-    def reordered(self) -> None:
-        """The node's subgraphs were not walked once each in attribute order."""
-
-
-class WalkHooks(Protocol):
-    def enter(
-        self,
-        graph: Any,
-        path: str,
-        outer: GraphHooks | None,
-        declared: dict[str, str | None],
-        fed: Mapping[str, str | None] | None,
-        types: MutableMapping[str, str | None],
-    ) -> GraphHooks:
-        """The hooks of `graph` (the main graph: `outer` None; else a subgraph of the node that
-        `outer`'s graph is at) whose declared types are `declared`, whose Loop or Scan feeds
-        `fed`, and whose types the walk keeps in `types`."""
 
 
 def registry_for(specs: Registry | Sequence[str | os.PathLike[str]] | None) -> Registry:

@@ -30,8 +30,11 @@ from toolkit.onnx_bridge.check.findings import ModelFinding
 from toolkit.onnx_bridge.graph import node_path
 
 if TYPE_CHECKING:
-    from toolkit.onnx_bridge.check.checker import _Scope, _Walk
     from toolkit.onnx_bridge.shape_infer import ShapeResult
+
+# checker._Walk and checker._Scope (checker imports this module, so not the other way round)
+_Walk = Any
+_Scope = Any
 
 _UNPLANNED = object()
 

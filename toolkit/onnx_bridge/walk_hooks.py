@@ -1,0 +1,49 @@
+"""What may run beside the model walk (`shape_infer`): check-model's graph and node checks
+(`check.walk_checks`) see each node of the main graph and of its subgraphs once, with the input,
+output and attribute lists the walk read of it (#27, #24: one traversal)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, MutableMapping
+from typing import Any, Protocol
+
+
+class GraphHooks(Protocol):
+    """What runs beside the walk over one graph's nodes (check-model's graph and node checks), on
+    the fields the walk read of each node: `before` a node's subgraphs are walked (its inputs:
+    its result is handed back to `after`), `after` its output types are known, `leave` after the
+    graph's last node."""
+
+    def before(self, node: Any, index: int, inputs: list[str]) -> int: ...
+
+    def after(
+        self,
+        mark: int,
+        node: Any,
+        index: int,
+        op: tuple[str, str],
+        inputs: list[str],
+        outputs: list[str],
+        attrs: list[Any],
+    ) -> None:
+        """`op`: the node's (domain, op_type) as read."""
+
+    def leave(self) -> None: ...
+
+    def reordered(self) -> None:
+        """The node's subgraphs were not walked once each in attribute order."""
+
+
+class WalkHooks(Protocol):
+    def enter(
+        self,
+        graph: Any,
+        path: str,
+        outer: GraphHooks | None,
+        declared: dict[str, str | None],
+        fed: Mapping[str, str | None] | None,
+        types: MutableMapping[str, str | None],
+    ) -> GraphHooks:
+        """The hooks of `graph` (the main graph: `outer` None; else a subgraph of the node that
+        `outer`'s graph is at) whose declared types are `declared`, whose Loop or Scan feeds
+        `fed`, and whose types the walk keeps in `types`."""
