@@ -340,16 +340,36 @@ def test_vendor_domain_model_onnx_passes_unchecked(registry: Registry) -> None:
     assert "replaced by C" in findings[0].hint
 
 
+def test_a_catalog_is_imported_again_when_the_toolkit_code_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What an imported catalog holds is made by the toolkit's code (importer, overlays, the shape
+    checker choosing an overlay's alternative): a catalog of other code is never reused."""
+    from toolkit.onnx_bridge import catalog
+
+    filled: list[str] = []
+
+    def fill(folder: Path) -> None:
+        filled.append(catalog.toolkit_stamp())
+        (folder / "x").write_text("x", encoding="utf-8")
+
+    first = catalog.imported_dir("probe", "1", fill, tmp_path)
+    assert catalog.imported_dir("probe", "1", fill, tmp_path) == first and len(filled) == 1
+    monkeypatch.setattr(catalog, "toolkit_stamp", lambda: "an edited toolkit")
+    second = catalog.imported_dir("probe", "1", fill, tmp_path)
+    assert second != first and filled == [filled[0], "an edited toolkit"]
+
+
 def test_catalog_is_imported_once_per_onnx_version(tmp_path: Path) -> None:
     from toolkit.onnx_bridge.catalog import (
-        CATALOG_FORMAT,
         catalog_dir,
+        code_digest,
         data_digest,
         onnx_unchecked_attributes,
     )
 
     first = catalog_dir(tmp_path)
-    name = f"onnx-catalog-{onnx.__version__}-d{data_digest()}-f{CATALOG_FORMAT}"
+    name = f"onnx-catalog-{onnx.__version__}-d{data_digest()}-c{code_digest()}"
     assert first.name == name and (first / ".complete").exists()
     stamp = (first / ".complete").stat().st_mtime_ns
     assert catalog_dir(tmp_path) == first and (first / ".complete").stat().st_mtime_ns == stamp

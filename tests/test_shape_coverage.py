@@ -247,3 +247,24 @@ def test_an_optional_value_gets_no_tensor_type(onnx_registry: Any) -> None:
     out = infer_shapes(model, onnx_registry)
     assert _dims(out.graph.output[0]) == [2, 3]
     assert all(not i.type.HasField("tensor_type") for i in out.graph.value_info if i.name == "P")
+
+
+def test_every_overlay_entry_gives_its_rules_to_every_version_it_names() -> None:
+    """The overlays pick, per onnx version, the first alternative whose rules check in that
+    version's scope; an entry none of whose alternatives checks would be dropped without a word
+    (a rule with a type error, or an entry whose `from`/`until` names versions it does not fit)."""
+    from toolkit.onnx_bridge.shape_overlay import entry_fits, load_shape_overlay, load_value_overlay
+
+    schemas = onnx.defs.get_all_schemas_with_history()
+    unfit = [
+        f"{'value' if value else 'shape'} rules of {schema.domain or 'ai.onnx'} {schema.name}-{schema.since_version}"
+        for overlay, value in ((load_shape_overlay(), False), (load_value_overlay(), True))
+        for domain, entries in overlay.items()
+        for entry in entries
+        for schema in schemas
+        if schema.domain == domain
+        and schema.name in entry.ops
+        and entry.low <= schema.since_version <= entry.high
+        and not entry_fits(entry, schema, value)
+    ]
+    assert unfit == []

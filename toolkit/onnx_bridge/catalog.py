@@ -1,7 +1,8 @@
 """The installed onnx catalog as a Registry: imported on demand, cached per onnx version.
 
 The import writes ONNX's schemas as DSL files into the user's cache folder (never into the
-repository), keyed by the onnx version so an upgrade of onnx gets a fresh import. The default
+repository), keyed by the onnx version, the data overlays and the toolkit's code, so an upgrade of
+onnx or of the toolkit gets a fresh import. The default
 domain's schemas then get our adapter overlay (`toolkit/data/onnx_adapters/`) merged in, and
 vendor specs given with `--specs` are added on top (a vendor tree may even replace a domain).
 """
@@ -19,12 +20,8 @@ from pathlib import Path
 from toolkit.load import cache
 from toolkit.model.spec import DomainSpec, OperatorSpec, SpecSet
 from toolkit.onnx_bridge.missing import not_installed
-from toolkit.registry.core import Registry, load_registry
+from toolkit.registry.core import Registry, load_registry, toolkit_stamp
 
-CATALOG_FORMAT = (
-    8  # 4: outputs carry type_from; 5: function bodies (#16); 6: more type_from facts; 7: shape rules (#27);
-    # 8: the adapter overlay's adapters (#26)
-)
 UNCHECKED_FILE = "unchecked_attributes.txt"
 ONNX_DOMAINS = ("", "ai.onnx.ml", "ai.onnx.preview", "ai.onnx.preview.training")
 
@@ -52,7 +49,7 @@ def catalog_dir(cache_root: str | os.PathLike[str] | None = None) -> Path:
         (folder / UNCHECKED_FILE).write_text(unchecked, "utf-8")
 
     # The toolkit's data overlays (shapes, adapters, replacements, release facts) are written into
-    # the import, so an edit of any of them is a new catalog.
+    # the import, so an edit of any of them is a new catalog (and a change of the code, below).
     return imported_dir("onnx-catalog", f"{onnx_version()}-d{data_digest()}", fill, cache_root)
 
 
@@ -70,12 +67,15 @@ def data_digest(folder: Path = DATA_DIR) -> str:
 def imported_dir(
     kind: str, version: str, fill: Callable[[Path], None], cache_root: str | os.PathLike[str] | None = None
 ) -> Path:
-    """The cache folder `<kind>-<version>-f<format>`, filled by `fill` on first use. The onnx
+    """The cache folder `<kind>-<version>-c<code>`, filled by `fill` on first use, where `<code>`
+    is a digest of `toolkit_stamp()`: what a catalog holds is made by the toolkit's code (the
+    importer, the overlays' application, the shape checker that picks an overlay's alternative),
+    so any change of it is a new catalog, with no format number to remember to bump. The onnx
     catalog and the runtime catalogs (toolkit/onnx_bridge/runtimes.py) share this machinery."""
     if cache_root is None and not cache.enabled():
         return _private_dir(kind, version, fill)
     root = Path(cache_root) if cache_root is not None else cache.cache_dir()
-    target = root / f"{kind}-{version}-f{CATALOG_FORMAT}"
+    target = root / f"{kind}-{version}-c{code_digest()}"
     if (target / ".complete").exists():
         return target
     root.mkdir(parents=True, exist_ok=True)
@@ -93,6 +93,11 @@ def imported_dir(
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
     return target
+
+
+def code_digest() -> str:
+    """A short digest of the toolkit's code and the libraries it depends on (`toolkit_stamp`)."""
+    return hashlib.sha256(toolkit_stamp().encode()).hexdigest()[:12]
 
 
 _PRIVATE: dict[tuple[str, str], Path] = {}

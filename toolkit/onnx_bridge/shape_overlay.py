@@ -25,7 +25,9 @@ __all__ = [
     "SHAPES_DIR",
     "ShapeEntry",
     "add_shape_rules",
+    "entry_fits",
     "load_shape_overlay",
+    "load_value_overlay",
     "rules_for",
     "value_rules_for",
 ]
@@ -112,6 +114,12 @@ def value_rules_for(schema: Any) -> tuple[str, ...]:
     for rules, _ in _first_fit(load_value_overlay(), schema, value=True):
         return rules
     return ()
+
+
+def entry_fits(entry: ShapeEntry, schema: Any, value: bool = False) -> bool:
+    """Whether one of `entry`'s alternatives checks in `schema`'s scope (tests: no entry of the
+    overlays names a version it does not fit, so none is dropped without a word)."""
+    return any(True for _ in _first_fit({schema.domain: (entry,)}, schema, value))
 
 
 def _first_fit(
