@@ -16,6 +16,7 @@ message names the doc line (unless it is the first).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from toolkit.checks.markdown import Analysis, analyse
 from toolkit.checks.markdown_fast import may_need_repair
@@ -125,7 +126,7 @@ def check_docs(specs: SpecSet) -> list[Diagnostic]:
     """DOC-* diagnostics for every doc of `specs`."""
     out = domain_doc_diagnostics(specs)
     for op in specs.operators:
-        out += operator_doc_diagnostics(op)
+        out += operator_docs(op).diagnostics
     return out
 
 
@@ -141,10 +142,18 @@ def domain_doc_diagnostics(specs: SpecSet) -> list[Diagnostic]:
     return out
 
 
-def operator_doc_diagnostics(op: OperatorSpec) -> list[Diagnostic]:
+class OperatorDocs(NamedTuple):
+    """The DOC-* diagnostics of one operator's docs, and the analyses they were found in (for
+    `markdown.remember` in another process: the docs generator reads the same docs)."""
+
+    diagnostics: list[Diagnostic]
+    analyses: list[Analysis]
+
+
+def operator_docs(op: OperatorSpec) -> OperatorDocs:
     """DOC-* diagnostics for the docs of one operator's versions: they depend on the operator
     alone, so the loader may run this in the worker that read the operator's file."""
-    out: list[Diagnostic] = []
+    out = OperatorDocs([], [])
     by_since = {schema.since_version: schema for schema in op.versions}
     for schema in op.versions:
         base = by_since.get(schema.based_on) if schema.based_on is not None else None
@@ -155,14 +164,14 @@ def operator_doc_diagnostics(op: OperatorSpec) -> list[Diagnostic]:
             what = schema.id if field is None else f"{schema.id} {field[0]} '{field[1]}'"
             place = _place(owner, schema.location)
             kind = "version" if field is None else "parameter"
-            out += (d for d in doc_diagnostics(text, what, place, kind) if d.rule not in silenced)
+            found = _analysis_diagnostics(text, what, place, kind, out.analyses)
+            out.diagnostics.extend(d for d in found if d.rule not in silenced)
         for example in schema.examples:  # not inherited: each version's own
             if example.doc and may_need_repair(example.doc):
                 where = (example.location if example.location != NOWHERE else schema.location, False)
                 what = f"{schema.id} example '{example.name}'"
-                out += (
-                    d for d in doc_diagnostics(example.doc, what, where, "example") if d.rule not in silenced
-                )
+                found = _analysis_diagnostics(example.doc, what, where, "example", out.analyses)
+                out.diagnostics.extend(d for d in found if d.rule not in silenced)
     return out
 
 
@@ -206,7 +215,15 @@ def doc_diagnostics(text: str, what: str, place: tuple[Location, bool], kind: st
     where the doc's text starts and whether its lines are the source lines one for one."""
     if not text or not may_need_repair(text):
         return []
+    return _analysis_diagnostics(text, what, place, kind, [])
+
+
+def _analysis_diagnostics(
+    text: str, what: str, place: tuple[Location, bool], kind: str, analyses: list[Analysis]
+) -> list[Diagnostic]:
+    """`doc_diagnostics` of a doc the prefilter flagged; its analysis is added to `analyses`."""
     analysis = analyse(text)
+    analyses.append(analysis)
     if analysis.clean:
         return []
     return list(_findings(analysis, what, _Locator(text, *place), HEADING_FLOOR[kind]))

@@ -27,7 +27,7 @@ The checks (`toolkit.checks.docs`) turn the findings into DOC-* diagnostics and 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -302,16 +302,38 @@ def _continuation(prefix: str) -> str:
 # --------------------------------------------------------------------------- analysis
 
 
-@lru_cache(maxsize=16384)
 def analyse(text: str) -> Analysis:
     """The structure of `normalize(text)` that matters to a page showing it (see the module doc)."""
     normalized = normalize(text)
-    lines = tuple(normalized.split("\n")) if normalized else ()
-    return analyse_lines(lines)
+    return analyse_lines(tuple(normalized.split("\n")) if normalized else ())
+
+
+# The analyses made, keyed by what each one read (`Analysis.lines`): the checks and the docs
+# generator read the same docs, and the loader's workers hand theirs back (`remember`) so that
+# this process does not parse them again. At most MEMO_SIZE entries: when full it starts over.
+MEMO_SIZE = 16384
+_memo: dict[tuple[str, ...], Analysis] = {}
 
 
 def analyse_lines(lines: tuple[str, ...]) -> Analysis:
     """`analyse` of text already normalized and split into lines."""
+    found = _memo.get(lines)
+    if found is None:
+        found = _analysed(lines)
+        remember((found,))
+    return found
+
+
+def remember(analyses: Iterable[Analysis]) -> None:
+    """Keep `analyses`, made elsewhere (a loader worker), for `analyse_lines`: each under the
+    lines it read, so an entry is the analysis of its key whoever made it."""
+    for analysis in analyses:
+        if len(_memo) >= MEMO_SIZE:
+            _memo.clear()  # one step (safe beside another thread), unlike evicting one by one
+        _memo[analysis.lines] = analysis
+
+
+def _analysed(lines: tuple[str, ...]) -> Analysis:
     if not lines:
         return Analysis((), (), (), (), ())
     tokens = parser().parse("\n".join(lines) + "\n")

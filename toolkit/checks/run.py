@@ -11,11 +11,14 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from toolkit.checks.docs import domain_doc_diagnostics, operator_doc_diagnostics
+from toolkit.checks import markdown
+from toolkit.checks.docs import domain_doc_diagnostics, operator_docs
 from toolkit.checks.spec import check_specs
-from toolkit.load.loader import dedupe, read_specs
+from toolkit.load.loader import OperatorCheck, dedupe, read_specs
 from toolkit.load.result import LoadResult
 from toolkit.model.diagnostics import sort_key
+
+DOC_CHECK = OperatorCheck(operator_docs, markdown.remember)
 
 
 def load_specs(
@@ -31,10 +34,10 @@ def load_specs(
     # The doc checks of an operator need that operator only: the loader runs them where it builds
     # the operator, so on a large tree they are shared out between its processes too. Which list
     # a diagnostic joins first does not change the result: every list is sorted (by location,
-    # rule and message) and deduplicated below, and doc rules are checked nowhere else.
-    result = read_specs(
-        paths, display=display, jobs=jobs, check_operator=operator_doc_diagnostics, contents=contents
-    )
+    # rule and message) and deduplicated below, and doc rules are checked nowhere else. The
+    # workers' Markdown analyses come back to this process's memo: the docs generator reads the
+    # same docs here.
+    result = read_specs(paths, display=display, jobs=jobs, check_operator=DOC_CHECK, contents=contents)
     checked = [*check_specs(result.specs), *domain_doc_diagnostics(result.specs)]
     if checked:
         result.diagnostics = sorted(dedupe([*result.diagnostics, *checked]), key=sort_key)

@@ -13,6 +13,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Generic, TypeVar
 
 from toolkit.load import parallel, schema_fast
 from toolkit.load.build import Builder
@@ -34,11 +35,27 @@ from toolkit.load.yamlsrc import Source, YamlProblem, read_yaml
 from toolkit.model.diagnostics import Diagnostic, sort_key
 from toolkit.model.spec import DomainSpec, Location, OperatorSpec, SpecSet
 
+K = TypeVar("K")
+
+
+@dataclass(frozen=True)
+class OperatorCheck(Generic[K]):
+    """A check of one operator on its own, given by the checks layer and run in the process that
+    built the operator (see `read_specs`). `run` gives the operator's diagnostics and what was
+    computed on the way that this process may use again; `reuse` is handed the latter here, in
+    load order, once every file is read: a worker's travels back with its results (pickled by
+    the pool), so what a worker computed is not computed again in this process."""
+
+    run: Callable[[OperatorSpec], tuple[list[Diagnostic], Sequence[K]]]
+    reuse: Callable[[Sequence[K]], None]
+
+
 # (position in the load, spec, its file's diagnostics, the diagnostics of `check_operator`, the
-# example files it names: read by this process once every file is built, see `example_files`)
-FileResult = tuple[int, OperatorSpec | None, list[Diagnostic], list[Diagnostic], list[ExampleRef]]
-# A check of one operator on its own, run where the operator was built (see `read_specs`).
-OperatorCheck = Callable[[OperatorSpec], list[Diagnostic]]
+# example files it names: read by this process once every file is built, see `example_files`;
+# what the check computed, for its `reuse`)
+FileResult = tuple[
+    int, OperatorSpec | None, list[Diagnostic], list[Diagnostic], list[ExampleRef], Sequence[Any]
+]
 # How a large tree's operator files are shared out: chunks of at least CHUNK_FILES files (handing
 # out a chunk costs about 0.1 ms), at most MAX_CHUNKS of them, so that the chunk still being
 # worked when the other process runs out is a small part of the whole.
@@ -51,7 +68,7 @@ def read_specs(
     *,
     display: Callable[[Path], str] | None = None,
     jobs: int | None = None,
-    check_operator: OperatorCheck | None = None,
+    check_operator: OperatorCheck[Any] | None = None,
     contents: Mapping[Path, bytes] | None = None,
 ) -> LoadResult:
     """Read every spec under `paths` into model objects, with the structural diagnostics (files,
@@ -60,7 +77,7 @@ def read_specs(
 
     `check_operator`, given by that layer, is run on every operator the result keeps, in the
     process that built it (so on large trees it is split across the workers too); its
-    diagnostics are added to the result's.
+    diagnostics are added to the result's, and what it computed is handed to its `reuse`.
 
     `display` maps a file to the name diagnostics use for it (default: path relative to the
     working directory); the git-ref loader uses it to report repository paths, not temp paths.
@@ -101,7 +118,7 @@ def load_files(
     show: Callable[[Path], str],
     *,
     workers: int = 1,
-    check_operator: OperatorCheck | None = None,
+    check_operator: OperatorCheck[Any] | None = None,
     contents: Mapping[Path, bytes] | None = None,
     roots: Sequence[Path] = (),
 ) -> LoadResult:
@@ -145,6 +162,9 @@ def load_files(
     else:
         chunks = [reader.read(numbered)]
     results = [r for chunk in chunks for r in chunk]  # in load order: chunks come back in order
+    if check_operator is not None:
+        for result in results:
+            check_operator.reuse(result[5])
     refs = [ref for result in results for ref in result[4]]  # in load order: the budget's order
     tensors = ExampleFiles(roots, example_budget()).read(refs, diags) if refs else {}
     operators = [filled(spec, tensors) for spec in _merge_operators(results, diags)]
@@ -220,7 +240,7 @@ class _OperatorReader:
     show: Callable[[Path], str]
     domains: dict[str, DomainSpec]
     broken_domain_folders: set[Path]
-    check: OperatorCheck | None = None
+    check: OperatorCheck[Any] | None = None
     contents: Mapping[Path, bytes] | None = None
 
     def read(self, files: Sequence[tuple[int, Path]]) -> list[FileResult]:
@@ -229,6 +249,7 @@ class _OperatorReader:
             diags: list[Diagnostic] = []
             checked: list[Diagnostic] = []
             refs: list[ExampleRef] = []
+            computed: Sequence[Any] = ()
             spec = None
             source = read_source(path, "operator", self.show, diags, self.contents)
             if source is not None:
@@ -236,19 +257,19 @@ class _OperatorReader:
                 spec = builder.operator(source, self.domains)
                 refs = builder.example_refs
             if spec is not None and self.check is not None:
-                checked = self.check(spec)
-            out.append((index, spec, diags, checked, refs))
+                checked, computed = self.check.run(spec)
+            out.append((index, spec, diags, checked, refs, computed))
         return out
 
 
 def _merge_operators(results: list[FileResult], diags: list[Diagnostic]) -> list[OperatorSpec]:
     """The operators of every file (`results` in load order); a second definition is
     NAME-DUPLICATE. The diagnostics of the operator check are kept for the operators kept."""
-    for _, _, file_diags, _, _ in results:
+    for _, _, file_diags, _, _, _ in results:
         diags.extend(file_diags)
     seen: dict[tuple[str, str], OperatorSpec] = {}
     checked: dict[int, list[Diagnostic]] = {}  # by id() of the spec
-    for _, spec, _, spec_checked, _ in results:
+    for _, spec, _, spec_checked, _, _ in results:
         if spec is None:
             continue
         checked[id(spec)] = spec_checked
