@@ -1,0 +1,145 @@
+"""What the loader's workers compute for the per-operator checks comes back to this process
+(`toolkit.load.loader.OperatorCheck.reuse`): the Markdown analyses of the DOC-* checks are handed
+to `toolkit.checks.markdown`'s memo, so the docs generator, which reads the same docs here, does
+not parse them a second time (issue #24). The memo is keyed by what each analysis read and
+bounded. That the split load's findings equal the sequential ones: tests/test_load_parallel.py."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from toolkit.checks import markdown
+from toolkit.checks.run import DOC_CHECK, load_specs
+from toolkit.cli import main
+from toolkit.generate import mdsafe
+from toolkit.load import loader, parallel
+from toolkit.load.loader import OperatorCheck, read_specs
+from toolkit.model.spec import OperatorSpec
+
+OPERATORS = 96  # above parallel.MIN_FILES: read_specs shares the files out
+
+
+def doc_of(index: int) -> str:
+    return f"# Operator {index} squares x"  # a heading: DOC-HEADING, demoted on the pages
+
+
+def write_tree(root: Path) -> Path:
+    specs = root / "specs" / "com.example.reuse"
+    specs.mkdir(parents=True)
+    (specs / "domain.yaml").write_text(
+        "domain: com.example.reuse\nopset_versions:\n  - {version: 1, ir_version: 10}\n"
+    )
+    for index in range(OPERATORS):
+        (specs / f"Op{index}.yaml").write_text(
+            f"operator: Op{index}\ndomain: com.example.reuse\nversions:\n"
+            f"  - since_version: 1\n    doc: '{doc_of(index)}'\n"
+            "    inputs: [{name: X, type: tensor(float)}]\n"
+            "    outputs: [{name: Y, type: tensor(float)}]\n"
+        )
+    return specs.parent
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    return write_tree(tmp_path)
+
+
+@pytest.fixture
+def parsed(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[str, ...]]]:
+    """The texts this process parses, as lines (a forked worker records in its own copy)."""
+    texts: list[tuple[str, ...]] = []
+    parse = markdown._analysed
+
+    def recorded(lines: tuple[str, ...]) -> markdown.Analysis:
+        texts.append(lines)
+        return parse(lines)
+
+    monkeypatch.setattr(markdown, "_analysed", recorded)
+    monkeypatch.setattr(markdown, "_memo", {})  # nothing analysed yet
+    mdsafe.repaired.cache_clear()
+    mdsafe.sanitize.cache_clear()
+    mdsafe._prepared.cache_clear()
+    yield texts
+    mdsafe.repaired.cache_clear()
+    mdsafe.sanitize.cache_clear()
+    mdsafe._prepared.cache_clear()
+
+
+def slowed_here(check: OperatorCheck[object]) -> OperatorCheck[object]:
+    """`check` made slow in this process only, so that the pool's worker surely takes chunks."""
+    here = os.getpid()
+
+    def run(op: OperatorSpec):  # type: ignore[no-untyped-def]
+        if os.getpid() == here:
+            time.sleep(0.005)
+        return check.run(op)
+
+    return OperatorCheck(run, check.reuse)
+
+
+def test_workers_analyses_reach_this_process(
+    tree: Path, parsed: list[tuple[str, ...]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not parallel.can_fork():
+        pytest.skip("no process pool on this platform")
+    monkeypatch.setattr("toolkit.checks.run.DOC_CHECK", slowed_here(DOC_CHECK))
+    result = load_specs([tree], jobs=2)
+    assert [d.rule for d in result.diagnostics] == ["DOC-HEADING"] * OPERATORS
+    assert 0 < len(parsed) < OPERATORS  # the worker analysed some docs, this process the others
+    loaded = len(parsed)
+    # What the docs generator does with each doc: every analysis it needs is here already.
+    for index in range(OPERATORS):
+        assert mdsafe.sanitize(doc_of(index), 5).text == f"##### Operator {index} squares x"
+    assert len(parsed) == loaded
+
+
+def test_reuse_gets_every_file_result_in_load_order(tree: Path) -> None:
+    if not parallel.can_fork():
+        pytest.skip("no process pool on this platform")
+    received: list[list[str]] = []
+    names = OperatorCheck(lambda op: ([], [op.name, str(os.getpid())]), received.append)
+    read_specs([tree], jobs=2, check_operator=slowed_here(names))  # type: ignore[arg-type]
+    order = sorted((f"Op{i}" for i in range(OPERATORS)), key=lambda name: f"{name}.yaml")
+    assert [name for name, _ in received] == order
+    assert {pid for _, pid in received} - {str(os.getpid())}  # some came back from a worker
+
+
+def test_generate_parses_each_doc_once(tree: Path, tmp_path: Path, parsed: list[tuple[str, ...]]) -> None:
+    """The real command: each doc is parsed once, by the process that loaded it (before the
+    workers' analyses came back, the docs kind parsed theirs again), and the pages show it
+    demoted (the kind parses texts of its own too: the demoted summaries)."""
+    out = tmp_path / "out"
+    env = {"OPSET_TOOLKIT_NO_CACHE": "1", parallel.JOBS_ENV: "2"}
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in env.items():
+            patch.setenv(name, value)
+        patch.setattr("toolkit.checks.run.DOC_CHECK", slowed_here(DOC_CHECK))
+        patch.setattr(loader, "CHUNK_FILES", 8)
+        assert main(["generate", "--specs", str(tree), "--out", str(out), "--only", "docs", "-q"]) == 0
+    docs = {(doc_of(index),) for index in range(OPERATORS)}
+    here = [lines for lines in parsed if lines in docs]
+    assert len(here) == len(set(here))
+    assert 0 < len(here) < OPERATORS  # this process's share of the load, no more
+    page = next(out.rglob("Op7.md")).read_text()
+    assert "# Operator 7 squares x" in page and "\n# Operator 7" not in page
+
+
+def test_memo_is_keyed_by_what_an_analysis_read_and_bounded(
+    parsed: list[tuple[str, ...]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = markdown.analyse("  # a\n  c")
+    assert first.lines == ("# a", "c") and first.headings and len(parsed) == 1
+    assert markdown.analyse("# a\nc\n\n") is first  # texts that normalize alike share it
+    monkeypatch.setattr(markdown, "_memo", {})
+    markdown.remember([first])  # as the loader hands in a worker's analysis
+    assert markdown.analyse("\t# a\n\tc") is first and len(parsed) == 1
+    monkeypatch.setattr(markdown, "MEMO_SIZE", 4)
+    for index in range(10):
+        assert markdown.analyse(f"# line {index}").lines == (f"# line {index}",)
+        assert len(markdown._memo) <= 4
+    assert len(parsed) == 11
