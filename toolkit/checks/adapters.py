@@ -43,6 +43,7 @@ back); the first version of an operator has no previous version.
 **Before:** `adapter: {upgrade: [{kind: compatible}]}` under the operator's first version.
 
 **After:** the same version without `adapter:`.""",
+    per_operator=True,
 )
 def adapters(specs: SpecSet, domains: dict[str, DomainSpec]) -> Iterator[Diagnostic]:
     """Every ADAPTER-* problem of every adapter (see `check_step`, `compatible_steps` and

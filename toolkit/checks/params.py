@@ -31,6 +31,7 @@ it: ONNX allows only the last input or output to be variadic.
 **Before:** `inputs: [{name: xs, type: T, option: variadic}, {name: axis, type: tensor(int64)}]`
 
 **After:** `inputs: [{name: axis, type: tensor(int64)}, {name: xs, type: T, option: variadic}]`""",
+    per_operator=True,
 )
 def parameters(specs: SpecSet, domains: dict[str, DomainSpec]) -> Iterator[Diagnostic]:
     """PARAM-* per input and output, NAME-DUPLICATE for two of one kind with the same name."""
@@ -129,6 +130,7 @@ whose value is not a type (a float), cannot give a type.
 **Before:** `outputs: [{name: Y, type: T2, type_from: [{attribute: too}]}]` (the attribute is `to`)
 
 **After:** `outputs: [{name: Y, type: T2, type_from: [{attribute: to}]}]`""",
+    per_operator=True,
 )
 def type_from(specs: SpecSet, domains: dict[str, DomainSpec]) -> Iterator[Diagnostic]:
     """PARAM-TYPE-FROM for every bad `type_from` source."""

@@ -12,13 +12,23 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from toolkit.checks import markdown
-from toolkit.checks.docs import domain_doc_diagnostics, operator_docs
-from toolkit.checks.spec import check_specs
+from toolkit.checks.docs import OperatorDocs, domain_doc_diagnostics, operator_docs
+from toolkit.checks.spec import check_specs, operator_problems
 from toolkit.load.loader import OperatorCheck, dedupe, read_specs
 from toolkit.load.result import LoadResult
 from toolkit.model.diagnostics import sort_key
+from toolkit.model.spec import DomainSpec, OperatorSpec
 
-DOC_CHECK = OperatorCheck(operator_docs, markdown.remember)
+
+def _operator_checks(op: OperatorSpec, domains: Mapping[str, DomainSpec]) -> OperatorDocs:
+    """What the checks find that read one operator at a time: the doc checks (with the analyses
+    they made) and the spec checks marked `per_operator`."""
+    docs = operator_docs(op)
+    docs.diagnostics.extend(operator_problems(op, domains))
+    return docs
+
+
+OPERATOR_CHECKS = OperatorCheck(_operator_checks, markdown.remember)
 
 
 def load_specs(
@@ -31,14 +41,14 @@ def load_specs(
     """Read every spec under `paths` and run the semantic checks over what could be built.
     Never raises for bad specs: problems are diagnostics (see `toolkit.load.loader.read_specs`,
     which also says what `contents` is)."""
-    # The doc checks of an operator need that operator only: the loader runs them where it builds
-    # the operator, so on a large tree they are shared out between its processes too. Which list
-    # a diagnostic joins first does not change the result: every list is sorted (by location,
-    # rule and message) and deduplicated below, and doc rules are checked nowhere else. The
-    # workers' Markdown analyses come back to this process's memo: the docs generator reads the
-    # same docs here.
-    result = read_specs(paths, display=display, jobs=jobs, check_operator=DOC_CHECK, contents=contents)
-    checked = [*check_specs(result.specs), *domain_doc_diagnostics(result.specs)]
+    # The doc checks of an operator and the spec checks marked `per_operator` need that operator
+    # only (and the domains): the loader runs them where it builds the operator, so on a large
+    # tree they are shared out between its processes too, and `check_specs` leaves them out
+    # below. Which list a diagnostic joins first does not change the result: every list is
+    # sorted (by location, rule and message) and deduplicated below. The workers' Markdown
+    # analyses come back to this process's memo: the docs generator reads the same docs here.
+    result = read_specs(paths, display=display, jobs=jobs, check_operator=OPERATOR_CHECKS, contents=contents)
+    checked = [*check_specs(result.specs, per_operator=False), *domain_doc_diagnostics(result.specs)]
     if checked:
         result.diagnostics = sorted(dedupe([*result.diagnostics, *checked]), key=sort_key)
     return result

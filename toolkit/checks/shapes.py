@@ -51,6 +51,7 @@ def text_location(text: ShapeText, pos: int) -> Location:
         "outputs:\n  - {name: Y, type: T, shape: 'broadcast(A, B'}",
         "outputs:\n  - {name: Y, type: T, shape: 'broadcast(A, B)'}",
     ),
+    per_operator=True,
 )
 def shape_rules(specs: SpecSet, domains: dict[str, DomainSpec]) -> Iterator[Diagnostic]:
     """Every SHAPE-* problem of every version's rules; a rule a version inherits unchanged with an

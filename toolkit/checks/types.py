@@ -37,6 +37,7 @@ inputs: [{name: X, type: T}]
 type_constraints:
   T: {allowed: [tensor(float), tensor(double)]}
 ```""",
+    per_operator=True,
 )
 def type_params(specs: SpecSet, domains: dict[str, DomainSpec]) -> Iterator[Diagnostic]:
     """TYPE-PARAM-UNDECLARED per parameter, TYPE-PARAM-UNUSED per constraint."""

@@ -40,13 +40,13 @@ K = TypeVar("K")
 
 @dataclass(frozen=True)
 class OperatorCheck(Generic[K]):
-    """A check of one operator on its own, given by the checks layer and run in the process that
-    built the operator (see `read_specs`). `run` gives the operator's diagnostics and what was
+    """A check of one operator on its own (and the domains), given by the checks layer and run in
+    the process that built the operator (see `read_specs`). `run` gives the operator's diagnostics and what was
     computed on the way that this process may use again; `reuse` is handed the latter here, in
     load order, once every file is read: a worker's travels back with its results (pickled by
     the pool), so what a worker computed is not computed again in this process."""
 
-    run: Callable[[OperatorSpec], tuple[list[Diagnostic], Sequence[K]]]
+    run: Callable[[OperatorSpec, Mapping[str, DomainSpec]], tuple[list[Diagnostic], Sequence[K]]]
     reuse: Callable[[Sequence[K]], None]
 
 
@@ -257,7 +257,7 @@ class _OperatorReader:
                 spec = builder.operator(source, self.domains)
                 refs = builder.example_refs
             if spec is not None and self.check is not None:
-                checked, computed = self.check.run(spec)
+                checked, computed = self.check.run(spec, self.domains)
             out.append((index, spec, diags, checked, refs, computed))
         return out
 

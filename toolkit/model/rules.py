@@ -71,6 +71,9 @@ class Rule:
     option: str | None = None  # gate rules: a profile option that must be true for the rule to run
     anchor: str = ""  # heading on the family's docs page (default: the lower-cased id)
     check: Callable[..., Any] | None = None
+    # Spec checks: the check reads one operator at a time (and the domains), so the loader runs it
+    # where it builds the operator (`toolkit.checks.spec.operator_problems`).
+    per_operator: bool = False
 
     @property
     def page(self) -> str:
