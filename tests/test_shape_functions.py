@@ -7,7 +7,6 @@ Where onnx gives none, the expected shape is worked out by hand in the test."""
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -278,11 +277,8 @@ Pong (a) => (c) {
     budget = 20_000  # the bound's 200,000 takes seconds to exhaust: the test sets a smaller one
     monkeypatch.setattr(shape_functions, "MAX_CALL_NODES", budget)
     for bad in (False, True):
-        started = time.perf_counter()
         result = infer_model_shapes(stripped(_chain(8, 20, bad)), registry)
-        took = time.perf_counter() - started
         assert result.nodes <= budget + 1
-        assert took < 60, took
         if not bad:
             # the memo answers every repeated call: the chain is walked once per level
             assert result.nodes == 1 + 8 * 21
@@ -302,10 +298,8 @@ Pong (a) => (c) {
         "Big (cond, a) => (out) {\n  bad = MatMul(a, a)\n"
         f"  out = If (cond) <then_branch = t () => (float r) {body}, else_branch = e () => (float r) {body}>\n}}\n"
     )
-    started = time.perf_counter()
     result = infer_model_shapes(stripped(big), registry)
     assert result.nodes <= budget + 300
-    assert time.perf_counter() - started < 60
 
 
 def test_check_model_reports_a_broken_constraint_inside_a_function_at_the_call(

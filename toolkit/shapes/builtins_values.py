@@ -42,6 +42,7 @@ def slice_range(n: Value, start: Value, end: Value, step: Value) -> range | None
 
 
 def slice_indices(ctx: object, args: Sequence[Value]) -> Value:
-    """The indices `start:end:step` takes of `n` items (`slice_range`), unknown where it is."""
+    """The indices `start:end:step` takes of `n` items (`slice_range`), unknown where it is or
+    where they are more than `MAX_LIST` (`n` may be a model's dimension: billions)."""
     taken = slice_range(args[0], args[1], args[2], args[3])
-    return None if taken is None else tuple(taken)
+    return None if taken is None or len(taken) > MAX_LIST else tuple(taken)

@@ -239,22 +239,25 @@ def str_chunks(text: str, width: int = 72) -> list[str]:
         return ['""']
     pieces: list[str] = []
     for line in text.splitlines(keepends=True):
-        while len(line) > width:
-            cut = line.rfind(" ", width // 2, width)
-            cut = width if cut < 0 else cut + 1
-            pieces.append(line[:cut])
-            line = line[cut:]
-        if line:
-            pieces.append(line)
+        pos = 0  # an index, not a slice of the rest per piece (which would copy it each time)
+        while len(line) - pos > width:
+            cut = line.rfind(" ", pos + width // 2, pos + width)
+            cut = pos + width if cut < 0 else cut + 1
+            pieces.append(line[pos:cut])
+            pos = cut
+        if pos < len(line):
+            pieces.append(line[pos:])
     literals = []
     for piece in pieces:
-        literal = str_literal(piece)
-        while len(literal) > width + 24 and len(piece) > 1:  # escapes blew it up: halve
-            half = len(piece) // 2
-            literals.append(str_literal(piece[:half]))
-            piece = piece[half:]
+        todo = [piece]  # a stack, first piece last
+        while todo:
+            piece = todo.pop()
             literal = str_literal(piece)
-        literals.append(literal)
+            if len(literal) > width + 24 and len(piece) > 1:  # escapes blew it up: halve, both halves
+                half = len(piece) // 2
+                todo += (piece[half:], piece[:half])
+            else:
+                literals.append(literal)
     return literals
 
 

@@ -17,33 +17,38 @@ at a break or a long word's cut); what textwrap would cost is measured in docs/a
 
 from __future__ import annotations
 
+import re
+
 __all__ = ["wrap_line"]
+
+_SPACES = re.compile(" *")
 
 
 def wrap_line(text: str, width: int, subsequent_indent: str = "") -> list[str]:
     """`text` (one line, no newline; trailing spaces dropped) wrapped to `width` columns as the
     module docstring says; `[""]` for a line of spaces."""
     width = max(width, 1)
-    rest = text.rstrip(" ")
-    if len(rest) <= width:
-        return [rest]
+    text = text.rstrip(" ")
+    if len(text) <= width:
+        return [text]
     indent = subsequent_indent if len(subsequent_indent) < width else ""
-    lead = len(rest) - len(rest.lstrip(" "))  # kept on the first line while its first word fits
+    lead = len(text) - len(text.lstrip(" "))  # kept on the first line while its first word fits
     lines: list[str] = []
     prefix = ""
+    pos = 0  # where the rest of the text starts (an index: slicing the rest off would copy it per line)
     while True:
         limit = width - len(prefix)
-        if len(rest) <= limit:
-            lines.append(prefix + rest)
+        if len(text) - pos <= limit:
+            lines.append(prefix + text[pos:])
             return lines
         # Greedy filling is "cut at the last space that fits": the words before it fit, with the
         # spaces between them as they were; a run of spaces at the cut is dropped.
-        cut = rest.rfind(" ", lead, limit + 1)
+        cut = text.rfind(" ", pos + lead, pos + limit + 1)
         if cut < 0 and lead:  # the lead leaves no room for the first word: drop it
-            rest, lead = rest[lead:], 0
+            pos, lead = pos + lead, 0
             continue
         if cut < 0:  # a word longer than the line: cut it
-            cut = limit
-        lines.append(prefix + rest[:cut].rstrip(" "))
-        rest = rest[cut:].lstrip(" ")
+            cut = pos + limit
+        lines.append(prefix + text[pos:cut].rstrip(" "))
+        pos = _SPACES.match(text, cut).end()  # type: ignore[union-attr]
         prefix, lead = indent, 0
