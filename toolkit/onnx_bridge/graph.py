@@ -19,9 +19,10 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from toolkit.model.spec import canonical_domain, display_domain
+from toolkit.model.types import ATTRIBUTE_TYPE_NUMBERS
 
 # AttributeProto.type numbers of the attributes that hold graphs
-GRAPH_ATTR, GRAPHS_ATTR = 5, 10
+GRAPH_ATTR, GRAPHS_ATTR = ATTRIBUTE_TYPE_NUMBERS["graph"], ATTRIBUTE_TYPE_NUMBERS["graphs"]
 
 
 def node_path(graph_path: str, node: Any, index: int) -> str:

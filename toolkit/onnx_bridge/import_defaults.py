@@ -8,9 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolkit.model.attr_defaults import (
-    literal_json,
-)
+from toolkit.model.attr_defaults import LITERAL_DEFAULT_TYPES, literal_json
 from toolkit.model.diagnostics import UsageError
 from toolkit.model.onnx_text_print import float32_text, print_graph
 from toolkit.model.onnx_wire import WireError, read_tensor
@@ -24,9 +22,7 @@ from toolkit.model.spec import (
 from toolkit.onnx_bridge.function_nodes import graph_literal
 
 # The AttributeProto.AttributeType numbers of the defaults that have a DSL literal.
-LITERAL_DEFAULT_NUMBERS = frozenset(
-    t.proto_number for t in (AttrType.TENSOR, AttrType.SPARSE_TENSOR, AttrType.GRAPH)
-)
+LITERAL_DEFAULT_NUMBERS = frozenset(t.proto_number for t in LITERAL_DEFAULT_TYPES)
 
 
 def literal_default(proto: Any) -> Any:

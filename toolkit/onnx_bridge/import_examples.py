@@ -19,11 +19,14 @@ from typing import Any
 
 from toolkit.model.examples import EXAMPLE_DTYPES
 from toolkit.model.onnx_wire import WireError, read_tensor
+from toolkit.model.types import ATTRIBUTE_TYPE_NUMBERS
 
 # AttributeProto.AttributeType numbers the DSL's example attributes can carry.
-_SCALARS = {1: "f", 2: "i", 3: "s"}
-_LISTS = {6: "floats", 7: "ints", 8: "strings"}
-_TENSOR = 4
+_SCALARS = {
+    ATTRIBUTE_TYPE_NUMBERS[name]: field for name, field in (("float", "f"), ("int", "i"), ("string", "s"))
+}
+_LISTS = {ATTRIBUTE_TYPE_NUMBERS[name]: name for name in ("floats", "ints", "strings")}
+_TENSOR = ATTRIBUTE_TYPE_NUMBERS["tensor"]
 
 
 @dataclass

@@ -22,6 +22,7 @@ import yaml
 from toolkit.load import yaml12
 from toolkit.load.schema_files import SCHEMA_DIR
 from toolkit.load.writer import write_tree
+from toolkit.model.attr_defaults import DEFAULTABLE_ATTR_TYPES
 from toolkit.model.diagnostics import UsageError
 from toolkit.model.spec import FormalParameter, OpSchema, TypeConstraint, display_domain
 from toolkit.onnx_bridge.import_defaults import LITERAL_DEFAULT_NUMBERS, literal_default
@@ -32,6 +33,9 @@ from toolkit.onnx_bridge.shape_overlay import add_shape_rules
 from toolkit.onnx_bridge.type_facts import add_type_sources
 
 SCHEMA_HEADER = "# yaml-language-server: $schema={rel}{kind}.schema.json\n"
+
+# The AttributeProto.AttributeType numbers of the defaults written as YAML scalars or lists.
+_SCALAR_DEFAULT_NUMBERS = frozenset(t.proto_number for t in DEFAULTABLE_ATTR_TYPES)
 
 
 def import_catalog(
@@ -359,7 +363,7 @@ def _default_value(proto: Any) -> Any:
 
     if int(proto.type) in LITERAL_DEFAULT_NUMBERS:
         return literal_default(proto)
-    if int(proto.type) not in (1, 2, 3, 6, 7, 8):  # see DEFAULTABLE_ATTR_TYPES
+    if int(proto.type) not in _SCALAR_DEFAULT_NUMBERS:
         kind = str(onnx.AttributeProto.AttributeType.Name(proto.type)).lower()
         raise UsageError(f"attribute '{proto.name}': a {kind} default has no DSL literal")
     value = onnx.helper.get_attribute_value(proto)

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolkit.model.spec import FormalParameter, OpSchema, canonical_domain
-from toolkit.model.types import ELEMENT_TYPE_NUMBERS, looks_like_type_string
+from toolkit.model.types import ATTRIBUTE_TYPE_NUMBERS, ELEMENT_TYPE_NUMBERS, looks_like_type_string
 from toolkit.onnx_bridge.check.types import type_string
 from toolkit.registry.core import Registry
 from toolkit.shapes.engine import attribute_defaults
@@ -43,7 +43,9 @@ RULES = frozenset({"MODEL-TYPE-INFERRED-MISMATCH"})
 
 _ELEMENTS = {number: name for name, number in ELEMENT_TYPE_NUMBERS.items()}
 # AttributeProto type numbers read by `type_from` (int, tensor, sparse_tensor, type_proto)
-_INT, _TENSOR, _SPARSE, _TYPE_PROTO = 2, 4, 11, 13
+_INT, _TENSOR, _SPARSE, _TYPE_PROTO = (
+    ATTRIBUTE_TYPE_NUMBERS[name] for name in ("int", "tensor", "sparse_tensor", "type_proto")
+)
 # (subgraph attribute, offset): node output i has the type of the subgraph's output i + offset
 CONTROL_FLOW = {"If": ("then_branch", 0), "Loop": ("body", 1), "Scan": ("body", 0)}
 
