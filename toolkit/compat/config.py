@@ -39,23 +39,17 @@ import datetime as dt
 import difflib
 import os
 import re
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from toolkit.load.discovery import display_path
-from toolkit.load.project import PROJECT_KEYS, toml_key_location
+from toolkit.load.project import PROJECT_KEYS, read_toml, toml_key_location
 from toolkit.model.change_compat import ADDITIVE, BREAKS_FC, BREAKS_NEITHER, FINDING_CLASSES, finding_class
 from toolkit.model.diagnostics import Diagnostic, Severity, UsageError
 from toolkit.model.rules import Rule
 from toolkit.model.spec import Location
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
 
 TOOL_KEY = "opset-toolkit"
 DEFAULT_PROFILE = "onnx-strict"
@@ -192,20 +186,9 @@ def find_config(start: Path | None = None) -> Path | None:
 
 def _has_tool_table(path: Path) -> bool:
     try:
-        return TOOL_KEY in _read_toml(path).get("tool", {})
+        return TOOL_KEY in read_toml(path).get("tool", {})
     except UsageError:
         return True  # let load_config report the syntax error
-
-
-def _read_toml(path: Path) -> dict[str, Any]:
-    try:
-        with open(path, "rb") as handle:
-            data: dict[str, Any] = tomllib.load(handle)
-            return data
-    except tomllib.TOMLDecodeError as exc:
-        raise UsageError(f"{display_path(path)}: invalid TOML: {exc}") from None
-    except OSError as exc:
-        raise UsageError(f"{display_path(path)}: cannot read: {exc.strerror}") from None
 
 
 # --------------------------------------------------------------------------- parsing
@@ -217,7 +200,7 @@ def load_config(
     """Read a config file (None: defaults) and select a profile (None: the file's or the default)."""
     if path is None:
         return GateConfig(profile=_builtin(profile or DEFAULT_PROFILE, "--profile"))
-    data = _read_toml(path)
+    data = read_toml(path)
     table = data.get("tool", {}).get(TOOL_KEY)
     if table is None:
         # opset.toml: the keys may sit at top level

@@ -1,5 +1,5 @@
 """The `default:` of a tensor, sparse-tensor or graph attribute -> its model value, with located
-ATTR-DEFAULT-TYPE errors (`toolkit.model.spec.LITERAL_DEFAULT_TYPES`).
+ATTR-DEFAULT-TYPE errors (`toolkit.model.attr_defaults.LITERAL_DEFAULT_TYPES`).
 
 - tensor: a tensor literal, the form examples use (`{dtype: float, shape: [2], data: [1.0, 2.0]}`),
   read by the one reader of that form (`toolkit.load.tensor_literal`); a default is inline, so
@@ -10,9 +10,10 @@ ATTR-DEFAULT-TYPE errors (`toolkit.model.spec.LITERAL_DEFAULT_TYPES`).
 - graph: a string in ONNX's textual syntax, `name (inputs) => (outputs) { nodes }`, parsed by the
   toolkit's own parser (`toolkit.model.onnx_text.parse_graph`) as function bodies are.
 
-The spec file is untrusted: a literal's elements are bounded by the file's size, and the dense
-tensor a sparse default stands for by the example budget's default (`DEFAULT_MAX_EXAMPLE_BYTES`
-elements), so that nothing that reads it whole (onnx's checker, a runtime) is handed a bomb.
+The spec file is untrusted: a literal's elements are bounded by the file's size, the dense tensor
+a sparse default stands for by `MAX_SPARSE_ELEMENTS`, so that nothing that reads it whole (onnx's
+checker, a runtime handed `register_onnx`'s default) is handed a bomb, and a graph's nesting by
+its parser (`toolkit.model.onnx_text.MAX_NESTING`).
 """
 
 from __future__ import annotations
@@ -20,8 +21,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from toolkit.load.example_files import DEFAULT_MAX_EXAMPLE_BYTES
-from toolkit.load.tensor_literal import TensorLiteralReader, bounded_size
+from toolkit.load.tensor_literal import TensorLiteralReader, bounded_size, is_size
 from toolkit.load.yamlsrc import Source
 from toolkit.model.diagnostics import Diagnostic
 from toolkit.model.onnx_text import TextParseError, parse_graph
@@ -40,7 +40,11 @@ RULE = "ATTR-DEFAULT-TYPE"
 TENSOR_HINT = "write the default as `{dtype: float, shape: [2], data: [1.0, 2.0]}`"
 SPARSE_HINT = "write `{values: {dtype: float, data: [5.0]}, indices: {dtype: int64, data: [3]}, dims: [4]}`"
 GRAPH_HINT = "write the graph as `name (float[N] X) => (float[N] Y) { Y = Relu (X) }`"
-MAX_SPARSE_ELEMENTS = DEFAULT_MAX_EXAMPLE_BYTES
+# The most elements the dense tensor of a sparse default may have: 2**20, 8 MiB dense in the widest
+# element types. A dense default is written out in the spec file, whose 4 MiB cap (2 bytes or more
+# an element, `1,`) holds under 2 Mi elements, so a sparse default stands for no more than a dense
+# one could spell out; onnx's own tensor defaults have a handful of elements.
+MAX_SPARSE_ELEMENTS = 2**20
 
 
 def literal_default(
@@ -71,7 +75,10 @@ class _DefaultReader:
         if "file" in value:
             self.error("a default tensor is written inline, not read from a file", (*at, "file"), hint)
             return None
-        return TensorLiteralReader(self.source, self.diags, RULE, hint).literal(at, value)
+        reader = TensorLiteralReader(
+            self.source, self.diags, RULE, hint, what="a default tensor", files=False
+        )
+        return reader.literal(at, value)
 
     def sparse(self, at: Path_, value: Any) -> SparseTensorValue | None:
         keys = {"values", "indices", "dims"}
@@ -79,9 +86,7 @@ class _DefaultReader:
             self.error("a sparse tensor default has exactly `values`, `indices` and `dims`", at, SPARSE_HINT)
             return None
         dims = value["dims"]
-        if not isinstance(dims, list) or not all(
-            isinstance(d, int) and not isinstance(d, bool) and 0 <= d < 2**63 for d in dims
-        ):
+        if not isinstance(dims, list) or not all(is_size(d) for d in dims):
             self.error("`dims` is a list of sizes (whole numbers >= 0)", (*at, "dims"), SPARSE_HINT)
             return None
         values = self.tensor((*at, "values"), value["values"], SPARSE_HINT)

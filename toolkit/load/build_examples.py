@@ -69,7 +69,9 @@ class _ExampleReader:
         self.schema = schema
         self.diags = diags
         self.refs = refs
-        self.literals = TensorLiteralReader(source, diags, "EXAMPLE-TENSOR", _TENSOR_HINT)
+        self.literals = TensorLiteralReader(
+            source, diags, "EXAMPLE-TENSOR", _TENSOR_HINT, what="an example tensor", files=True
+        )
 
     def error(self, rule: str, message: str, at: Path_, hint: str, *, key: bool = False) -> None:
         self.diags.append(Diagnostic(rule, message, self.source.loc(*at, key=key), hint))
@@ -149,6 +151,8 @@ class _ExampleReader:
 
     def tensor(self, at: Path_, item: Any) -> ExampleTensor:
         where = self.source.loc(*at)
+        if not self.literals.fields(at, item):
+            return ExampleTensor("float", (0,), (), location=where)
         if "file" in item:
             if "data" in item:
                 self.error("EXAMPLE-TENSOR", "a tensor gives both `data` and `file`", at, "keep one of them")

@@ -44,7 +44,7 @@ def read_manifest(root: Path) -> Owned:
         return {}
     try:
         data = json.loads(read_regular_file(root / MANIFEST, MAX_MANIFEST_BYTES))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # json recurses per nested array: a planted file
         return {}
     if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("kinds"), dict):
         return {}

@@ -124,7 +124,7 @@ def find_project_file(start: Path | None = None) -> Path | None:
         if (
             pyproject.is_file()
             and _may_hold_table(pyproject)
-            and TOOL_KEY in _read(pyproject).get("tool", {})
+            and TOOL_KEY in read_toml(pyproject).get("tool", {})
         ):
             return pyproject
         if (folder / ".git").exists():
@@ -137,7 +137,7 @@ def load_project(start: Path | None = None) -> Project:
     path = find_project_file(start)
     if path is None:
         return Project(folder=(start or Path.cwd()))
-    data = _read(path)
+    data = read_toml(path)
     if path.name == "pyproject.toml":
         table = data.get("tool", {}).get(TOOL_KEY, {})
     else:
@@ -156,10 +156,12 @@ def _may_hold_table(pyproject: Path) -> bool:
     try:
         return _TOOL_KEY_USE.search(pyproject.read_bytes()) is not None
     except OSError:
-        return True  # `_read` reports it
+        return True  # `read_toml` reports it
 
 
-def _read(path: Path) -> dict[str, Any]:
+def read_toml(path: Path) -> dict[str, Any]:
+    """The TOML file at `path` (opset.toml, pyproject.toml: the project settings and the gate's
+    configuration both read it here), or a UsageError saying why not."""
     # Imported on use: most commands run where no project file needs parsing.
     if sys.version_info >= (3, 11):
         import tomllib
@@ -171,6 +173,8 @@ def _read(path: Path) -> dict[str, Any]:
             return tomllib.load(handle)
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"{_shown(path)}: invalid TOML: {exc}") from None
+    except RecursionError:  # tomllib recurses once per nested array or inline table, with no limit
+        raise UsageError(f"{_shown(path)}: invalid TOML: arrays or inline tables nested too deeply") from None
     except OSError as exc:
         raise UsageError(f"{_shown(path)}: cannot read: {exc.strerror}") from None
 

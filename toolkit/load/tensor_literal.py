@@ -10,7 +10,7 @@ from typing import Any
 
 from toolkit.load.yamlsrc import Source
 from toolkit.model.diagnostics import Diagnostic
-from toolkit.model.examples import Element, ExampleTensor, element_problem, normalise
+from toolkit.model.examples import EXAMPLE_DTYPES, Element, ExampleTensor, element_problem, normalise
 
 MAX_LITERAL_DEPTH = 16  # nested lists deeper than a tensor's rank could plausibly be
 
@@ -20,24 +20,66 @@ _COUNTED = 2**64  # a shape's size is multiplied out up to this; past it, only "
 
 
 class TensorLiteralReader:
-    """Reads literals from `source`, reporting each problem under `rule` into `diags`."""
+    """Reads literals from `source`, reporting each problem under `rule` into `diags`. `what` names
+    a literal in messages ("an example tensor", "a default tensor"); `files` says whether the
+    caller reads `{file: x.npy}` references (examples do, defaults are inline)."""
 
-    def __init__(self, source: Source, diags: list[Diagnostic], rule: str, hint: str) -> None:
+    def __init__(
+        self, source: Source, diags: list[Diagnostic], rule: str, hint: str, *, what: str, files: bool
+    ) -> None:
         self.source = source
         self.diags = diags
         self.rule = rule
         self.hint = hint
+        self.what = what
+        self.keys = _KEYS | {"file"} if files else _KEYS
 
     def error(self, message: str, at: Path_, hint: str = "") -> None:
         self.diags.append(Diagnostic(self.rule, message, self.source.loc(*at), hint or self.hint))
 
+    def fields(self, at: Path_, item: Any) -> bool:
+        """Whether the mapping at `at` has only known keys, a known `dtype` and a `shape` of sizes
+        (the first problem is reported). The JSON Schema says the same of examples, but a default
+        reaches this reader unchecked, so the reader is where it is enforced."""
+        if not isinstance(item, dict):
+            self.error(f"{self.what} is a mapping such as `{{dtype: float, data: [1.0]}}`", at)
+            return False
+        unknown = sorted(str(key) for key in item if key not in self.keys)
+        if unknown:
+            allowed = ", ".join(f"`{key}`" for key in sorted(self.keys))
+            self.error(
+                f"{self.what} has no key `{unknown[0]}` (it has {allowed})",
+                (*at, unknown[0]),
+                "remove the key, or fix its spelling",
+            )
+            return False
+        dtype = item.get("dtype")
+        if "dtype" in item and (not isinstance(dtype, str) or dtype not in EXAMPLE_DTYPES):
+            self.error(
+                f"element type {_shown(dtype)} is not supported in {self.what}",
+                (*at, "dtype"),
+                f"write one of {', '.join(EXAMPLE_DTYPES)}",
+            )
+            return False
+        shape = item.get("shape")
+        if "shape" in item and not (isinstance(shape, list) and all(is_size(d) for d in shape)):
+            self.error(
+                f"`shape` {_shown(shape)} is not a list of sizes (whole numbers from 0 to 2**63 - 1)",
+                (*at, "shape"),
+                "write the shape as a list such as `[2, 3]`, or leave it out to take the nesting of `data`",
+            )
+            return False
+        return True
+
     def literal(self, at: Path_, item: Any) -> ExampleTensor | None:
         """The tensor literal at `at` (a mapping), or None when it is reported."""
+        if not self.fields(at, item):
+            return None
         where = self.source.loc(*at)
         dtype = item.get("dtype")
         if dtype is None or "data" not in item:
             missing = "`dtype`" if dtype is None else "`data`"
-            self.error(f"a tensor literal needs {missing}", at)
+            self.error(f"{self.what} needs {missing}", at)
             return None
         flat, nested_shape = _flatten(item["data"])
         if flat is None:
@@ -59,6 +101,21 @@ class TensorLiteralReader:
                 self.error(f"{problem} ({dtype} tensor)", (*at, "data"), f"write {dtype} elements")
                 return None
         return ExampleTensor(dtype, shape, tuple(normalise(dtype, v) for v in flat), location=where)
+
+
+_KEYS = frozenset(("dtype", "shape", "data"))
+MAX_DIMENSION = 2**63 - 1  # a TensorProto's dims are int64
+
+
+def is_size(dim: object) -> bool:
+    """Whether `dim` is a dimension a TensorProto can hold (a bool is not one)."""
+    return isinstance(dim, int) and not isinstance(dim, bool) and 0 <= dim <= MAX_DIMENSION
+
+
+def _shown(value: object) -> str:
+    """A value of the file in a message, cut short (a shape may be a long list)."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def bounded_size(shape: tuple[int, ...], limit: int) -> int | None:

@@ -287,7 +287,7 @@ def _read_journal(root: Path) -> tuple[list[tuple[str, str]], list[str]]:
         removals = list(data["removals"])
     except OSError:
         raise
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, RecursionError):  # json recurses per nested array
         raise refused from None
     for tmp, target in renames:
         if not (_inside(root, tmp) and _inside(root, target) and tmp == target + TMP_SUFFIX):

@@ -161,10 +161,30 @@ def _unquote(token: _Tok) -> str:
     return "".join(out)
 
 
+# How deep graphs (in graph attributes) and lists (in lists) may nest. The text is untrusted and
+# the parser, like every walker of what it returns (checks, codec, printer, docs), recurses per
+# level: the bound keeps them all far from Python's recursion limit. onnx's own bodies nest If and
+# Loop graphs a few levels.
+MAX_NESTING = 64
+
+
 class _Parser:
     def __init__(self, text: str) -> None:
         self.toks = _tokens(text)
         self.at = 0
+        self.depth = 0
+
+    def enter(self, what: str) -> None:
+        """One level deeper (into a graph or a list), refused past MAX_NESTING; `leave` undoes it."""
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise TextParseError(
+                f"{what} is nested more than {MAX_NESTING} levels deep (graphs in attributes, lists in lists)",
+                self.tok.pos,
+            )
+
+    def leave(self) -> None:
+        self.depth -= 1
 
     # -- token helpers ----------------------------------------------------------------------
 
@@ -283,7 +303,9 @@ class _Parser:
             return number, AttrType.FLOAT if isinstance(number, float) else AttrType.INT
         if tok.kind == "string" and declared is not AttrType.GRAPH:
             return _unquote(self.take()), AttrType.STRING
-        if self.accept("["):
+        if self.is_punct("["):
+            self.enter("this list")
+            self.take()
             items: list[Scalar] = []
             kinds: set[AttrType] = set()
             while not self.accept("]"):
@@ -294,6 +316,7 @@ class _Parser:
                     raise TextParseError("lists hold numbers or strings only", tok.pos)
                 items.append(item)
                 kinds.add(kind)
+            self.leave()
             if AttrType.STRING in kinds:
                 if len(kinds) > 1:
                     raise TextParseError("a list mixes strings and numbers", tok.pos)
@@ -352,6 +375,7 @@ class _Parser:
     # -- graphs -----------------------------------------------------------------------------
 
     def graph(self) -> GraphLiteral:
+        self.enter("this graph")
         name = self.name("a graph name")
         inputs = self.decls()
         self.expect("=>", "between a graph's inputs and outputs")
@@ -359,6 +383,7 @@ class _Parser:
         self.expect("{", "opening the graph's nodes")
         nodes = self.nodes("}")
         self.expect("}")
+        self.leave()
         return GraphLiteral(name, inputs, outputs, nodes)
 
     def decls(self) -> tuple[ValueDecl, ...]:
