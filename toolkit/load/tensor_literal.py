@@ -6,6 +6,7 @@ ATTR-DEFAULT-TYPE). The literal is flattened and checked against its shape and e
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from toolkit.load.yamlsrc import Source
@@ -47,11 +48,9 @@ class TensorLiteralReader:
         unknown = sorted(str(key) for key in item if key not in self.keys)
         if unknown:
             allowed = ", ".join(f"`{key}`" for key in sorted(self.keys))
-            self.error(
-                f"{self.what} has no key `{unknown[0]}` (it has {allowed})",
-                (*at, unknown[0]),
-                "remove the key, or fix its spelling",
-            )
+            where = self.source.loc(*at, unknown[0], key=True)
+            message = f"{self.what} has no key `{unknown[0]}` (it has {allowed})"
+            self.diags.append(Diagnostic(self.rule, message, where, "remove the key, or fix its spelling"))
             return False
         dtype = item.get("dtype")
         if "dtype" in item and (not isinstance(dtype, str) or dtype not in EXAMPLE_DTYPES):
@@ -64,7 +63,8 @@ class TensorLiteralReader:
         shape = item.get("shape")
         if "shape" in item and not (isinstance(shape, list) and all(is_size(d) for d in shape)):
             self.error(
-                f"`shape` {_shown(shape)} is not a list of sizes (whole numbers from 0 to 2**63 - 1)",
+                f"`shape` {_shown(shape)} of {self.what} is not a list of sizes"
+                " (whole numbers from 0 to 2**63 - 1)",
                 (*at, "shape"),
                 "write the shape as a list such as `[2, 3]`, or leave it out to take the nesting of `data`",
             )
@@ -113,8 +113,9 @@ def is_size(dim: object) -> bool:
 
 
 def _shown(value: object) -> str:
-    """A value of the file in a message, cut short (a shape may be a long list)."""
-    text = repr(value)
+    """A value of the file in a message, spelled as JSON (as YAML's flow style reads) and cut short
+    (a shape may be a long list)."""
+    text = json.dumps(value, default=str)
     return text if len(text) <= 60 else text[:57] + "..."
 
 
