@@ -139,13 +139,13 @@ def test_check_model_reads_each_graphs_declarations_once(
     """check-model's types and shapes come from one walk: the main graph's declared types are read
     once (they were read by the checker and again by a type walk of its own)."""
     read: list[str] = []
-    declared_types = shape_infer.declared_types
+    declarations, declared_types = shape_infer.declarations, checker.declared_types
 
-    def counted(graph: Any) -> Any:
+    def counted(graph: Any, *memo: Any) -> Any:
         read.append(graph.name)
-        return declared_types(graph)
+        return (declarations if memo else declared_types)(graph, *memo)
 
-    monkeypatch.setattr(shape_infer, "declared_types", counted)
+    monkeypatch.setattr(shape_infer, "declarations", counted)
     monkeypatch.setattr(checker, "declared_types", counted)
     result = check_model(_chain(40), onnx_registry)
     assert not result.findings

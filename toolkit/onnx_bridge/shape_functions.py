@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolkit.onnx_bridge.check.types import declared_types as types_declared
+from toolkit.onnx_bridge.check.types import declarations
 from toolkit.onnx_bridge.graph import function_imports, function_path, node_path, walk_nodes
 from toolkit.onnx_bridge.inline_plan import MAX_DEPTH
 from toolkit.onnx_bridge.local_functions import bind_references
@@ -212,11 +212,11 @@ class Calls(_Bounds):
             if constant is not None:
                 body_values[formal] = constant
         value_info = getattr(function, "value_info", ())  # FunctionProto.value_info: IR 10
-        for info in value_info:
-            declared = inner.declared(info.type)
-            if declared is not None and shapes.get(info.name) is None:
-                shapes[info.name] = declared
-        declared_types = types_declared(_FunctionBody(value_info))
+        found = declarations(_FunctionBody(value_info), inner.declared_types)  # each read once
+        for name, declared in found.value_info:
+            if declared is not None and shapes.get(name) is None:
+                shapes[name] = declared
+        declared_types = found.types
         types = dict(declared_types)
         types.update(
             (formal, known)
@@ -246,7 +246,7 @@ class Calls(_Bounds):
 
 
 class _FunctionBody:
-    """A function's declared value_info in the shape of a GraphProto, for `declared_types`:
+    """A function's declared value_info in the shape of a GraphProto, for `declarations`:
     inputs, outputs and initializers it has none of."""
 
     initializer = input = output = ()

@@ -34,9 +34,9 @@ from toolkit.onnx_bridge.check.inference import (
     attribute_type,
     body_inputs,
 )
-from toolkit.onnx_bridge.check.types import declared_types
+from toolkit.onnx_bridge.check.types import Declared, Pairs, declarations
 from toolkit.onnx_bridge.graph import GRAPH_ATTR, GRAPHS_ATTR, graph_path, node_path, opset_imports, subgraphs
-from toolkit.onnx_bridge.shape_read import attribute_value, constant_node, shape_of, tensor_constant
+from toolkit.onnx_bridge.shape_read import attribute_value, constant_node, tensor_constant
 from toolkit.onnx_bridge.walk_hooks import GraphHooks, WalkHooks
 from toolkit.registry.core import Registry
 from toolkit.shapes.engine import Inference, bind_inputs, infer, reads
@@ -151,6 +151,7 @@ class _Scope:
     types: MutableMapping[str, str | None]
     declared: dict[str, str | None] = field(default_factory=dict)
     produced: list[str] = field(default_factory=list)  # its nodes' outputs, in order
+    outputs: Pairs = field(default_factory=list)  # the graph's declared outputs and their shapes
     shaped: bool = True  # False: types only (a graph other than If's, Loop's or Scan's, see control)
     checked: bool = False  # the walk's hooks run over this graph (the main graph and its subgraphs)
     check: GraphHooks | None = None  # their hooks of this graph (before it is entered: its outer's)
@@ -194,18 +195,9 @@ class _Walk:
         # node results (types, shapes) already evaluated, by what they depend on
         self.versions: dict[tuple[str, str], _Version] = {}
         self.memo: dict[tuple[object, ...], tuple[tuple[str | None, ...], Inference | None]] = {}
-        self.declared_shapes: dict[bytes, Shape] = {}
+        self.declared_types: dict[bytes, Declared] = {}  # check.types.declarations' memo
         self.calls: Calls | None = None  # the model's local functions, when it has any
         self.hooks: WalkHooks | None = None  # what runs beside the walk (infer_model_shapes)
-
-    def declared(self, type_proto: Any) -> Shape:
-        """_shape_of, once per distinct type: a model declares the same few types on thousands of
-        values, and its bytes are quicker to read than its fields."""
-        key = type_proto.SerializeToString()
-        shape = self.declared_shapes.get(key, ABSENT)
-        if shape is ABSENT:
-            shape = self.declared_shapes[key] = shape_of(type_proto)
-        return shape  # type: ignore[return-value]
 
     def version(self, domain: str, op_type: str) -> _Version:
         plan = self.types.plan(domain, op_type)
@@ -226,7 +218,8 @@ class _Walk:
     def graph(self, graph: Any, scope: _Scope, fed: Mapping[str, str | None] | None = None) -> None:
         """Walk `graph` in `scope`. `fed`: the types a Loop or Scan feeds its body's inputs declared
         without one."""
-        declared = scope.declared = declared_types(graph)
+        found = declarations(graph, self.declared_types)  # each declaration read once
+        declared, scope.declared, scope.outputs = found.types, found.types, found.outputs
         hooks = self.hooks
         if hooks is not None and scope.checked:
             scope.check = hooks.enter(graph, scope.path, scope.check, declared, fed, scope.types)
@@ -235,15 +228,14 @@ class _Walk:
             scope.types.update((name, found) for name, found in fed.items() if declared.get(name) is None)
             self.types.fed_mismatches(fed, declared, scope.path)
         shapes = scope.shapes
-        for info in (*graph.input, *graph.value_info):
-            name, declared_shape = info.name, self.declared(info.type)
+        for name, declared_shape in (*found.inputs, *found.value_info):
             known = shapes.get(name)
             shapes[name] = declared_shape if known is None else merge(known, declared_shape)
         for tensor in graph.initializer:
             shapes[tensor.name], constant = tensor_constant(tensor)
             if constant is not None:
                 scope.values[tensor.name] = constant
-        self.outputs.update((info.name, self.declared(info.type)) for info in graph.output)
+        self.outputs.update(found.outputs)
         self.result.nodes += len(graph.node)
         visit = self.node
         for index, node in enumerate(graph.node):
@@ -398,7 +390,7 @@ class _Walk:
         a graph of its own)."""
         types = TypeInference(self.registry, self.types.functions, _dropped, imports)
         inner = _Walk(self.registry, imports, self.result, fresh, types)
-        inner.memo, inner.declared_shapes, inner.calls = self.memo, self.declared_shapes, self.calls
+        inner.memo, inner.declared_types, inner.calls = self.memo, self.declared_types, self.calls
         return inner
 
     def nodes(self, nodes: Sequence[Any], scope: _Scope) -> None:
@@ -463,7 +455,7 @@ class _Walk:
             sub = graphs[suffix]
             fed = body_inputs(node, sub, lookup, self.imports) if wanted and suffix == "body" else None
             inner = walked[suffix] = self.body(sub, inputs, scope, f"{path}/{suffix}", fed, shaped)
-            return [merge(shape_of(info.type), inner.shapes.get(info.name)) for info in sub.output]
+            return [merge(shape, inner.shapes.get(name)) for name, shape in inner.outputs]
 
         out: list[Shape] = []
         if op == "If" and {"then_branch", "else_branch"} <= graphs.keys():

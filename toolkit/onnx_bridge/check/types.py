@@ -3,9 +3,12 @@ and where an attribute keeps its value."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from toolkit.model.types import ELEMENT_TYPE_NUMBERS, TypeStringError, canonical_type
+from toolkit.onnx_bridge.shape_read import shape_of
+from toolkit.shapes.values import Shape
 
 if TYPE_CHECKING:
     import onnx
@@ -80,15 +83,48 @@ def type_string_of_tensor(elem: str) -> str:
 
 def declared_types(graph: Any) -> dict[str, str | None]:
     """Names -> declared type in one graph scope; declarations win over initializers."""
+    return declarations(graph).types
+
+
+# a declared TypeProto as the walk reads it: its canonical type string and its shape
+Declared = tuple[str | None, Shape]
+Pairs = list[tuple[str, Shape]]  # value name -> declared shape, in the graph's order
+
+
+@dataclass(slots=True)
+class Declarations:
+    """What one graph declares of its values, each value_info, input and output read once for
+    both its type and its shape (#27: the model walk wants both, check-model's types are the
+    walk's)."""
+
+    types: dict[str, str | None]  # name -> declared type; declarations win over initializers
+    inputs: Pairs
+    value_info: Pairs
+    outputs: Pairs
+
+
+def declarations(graph: Any, memo: dict[bytes, Declared] | None = None) -> Declarations:
+    """The declarations of `graph` (a GraphProto, or anything with its four fields). A TypeProto
+    is read by its bytes, once per distinct type in `memo` (a model declares the same few types
+    on thousands of values, and their bytes are quicker to read than their fields)."""
+    if memo is None:
+        memo = {}
     types: dict[str, str | None] = {}
     for init in graph.initializer:
         elem = _ELEMENT_NAMES.get(init.data_type)
         types[init.name] = type_string_of_tensor(elem) if elem else None
-    for info in (*graph.value_info, *graph.output, *graph.input):
-        declared = type_string(info.type)
-        if declared is None and not info.HasField("type"):
-            continue  # only a declared type, even an unknown one, hides an initializer's
-        name = info.name
-        if declared is not None or name not in types:
-            types[name] = declared
-    return types
+    value_info, outputs, inputs = [], [], []
+    for infos, pairs in ((graph.value_info, value_info), (graph.output, outputs), (graph.input, inputs)):
+        for info in infos:
+            name, proto = info.name, info.type
+            key = proto.SerializeToString()
+            read = memo.get(key)
+            if read is None:
+                read = memo[key] = (type_string(proto), shape_of(proto))
+            declared, shape = read
+            pairs.append((name, shape))
+            if declared is None and not key and not info.HasField("type"):
+                continue  # only a declared type, even an unknown one, hides an initializer's
+            if declared is not None or name not in types:
+                types[name] = declared
+    return Declarations(types, inputs, value_info, outputs)
