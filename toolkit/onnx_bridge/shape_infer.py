@@ -256,8 +256,19 @@ class _Walk:
         check = scope.check
         mark = check.before(node, index, names) if check is not None else 0
         flow = None
-        if attrs and not _GRAPH_KINDS.isdisjoint([a.type for a in attrs]):
-            flow = self.control(node, scope, index)
+        attributes: tuple[tuple[str, Value, str | None], ...] = ()
+        if attrs:  # each attribute's name and type read once, for both uses
+            read, holds_graphs, picked = found.reads, False, []
+            for attr in attrs:
+                if attr.type in _GRAPH_KINDS:
+                    holds_graphs = True
+                if read:
+                    name = attr.name
+                    if name in read:
+                        picked.append((name, attribute_value(attr), attribute_type(attr)))
+            attributes = tuple(picked)
+            if holds_graphs:
+                flow = self.control(node, scope, index)
         called = None
         if self.calls is not None and found.plan is None:
             called = self.calls.call(self, node, scope, index)
@@ -280,19 +291,16 @@ class _Walk:
                 given = tuple(shape if name else ABSENT for name, shape in zip(names, given))
             if found.values:
                 constants = tuple(
-                    (formal, tuple(map(values.get, names[at:])) if variadic else _at(values, names, at))
-                    for at, formal, variadic in found.values
+                    [
+                        (formal, tuple(map(values.get, names[at:])) if variadic else _at(values, names, at))
+                        for at, formal, variadic in found.values
+                    ]
                 )
-        read = found.reads
-        attributes = (
-            tuple((a.name, attribute_value(a), attribute_type(a)) for a in attrs if a.name in read)
-            if read and attrs
-            else ()
-        )
         # a node's types and shapes depend only on these (engine.reads derives what its shape rules
         # read, TypePlan.attributes what its type_from does), so the 10,000 nodes of a real model
         # are a few hundred evaluations
-        key = (id(found), tuple(map(types.get, names)), given, attributes, constants, len(outputs))
+        typing = tuple(map(types.get, names))
+        key = (id(found), typing, given, attributes, constants, len(outputs))
         outcome = self.memo.get(key) if flow is None else None
         if outcome is None:
             outcome = self.evaluate(
@@ -301,7 +309,7 @@ class _Walk:
             if flow is None and (outcome[1] is None or not outcome[1].minted):  # a fresh symbol stays fresh
                 self.memo[key] = outcome
         typed, inferred = outcome
-        if typed:
+        if typed and not self.typed(typed, outputs, scope):
             declared, known = scope.declared, self.types.inferred
             for position, (name, found_type) in enumerate(zip(outputs, typed)):
                 if found_type is None or not name:
@@ -314,7 +322,7 @@ class _Walk:
                     path = node_path(scope.path, node, index)
                     self.types.mismatch(node, found.plan, position, name, stated, found_type, path)
         if check is not None:
-            check.after(mark, node, index, op, names, outputs, attrs)
+            check.after(mark, node, index, op, names, outputs, attrs, typing)
         if called is not None:
             self.settle(outputs, shapes, called[0])
         if inferred is None or schema is None:
@@ -340,6 +348,20 @@ class _Walk:
                     # later nodes see the declared shape, so one bad declaration is one finding
                 else:
                     shapes[name] = merge(known_shape, shape)
+
+    def typed(self, typed: tuple[str | None, ...], outputs: list[str], scope: _Scope) -> bool:
+        """Record a node's inferred output types in one step where that is all there is to do: every
+        output named and typed, and declared as inferred or not declared at all (else False: the
+        caller goes output by output)."""
+        if None in typed or "" in outputs or len(typed) != len(outputs):
+            return False
+        declared = scope.declared
+        if declared.keys().isdisjoint(outputs):
+            scope.types.update(zip(outputs, typed))
+        elif tuple(map(declared.get, outputs)) != typed:
+            return False
+        self.types.inferred.update(zip(outputs, typed))
+        return True
 
     def evaluate(
         self,

@@ -25,8 +25,10 @@ class GraphHooks(Protocol):
         inputs: list[str],
         outputs: list[str],
         attrs: list[Any],
+        typing: tuple[str | None, ...],
     ) -> None:
-        """`op`: the node's (domain, op_type) as read."""
+        """`op`: the node's (domain, op_type) as read; `typing`: its inputs' types in the walk's
+        scope (what they were before its outputs were typed)."""
 
     def leave(self) -> None: ...
 

@@ -151,13 +151,22 @@ def clean(node: Any, fast: FastSchema, types: Types | None) -> int:
 
 
 def clean_view(
-    node: Any, inputs: list[str], outputs: list[str], attrs: list[Any], fast: FastSchema, types: Types | None
+    node: Any,
+    inputs: list[str],
+    outputs: list[str],
+    attrs: list[Any],
+    fast: FastSchema,
+    types: Types | None,
+    input_types: tuple[str | None, ...] | None = None,
 ) -> int:
     """`clean` of a node whose inputs, outputs and attributes were read already (the model walk
-    reads each node's fields once for every pass over it)."""
+    reads each node's fields once for every pass over it, and looks up its inputs' types:
+    `input_types`, when they are what `types` gives)."""
     typing = None
     if types is not None and "" not in inputs and "" not in outputs:
-        typing = (tuple(map(types, inputs)), tuple(map(types, outputs)))
+        if input_types is None:
+            input_types = tuple(map(types, inputs))
+        typing = (input_types, tuple(map(types, outputs)))
     if typing is None or typing not in fast.typings:
         for test in _BY_TYPING:
             if test(node, inputs, outputs, attrs, fast, types) == DIRTY:

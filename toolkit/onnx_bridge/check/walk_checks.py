@@ -107,14 +107,14 @@ class ModelChecks:
         exact = outer is None and None not in declared.values()
         view: MutableMapping[str, str | None] = types if exact else ChainMap(*layers, *masks, types)  # type: ignore[arg-type]
         check = GraphCheck(self, graph, path, scope, layers, self.walk.scope(path, self.imports, view))
-        check.masks = masks
+        check.masks, check.walks_types = masks, view is types
         return check
 
 
 class GraphCheck:
     """The checks of one graph as the walk goes through its nodes (shape_infer.GraphHooks)."""
 
-    __slots__ = ("checks", "graph", "layers", "masks", "node_scope", "path", "scope")
+    __slots__ = ("checks", "graph", "layers", "masks", "node_scope", "path", "scope", "walks_types")
 
     def __init__(
         self,
@@ -132,6 +132,7 @@ class GraphCheck:
         self.layers = layers  # the declared types of this graph and of its enclosing graphs
         self.node_scope = node_scope
         self.masks: tuple[Mapping[str, None], ...] = ()  # the names Loops and Scans feed, inner first
+        self.walks_types = False  # the node checks' view of types is the walk's own mapping
 
     def before(self, node: Any, index: int, inputs: list[str]) -> int:
         if not self.scope.defined.issuperset(inputs):  # (every input defined: the common case)
@@ -149,13 +150,17 @@ class GraphCheck:
         inputs: list[str],
         outputs: list[str],
         attrs: list[Any],
+        typing: tuple[str | None, ...],
     ) -> None:
         checks = self.checks
         walk = checks.walk
         fast = checks.fast.get(op, _UNPLANNED)
         if fast is _UNPLANNED:
             fast = checks.fast[op] = walk.plan(checks.plans, checks.imports, *op)
-        if fast is None or clean_view(node, inputs, outputs, attrs, fast, self.node_scope.types.get) == DIRTY:
+        # the walk's input types are the view's unless the node's outputs, typed since, are among
+        # its inputs (a graph finding; only a one-output node is tested, cheaply, the rest re-read)
+        known = typing if self.walks_types and len(outputs) == 1 and outputs[0] not in inputs else None
+        if fast is None or clean_view(node, inputs, outputs, attrs, fast, self.node_scope.types.get, known) == DIRTY:
             found = walk.findings
             end = len(found)
             walk.report(node, node_path(self.path, node, index), self.node_scope)
