@@ -360,7 +360,7 @@ class _Walk:
             scope.types.update(zip(outputs, typed))
         elif tuple(map(declared.get, outputs)) != typed:
             return False
-        self.types.inferred.update(zip(outputs, typed))
+        self.types.inferred.update(zip(outputs, typed))  # type: ignore[arg-type]  # (no None: tested above)
         return True
 
     def evaluate(

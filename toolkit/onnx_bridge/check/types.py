@@ -113,7 +113,9 @@ def declarations(graph: Any, memo: dict[bytes, Declared] | None = None) -> Decla
     for init in graph.initializer:
         elem = _ELEMENT_NAMES.get(init.data_type)
         types[init.name] = type_string_of_tensor(elem) if elem else None
-    value_info, outputs, inputs = [], [], []
+    value_info: Pairs = []
+    outputs: Pairs = []
+    inputs: Pairs = []
     for infos, pairs in ((graph.value_info, value_info), (graph.output, outputs), (graph.input, inputs)):
         for info in infos:
             name, proto = info.name, info.type

@@ -160,7 +160,10 @@ class GraphCheck:
         # the walk's input types are the view's unless the node's outputs, typed since, are among
         # its inputs (a graph finding; only a one-output node is tested, cheaply, the rest re-read)
         known = typing if self.walks_types and len(outputs) == 1 and outputs[0] not in inputs else None
-        if fast is None or clean_view(node, inputs, outputs, attrs, fast, self.node_scope.types.get, known) == DIRTY:
+        if (
+            fast is None
+            or clean_view(node, inputs, outputs, attrs, fast, self.node_scope.types.get, known) == DIRTY
+        ):
             found = walk.findings
             end = len(found)
             walk.report(node, node_path(self.path, node, index), self.node_scope)
