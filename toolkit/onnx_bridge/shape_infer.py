@@ -302,6 +302,7 @@ class _Walk:
         typing = tuple(map(types.get, names))
         key = (id(found), typing, given, attributes, constants, len(outputs))
         outcome = self.memo.get(key) if flow is None else None
+        repeated = outcome is not None  # a node like an earlier one
         if outcome is None:
             outcome = self.evaluate(
                 node, found, schema, types, flow, given, attributes, constants, len(outputs)
@@ -309,7 +310,8 @@ class _Walk:
             if flow is None and (outcome[1] is None or not outcome[1].minted):  # a fresh symbol stays fresh
                 self.memo[key] = outcome
         typed, inferred = outcome
-        if typed and not self.typed(typed, outputs, scope):
+        settled = bool(typed) and self.typed(typed, outputs, scope)
+        if typed and not settled:
             declared, known = scope.declared, self.types.inferred
             for position, (name, found_type) in enumerate(zip(outputs, typed)):
                 if found_type is None or not name:
@@ -322,7 +324,10 @@ class _Walk:
                     path = node_path(scope.path, node, index)
                     self.types.mismatch(node, found.plan, position, name, stated, found_type, path)
         if check is not None:
-            check.after(mark, node, index, op, names, outputs, attrs, typing)
+            # a repeated node whose outputs are typed as its outcome says: its signature is `key`
+            # (only repeated ones: a model of distinct nodes keeps no second memo)
+            signature = key if repeated and settled else None
+            check.after(mark, node, index, op, names, outputs, attrs, typing, signature)
         if called is not None:
             self.settle(outputs, shapes, called[0])
         if inferred is None or schema is None:

@@ -26,9 +26,13 @@ class GraphHooks(Protocol):
         outputs: list[str],
         attrs: list[Any],
         typing: tuple[str | None, ...],
+        signature: object | None,
     ) -> None:
         """`op`: the node's (domain, op_type) as read; `typing`: its inputs' types in the walk's
-        scope (what they were before its outputs were typed)."""
+        scope (what they were before its outputs were typed); `signature`: None, or what the
+        walk's outcome for the node was a function of (its operator version, its inputs' types,
+        shapes and known values, the attributes its rules read, its output count), its outputs
+        being typed as that outcome says."""
 
     def leave(self) -> None: ...
 

@@ -113,9 +113,25 @@ DIRTY = -1  # `clean` and the guards: the node may have findings, take the repor
 HOLDS_GRAPHS = 1  # `clean` and the guards: the precondition holds and the node has graph attributes
 
 Types = Callable[[str], str | None]
-# (node, inputs, outputs, attributes, schema, types) -> DIRTY, or what the test saw on its way
-# (0 or HOLDS_GRAPHS); the lists are the node's fields read once (`clean_view`)
-GuardTest = Callable[[Any, list[str], list[str], list[Any], "FastSchema", Types | None], int]
+# per attribute of a node: its name, its AttributeProto type number, whether it holds a value
+AttributeFacts = tuple[tuple[str, int, bool], ...]
+# (node, inputs, outputs, attribute facts, schema, types) -> DIRTY, or what the test saw on its
+# way (0 or HOLDS_GRAPHS); the node's fields read once (`clean_view`)
+GuardTest = Callable[[Any, list[str], list[str], AttributeFacts, "FastSchema", Types | None], int]
+
+
+def attribute_facts(attrs: list[Any]) -> AttributeFacts:
+    """All the guards read of a node's attributes (a message-valued one holds a value when it is
+    set or refers to a function's attribute; the others always do). The guards read attributes
+    through these alone, so they are also what a memo of a node's verdict is keyed by
+    (walk_checks)."""
+    facts = []
+    for attr in attrs:
+        kind = attr.type
+        value_field = VALUE_FIELDS.get(kind)
+        held = not value_field or attr.HasField(value_field) or bool(attr.ref_attr_name)
+        facts.append((attr.name, kind, held))
+    return tuple(facts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,19 +163,19 @@ def clean(node: Any, fast: FastSchema, types: Types | None) -> int:
     """DIRTY unless `node` certainly passes every check the reporting checker makes against the
     schema of `fast` (then HOLDS_GRAPHS when it holds graph attributes, else 0). `types` looks up
     declared value types; None in a function body, where types are not checked."""
-    return clean_view(node, node.input[:], node.output[:], node.attribute[:], fast, types)
+    return clean_view(node, node.input[:], node.output[:], attribute_facts(node.attribute), fast, types)
 
 
 def clean_view(
     node: Any,
     inputs: list[str],
     outputs: list[str],
-    attrs: list[Any],
+    attrs: AttributeFacts,
     fast: FastSchema,
     types: Types | None,
     input_types: tuple[str | None, ...] | None = None,
 ) -> int:
-    """`clean` of a node whose inputs, outputs and attributes were read already (the model walk
+    """`clean` of a node whose inputs, outputs and attribute facts were read already (the model walk
     reads each node's fields once for every pass over it, and looks up its inputs' types:
     `input_types`, when they are what `types` gives)."""
     typing = None
@@ -184,13 +200,18 @@ def clean_view(
     return graphs
 
 
-def _graphs(attrs: list[Any]) -> int:
+def _graphs(attrs: AttributeFacts) -> int:
     """HOLDS_GRAPHS when the node has a graph attribute (for a guard set that reads no attribute)."""
-    return HOLDS_GRAPHS if any(attr.type in (GRAPH_ATTR, GRAPHS_ATTR) for attr in attrs) else 0
+    return HOLDS_GRAPHS if any(kind in (GRAPH_ATTR, GRAPHS_ATTR) for _, kind, _ in attrs) else 0
 
 
 def _clean_attributes(
-    node: Any, inputs: list[str], outputs: list[str], attrs: list[Any], fast: FastSchema, types: Types | None
+    node: Any,
+    inputs: list[str],
+    outputs: list[str],
+    attrs: AttributeFacts,
+    fast: FastSchema,
+    types: Types | None,
 ) -> int:
     """Whether the node's attributes pass the checker's attribute checks (and it holds graphs)."""
     if not attrs:
@@ -198,9 +219,7 @@ def _clean_attributes(
     graphs = 0
     attr_types = fast.attr_types
     seen: set[str] = set()
-    for attr in attrs:
-        name = attr.name
-        kind = attr.type
+    for name, kind, held in attrs:
         if kind in (GRAPH_ATTR, GRAPHS_ATTR):
             graphs = HOLDS_GRAPHS
         if name in seen:
@@ -213,10 +232,7 @@ def _clean_attributes(
             if fast.unchecked:
                 continue
             return DIRTY
-        if kind != expected:
-            return DIRTY
-        value_field = VALUE_FIELDS.get(kind)
-        if value_field and not attr.HasField(value_field) and not attr.ref_attr_name:
+        if kind != expected or not held:
             return DIRTY
     for name in fast.required_attrs:
         if name not in seen:
@@ -225,7 +241,12 @@ def _clean_attributes(
 
 
 def _clean_values(
-    node: Any, inputs: list[str], outputs: list[str], attrs: list[Any], fast: FastSchema, types: Types | None
+    node: Any,
+    inputs: list[str],
+    outputs: list[str],
+    attrs: AttributeFacts,
+    fast: FastSchema,
+    types: Types | None,
 ) -> int:
     """Whether the node's input and output names pass the checker's count and empty-name checks."""
     count = len(inputs)
@@ -246,7 +267,12 @@ def _clean_values(
 
 
 def _clean_types(
-    node: Any, inputs: list[str], outputs: list[str], attrs: list[Any], fast: FastSchema, types: Types | None
+    node: Any,
+    inputs: list[str],
+    outputs: list[str],
+    attrs: AttributeFacts,
+    fast: FastSchema,
+    types: Types | None,
 ) -> int:
     """Whether the declared types of the node's values pass the checker's type checks (which
     function bodies, `types` None, skip)."""

@@ -25,7 +25,7 @@ from collections.abc import Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from toolkit.onnx_bridge.check import graph_checks
-from toolkit.onnx_bridge.check.fastpath import DIRTY, clean_view
+from toolkit.onnx_bridge.check.fastpath import DIRTY, AttributeFacts, attribute_facts, clean_view
 from toolkit.onnx_bridge.check.findings import ModelFinding
 from toolkit.onnx_bridge.graph import node_path
 
@@ -77,6 +77,8 @@ class ModelChecks:
         self.add = walk.adder(graph_findings)
         self.plans: dict[str, dict[str, Any]] = {}  # the reporting checker's memo (walk.plan)
         self.fast: dict[tuple[str, str], Any] = {}  # (domain, op_type) -> its plan, read per node
+        # the signatures (GraphCheck.after) of nodes the fast path found clean
+        self.clean: set[tuple[object, AttributeFacts]] = set()
         self.reordered = False
 
     @property
@@ -151,8 +153,20 @@ class GraphCheck:
         outputs: list[str],
         attrs: list[Any],
         typing: tuple[str | None, ...],
+        signature: object | None,
     ) -> None:
         checks = self.checks
+        facts = attribute_facts(attrs) if attrs else ()
+        # The fast path reads a node's plan (its op), its value names' count and emptiness, their
+        # types in the view and its attribute facts. With a walk `signature` (op, input types,
+        # output count; outputs typed by it), in the walk's own view of types, with no empty name,
+        # the signature and the facts are all of that: a node like one found clean is clean.
+        seen = None
+        if signature is not None and self.walks_types and "" not in inputs:
+            seen = (signature, facts)
+            if seen in checks.clean:
+                graph_checks.node_outputs(self.scope, node, index, outputs, self.path, checks.add)
+                return
         walk = checks.walk
         fast = checks.fast.get(op, _UNPLANNED)
         if fast is _UNPLANNED:
@@ -162,7 +176,7 @@ class GraphCheck:
         known = typing if self.walks_types and len(outputs) == 1 and outputs[0] not in inputs else None
         if (
             fast is None
-            or clean_view(node, inputs, outputs, attrs, fast, self.node_scope.types.get, known) == DIRTY
+            or clean_view(node, inputs, outputs, facts, fast, self.node_scope.types.get, known) == DIRTY
         ):
             found = walk.findings
             end = len(found)
@@ -171,6 +185,8 @@ class GraphCheck:
                 own = found[end:]
                 del found[end:]
                 found[mark:mark] = own
+        elif seen is not None:
+            checks.clean.add(seen)
         graph_checks.node_outputs(self.scope, node, index, outputs, self.path, checks.add)
 
     def leave(self) -> None:
