@@ -15,7 +15,10 @@ import pytest
 from toolkit.cli import main
 
 onnx = pytest.importorskip("onnx")
+
 from onnx import TensorProto, helper  # noqa: E402
+from onnx_data_prop import complete, onnx_shapes  # noqa: E402
+from onnx_data_prop import dims as shape_dims  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 VISION = REPO / "opsets" / "com.acme.vision"
@@ -189,23 +192,6 @@ CASES: dict[str, tuple[list[Any], list[Any], list[Any], int, dict[str, tuple[Any
 }
 
 
-def _dims(shape: Any) -> tuple[Any, ...]:
-    return tuple(d.dim_value if d.HasField("dim_value") else d.dim_param or None for d in shape.dim)
-
-
-def _onnx_shapes(model: Any) -> dict[str, tuple[Any, ...]]:
-    inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True, data_prop=True)
-    return {
-        v.name: _dims(v.type.tensor_type.shape)
-        for v in (*inferred.graph.value_info, *inferred.graph.output)
-        if v.type.tensor_type.HasField("shape")
-    }
-
-
-def _complete(dims: tuple[Any, ...]) -> bool:
-    return all(isinstance(d, int) or (isinstance(d, str) and not d.startswith("unk__")) for d in dims)
-
-
 def _ours(model: Any, registry: Any) -> dict[str, Any]:
     from toolkit.onnx_bridge.shape_infer import infer_model_shapes
 
@@ -233,8 +219,8 @@ def test_float_constants_and_value_rules_agree_with_onnx(case: str, registry: An
     ours = _ours(model, registry)
     for name, dims in want.items():
         assert ours.get(name) == dims, (name, ours.get(name))
-    for name, dims in _onnx_shapes(model).items():
-        if _complete(dims):
+    for name, dims in onnx_shapes(model).items():
+        if complete(dims):
             assert ours.get(name) == dims, (name, dims, ours.get(name))
 
 
@@ -254,7 +240,7 @@ def test_the_torch_minus_one_pattern_through_where_and_equal(registry: Any) -> N
     inits = [_ints("target", [-1, 4]), _ints("minus1", [-1]), _ints("ones", [1, 1])]
     ours = _ours(_model(nodes, ["N", 1], inits, 18, ("Y", "Z")), registry)
     assert ours["Y"] == ("N", 4) and ours["Z"] == ("N", 1), ours
-    assert _onnx_shapes(_model(nodes, ["N", 1], inits, 18, ("Y", "Z")))["Y"] != ("N", 4)
+    assert onnx_shapes(_model(nodes, ["N", 1], inits, 18, ("Y", "Z")))["Y"] != ("N", 4)
 
 
 def test_a_constant_in_a_function_body_takes_the_calls_attribute(registry: Any) -> None:
@@ -304,7 +290,7 @@ def test_rounding_that_depends_on_float_precision_is_unknown(registry: Any) -> N
     model = _model(nodes, [3, 5, 2], inits, 18, ("Y", "R"))
     ours = _ours(model, registry)
     assert ours["Y"] == (None, 3, 2) and ours["R"] == (None,), ours
-    assert _onnx_shapes(model)["R"] == (4,)  # onnx's own choice: double
+    assert onnx_shapes(model)["R"] == (4,)  # onnx's own choice: double
 
 
 def test_a_nan_scale_gives_no_size(registry: Any) -> None:
@@ -374,4 +360,4 @@ def test_floor_and_ceil_of_a_float_attribute_give_sizes(
     onnx.save(model, str(source))
     assert main(["infer-shapes", str(source), "-o", str(out), "--specs", str(root), "--no-cache"]) == 0
     written = onnx.load(str(out))
-    assert _dims(written.graph.output[0].type.tensor_type.shape) == ("N", 7, 4)
+    assert shape_dims(written.graph.output[0].type.tensor_type.shape) == ("N", 7, 4)

@@ -16,7 +16,10 @@ import pytest
 from toolkit.cli import main
 
 onnx = pytest.importorskip("onnx")
+
 from onnx import TensorProto, helper  # noqa: E402
+from onnx_data_prop import complete, onnx_shapes  # noqa: E402
+from onnx_data_prop import dims as shape_dims  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 VISION = REPO / "opsets" / "com.acme.vision"
@@ -146,24 +149,6 @@ CASES: dict[str, tuple[Any, list[Any], tuple[str, ...]]] = {
 }
 
 
-def _dims(shape: Any) -> tuple[Any, ...]:
-    return tuple(d.dim_value if d.HasField("dim_value") else d.dim_param or None for d in shape.dim)
-
-
-def _onnx_shapes(model: Any) -> dict[str, tuple[Any, ...]]:
-    inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True, data_prop=True)
-    return {
-        v.name: _dims(v.type.tensor_type.shape)
-        for v in (*inferred.graph.value_info, *inferred.graph.output)
-        if v.type.tensor_type.HasField("shape")
-    }
-
-
-def _complete(dims: tuple[Any, ...]) -> bool:
-    """Every dimension a size or one of the model's own symbols (onnx names its unknowns unk__N)."""
-    return all(isinstance(d, int) or (isinstance(d, str) and not d.startswith("unk__")) for d in dims)
-
-
 def _ours(dims: Any) -> tuple[Any, ...] | None:
     if dims is None:
         return None
@@ -189,11 +174,11 @@ def test_values_computed_from_shapes_agree_with_onnx_data_propagation(case: str,
         pytest.skip("Slice has no shape rule in this catalog yet: its output's value has no shape to fit")
     nodes, inits = build()
     model = _model(nodes, x, inits, outputs=checked)
-    theirs = _onnx_shapes(model)
+    theirs = onnx_shapes(model)
     ours = {name: _ours(shape) for name, shape in infer_model_shapes(model, registry).shapes.items()}
     for name, dims in theirs.items():
         mine = ours.get(name)
-        if _complete(dims):
+        if complete(dims):
             assert mine == dims, (name, dims, mine)
         elif mine is not None:
             assert len(mine) == len(dims), (name, dims, mine)
@@ -212,7 +197,7 @@ def test_a_symbol_cancels_in_minus_one(registry: Any) -> None:
     nodes, inits = _torch_view("N")
     shapes = infer_model_shapes(_model(nodes, ["N", 3, 4, 5], inits), registry).shapes
     assert _ours(shapes["Y"]) == ("N", 60)
-    assert _onnx_shapes(_model(nodes, ["N", 3, 4, 5], inits))["Y"][1].startswith("unk__")
+    assert onnx_shapes(_model(nodes, ["N", 3, 4, 5], inits))["Y"][1].startswith("unk__")
     nodes[1] = _node("Gather", ["s", "one"], "n", axis=0)  # [M, -1] of [N, M, 4]: -1 is N * 4 / 1
     shapes = infer_model_shapes(
         _model(nodes, ["N", "M", 4], [*inits, _ints("one", [1], [])]), registry
@@ -327,7 +312,7 @@ def test_a_vendor_operator_with_a_value_rule_feeds_reshape(
         )
         written = onnx.load(str(out))
         shapes = {
-            v.name: _dims(v.type.tensor_type.shape)
+            v.name: shape_dims(v.type.tensor_type.shape)
             for v in (*written.graph.value_info, *written.graph.output)
         }
         assert shapes["sizes"] == (2,) and shapes["Y"] == (4, 5), shapes
