@@ -292,7 +292,12 @@ class _Walk:
             if found.values:
                 constants = tuple(
                     [
-                        (formal, tuple(map(values.get, names[at:])) if variadic else _at(values, names, at))
+                        (
+                            formal,
+                            tuple(map(values.get, names[at:]))
+                            if variadic
+                            else (values.get(names[at]) if at < len(names) else None),  # None: not given
+                        )
                         for at, formal, variadic in found.values
                     ]
                 )
@@ -310,19 +315,30 @@ class _Walk:
             if flow is None and (outcome[1] is None or not outcome[1].minted):  # a fresh symbol stays fresh
                 self.memo[key] = outcome
         typed, inferred = outcome
-        settled = bool(typed) and self.typed(typed, outputs, scope)
-        if typed and not settled:
+        # the inferred types recorded; `settled`: every output named and typed, and all of them
+        # undeclared or all declared as inferred (check-model's signature of a repeated node)
+        settled, equal = len(typed) == len(outputs) != 0, 0
+        if typed:
             declared, known = scope.declared, self.types.inferred
             for position, (name, found_type) in enumerate(zip(outputs, typed)):
                 if found_type is None or not name:
+                    settled = False
                     continue
                 known[name] = found_type
-                stated = declared.get(name)
+                if name not in declared:
+                    types[name] = found_type
+                    continue
+                stated = declared[name]
+                if stated == found_type:
+                    equal += 1
+                    continue
+                settled = False
                 if stated is None:
                     types[name] = found_type
-                elif stated != found_type:
+                else:
                     path = node_path(scope.path, node, index)
                     self.types.mismatch(node, found.plan, position, name, stated, found_type, path)
+            settled = settled and equal in (0, len(outputs))
         if check is not None:
             # a repeated node whose outputs are typed as its outcome says: its signature is `key`
             # (only repeated ones: a model of distinct nodes keeps no second memo)
@@ -353,20 +369,6 @@ class _Walk:
                     # later nodes see the declared shape, so one bad declaration is one finding
                 else:
                     shapes[name] = merge(known_shape, shape)
-
-    def typed(self, typed: tuple[str | None, ...], outputs: list[str], scope: _Scope) -> bool:
-        """Record a node's inferred output types in one step where that is all there is to do: every
-        output named and typed, and declared as inferred or not declared at all (else False: the
-        caller goes output by output)."""
-        if None in typed or "" in outputs or len(typed) != len(outputs):
-            return False
-        declared = scope.declared
-        if declared.keys().isdisjoint(outputs):
-            scope.types.update(zip(outputs, typed))
-        elif tuple(map(declared.get, outputs)) != typed:
-            return False
-        self.types.inferred.update(zip(outputs, typed))  # type: ignore[arg-type]  # (no None: tested above)
-        return True
 
     def evaluate(
         self,
@@ -512,9 +514,3 @@ class _Walk:
             return []
         types = walked[wanted[0]].types
         return [types.get(o.name) for o in graphs[wanted[0]].output][wanted[1] :]
-
-
-def _at(values: Values, names: Sequence[str], at: int) -> Value:
-    """The known value of input `at` (None: not known, or not given); a variadic input's are one
-    per value from its position on (the caller reads those)."""
-    return values.get(names[at]) if at < len(names) else None

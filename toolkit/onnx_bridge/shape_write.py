@@ -43,56 +43,69 @@ def _write_value_info(
     """The inferred type and shape of each node output of `graph` (`produced`, in node order)
     that declares none, as value_info (or on the graph output of that name).
 
-    A model has few distinct types: each is built once, with its wire form as a ValueInfoProto's
-    `type` field; the new value_info entries are then written as their wire form and parsed into
-    the graph in one call (appending, as a repeated field merges), not built one message each."""
+    A model has few distinct (type, shape) pairs: each one's wire form as a ValueInfoProto's
+    `type` field is built once; the new value_info entries are then written as their wire form
+    (name, then that type) and parsed into the graph in one call (appending, as a repeated field
+    merges), not built one message each."""
     declared = {info.name for info in (*graph.input, *graph.value_info)} | {t.name for t in graph.initializer}
     declared.add("")
     outputs = {info.name: info for info in graph.output}
-    made: dict[tuple[int, Shape], tuple[Any, bytes]] = {}
+    made: dict[tuple[str, Shape], tuple[bytes, int] | None] = {}  # (type, shape) -> type field
     elements: dict[str, int | None] = {"": None}  # type string -> element type; -1: not a tensor
     added: list[bytes] = []
+    type_of, shape_of = types.get, shapes.get
     for name in produced:
         if name in declared:
             continue
-        kind = types.get(name, "")
-        element = elements[kind] if kind in elements else _element_of(kind, elements)
-        if element == -1:
-            continue  # not a tensor (an optional or a sequence gets no tensor type)
-        shape = shapes.get(name)
-        if element is None and shape is None:
+        kind, shape = type_of(name, ""), shape_of(name)
+        if name in outputs:
+            _write_output(outputs[name], _element(kind, elements), shape)
             continue
-        target = outputs.get(name)
-        if target is not None:
-            if target.type.HasField("tensor_type") and target.type.tensor_type.HasField("shape"):
-                continue
-            element = element or target.type.tensor_type.elem_type
-        key = (element or 0, shape)
-        built = made.get(key)
-        if built is None:
-            type_proto = _type_proto(element or 0, shape)
-            built = made[key] = (type_proto, _field(_TYPE, type_proto.SerializeToString()))
-        if target is None:
-            encoded = name.encode()
-            entry = b"\n" + _length(len(encoded)) + encoded + built[1]  # field 1 (name), then type
-            added.append(_TAG_VALUE_INFO + _length(len(entry)) + entry)
+        key = kind, shape
+        if key in made:
+            built = made[key]
         else:
-            target.type.CopyFrom(built[0])
+            element = _element(kind, elements)
+            # None: nothing to write (not a tensor: an optional or a sequence; or nothing known)
+            unknown = element == -1 or (element is None and shape is None)
+            field = None if unknown else _field(_TYPE, _type_proto(element or 0, shape).SerializeToString())
+            built = made[key] = None if field is None else (field, len(field) + 2)
+        if built is None:
+            continue
+        encoded = name.encode()
+        size = len(encoded)
+        if size + built[1] < 0x80:  # both lengths one byte (nearly every name): their heads are tabled
+            added += _ENTRY_HEAD[size + built[1]], _NAME_HEAD[size], encoded, built[0]
+        else:
+            entry = b"\n" + _length(size) + encoded + built[0]  # field 1 (name), then type
+            added += _TAG_VALUE_INFO, _length(len(entry)), entry
     if added:
         graph.MergeFromString(b"".join(added))
 
 
-def _element_of(kind: str, elements: dict[str, int | None]) -> int | None:
+def _write_output(target: Any, element: int | None, shape: Shape) -> None:
+    """A graph output's inferred type and shape, unless it declares a shape (or nothing is known)."""
+    if element == -1 or (element is None and shape is None):
+        return
+    if target.type.HasField("tensor_type") and target.type.tensor_type.HasField("shape"):
+        return
+    target.type.CopyFrom(_type_proto(element or target.type.tensor_type.elem_type, shape))
+
+
+def _element(kind: str, elements: dict[str, int | None]) -> int | None:
     """The element type number of a tensor type string (None: not known), -1 for another type."""
-    found = elements[kind] = ELEMENT_TYPE_NUMBERS.get(kind[7:-1]) if kind.startswith("tensor(") else -1
-    return found
+    if kind not in elements:
+        elements[kind] = ELEMENT_TYPE_NUMBERS.get(kind[7:-1]) if kind.startswith("tensor(") else -1
+    return elements[kind]
 
 
 # the protobuf wire form written above (onnx.proto): GraphProto.value_info is field 13,
-# ValueInfoProto.type field 2, each length-delimited (wire type 2)
+# ValueInfoProto.name field 1 and type field 2, each length-delimited (wire type 2)
 _TAG_VALUE_INFO = bytes((13 << 3 | 2,))
 _TYPE = 2
 _SHORT = [bytes((n,)) for n in range(0x80)]  # a length under 128 is one byte
+_ENTRY_HEAD = [_TAG_VALUE_INFO + n for n in _SHORT]  # a value_info entry of n bytes: its tag, length
+_NAME_HEAD = [bytes((1 << 3 | 2,)) + n for n in _SHORT]  # a name of n bytes: its tag, length
 
 
 def _length(size: int) -> bytes:
