@@ -315,9 +315,9 @@ class _Walk:
             if flow is None and (outcome[1] is None or not outcome[1].minted):  # a fresh symbol stays fresh
                 self.memo[key] = outcome
         typed, inferred = outcome
-        # the inferred types recorded; `settled`: every output named and typed, and all of them
-        # undeclared or all declared as inferred (check-model's signature of a repeated node)
-        settled, equal = len(typed) == len(outputs) != 0, 0
+        # the inferred types recorded; `settled` (with `equal`, the outputs declared as inferred):
+        # every output named and typed, and all of them undeclared or all declared as inferred
+        settled, equal = True, 0
         if typed:
             declared, known = scope.declared, self.types.inferred
             for position, (name, found_type) in enumerate(zip(outputs, typed)):
@@ -338,10 +338,10 @@ class _Walk:
                 else:
                     path = node_path(scope.path, node, index)
                     self.types.mismatch(node, found.plan, position, name, stated, found_type, path)
-            settled = settled and equal in (0, len(outputs))
         if check is not None:
             # a repeated node whose outputs are typed as its outcome says: its signature is `key`
             # (only repeated ones: a model of distinct nodes keeps no second memo)
+            settled = settled and len(typed) == len(outputs) != 0 and equal in (0, len(outputs))
             signature = key if repeated and settled else None
             check.after(mark, node, index, op, names, outputs, attrs, typing, signature)
         if called is not None:

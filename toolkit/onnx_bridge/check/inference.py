@@ -42,6 +42,7 @@ Add = Callable[..., None]  # _Walk.add: (rule, path, message, hint="", operator=
 RULES = frozenset({"MODEL-TYPE-INFERRED-MISMATCH"})
 
 _ELEMENTS = {number: name for name, number in ELEMENT_TYPE_NUMBERS.items()}
+_TENSOR_TYPES = {number: f"tensor({name})" for number, name in _ELEMENTS.items()}  # made once, not per node
 # AttributeProto type numbers read by `type_from` (int, tensor, sparse_tensor, type_proto)
 _INT, _TENSOR, _SPARSE, _TYPE_PROTO = (
     ATTRIBUTE_TYPE_NUMBERS[name] for name in ("int", "tensor", "sparse_tensor", "type_proto")
@@ -232,8 +233,7 @@ def body_inputs(node: Any, body: Any, lookup: Lookup, imports: Mapping[str, int]
 
 def _element(number: int) -> str | None:
     """tensor(<data type>) of a TensorProto data type number; None for UNDEFINED or unknown."""
-    name = _ELEMENTS.get(number)
-    return f"tensor({name})" if name else None
+    return _TENSOR_TYPES.get(number)
 
 
 def attribute_type(attr: Any) -> str | None:
