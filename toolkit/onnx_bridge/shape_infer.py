@@ -30,16 +30,16 @@ from toolkit.onnx_bridge.check.inference import (
     CONTROL_FLOW,
     Add,
     TypeInference,
-    TypePlan,
     attribute_type,
     body_inputs,
 )
 from toolkit.onnx_bridge.check.types import Declared, Pairs, declarations
 from toolkit.onnx_bridge.graph import GRAPH_ATTR, GRAPHS_ATTR, graph_path, node_path, opset_imports, subgraphs
 from toolkit.onnx_bridge.shape_read import attribute_value, constant_node, tensor_constant
+from toolkit.onnx_bridge.shape_versions import OpVersion, resolve_version
 from toolkit.onnx_bridge.walk_hooks import GraphHooks, WalkHooks
 from toolkit.registry.core import Registry
-from toolkit.shapes.engine import Inference, bind_inputs, infer, reads
+from toolkit.shapes.engine import Inference, bind_inputs, infer
 from toolkit.shapes.flow import agree, contradicts, merge, scan_shapes
 from toolkit.shapes.values import ABSENT, Num, Shape, Sym, Value
 
@@ -56,7 +56,6 @@ __all__ = [
     "registry_for",
 ]
 
-_CONTROL = frozenset(CONTROL_FLOW)  # If, Loop, Scan: shapes from their bodies
 _GRAPH_KINDS = frozenset({GRAPH_ATTR, GRAPHS_ATTR})  # attribute types that hold graphs
 
 
@@ -157,21 +156,6 @@ class _Scope:
     check: GraphHooks | None = None  # their hooks of this graph (before it is entered: its outer's)
 
 
-@dataclass(frozen=True, slots=True)
-class _Version:
-    """The operator version a model's (domain, op_type) resolves to: its type rules (`plan`), and,
-    when it has shape rules, what the walk must read of a node for them: the attributes named, the
-    inputs (by position and formal name) whose known values they may read (engine.reads); a
-    variadic one's are read from its position on."""
-
-    schema: OpSchema | None
-    attributes: frozenset[str] = frozenset()
-    values: tuple[tuple[int, str, bool], ...] = ()  # (position, formal name, variadic)
-    plan: TypePlan | None = None
-    constant: bool = False  # ai.onnx's Constant: its output's shape and value are its tensor's
-    reads: frozenset[str] = frozenset()  # the attributes its shape rules or its type_from read
-
-
 class _Walk:
     """One pass over a graph's nodes in order, inferring each node's output types and shapes; a
     subgraph sees its outer graphs' values (ChainMaps over them) and its own are kept apart
@@ -193,27 +177,11 @@ class _Walk:
         self.outputs: dict[str, Shape] = {}  # the graphs' declared outputs, for conflicts
         # per (domain, op_type): the version the model imports, and what its rules read; and the
         # node results (types, shapes) already evaluated, by what they depend on
-        self.versions: dict[tuple[str, str], _Version] = {}
+        self.versions: dict[tuple[str, str], OpVersion] = {}
         self.memo: dict[tuple[object, ...], tuple[tuple[str | None, ...], Inference | None]] = {}
         self.declared_types: dict[bytes, Declared] = {}  # check.types.declarations' memo
         self.calls: Calls | None = None  # the model's local functions, when it has any
         self.hooks: WalkHooks | None = None  # what runs beside the walk (infer_model_shapes)
-
-    def version(self, domain: str, op_type: str) -> _Version:
-        plan = self.types.plan(domain, op_type)
-        typed = plan.attributes if plan is not None else frozenset()
-        if domain in ("", "ai.onnx") and op_type in _CONTROL:
-            return _Version(None, plan=plan, reads=typed)  # its outputs' shapes come from its bodies
-        version = self.imports.get(domain or "")
-        schema = self.registry.find_schema(op_type, version, domain) if version is not None else None
-        constant = domain in ("", "ai.onnx") and op_type == "Constant"
-        if schema is None or not any(p.shape is not None for p in schema.outputs):
-            return _Version(None, plan=plan, constant=constant, reads=typed)
-        read = reads(schema)
-        constants = tuple(
-            (at, p.name, p.is_variadic) for at, p in enumerate(schema.inputs) if p.name in read.values
-        )
-        return _Version(schema, read.attributes, constants, plan, constant, read.attributes | typed)
 
     def graph(self, graph: Any, scope: _Scope, fed: Mapping[str, str | None] | None = None) -> None:
         """Walk `graph` in `scope`. `fed`: the types a Loop or Scan feeds its body's inputs declared
@@ -250,7 +218,7 @@ class _Walk:
         op = node.domain, node.op_type  # each read of a protobuf field makes a new str
         found = self.versions.get(op)
         if found is None:
-            found = self.versions[op] = self.version(*op)
+            found = self.versions[op] = resolve_version(self.types, self.registry, self.imports, *op)
         names, outputs, attrs = node.input[:], node.output[:], node.attribute[:]
         scope.produced += outputs
         check = scope.check
@@ -289,7 +257,9 @@ class _Walk:
             given = tuple(map(shapes.get, names))
             if "" in names:  # an optional input left out
                 given = tuple(shape if name else ABSENT for name, shape in zip(names, given))
-            if found.values:
+            if found.unknown is not None and values.keys().isdisjoint(names):
+                constants = found.unknown  # what the listing below gives when nothing is known
+            elif found.values:
                 constants = tuple(
                     [
                         (
@@ -373,7 +343,7 @@ class _Walk:
     def evaluate(
         self,
         node: Any,
-        found: _Version,
+        found: OpVersion,
         schema: OpSchema | None,
         types: MutableMapping[str, str | None],
         flow: list[str | None] | None,
