@@ -26,17 +26,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from toolkit.model.spec import OpSchema
-from toolkit.onnx_bridge.check.inference import (
-    CONTROL_FLOW,
-    Add,
-    TypeInference,
-    attribute_type,
-    body_inputs,
-)
+from toolkit.onnx_bridge.check.fastpath import AttributeFacts
+from toolkit.onnx_bridge.check.inference import CONTROL_FLOW, Add, TypeInference, body_inputs
 from toolkit.onnx_bridge.check.types import Declared, Pairs, declarations
-from toolkit.onnx_bridge.graph import GRAPH_ATTR, GRAPHS_ATTR, graph_path, node_path, opset_imports, subgraphs
-from toolkit.onnx_bridge.shape_read import attribute_value, constant_node, tensor_constant
-from toolkit.onnx_bridge.shape_versions import OpVersion, resolve_version
+from toolkit.onnx_bridge.graph import graph_path, node_path, opset_imports, subgraphs
+from toolkit.onnx_bridge.shape_read import constant_node, tensor_constant
+from toolkit.onnx_bridge.shape_versions import OpVersion, Picked, read_attributes, resolve_version
 from toolkit.onnx_bridge.walk_hooks import GraphHooks, WalkHooks
 from toolkit.registry.core import Registry
 from toolkit.shapes.engine import Inference, bind_inputs, infer
@@ -55,8 +50,6 @@ __all__ = [
     "infer_types",
     "registry_for",
 ]
-
-_GRAPH_KINDS = frozenset({GRAPH_ATTR, GRAPHS_ATTR})  # attribute types that hold graphs
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +149,28 @@ class _Scope:
     check: GraphHooks | None = None  # their hooks of this graph (before it is entered: its outer's)
 
 
+class _Outcome:
+    """A node's output types and shape rules' result (`_Walk.evaluate`), with what applying them
+    to the node's outputs needs to know, worked out once for every node the memo gives it to."""
+
+    __slots__ = ("complete", "inferred", "ruled", "typed", "valued")
+
+    def __init__(self, typed: tuple[str | None, ...], inferred: Inference | None, count: int) -> None:
+        self.typed = typed
+        self.inferred = inferred
+        # every one of the `count` outputs typed
+        self.complete = len(typed) == count != 0 and None not in typed
+        # the outputs' contents (some known) and shapes by a rule (position, shape)
+        self.valued = inferred is not None and any(content is not None for content in inferred.values)
+        self.ruled: tuple[tuple[int, Shape], ...] = ()
+        if inferred is not None:
+            self.ruled = tuple(
+                (position, shape)
+                for position, (shape, has_rule) in enumerate(zip(inferred.outputs[:count], inferred.has_rule))
+                if has_rule and shape is not None
+            )
+
+
 class _Walk:
     """One pass over a graph's nodes in order, inferring each node's output types and shapes; a
     subgraph sees its outer graphs' values (ChainMaps over them) and its own are kept apart
@@ -178,7 +193,7 @@ class _Walk:
         # per (domain, op_type): the version the model imports, and what its rules read; and the
         # node results (types, shapes) already evaluated, by what they depend on
         self.versions: dict[tuple[str, str], OpVersion] = {}
-        self.memo: dict[tuple[object, ...], tuple[tuple[str | None, ...], Inference | None]] = {}
+        self.memo: dict[tuple[object, ...], _Outcome] = {}
         self.declared_types: dict[bytes, Declared] = {}  # check.types.declarations' memo
         self.calls: Calls | None = None  # the model's local functions, when it has any
         self.hooks: WalkHooks | None = None  # what runs beside the walk (infer_model_shapes)
@@ -224,17 +239,10 @@ class _Walk:
         check = scope.check
         mark = check.before(node, index, names) if check is not None else 0
         flow = None
-        attributes: tuple[tuple[str, Value, str | None], ...] = ()
-        if attrs:  # each attribute's name and type read once, for both uses
-            read, holds_graphs, picked = found.reads, False, []
-            for attr in attrs:
-                if attr.type in _GRAPH_KINDS:
-                    holds_graphs = True
-                if read:
-                    name = attr.name
-                    if name in read:
-                        picked.append((name, attribute_value(attr), attribute_type(attr)))
-            attributes = tuple(picked)
+        attributes: Picked = ()
+        facts: AttributeFacts = ()
+        if attrs:
+            attributes, facts, holds_graphs = read_attributes(found, attrs)
             if holds_graphs:
                 flow = self.control(node, scope, index)
         called = None
@@ -282,51 +290,45 @@ class _Walk:
             outcome = self.evaluate(
                 node, found, schema, types, flow, given, attributes, constants, len(outputs)
             )
-            if flow is None and (outcome[1] is None or not outcome[1].minted):  # a fresh symbol stays fresh
+            if flow is None and (
+                outcome.inferred is None or not outcome.inferred.minted
+            ):  # a fresh symbol stays fresh
                 self.memo[key] = outcome
-        typed, inferred = outcome
-        # the inferred types recorded; `settled` (with `equal`, the outputs declared as inferred):
-        # every output named and typed, and all of them undeclared or all declared as inferred
-        settled, equal = True, 0
-        if typed:
-            declared, known = scope.declared, self.types.inferred
-            for position, (name, found_type) in enumerate(zip(outputs, typed)):
-                if found_type is None or not name:
-                    settled = False
-                    continue
-                known[name] = found_type
-                if name not in declared:
-                    types[name] = found_type
-                    continue
-                stated = declared[name]
-                if stated == found_type:
-                    equal += 1
-                    continue
-                settled = False
-                if stated is None:
-                    types[name] = found_type
-                else:
-                    path = node_path(scope.path, node, index)
-                    self.types.mismatch(node, found.plan, position, name, stated, found_type, path)
+        typed, inferred = outcome.typed, outcome.inferred
+        # the inferred types recorded; `settled`: every output named and typed, and all of them
+        # undeclared or all declared as inferred (one step each, the common cases), else a finding
+        # or a partly known type, output by output
+        settled = False
+        if outcome.complete and "" not in outputs:
+            declared = scope.declared
+            self.types.inferred.update(zip(outputs, typed))
+            if tuple(map(declared.get, outputs)) == typed:  # (a declared type is never None here)
+                settled = True
+            elif declared.keys().isdisjoint(outputs):
+                types.update(zip(outputs, typed))
+                settled = True
+        if typed and not settled:
+            self.record(node, found, scope, index, outputs, typed)
         if check is not None:
             # a repeated node whose outputs are typed as its outcome says: its signature is `key`
             # (only repeated ones: a model of distinct nodes keeps no second memo)
-            settled = settled and len(typed) == len(outputs) != 0 and equal in (0, len(outputs))
             signature = key if repeated and settled else None
-            check.after(mark, node, index, op, names, outputs, attrs, typing, signature)
+            check.after(mark, node, index, op, names, outputs, facts, typing, signature)
         if called is not None:
             self.settle(outputs, shapes, called[0])
         if inferred is None or schema is None:
             return
-        for name, content in zip(outputs, inferred.values):
-            if name and content is not None:
-                values[name] = content  # computed from shapes: later nodes' value() reads it
+        if outcome.valued:
+            for name, content in zip(outputs, inferred.values):
+                if name and content is not None:
+                    values[name] = content  # computed from shapes: later nodes' value() reads it
         if inferred.findings:
             path = node_path(scope.path, node, index)
             self.result.operators[path] = schema.id
             self.result.findings.extend((path, message) for message in inferred.findings)
-        for name, shape, has_rule in zip(outputs, inferred.outputs, inferred.has_rule):
-            if name and has_rule and shape is not None:
+        for position, shape in outcome.ruled:
+            name = outputs[position]
+            if name:
                 known_shape = shapes.get(name)
                 if known_shape == shape:
                     continue  # declared as inferred (a value_info, typically): nothing to refine
@@ -340,6 +342,34 @@ class _Walk:
                 else:
                     shapes[name] = merge(known_shape, shape)
 
+    def record(
+        self,
+        node: Any,
+        found: OpVersion,
+        scope: _Scope,
+        index: int,
+        outputs: list[str],
+        typed: tuple[str | None, ...],
+    ) -> None:
+        """The inferred types of a node's outputs recorded one by one (some output unnamed or not
+        typed, or declared otherwise: a finding)."""
+        declared, known, types = scope.declared, self.types.inferred, scope.types
+        for position, (name, found_type) in enumerate(zip(outputs, typed)):
+            if found_type is None or not name:
+                continue
+            known[name] = found_type
+            if name not in declared:
+                types[name] = found_type
+                continue
+            stated = declared[name]
+            if stated == found_type:
+                continue
+            if stated is None:
+                types[name] = found_type
+            else:
+                path = node_path(scope.path, node, index)
+                self.types.mismatch(node, found.plan, position, name, stated, found_type, path)
+
     def evaluate(
         self,
         node: Any,
@@ -348,10 +378,10 @@ class _Walk:
         types: MutableMapping[str, str | None],
         flow: list[str | None] | None,
         given: tuple[Value, ...],
-        attributes: tuple[tuple[str, Value, str | None], ...],
+        attributes: Picked,
         constants: tuple[tuple[str, Value], ...],
         count: int,
-    ) -> tuple[tuple[str | None, ...], Inference | None]:
+    ) -> _Outcome:
         """A node's output types (its type plan's, else what its subgraphs hand back) and the
         result of its shape rules (None: not evaluated)."""
         plan = found.plan
@@ -361,7 +391,7 @@ class _Walk:
             else tuple(self.types.node(node, plan, types.get, flow or [], count))
         )
         if schema is None:
-            return typed, None
+            return _Outcome(typed, None, count)
         inferred = infer(
             schema,
             bind_inputs(schema, given),
@@ -374,7 +404,7 @@ class _Walk:
             self.fresh,
             outputs=count,
         )
-        return typed, inferred
+        return _Outcome(typed, inferred, count)
 
     def settle(self, outputs: Sequence[str], shapes: Scope, out: Sequence[Shape]) -> None:
         """The outputs of a node whose shapes come from a graph (a subgraph, a function's body):

@@ -1,19 +1,34 @@
 """What the model walk (`shape_infer`) reads of a node for its operator version: resolved once per
-(domain, op_type) of a model, so that the per-node work is lookups in what is resolved here."""
+(domain, op_type) of a model, so that the per-node work is lookups in what is resolved here; and
+what it reads of a node's attributes, once per distinct list of them (`read_attributes`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from toolkit.model.spec import OpSchema
-from toolkit.onnx_bridge.check.inference import CONTROL_FLOW, TypeInference, TypePlan
+from toolkit.onnx_bridge.check.fastpath import AttributeFacts, attribute_fact
+from toolkit.onnx_bridge.check.inference import CONTROL_FLOW, TypeInference, TypePlan, attribute_type
+from toolkit.onnx_bridge.graph import GRAPH_ATTR, GRAPHS_ATTR
+from toolkit.onnx_bridge.shape_read import attribute_value
 from toolkit.registry.core import Registry
 from toolkit.shapes.engine import reads
 from toolkit.shapes.values import Value
 
-__all__ = ["OpVersion", "resolve_version"]
+__all__ = ["AttributeReads", "OpVersion", "Picked", "read_attributes", "resolve_version"]
 
 _CONTROL = frozenset(CONTROL_FLOW)  # If, Loop, Scan: shapes from their bodies
+
+# the attributes a rule reads: (name, value as a rule sees it, the type it gives a type_from)
+Picked = tuple[tuple[str, Value, str | None], ...]
+# what the walk reads of a node's attributes: the ones its rules read, every one's facts (the
+# fast path's, check.fastpath), whether one holds graphs
+AttributeReads = tuple[Picked, AttributeFacts, bool]
+_GRAPH_KINDS = frozenset({GRAPH_ATTR, GRAPHS_ATTR})
+# attribute types whose encoded bytes are never a memo key: graphs (their bytes hold every nested
+# graph's, read again at each level) and tensors (a weight can be most of a model's bytes)
+_UNKEYED = _GRAPH_KINDS | {4, 9, 11, 12}  # TENSOR, TENSORS, SPARSE_TENSOR, SPARSE_TENSORS
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +47,10 @@ class OpVersion:
     # the constants `values` gives when none of a node's inputs has a known value (None: there are
     # none, or a variadic input's depend on the node's input count): most nodes take this as it is
     unknown: tuple[tuple[str, Value], ...] | None = None
+    # read_attributes' memo: the encoded attributes of a node -> what is read of them
+    attribute_reads: dict[tuple[bytes, ...], AttributeReads] = field(
+        default_factory=dict, compare=False, hash=False
+    )
 
 
 def resolve_version(
@@ -52,3 +71,32 @@ def resolve_version(
     spread = any(variadic for _, _, variadic in values)  # a variadic input among them
     unknown = None if not values or spread else tuple((name, None) for _, name, _ in values)
     return OpVersion(schema, read.attributes, values, plan, constant, read.attributes | typed, unknown)
+
+
+def read_attributes(version: OpVersion, attrs: list[Any]) -> AttributeReads:
+    """What the walk reads of the attributes `attrs` of a node of `version`. A model repeats a few
+    attribute lists on thousands of nodes (a Transpose's perm, a Cast's type): a list of plain
+    values (numbers, strings, their lists, types) is read once, by its encoded bytes, which upb
+    gives quicker than its fields; one holding a graph or a tensor is read as it is."""
+    raws = []
+    for attr in attrs:
+        if attr.type in _UNKEYED:
+            return _read(version.reads, attrs)
+        raws.append(attr.SerializeToString())
+    key = tuple(raws)
+    found = version.attribute_reads.get(key)
+    if found is None:
+        found = version.attribute_reads[key] = _read(version.reads, attrs)
+    return found
+
+
+def _read(reads: frozenset[str], attrs: list[Any]) -> AttributeReads:
+    picked = []
+    graphs = False
+    for attr in attrs:
+        if attr.type in _GRAPH_KINDS:
+            graphs = True
+        name = attr.name
+        if name in reads:
+            picked.append((name, attribute_value(attr), attribute_type(attr)))
+    return tuple(picked), tuple(map(attribute_fact, attrs)), graphs

@@ -5,7 +5,10 @@ output and attribute lists the walk read of it (#27, #24: one traversal)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, MutableMapping
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from toolkit.onnx_bridge.check.fastpath import AttributeFacts
 
 
 class GraphHooks(Protocol):
@@ -24,11 +27,12 @@ class GraphHooks(Protocol):
         op: tuple[str, str],
         inputs: list[str],
         outputs: list[str],
-        attrs: list[Any],
+        facts: AttributeFacts,
         typing: tuple[str | None, ...],
         signature: object | None,
     ) -> None:
-        """`op`: the node's (domain, op_type) as read; `typing`: its inputs' types in the walk's
+        """`op`: the node's (domain, op_type) as read; `facts`: its attributes' (check.fastpath);
+        `typing`: its inputs' types in the walk's
         scope (what they were before its outputs were typed); `signature`: None, or what the
         walk's outcome for the node was a function of (its operator version, its inputs' types,
         shapes and known values, the attributes its rules read, its output count), its outputs

@@ -121,17 +121,18 @@ GuardTest = Callable[[Any, list[str], list[str], AttributeFacts, "FastSchema", T
 
 
 def attribute_facts(attrs: list[Any]) -> AttributeFacts:
-    """All the guards read of a node's attributes (a message-valued one holds a value when it is
-    set or refers to a function's attribute; the others always do). The guards read attributes
-    through these alone, so they are also what a memo of a node's verdict is keyed by
-    (walk_checks)."""
-    facts = []
-    for attr in attrs:
-        kind = attr.type
-        value_field = VALUE_FIELDS.get(kind)
-        held = not value_field or attr.HasField(value_field) or bool(attr.ref_attr_name)
-        facts.append((attr.name, kind, held))
-    return tuple(facts)
+    """All the guards read of a node's attributes. The guards read attributes through these
+    alone, so they are also what a memo of a node's verdict is keyed by (walk_checks)."""
+    return tuple(map(attribute_fact, attrs))
+
+
+def attribute_fact(attr: Any) -> tuple[str, int, bool]:
+    """One attribute's facts: its name, type, and whether it holds a value (a message-valued one
+    when it is set or refers to a function's attribute; the others always do)."""
+    kind = attr.type
+    value_field = VALUE_FIELDS.get(kind)
+    held = not value_field or attr.HasField(value_field) or bool(attr.ref_attr_name)
+    return attr.name, kind, held
 
 
 @dataclass(frozen=True, slots=True)

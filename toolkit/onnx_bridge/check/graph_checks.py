@@ -203,7 +203,7 @@ def node_inputs(
 def node_outputs(scope: GraphScope, node: Any, index: int, outputs: list[str], path: str, add: Add) -> None:
     """Define the node's outputs; report those already defined (SSA)."""
     defined, outer = scope.defined, scope.outer
-    if not outer and defined.isdisjoint(outputs) and len(set(outputs)) == len(outputs):
+    if not outer and defined.isdisjoint(outputs) and (len(outputs) < 2 or len(set(outputs)) == len(outputs)):
         defined.update(outputs)
         return
     for name in outputs:

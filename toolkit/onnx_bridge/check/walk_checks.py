@@ -25,7 +25,7 @@ from collections.abc import Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from toolkit.onnx_bridge.check import graph_checks
-from toolkit.onnx_bridge.check.fastpath import DIRTY, AttributeFacts, attribute_facts, clean_view
+from toolkit.onnx_bridge.check.fastpath import DIRTY, AttributeFacts, clean_view
 from toolkit.onnx_bridge.check.findings import ModelFinding
 from toolkit.onnx_bridge.graph import node_path
 
@@ -116,7 +116,7 @@ class ModelChecks:
 class GraphCheck:
     """The checks of one graph as the walk goes through its nodes (shape_infer.GraphHooks)."""
 
-    __slots__ = ("checks", "graph", "layers", "masks", "node_scope", "path", "scope", "walks_types")
+    __slots__ = ("checks", "found", "graph", "layers", "masks", "node_scope", "path", "scope", "walks_types")
 
     def __init__(
         self,
@@ -128,6 +128,7 @@ class GraphCheck:
         node_scope: _Scope,
     ) -> None:
         self.checks = checks
+        self.found = checks.walk.findings  # the node checks' findings (a list only ever edited in place)
         self.graph = graph
         self.path = path
         self.scope = scope
@@ -141,7 +142,7 @@ class GraphCheck:
             graph_checks.node_inputs(
                 self.scope, self.graph.node, node, index, inputs, self.path, self.checks.add, "graph"
             )
-        return len(self.checks.walk.findings)
+        return len(self.found)
 
     def after(
         self,
@@ -151,12 +152,11 @@ class GraphCheck:
         op: tuple[str, str],
         inputs: list[str],
         outputs: list[str],
-        attrs: list[Any],
+        facts: AttributeFacts,
         typing: tuple[str | None, ...],
         signature: object | None,
     ) -> None:
         checks = self.checks
-        facts = attribute_facts(attrs) if attrs else ()
         # The fast path reads a node's plan (its op), its value names' count and emptiness, their
         # types in the view and its attribute facts. With a walk `signature` (op, input types,
         # output count; outputs typed by it), in the walk's own view of types, with no empty name,
