@@ -237,13 +237,15 @@ class _Walk:
         names, outputs, attrs = node.input[:], node.output[:], node.attribute[:]
         scope.produced += outputs
         check = scope.check
-        mark = check.before(node, index, names) if check is not None else 0
+        mark = None  # (the hooks' `before`: only where subgraphs are walked between it and `after`)
         flow = None
         attributes: Picked = ()
         facts: AttributeFacts = ()
         if attrs:
             attributes, facts, holds_graphs = read_attributes(found, attrs)
             if holds_graphs:
+                if check is not None:
+                    mark = check.before(node, index, names)
                 flow = self.control(node, scope, index)
         called = None
         if self.calls is not None and found.plan is None:

@@ -14,14 +14,14 @@ if TYPE_CHECKING:
 class GraphHooks(Protocol):
     """What runs beside the walk over one graph's nodes (check-model's graph and node checks), on
     the fields the walk read of each node: `before` a node's subgraphs are walked (its inputs:
-    its result is handed back to `after`), `after` its output types are known, `leave` after the
-    graph's last node."""
+    its result is handed back to `after`; a node holding no graph has no `before`, its `mark` is
+    None), `after` its output types are known, `leave` after the graph's last node."""
 
     def before(self, node: Any, index: int, inputs: list[str]) -> int: ...
 
     def after(
         self,
-        mark: int,
+        mark: int | None,
         node: Any,
         index: int,
         op: tuple[str, str],

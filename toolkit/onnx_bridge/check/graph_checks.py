@@ -203,9 +203,14 @@ def node_inputs(
 def node_outputs(scope: GraphScope, node: Any, index: int, outputs: list[str], path: str, add: Add) -> None:
     """Define the node's outputs; report those already defined (SSA)."""
     defined, outer = scope.defined, scope.outer
-    if not outer and defined.isdisjoint(outputs) and (len(outputs) < 2 or len(set(outputs)) == len(outputs)):
-        defined.update(outputs)
-        return
+    if not outer:  # the common cases in a step: every output new ("" is always defined)
+        if len(outputs) == 1:
+            if outputs[0] not in defined:
+                defined.add(outputs[0])
+                return
+        elif defined.isdisjoint(outputs) and len(set(outputs)) == len(outputs):
+            defined.update(outputs)
+            return
     for name in outputs:
         if not name:
             continue

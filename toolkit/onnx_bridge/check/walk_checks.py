@@ -138,15 +138,14 @@ class GraphCheck:
         self.walks_types = False  # the node checks' view of types is the walk's own mapping
 
     def before(self, node: Any, index: int, inputs: list[str]) -> int:
-        if not self.scope.defined.issuperset(inputs):  # (every input defined: the common case)
-            graph_checks.node_inputs(
-                self.scope, self.graph.node, node, index, inputs, self.path, self.checks.add, "graph"
-            )
+        graph_checks.node_inputs(
+            self.scope, self.graph.node, node, index, inputs, self.path, self.checks.add, "graph"
+        )
         return len(self.found)
 
     def after(
         self,
-        mark: int,
+        mark: int | None,
         node: Any,
         index: int,
         op: tuple[str, str],
@@ -157,6 +156,8 @@ class GraphCheck:
         signature: object | None,
     ) -> None:
         checks = self.checks
+        if mark is None and not self.scope.defined.issuperset(inputs):  # (no subgraphs: no `before`)
+            self.before(node, index, inputs)
         # The fast path reads a node's plan (its op), its value names' count and emptiness, their
         # types in the view and its attribute facts. With a walk `signature` (op, input types,
         # output count; outputs typed by it), in the walk's own view of types, with no empty name,
@@ -181,7 +182,9 @@ class GraphCheck:
             found = walk.findings
             end = len(found)
             walk.report(node, node_path(self.path, node, index), self.node_scope)
-            if end != mark and len(found) > end:  # before its subgraphs' findings, as the node pass has it
+            if (
+                mark is not None and end != mark and len(found) > end
+            ):  # before its subgraphs' findings, as the node pass has it
                 own = found[end:]
                 del found[end:]
                 found[mark:mark] = own
