@@ -158,11 +158,12 @@ class _Outcome:
     def __init__(self, typed: tuple[str | None, ...], inferred: Inference | None, count: int) -> None:
         self.typed = typed
         self.inferred = inferred
-        # every one of the `count` outputs typed
-        self.complete = len(typed) == count != 0 and None not in typed
+        # the types when every one of the `count` outputs is typed
+        every = tuple(found for found in typed if found is not None)
+        self.complete = every if len(every) == count != 0 else None
         # the outputs' contents (some known) and shapes by a rule (position, shape)
         self.valued = inferred is not None and any(content is not None for content in inferred.values)
-        self.ruled: tuple[tuple[int, Shape], ...] = ()
+        self.ruled: tuple[tuple[int, tuple[int | Sym | None, ...]], ...] = ()
         if inferred is not None:
             self.ruled = tuple(
                 (position, shape)
@@ -301,13 +302,14 @@ class _Walk:
         # undeclared or all declared as inferred (one step each, the common cases), else a finding
         # or a partly known type, output by output
         settled = False
-        if outcome.complete and "" not in outputs:
+        every = outcome.complete
+        if every is not None and "" not in outputs:
             declared = scope.declared
-            self.types.inferred.update(zip(outputs, typed))
-            if tuple(map(declared.get, outputs)) == typed:  # (a declared type is never None here)
+            self.types.inferred.update(zip(outputs, every))
+            if tuple(map(declared.get, outputs)) == every:  # (a declared type is never None here)
                 settled = True
             elif declared.keys().isdisjoint(outputs):
-                types.update(zip(outputs, typed))
+                types.update(zip(outputs, every))
                 settled = True
         if typed and not settled:
             self.record(node, found, scope, index, outputs, typed)
