@@ -26,9 +26,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from toolkit.model.spec import OpSchema
-from toolkit.onnx_bridge.check.fastpath import AttributeFacts
 from toolkit.onnx_bridge.check.inference import CONTROL_FLOW, Add, TypeInference, body_inputs
-from toolkit.onnx_bridge.check.types import Declared, Pairs, declarations
+from toolkit.onnx_bridge.check.types import AttributeFacts, Declared, Pairs, declarations
 from toolkit.onnx_bridge.graph import graph_path, node_path, opset_imports, subgraphs
 from toolkit.onnx_bridge.shape_read import constant_node, tensor_constant
 from toolkit.onnx_bridge.shape_versions import OpVersion, Picked, read_attributes, resolve_version

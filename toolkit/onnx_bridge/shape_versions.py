@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolkit.model.spec import OpSchema
-from toolkit.onnx_bridge.check.fastpath import AttributeFacts, attribute_fact
 from toolkit.onnx_bridge.check.inference import CONTROL_FLOW, TypeInference, TypePlan, attribute_type
+from toolkit.onnx_bridge.check.types import AttributeFacts, attribute_fact
 from toolkit.onnx_bridge.graph import GRAPH_ATTR, GRAPHS_ATTR
 from toolkit.onnx_bridge.shape_read import attribute_value
 from toolkit.registry.core import Registry

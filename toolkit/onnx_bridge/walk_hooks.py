@@ -8,7 +8,7 @@ from collections.abc import Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from toolkit.onnx_bridge.check.fastpath import AttributeFacts
+    from toolkit.onnx_bridge.check.types import AttributeFacts
 
 
 class GraphHooks(Protocol):

@@ -23,7 +23,7 @@ from typing import Any
 from toolkit.model.spec import FormalParameter, OpSchema, ParamOption, canonical_domain
 from toolkit.onnx_bridge.check.rules import NODE_RULES, Precondition
 from toolkit.onnx_bridge.check.schema_facts import PerRegistry, SchemaFacts
-from toolkit.onnx_bridge.check.types import VALUE_FIELDS
+from toolkit.onnx_bridge.check.types import AttributeFacts, attribute_facts
 from toolkit.onnx_bridge.graph import GRAPH_ATTR, GRAPHS_ATTR
 from toolkit.registry.core import Registry
 
@@ -113,26 +113,9 @@ DIRTY = -1  # `clean` and the guards: the node may have findings, take the repor
 HOLDS_GRAPHS = 1  # `clean` and the guards: the precondition holds and the node has graph attributes
 
 Types = Callable[[str], str | None]
-# per attribute of a node: its name, its AttributeProto type number, whether it holds a value
-AttributeFacts = tuple[tuple[str, int, bool], ...]
 # (node, inputs, outputs, attribute facts, schema, types) -> DIRTY, or what the test saw on its
 # way (0 or HOLDS_GRAPHS); the node's fields read once (`clean_view`)
 GuardTest = Callable[[Any, list[str], list[str], AttributeFacts, "FastSchema", Types | None], int]
-
-
-def attribute_facts(attrs: list[Any]) -> AttributeFacts:
-    """All the guards read of a node's attributes. The guards read attributes through these
-    alone, so they are also what a memo of a node's verdict is keyed by (walk_checks)."""
-    return tuple(map(attribute_fact, attrs))
-
-
-def attribute_fact(attr: Any) -> tuple[str, int, bool]:
-    """One attribute's facts: its name, type, and whether it holds a value (a message-valued one
-    when it is set or refers to a function's attribute; the others always do)."""
-    kind = attr.type
-    value_field = VALUE_FIELDS.get(kind)
-    held = not value_field or attr.HasField(value_field) or bool(attr.ref_attr_name)
-    return attr.name, kind, held
 
 
 @dataclass(frozen=True, slots=True)

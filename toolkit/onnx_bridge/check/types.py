@@ -17,6 +17,10 @@ if TYPE_CHECKING:
 # AttributeProto type -> the field holding the value, for the types whose value is a message
 VALUE_FIELDS = {4: "t", 5: "g", 11: "sparse_tensor", 13: "tp"}
 
+# per attribute of a node: its name, its AttributeProto type number, whether it holds a value
+# (what check-model's fast path reads of attributes, check.fastpath)
+AttributeFacts = tuple[tuple[str, int, bool], ...]
+
 _ELEMENT_NAMES = {number: name for name, number in ELEMENT_TYPE_NUMBERS.items()}
 
 
@@ -130,3 +134,18 @@ def declarations(graph: Any, memo: dict[bytes, Declared] | None = None) -> Decla
             if declared is not None or name not in types:
                 types[name] = declared
     return Declarations(types, inputs, value_info, outputs)
+
+
+def attribute_facts(attrs: list[Any]) -> AttributeFacts:
+    """All the guards read of a node's attributes. The guards read attributes through these
+    alone, so they are also what a memo of a node's verdict is keyed by (walk_checks)."""
+    return tuple(map(attribute_fact, attrs))
+
+
+def attribute_fact(attr: Any) -> tuple[str, int, bool]:
+    """One attribute's facts: its name, type, and whether it holds a value (a message-valued one
+    when it is set or refers to a function's attribute; the others always do)."""
+    kind = attr.type
+    value_field = VALUE_FIELDS.get(kind)
+    held = not value_field or attr.HasField(value_field) or bool(attr.ref_attr_name)
+    return attr.name, kind, held
