@@ -25,8 +25,9 @@ from collections.abc import Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from toolkit.onnx_bridge.check import graph_checks
-from toolkit.onnx_bridge.check.fastpath import DIRTY, AttributeFacts, clean_view
+from toolkit.onnx_bridge.check.fastpath import DIRTY, clean_view
 from toolkit.onnx_bridge.check.findings import ModelFinding
+from toolkit.onnx_bridge.check.types import AttributeFacts
 from toolkit.onnx_bridge.graph import node_path
 
 if TYPE_CHECKING:
