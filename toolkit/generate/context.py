@@ -8,14 +8,15 @@ A module of its own so that generators import it without importing the generator
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from toolkit.model.spec import Location
 
 if TYPE_CHECKING:
+    from types import TracebackType
+
     from toolkit.generate.memo import RenderMemo
     from toolkit.registry.core import Registry
 
@@ -33,18 +34,30 @@ class GenerationFailure(Exception):
         super().__init__(f"{what}: {type(cause).__name__}: {cause}")
 
 
-@contextmanager
-def rendering(what: str, location: Location) -> Iterator[None]:
+class rendering:  # lower case: used as a function, `with rendering(what, location):`
     """Name what the enclosed code renders (torchgen's `context()`): an exception raised inside
     becomes a `GenerationFailure` naming `what` and the spec `location` it came from, so that
     `opset generate` reports `file:line:col` instead of a bare exception. Blocks nest; the
-    innermost one that sees the exception names it."""
-    try:
-        yield
-    except GenerationFailure:
-        raise
-    except Exception as exc:
-        raise GenerationFailure(what, location, exc) from exc
+    innermost one that sees the exception names it.
+
+    A class rather than a `contextlib.contextmanager` generator: a run enters one per operator
+    version and opset of each kind (thousands on the onnx catalog), and a generator-based
+    manager costs about three times as much to make, enter and leave."""
+
+    __slots__ = ("location", "what")
+
+    def __init__(self, what: str, location: Location) -> None:
+        self.what = what
+        self.location = location
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        if isinstance(exc, Exception) and not isinstance(exc, GenerationFailure):
+            raise GenerationFailure(self.what, self.location, exc) from exc
 
 
 @dataclass(frozen=True)
