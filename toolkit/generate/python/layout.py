@@ -174,6 +174,7 @@ def render_domain(
                 doc_constants=[(name, str_chunks(text)) for text, name in doc_constants.items()],
                 doc_of={cls.name: doc_constants[cls.schema.doc] for cls in classes},
                 same_as=_shared_fields(classes),
+                uses_math=any(cls.uses_math for cls in classes),
                 removed_in=op.removed_in,
                 replaced_by=op.replaced_by,
             )
