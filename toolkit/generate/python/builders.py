@@ -109,10 +109,9 @@ class OpsetClass:
     methods: list[tuple[Method, list[str], list[str]]]
 
 
-def method_names(schemas: Sequence[OpSchema]) -> dict[str, str]:
-    """operator -> builder method name (unique in its class, case-insensitively)."""
-    names = unique([identifier(s.name, RESERVED_METHODS) for s in schemas])
-    return {s.name: n for s, n in zip(schemas, names)}
+def method_names(operators: Sequence[str]) -> dict[str, str]:
+    """operator name -> builder method name (unique in its class, case-insensitively)."""
+    return dict(zip(operators, unique([identifier(name, RESERVED_METHODS) for name in operators])))
 
 
 def _value_kind(schema: OpSchema, param: FormalParameter) -> str:

@@ -131,7 +131,7 @@ def _shared_fields(classes: Sequence[SchemaClass]) -> dict[tuple[str, str], str]
         ):
             if not items:
                 continue
-            key = (field, tuple(tuple(lines) for lines in items))
+            key = (field, tuple(map(tuple, items)))
             if key in first:
                 same[(cls.name, field)] = first[key]
             else:
@@ -193,9 +193,14 @@ def render_domain(
     parent: dict[str, tuple[str, int, str]] | None = None  # the previous opset's method -> operator version
     parent_version = 0
     opsets: list[OpsetClass] = []
+    # Consecutive opsets mostly hold the same operators: their method names are worked out once.
+    names_of: dict[tuple[str, ...], dict[str, str]] = {}
     for version in domain.versions:
-        resolved = [inventory[version][name] for name in sorted(inventory[version])]
-        names = method_names(resolved)
+        operator_names = tuple(sorted(inventory[version]))
+        resolved = [inventory[version][name] for name in operator_names]
+        names = names_of.get(operator_names)
+        if names is None:
+            names = names_of[operator_names] = method_names(operator_names)
         current: dict[str, tuple[str, int, str]] = {}
         for s in resolved:  # an operator version recurs in every later opset: build it once
             key = (s.name, s.since_version, names[s.name])
