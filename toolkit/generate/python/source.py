@@ -11,6 +11,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from toolkit.generate.python.wrap import wrap_line
 from toolkit.model.attr_defaults import (
@@ -224,8 +225,12 @@ def _escape_unprintable(text: str) -> str:
     return "".join(char if char.isprintable() else _escape(char) for char in text)
 
 
+@lru_cache(maxsize=16384)
 def str_literal(text: str) -> str:
-    """A double-quoted literal of `text` (only printable characters left unescaped)."""
+    """A double-quoted literal of `text` (only printable characters left unescaped).
+
+    Cached: a domain's schema classes and builders quote the same names, type strings and doc
+    pieces over and over (31,000 calls for 8,000 texts on the onnx catalog)."""
     body = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
     return f'"{_escape_unprintable(body)}"'
 
