@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from toolkit.generate.python.names import schema_class_name
 from toolkit.generate.python.source import (
@@ -29,8 +29,7 @@ from toolkit.model.spec import (
 __all__ = ["SchemaClass", "build_schema_class"]
 
 
-@dataclass(frozen=True)
-class SchemaClass:
+class SchemaClass(NamedTuple):  # not a frozen dataclass: one per operator version, cheaper to make
     name: str
     schema: OpSchema
     docstring: str

@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from toolkit.generate.python.wrap import wrap_line
 from toolkit.model.attr_defaults import (
@@ -52,11 +52,11 @@ class PythonGenerationError(ValueError):
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Bracket:
+class Bracket(NamedTuple):
     """A bracketed, comma-separated display: a tuple `(a, b)` / `(a,)` / `()` or a dict `{k: v}`.
 
-    `items` are the source of each element (a dict's are `key: value`).
+    `items` are the source of each element (a dict's are `key: value`). A NamedTuple rather than a
+    frozen dataclass: it is made for every builder and hashed in `SourceMemo` keys, both cheaper.
     """
 
     opener: str
