@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import NamedTuple
 
 from toolkit.generate.python.names import (
@@ -117,7 +118,13 @@ def method_names(operators: Sequence[str]) -> dict[str, str]:
 
 def _value_kind(schema: OpSchema, param: FormalParameter) -> str:
     types = schema.constraint_map.get(param.type_str)
-    allowed = types.allowed if types is not None else (param.type_str,)
+    return _kind_of(types.allowed if types is not None else (param.type_str,))
+
+
+@lru_cache(maxsize=4096)
+def _kind_of(allowed: tuple[str, ...]) -> str:
+    """The runtime's Value class of values of the types `allowed` (cached: the outputs of many
+    operator versions allow the same long lists of types)."""
     # each prefix ends at its only "(": a type starts with one iff its text up to the first "(" is it
     kinds = {_KIND_OF_PREFIX.get(t[: t.find("(") + 1], "Value") for t in allowed}
     return kinds.pop() if len(kinds) == 1 else "Value"
