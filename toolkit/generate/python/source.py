@@ -319,7 +319,9 @@ def docstring(text: str, indent: int, memo: SourceMemo | None = None) -> str:
     next docstring that has the line (the versions of an operator repeat most of theirs).
     """
     width = LINE - indent
-    raw = text.replace("\r\n", "\n").replace("\r", "\n").expandtabs(4).strip("\n")
+    raw = text.replace("\r\n", "\n").replace("\r", "\n").strip("\n")
+    if "\t" in raw:  # expandtabs copies the text character by character even when it has no tab
+        raw = raw.expandtabs(4)
     made = (memo or SourceMemo()).doc_lines
     lines: list[str] = []
     for source_line in raw.split("\n"):
