@@ -59,14 +59,124 @@ def _compiled(kind: str) -> Callable[..., Any]:
 
 
 def _schema(kind: str) -> dict[str, Any]:
-    """The schema as fastjsonschema compiles it: draft-07, the identifier pattern as a format."""
+    """The schema as fastjsonschema compiles it: draft-07, the identifier pattern as a format, and
+    written out for speed with the same meaning (`_fast_form`)."""
     schema: dict[str, Any] = copy.deepcopy(json_schema(kind))
     schema["$schema"] = "http://json-schema.org/draft-07/schema#"  # same keywords, a draft it compiles
     identifier = schema.get("$defs", {}).get("identifier", {})
     if "pattern" in identifier:
         identifier["format"] = IDENTIFIER_FORMAT
         del identifier["pattern"]
-    return schema
+    return _fast_form(schema)
+
+
+# Where a JSON Schema keyword holds subschemas: one, a list of them, or a map of names to them.
+# Every other keyword's value is data (enum, const, default...) and is copied as it is.
+_ONE_SCHEMA = frozenset(
+    (
+        "items",
+        "additionalItems",
+        "additionalProperties",
+        "not",
+        "if",
+        "then",
+        "else",
+        "contains",
+        "propertyNames",
+    )
+)
+_SCHEMA_LIST = frozenset(("allOf", "anyOf", "oneOf", "prefixItems"))
+_SCHEMA_MAP = frozenset(("properties", "patternProperties", "$defs", "definitions", "dependentSchemas"))
+_DEF = "#/$defs/"
+
+
+def _fast_form(schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema` with the same meaning, in the form fastjsonschema's generated code runs fastest.
+
+    That code builds the name of a value for every call of a `$ref`'s function in a list or map
+    (`str.format(**locals())`, whether the value is valid or not), and the message of every
+    alternative of a `oneOf` that fails (all but one, on valid data) the same way, reading every
+    local of the function it is in. So: a `$defs` entry is written out where it is used, unless it
+    holds a choice itself (its alternatives then fail in a small function of their own) or refers
+    back to itself; and a `oneOf` whose alternatives take values of distinct JSON types (at most
+    one can match) is the equivalent `anyOf`, which stops at the first match."""
+    defs: dict[str, Any] = schema.get("$defs", {})
+    kept = {name for name, body in defs.items() if _holds_choice(body)}
+    return {key: _rewrite(key, value, defs, kept, frozenset()) for key, value in schema.items()}
+
+
+def _rewrite(keyword: str, value: Any, defs: dict[str, Any], kept: set[str], inside: frozenset[str]) -> Any:
+    if keyword in _ONE_SCHEMA:
+        return _subschema(value, defs, kept, inside)
+    if keyword in _SCHEMA_LIST and isinstance(value, list):
+        return [_subschema(item, defs, kept, inside) for item in value]
+    if keyword in _SCHEMA_MAP and isinstance(value, dict):
+        return {name: _subschema(item, defs, kept, inside) for name, item in value.items()}
+    return value
+
+
+def _subschema(node: Any, defs: dict[str, Any], kept: set[str], inside: frozenset[str]) -> Any:
+    if not isinstance(node, dict):
+        return node  # a boolean schema
+    ref = node.get("$ref")
+    name = ref[len(_DEF) :] if isinstance(ref, str) and ref.startswith(_DEF) else None
+    if name in defs and name not in kept and name not in inside:
+        body = _subschema(defs[name], defs, kept, inside | {name})
+        rest = {key: value for key, value in node.items() if key != "$ref"}
+        # beside `$ref`, other keywords apply too (as jsonschema reads the 2020-12 schema)
+        return {"allOf": [_subschema(rest, defs, kept, inside), body]} if rest else body
+    out = {key: _rewrite(key, value, defs, kept, inside) for key, value in node.items()}
+    alternatives = out.get("oneOf")
+    if "anyOf" not in out and isinstance(alternatives, list) and _distinct_types(node["oneOf"], defs):
+        out["anyOf"] = out.pop("oneOf")
+    return out
+
+
+def _holds_choice(node: Any) -> bool:
+    """Whether a `oneOf`/`anyOf` is in `node` itself (not behind a `$ref`)."""
+    if not isinstance(node, dict):
+        return False
+    if "oneOf" in node or "anyOf" in node:
+        return True
+    return any(
+        _holds_choice(value)
+        if key in _ONE_SCHEMA
+        else any(_holds_choice(item) for item in value)
+        if key in _SCHEMA_LIST and isinstance(value, list)
+        else any(_holds_choice(item) for item in value.values())
+        if key in _SCHEMA_MAP and isinstance(value, dict)
+        else False
+        for key, value in node.items()
+    )
+
+
+def _distinct_types(alternatives: list[Any], defs: dict[str, Any]) -> bool:
+    """Whether no two of `alternatives` take values of the same JSON type (by their `type`, or
+    that of the `$defs` entry they refer to); an integer is a number too."""
+    seen: set[str] = set()
+    for alternative in alternatives:
+        types = _types(alternative, defs)
+        if types is None or types & seen:
+            return False
+        seen |= types
+    return True
+
+
+def _types(node: Any, defs: dict[str, Any]) -> set[str] | None:
+    for _ in range(len(defs) + 1):  # a chain of `$ref`s, never round a cycle forever
+        if not isinstance(node, dict):
+            return None
+        kind = node.get("type")
+        if kind is not None:
+            types = {kind} if isinstance(kind, str) else set(kind) if isinstance(kind, list) else None
+            if types is None or not all(isinstance(t, str) for t in types):
+                return None
+            return types | {"integer"} if "number" in types else types
+        ref = node.get("$ref")
+        if not (isinstance(ref, str) and ref.startswith(_DEF) and ref[len(_DEF) :] in defs):
+            return None
+        node = defs[ref[len(_DEF) :]]
+    return None
 
 
 @cache
