@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,12 @@ _SEQ = "tag:yaml.org,2002:seq"
 _MAP = "tag:yaml.org,2002:map"
 _CONSTRUCTED = frozenset((_INT, _FLOAT, _BOOL, _NULL))
 
+_SCALAR = yaml.ScalarNode
+_SEQUENCE = yaml.SequenceNode
+# The composer asks for the tag of every plain scalar, and the same few spellings (keys, type
+# names, small numbers) come up again and again: answered from memory, in bounded room.
+_plain_tag = lru_cache(maxsize=4096)(yaml12.resolve)
+
 try:
     _Base: Any = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - PyYAML built without libyaml
@@ -40,11 +47,11 @@ class _Loader(_Base):  # type: ignore[misc]
     do, instead of PyYAML's YAML 1.1 table; quoted scalars are strings without a look."""
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
-        if kind is yaml.ScalarNode:
+        if kind is _SCALAR:
             if not implicit[0]:
                 return _STR
-            return yaml12.resolve(value)
-        return _SEQ if kind is yaml.SequenceNode else _MAP
+            return _plain_tag(value)
+        return _SEQ if kind is _SEQUENCE else _MAP
 
     def descend_resolver(self, current_node: Any, current_index: Any) -> None:
         pass
@@ -292,36 +299,51 @@ class _Builder:
             if node.tag != _SEQ:
                 raise self.tag_problem(node)
             seq = MarkedList((node.start_mark.line + 1, node.start_mark.column + 1))
+            item_marks = seq.item_marks
             for item in node.value:
-                seq.append(self.build(item, depth))
-                seq.item_marks.append((item.start_mark.line + 1, item.start_mark.column + 1))
+                # a string, the most common value: what `build` gives it, without the call
+                if item.__class__ is _SCALAR and item.tag == _STR and self.budget > 0:
+                    self.budget -= 1
+                    seq.append(item.value)
+                else:
+                    seq.append(self.build(item, depth))
+                mark = item.start_mark
+                item_marks.append((mark.line + 1, mark.column + 1))
             return seq
         assert isinstance(node, yaml.MappingNode)
         if node.tag != _MAP:
             raise self.tag_problem(node)
         mapping = MarkedDict((node.start_mark.line + 1, node.start_mark.column + 1))
+        key_marks, value_marks = mapping.key_marks, mapping.value_marks
         for key_node, value_node in node.value:
             if key_node.tag == "tag:yaml.org,2002:merge":
                 raise self.problem(
                     "YAML-TAG", "merge keys (`<<`) are not supported", key_node, "write the keys out"
                 )
-            if key_node.__class__ is yaml.ScalarNode and key_node.tag == _STR:
+            if key_node.__class__ is _SCALAR and key_node.tag == _STR:
                 self.budget -= 1  # the common case of `key()`, inlined: a plain string key
                 key = key_node.value
             else:
                 key = self.key(key_node, depth)
             if key in mapping:
-                first = mapping.key_marks[key]
+                first = key_marks[key]
                 raise self.problem(
                     "YAML-DUPLICATE-KEY",
                     f"duplicate key '{key}' (first defined at line {first[0]})",
                     key_node,
                     "remove one of the two entries",
                 )
-            mapping[key] = self.build(value_node, depth)
-            mapping.key_marks[key] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
-            mapping.value_marks[key] = (value_node.start_mark.line + 1, value_node.start_mark.column + 1)
-            if key in _TEXT_KEYS and value_node.__class__ is yaml.ScalarNode:
+            scalar = value_node.__class__ is _SCALAR
+            if scalar and value_node.tag == _STR and self.budget > 0:  # as for a list's item
+                self.budget -= 1
+                mapping[key] = value_node.value
+            else:
+                mapping[key] = self.build(value_node, depth)
+            mark = key_node.start_mark
+            key_marks[key] = (mark.line + 1, mark.column + 1)
+            mark = value_node.start_mark
+            value_marks[key] = (mark.line + 1, mark.column + 1)
+            if scalar and key in _TEXT_KEYS:
                 if mapping.text_marks is None:
                     mapping.text_marks = {}
                 mapping.text_marks[key] = (
