@@ -102,7 +102,10 @@ def _fast_form(schema: dict[str, Any]) -> dict[str, Any]:
     one can match) is the equivalent `anyOf`, which stops at the first match."""
     defs: dict[str, Any] = schema.get("$defs", {})
     kept = {name for name, body in defs.items() if _holds_choice(body)}
-    return {key: _rewrite(key, value, defs, kept, frozenset()) for key, value in schema.items()}
+    # the root's own `$ref`, if any, stays: the `$defs` beside it are where references point
+    return _choice_as_any(
+        schema, {key: _rewrite(key, value, defs, kept, frozenset()) for key, value in schema.items()}, defs
+    )
 
 
 def _rewrite(keyword: str, value: Any, defs: dict[str, Any], kept: set[str], inside: frozenset[str]) -> Any:
@@ -125,9 +128,15 @@ def _subschema(node: Any, defs: dict[str, Any], kept: set[str], inside: frozense
         rest = {key: value for key, value in node.items() if key != "$ref"}
         # beside `$ref`, other keywords apply too (as jsonschema reads the 2020-12 schema)
         return {"allOf": [_subschema(rest, defs, kept, inside), body]} if rest else body
-    out = {key: _rewrite(key, value, defs, kept, inside) for key, value in node.items()}
-    alternatives = out.get("oneOf")
-    if "anyOf" not in out and isinstance(alternatives, list) and _distinct_types(node["oneOf"], defs):
+    return _choice_as_any(
+        node, {key: _rewrite(key, value, defs, kept, inside) for key, value in node.items()}, defs
+    )
+
+
+def _choice_as_any(node: dict[str, Any], out: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
+    """`out` (`node` rewritten) with its `oneOf` as `anyOf` when no two alternatives share a type."""
+    alternatives = node.get("oneOf")
+    if "anyOf" not in out and isinstance(alternatives, list) and _distinct_types(alternatives, defs):
         out["anyOf"] = out.pop("oneOf")
     return out
 
