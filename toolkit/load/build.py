@@ -483,7 +483,7 @@ def _doc_at(source: Source, item: Mapping[str, Any], at: tuple[str | int, ...]) 
     """The doc_location / doc_literal fields of the object built from `item` (found at `at`)."""
     if "doc" not in item:
         return {}
-    location, literal = source.text_loc(*at, "doc")
+    location, literal = source.text_loc_in(item, at, "doc")
     return {"doc_location": location, "doc_literal": literal}
 
 

@@ -500,3 +500,11 @@ class Source:
 
     def text_loc(self, *path: str | int) -> tuple[Location, bool]:
         return text_location_of(self.data, tuple(path), self.display)
+
+    def text_loc_in(self, container: Any, at: tuple[str | int, ...], key: str) -> tuple[Location, bool]:
+        """`text_loc(*at, key)` for `container`, the value at `at`, without walking `at` again."""
+        marks = container.text_marks if isinstance(container, MarkedDict) else None
+        if marks is not None and key in marks:
+            line, column, exact = marks[key]
+            return Location(self.display, line, column), exact
+        return self.text_loc(*at, key)
