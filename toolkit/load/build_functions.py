@@ -20,7 +20,7 @@ def function_fields(source: Source, at: tuple[str | int, ...], entry: MarkedDict
     block = entry.get("function")
     if block is None:
         return fields
-    text_location, literal = source.text_loc(*at, "function", "body")
+    text_location, literal = source.text_loc_in(block, (*at, "function"), "body")
     fields["function"] = FunctionBody(
         text=block["body"],
         opset_imports=tuple((canonical_domain(str(d)), int(v)) for d, v in block["opset_imports"].items()),

@@ -16,7 +16,7 @@ __all__ = ["shape_requires", "shape_text"]
 def shape_text(source: Source, at: tuple[str | int, ...], item: Mapping[str, Any], key: str) -> ShapeText:
     """The expression under `key` of the mapping at `at` (`shape` of an output, `require` of a
     constraint, then with its `message`)."""
-    where, literal = source.text_loc(*at, key)
+    where, literal = source.text_loc_in(item, at, key)
     return ShapeText(item[key], item.get("message", ""), where, literal)
 
 

@@ -74,7 +74,7 @@ class MarkedDict(dict[str, Any]):
     __slots__ = ("key_marks", "mark", "text_marks", "value_marks")
 
     def __init__(self, mark: tuple[int, int]) -> None:
-        super().__init__()
+        # made empty (by dict.__new__): no dict.__init__ to call, one call less per mapping
         self.mark = mark
         self.key_marks: dict[str, tuple[int, int]] = {}
         self.value_marks: dict[str, tuple[int, int]] = {}
@@ -85,8 +85,7 @@ class MarkedList(list[Any]):
     __slots__ = ("item_marks", "mark")
 
     def __init__(self, mark: tuple[int, int]) -> None:
-        super().__init__()
-        self.mark = mark
+        self.mark = mark  # made empty by list.__new__, as MarkedDict
         self.item_marks: list[tuple[int, int]] = []
 
 
