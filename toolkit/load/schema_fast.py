@@ -4,7 +4,8 @@ plain, explaining validator in `toolkit.load.schema`.
 Nearly every spec file is valid, and a validator compiled by fastjsonschema answers that far
 faster than jsonschema (and without importing it); jsonschema then explains the rare invalid file
 in full. The packaged JSON Schemas (`toolkit/schemas/*.schema.json`) stay the one definition: each
-validator is compiled from its schema in memory, on first use in a process, and nothing compiled
+validator is compiled from its schema in memory (rewritten with the same meaning into the form
+whose generated code runs fastest, `_fast_form`), on first use in a process, and nothing compiled
 is written anywhere or read back. `tests/test_schema_fast.py` checks both paths give the same
 diagnostics.
 """
