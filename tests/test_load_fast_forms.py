@@ -137,3 +137,18 @@ def test_the_alias_budget_counts_every_inlined_string() -> None:
         parse_yaml_text(_strings_document(1), "bomb.yaml")
     assert info.value.diagnostic.rule == "YAML-ALIAS-LIMIT"
     assert info.value.diagnostic.location.line == 3  # the first node over the budget: in `c`
+
+
+def test_the_doc_prefilter_answers_from_bounded_memory() -> None:
+    """The docs generator asks `may_need_repair` about the docs the load's checks asked about: the
+    answer is kept, keyed by the text, and the memory stays bounded whatever a tree holds."""
+    from toolkit.checks import markdown_fast
+
+    flagged, plain = "<script>x</script>", "plain words"
+    assert markdown_fast.may_need_repair(flagged) is True
+    assert markdown_fast.may_need_repair(plain) is False
+    assert markdown_fast._answers[flagged] is True and markdown_fast._answers[plain] is False
+    for number in range(markdown_fast.MEMO_SIZE + 10):
+        markdown_fast.may_need_repair(f"doc {number}")
+    assert len(markdown_fast._answers) <= markdown_fast.MEMO_SIZE
+    assert markdown_fast.may_need_repair(flagged) is True  # answered again after the memo started over

@@ -29,9 +29,26 @@ _UNDERLINE = re.compile(r"\n[ \t>]*(?:=+|-+)[^\S\n]*(?=\n|\Z)")
 _BLOCK_MARKER = re.compile(r"[-+*>#\[]|\d{1,9}[.)]")
 
 
+# The answers given, keyed by the text: the docs generator asks again about the docs the load's
+# checks asked about (in the same process, or in the one that loaded them). At most MEMO_SIZE
+# entries: when full it starts over.
+MEMO_SIZE = 16384
+_answers: dict[str, bool] = {}
+
+
 def may_need_repair(text: str) -> bool:
     """False when the analysis of `text` is certainly clean (no HTML, fence left open, heading
     or `<` that looks like a tag)."""
+    answer = _answers.get(text)
+    if answer is None:
+        answer = _may_need_repair(text)
+        if len(_answers) >= MEMO_SIZE:
+            _answers.clear()  # one step (safe beside another thread), unlike evicting one by one
+        _answers[text] = answer
+    return answer
+
+
+def _may_need_repair(text: str) -> bool:
     if "\r" in text:  # line breaks as the analysis reads them (`normalize`): a line ends before \r
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     if "<" in text and _TAG_START.search(text):
