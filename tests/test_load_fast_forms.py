@@ -152,3 +152,18 @@ def test_the_doc_prefilter_answers_from_bounded_memory() -> None:
         markdown_fast.may_need_repair(f"doc {number}")
     assert len(markdown_fast._answers) <= markdown_fast.MEMO_SIZE
     assert markdown_fast.may_need_repair(flagged) is True  # answered again after the memo started over
+
+
+def test_the_memos_keep_no_long_text_alive() -> None:
+    """A long-lived process reading hostile trees keeps bounded text in the two memos."""
+    from toolkit.checks import markdown_fast
+    from toolkit.load import yamlsrc
+
+    long_doc = "x" * (markdown_fast.MEMO_CHARS // 2 + 1)
+    markdown_fast.may_need_repair(long_doc)
+    markdown_fast.may_need_repair(long_doc + "y")
+    assert markdown_fast._kept_chars <= markdown_fast.MEMO_CHARS
+    assert long_doc not in markdown_fast._answers  # the memo started over for the second
+    yamlsrc._plain_tag.cache_clear()
+    parse_yaml_text(f"a: {'z' * 100}\nb: short\n", "long.yaml")
+    assert yamlsrc._plain_tag.cache_info().currsize == 3  # a, b, short: not the long value

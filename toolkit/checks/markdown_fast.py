@@ -31,20 +31,26 @@ _BLOCK_MARKER = re.compile(r"[-+*>#\[]|\d{1,9}[.)]")
 
 # The answers given, keyed by the text: the docs generator asks again about the docs the load's
 # checks asked about (in the same process, or in the one that loaded them). At most MEMO_SIZE
-# entries: when full it starts over.
+# entries and MEMO_CHARS characters of text kept alive (a long-lived process such as the language
+# server reads tree after tree): when full it starts over.
 MEMO_SIZE = 16384
+MEMO_CHARS = 32 * 1024 * 1024
 _answers: dict[str, bool] = {}
+_kept_chars = 0
 
 
 def may_need_repair(text: str) -> bool:
     """False when the analysis of `text` is certainly clean (no HTML, fence left open, heading
     or `<` that looks like a tag)."""
+    global _kept_chars
     answer = _answers.get(text)
     if answer is None:
         answer = _may_need_repair(text)
-        if len(_answers) >= MEMO_SIZE:
+        if len(_answers) >= MEMO_SIZE or _kept_chars + len(text) > MEMO_CHARS:
             _answers.clear()  # one step (safe beside another thread), unlike evicting one by one
+            _kept_chars = 0
         _answers[text] = answer
+        _kept_chars += len(text)
     return answer
 
 

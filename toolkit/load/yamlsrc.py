@@ -33,7 +33,9 @@ _CONSTRUCTED = frozenset((_INT, _FLOAT, _BOOL, _NULL))
 _SCALAR = yaml.ScalarNode
 _SEQUENCE = yaml.SequenceNode
 # The composer asks for the tag of every plain scalar, and the same few spellings (keys, type
-# names, small numbers) come up again and again: answered from memory, in bounded room.
+# names, small numbers) come up again and again: answered from memory, in bounded room (short
+# spellings only, so a hostile file's long scalars are not kept alive).
+_MEMO_CHARS = 64
 _plain_tag = lru_cache(maxsize=4096)(yaml12.resolve)
 
 try:
@@ -50,7 +52,7 @@ class _Loader(_Base):  # type: ignore[misc]
         if kind is _SCALAR:
             if not implicit[0]:
                 return _STR
-            return _plain_tag(value)
+            return _plain_tag(value) if len(value) <= _MEMO_CHARS else yaml12.resolve(value)
         return _SEQ if kind is _SEQUENCE else _MAP
 
     def descend_resolver(self, current_node: Any, current_index: Any) -> None:
