@@ -164,6 +164,10 @@ def test_the_memos_keep_no_long_text_alive() -> None:
     markdown_fast.may_need_repair(long_doc + "y")
     assert markdown_fast._kept_chars <= markdown_fast.MEMO_CHARS
     assert long_doc not in markdown_fast._answers  # the memo started over for the second
+    too_long = "x" * (markdown_fast.MEMO_CHARS + 1)
+    assert markdown_fast.may_need_repair(too_long) is False
+    assert too_long not in markdown_fast._answers  # alone over the bound: answered, never kept
+    assert markdown_fast._kept_chars <= markdown_fast.MEMO_CHARS
     yamlsrc._plain_tag.cache_clear()
     parse_yaml_text(f"a: {'z' * 100}\nb: short\n", "long.yaml")
     assert yamlsrc._plain_tag.cache_info().currsize == 3  # a, b, short: not the long value

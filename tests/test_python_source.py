@@ -144,3 +144,15 @@ def test_memo_gives_what_each_version_makes_alone(which: str, request: pytest.Fi
             for schema in op.versions:
                 assert build_schema_class(schema, memo) == build_schema_class(schema)
                 assert build_method(schema, op.name, op.name, memo) == build_method(schema, op.name, op.name)
+
+
+def test_str_literal_keeps_no_long_text_alive() -> None:
+    """A long string (a hostile tree's doc) is quoted without being remembered; short ones are."""
+    from toolkit.generate.python import source
+
+    source._short_literal.cache_clear()
+    long_text = 'a "quoted"\tline\n' * 100
+    assert ast.literal_eval(source.str_literal(long_text)) == long_text
+    assert source._short_literal.cache_info().currsize == 0
+    assert ast.literal_eval(source.str_literal("Relu")) == "Relu"
+    assert source._short_literal.cache_info().currsize == 1

@@ -46,6 +46,8 @@ def may_need_repair(text: str) -> bool:
     answer = _answers.get(text)
     if answer is None:
         answer = _may_need_repair(text)
+        if len(text) > MEMO_CHARS:
+            return answer  # never kept: it alone would be over the bound
         if len(_answers) >= MEMO_SIZE or _kept_chars + len(text) > MEMO_CHARS:
             _answers.clear()  # one step (safe beside another thread), unlike evicting one by one
             _kept_chars = 0

@@ -225,14 +225,29 @@ def _escape_unprintable(text: str) -> str:
     return "".join(char if char.isprintable() else _escape(char) for char in text)
 
 
-@lru_cache(maxsize=16384)
+# str_literal's answers kept: texts up to this long (names, type strings, docstring chunks of
+# at most a line), at most this many of them, so a hostile tree's long strings are never kept
+# alive by a long-lived process.
+LITERAL_MEMO_CHARS = 256
+LITERAL_MEMO_SIZE = 16384
+
+
 def str_literal(text: str) -> str:
     """A double-quoted literal of `text` (only printable characters left unescaped).
 
-    Cached: a domain's schema classes and builders quote the same names, type strings and doc
-    pieces over and over (31,000 calls for 8,000 texts on the onnx catalog)."""
+    Remembered for short texts: a domain's schema classes and builders quote the same names, type
+    strings and doc pieces over and over (31,000 calls for 8,000 texts on the onnx catalog)."""
+    if len(text) <= LITERAL_MEMO_CHARS:
+        return _short_literal(text)
+    return _literal(text)
+
+
+def _literal(text: str) -> str:
     body = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
     return f'"{_escape_unprintable(body)}"'
+
+
+_short_literal = lru_cache(maxsize=LITERAL_MEMO_SIZE)(_literal)
 
 
 def str_chunks(text: str, width: int = 72) -> list[str]:
