@@ -302,12 +302,7 @@ class _Builder:
             seq = MarkedList((node.start_mark.line + 1, node.start_mark.column + 1))
             item_marks = seq.item_marks
             for item in node.value:
-                # a string, the most common value: what `build` gives it, without the call
-                if item.__class__ is _SCALAR and item.tag == _STR and self.budget > 0:
-                    self.budget -= 1
-                    seq.append(item.value)
-                else:
-                    seq.append(self.build(item, depth))
+                seq.append(self.build(item, depth))
                 mark = item.start_mark
                 item_marks.append((mark.line + 1, mark.column + 1))
             return seq
@@ -335,11 +330,7 @@ class _Builder:
                     "remove one of the two entries",
                 )
             scalar = value_node.__class__ is _SCALAR
-            if scalar and value_node.tag == _STR and self.budget > 0:  # as for a list's item
-                self.budget -= 1
-                mapping[key] = value_node.value
-            else:
-                mapping[key] = self.build(value_node, depth)
+            mapping[key] = self.build(value_node, depth)
             mark = key_node.start_mark
             key_marks[key] = (mark.line + 1, mark.column + 1)
             mark = value_node.start_mark
