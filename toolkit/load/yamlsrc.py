@@ -448,16 +448,20 @@ def _expression_start(node: yaml.ScalarNode) -> tuple[int, int, bool]:
     return start.line + 1, start.column + (2 if exact else 1), exact
 
 
-def text_location_of(root: Any, path: tuple[str | int, ...], display: str) -> tuple[Location, bool]:
+def text_location_of(
+    root: Any, path: tuple[str | int, ...], display: str, parent: Any = None
+) -> tuple[Location, bool]:
     """Where the text of the `doc` string at `path` starts, and whether its lines and columns
     are the source's one for one (a `|` block, a plain scalar on one line). A block scalar's
-    text starts on the line after its header, any other value where the value starts."""
-    parent = root
-    for step in path[:-1]:
-        try:
-            parent = parent[step]
-        except (KeyError, IndexError, TypeError):
-            return location_of(root, path, display), False
+    text starts on the line after its header, any other value where the value starts. `parent`:
+    the value at `path[:-1]`, when the caller holds it (not walked to again)."""
+    if parent is None:
+        parent = root
+        for step in path[:-1]:
+            try:
+                parent = parent[step]
+            except (KeyError, IndexError, TypeError):
+                return location_of(root, path, display), False
     marks = parent.text_marks if isinstance(parent, MarkedDict) else None
     key = path[-1] if path else None
     if marks is not None and isinstance(key, str) and key in marks:
@@ -495,8 +499,4 @@ class Source:
 
     def text_loc_in(self, container: Any, at: tuple[str | int, ...], key: str) -> tuple[Location, bool]:
         """`text_loc(*at, key)` for `container`, the value at `at`, without walking `at` again."""
-        marks = container.text_marks if isinstance(container, MarkedDict) else None
-        if marks is not None and key in marks:
-            line, column, exact = marks[key]
-            return Location(self.display, line, column), exact
-        return self.text_loc(*at, key)
+        return text_location_of(self.data, (*at, key), self.display, container)
