@@ -27,10 +27,16 @@ from typing import TYPE_CHECKING, Any
 
 from toolkit.model.spec import OpSchema
 from toolkit.onnx_bridge.check.inference import CONTROL_FLOW, Add, TypeInference, body_inputs
-from toolkit.onnx_bridge.check.types import AttributeFacts, Declared, Pairs, declarations
+from toolkit.onnx_bridge.check.types import Declared, Pairs, declarations
 from toolkit.onnx_bridge.graph import graph_path, node_path, opset_imports, subgraphs
 from toolkit.onnx_bridge.shape_read import constant_node, tensor_constant
-from toolkit.onnx_bridge.shape_versions import OpVersion, Picked, read_attributes, resolve_version
+from toolkit.onnx_bridge.shape_versions import (
+    AttributeReads,
+    OpVersion,
+    Picked,
+    read_attributes,
+    resolve_version,
+)
 from toolkit.onnx_bridge.walk_hooks import GraphHooks, WalkHooks
 from toolkit.registry.core import Registry
 from toolkit.shapes.engine import Inference, bind_inputs, infer
@@ -125,6 +131,8 @@ def _dropped(*args: Any, **kwargs: Any) -> None:
 
 
 Scope = MutableMapping[str, Shape]
+_NO_ATTRIBUTES: AttributeReads = ((), (), False)  # what read_attributes gives of no attributes
+_UNDECLARED = object()
 # what is known of the contents of small integer tensors: constants, and values computed from
 # shapes by the operators' value rules (Shape -> Gather -> Concat -> Reshape)
 Values = MutableMapping[str, tuple[Num, ...]]  # constants (ints, floats) and computed values
@@ -152,14 +160,16 @@ class _Outcome:
     """A node's output types and shape rules' result (`_Walk.evaluate`), with what applying them
     to the node's outputs needs to know, worked out once for every node the memo gives it to."""
 
-    __slots__ = ("complete", "inferred", "ruled", "typed", "valued")
+    __slots__ = ("complete", "inferred", "ruled", "single", "typed", "valued")
 
     def __init__(self, typed: tuple[str | None, ...], inferred: Inference | None, count: int) -> None:
         self.typed = typed
         self.inferred = inferred
-        # the types when every one of the `count` outputs is typed
+        # the types when every one of the `count` outputs is typed (`single`: the type of the one
+        # output of a one-output node, typed by a dict item rather than a zip)
         every = tuple(found for found in typed if found is not None)
-        self.complete = every if len(every) == count != 0 else None
+        self.complete = every if len(every) == count > 1 else None
+        self.single = every[0] if len(every) == count == 1 else None
         # the outputs' contents (some known) and shapes by a rule (position, shape)
         self.valued = inferred is not None and any(content is not None for content in inferred.values)
         self.ruled: tuple[tuple[int, tuple[int | Sym | None, ...]], ...] = ()
@@ -239,11 +249,10 @@ class _Walk:
         check = scope.check
         mark = None  # (the hooks' `before`: only where subgraphs are walked between it and `after`)
         flow = None
-        attributes: Picked = ()
-        facts: AttributeFacts = ()
+        read = _NO_ATTRIBUTES
         if attrs:
-            attributes, facts, holds_graphs = read_attributes(found, attrs)
-            if holds_graphs:
+            read = read_attributes(found, attrs)
+            if read[2]:  # an attribute holds graphs
                 if check is not None:
                     mark = check.before(node, index, names)
                 flow = self.control(node, scope, index)
@@ -261,6 +270,7 @@ class _Walk:
                 if constant is not None:
                     values[outputs[0]] = constant
             schema = None
+        attributes: Picked = read[0]
         given: tuple[Value, ...] = ()
         constants: tuple[tuple[str, Value], ...] = ()
         if schema is not None:
@@ -283,11 +293,12 @@ class _Walk:
                 )
         # a node's types and shapes depend only on these (engine.reads derives what its shape rules
         # read, TypePlan.attributes what its type_from does), so the 10,000 nodes of a real model
-        # are a few hundred evaluations
+        # are a few hundred evaluations; the key holds all the walk read of the attributes (their
+        # facts too: the hooks' verdict on a node is a function of its outcome)
         typing = tuple(map(types.get, names))
-        key = (id(found), typing, given, attributes, constants, len(outputs))
+        key = (id(found), typing, given, read, constants, len(outputs))
         outcome = self.memo.get(key) if flow is None else None
-        repeated = outcome is not None  # a node like an earlier one
+        keyed = outcome is not None  # a node like an earlier one, or (below) the first of a kind
         if outcome is None:
             outcome = self.evaluate(
                 node, found, schema, types, flow, given, attributes, constants, len(outputs)
@@ -296,14 +307,25 @@ class _Walk:
                 outcome.inferred is None or not outcome.inferred.minted
             ):  # a fresh symbol stays fresh
                 self.memo[key] = outcome
+                keyed = True
         typed, inferred = outcome.typed, outcome.inferred
         # the inferred types recorded; `settled`: every output named and typed, and all of them
         # undeclared or all declared as inferred (one step each, the common cases), else a finding
         # or a partly known type, output by output
         settled = False
-        every = outcome.complete
-        if every is not None and "" not in outputs:
-            declared = scope.declared
+        single = outcome.single
+        if single is not None:
+            name = outputs[0]
+            if name:
+                self.types.inferred[name] = single
+                stated = scope.declared.get(name, _UNDECLARED)
+                if stated == single:
+                    settled = True
+                elif stated is _UNDECLARED:
+                    types[name] = single
+                    settled = True
+        elif outcome.complete is not None and "" not in outputs:
+            every, declared = outcome.complete, scope.declared
             self.types.inferred.update(zip(outputs, every))
             if tuple(map(declared.get, outputs)) == every:  # (a declared type is never None here)
                 settled = True
@@ -313,10 +335,14 @@ class _Walk:
         if typed and not settled:
             self.record(node, found, scope, index, outputs, typed)
         if check is not None:
-            # a repeated node whose outputs are typed as its outcome says: its signature is `key`
-            # (only repeated ones: a model of distinct nodes keeps no second memo)
-            signature = key if repeated and settled else None
-            check.after(mark, node, index, op, names, outputs, facts, typing, signature)
+            # a node whose outputs are typed as its memo entry says: that entry (an object, hashed
+            # by identity) is its signature, and one the hooks found clean needs their graph
+            # checks only
+            if settled and outcome in check.clean and "" not in names:
+                check.repeated(node, index, names, outputs)
+            else:
+                signature = outcome if keyed and settled else None
+                check.after(mark, node, index, op, names, outputs, read[1], typing, signature)
         if called is not None:
             self.settle(outputs, shapes, called[0])
         if inferred is None or schema is None:

@@ -21,7 +21,7 @@ passes instead: the same findings either way.
 from __future__ import annotations
 
 from collections import ChainMap
-from collections.abc import Mapping, MutableMapping
+from collections.abc import Container, Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from toolkit.onnx_bridge.check import graph_checks
@@ -79,7 +79,7 @@ class ModelChecks:
         self.plans: dict[str, dict[str, Any]] = {}  # the reporting checker's memo (walk.plan)
         self.fast: dict[tuple[str, str], Any] = {}  # (domain, op_type) -> its plan, read per node
         # the signatures (GraphCheck.after) of nodes the fast path found clean
-        self.clean: set[tuple[object, AttributeFacts]] = set()
+        self.clean: set[object] = set()
         self.reordered = False
 
     @property
@@ -111,13 +111,26 @@ class ModelChecks:
         view: MutableMapping[str, str | None] = types if exact else ChainMap(*layers, *masks, types)  # type: ignore[arg-type]
         check = GraphCheck(self, graph, path, scope, layers, self.walk.scope(path, self.imports, view))
         check.masks, check.walks_types = masks, view is types
+        if check.walks_types:  # (elsewhere a signature does not say what the node checks read)
+            check.clean = self.clean
         return check
 
 
 class GraphCheck:
     """The checks of one graph as the walk goes through its nodes (shape_infer.GraphHooks)."""
 
-    __slots__ = ("checks", "found", "graph", "layers", "masks", "node_scope", "path", "scope", "walks_types")
+    __slots__ = (
+        "checks",
+        "clean",
+        "found",
+        "graph",
+        "layers",
+        "masks",
+        "node_scope",
+        "path",
+        "scope",
+        "walks_types",
+    )
 
     def __init__(
         self,
@@ -137,6 +150,8 @@ class GraphCheck:
         self.node_scope = node_scope
         self.masks: tuple[Mapping[str, None], ...] = ()  # the names Loops and Scans feed, inner first
         self.walks_types = False  # the node checks' view of types is the walk's own mapping
+        # the signatures of nodes found clean, where a signature is all the node checks read
+        self.clean: Container[object] = frozenset()
 
     def before(self, node: Any, index: int, inputs: list[str]) -> int:
         graph_checks.node_inputs(
@@ -159,16 +174,6 @@ class GraphCheck:
         checks = self.checks
         if mark is None and not self.scope.defined.issuperset(inputs):  # (no subgraphs: no `before`)
             self.before(node, index, inputs)
-        # The fast path reads a node's plan (its op), its value names' count and emptiness, their
-        # types in the view and its attribute facts. With a walk `signature` (op, input types,
-        # output count; outputs typed by it), in the walk's own view of types, with no empty name,
-        # the signature and the facts are all of that: a node like one found clean is clean.
-        seen = None
-        if signature is not None and self.walks_types and "" not in inputs:
-            seen = (signature, facts)
-            if seen in checks.clean:
-                graph_checks.node_outputs(self.scope, node, index, outputs, self.path, checks.add)
-                return
         walk = checks.walk
         fast = checks.fast.get(op, _UNPLANNED)
         if fast is _UNPLANNED:
@@ -189,9 +194,19 @@ class GraphCheck:
                 own = found[end:]
                 del found[end:]
                 found[mark:mark] = own
-        elif seen is not None:
-            checks.clean.add(seen)
+        elif signature is not None and self.walks_types and "" not in inputs:
+            # The fast path reads a node's plan (its op), its value names' count and emptiness,
+            # their types in the view and its attribute facts. A walk `signature` (op, input
+            # types, attribute facts, output count; outputs typed by it), in the walk's own view
+            # of types, with no empty name, is all of that: a node of that signature is clean.
+            checks.clean.add(signature)
         graph_checks.node_outputs(self.scope, node, index, outputs, self.path, checks.add)
+
+    def repeated(self, node: Any, index: int, inputs: list[str], outputs: list[str]) -> None:
+        scope = self.scope
+        if not scope.defined.issuperset(inputs):
+            self.before(node, index, inputs)
+        graph_checks.node_outputs(scope, node, index, outputs, self.path, self.checks.add)
 
     def leave(self) -> None:
         graph_checks.close_graph(self.graph, self.scope, self.path, self.checks.add)
