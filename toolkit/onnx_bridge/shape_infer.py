@@ -221,9 +221,14 @@ class _Walk:
             scope.types.update((name, found) for name, found in fed.items() if declared.get(name) is None)
             self.types.fed_mismatches(fed, declared, scope.path)
         shapes = scope.shapes
-        for name, declared_shape in (*found.inputs, *found.value_info):
-            known = shapes.get(name)
-            shapes[name] = declared_shape if known is None else merge(known, declared_shape)
+        stated = [*found.inputs, *found.value_info]
+        named = dict(stated)
+        if len(named) == len(stated) and shapes.keys().isdisjoint(named):
+            shapes.update(named)  # each name declared once, none known yet: nothing to merge
+        else:
+            for name, declared_shape in stated:
+                known = shapes.get(name)
+                shapes[name] = declared_shape if known is None else merge(known, declared_shape)
         for tensor in graph.initializer:
             shapes[tensor.name], constant = tensor_constant(tensor)
             if constant is not None:

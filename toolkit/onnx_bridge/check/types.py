@@ -4,7 +4,7 @@ and where an attribute keeps its value."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from toolkit.model.types import ELEMENT_TYPE_NUMBERS, TypeStringError, canonical_type
 from toolkit.onnx_bridge.shape_read import shape_of
@@ -121,14 +121,24 @@ def declarations(graph: Any, memo: dict[bytes, Declared] | None = None) -> Decla
     outputs: Pairs = []
     inputs: Pairs = []
     for infos, pairs in ((graph.value_info, value_info), (graph.output, outputs), (graph.input, inputs)):
-        for info in infos:
-            name, proto = info.name, info.type
-            key = proto.SerializeToString()
-            read = memo.get(key)
-            if read is None:
-                read = memo[key] = (type_string(proto), shape_of(proto))
-            declared, shape = read
-            pairs.append((name, shape))
+        # list by list rather than info by info (a main graph can declare 10,000 values)
+        names = [info.name for info in infos]
+        keys = [info.type.SerializeToString() for info in infos]
+        looked_up = list(map(memo.get, keys))
+        if None in looked_up:  # a type not read before
+            for at, key in enumerate(keys):
+                read = memo.get(key)
+                if read is None:
+                    proto = infos[at].type
+                    read = memo[key] = (type_string(proto), shape_of(proto))
+                looked_up[at] = read
+        reads = cast(list[Declared], looked_up)
+        pairs += zip(names, [shape for _, shape in reads])
+        found = [declared for declared, _ in reads]
+        if None not in found:  # every type known: each declaration wins
+            types.update(zip(names, found))
+            continue
+        for name, declared, key, info in zip(names, found, keys, infos):
             if declared is None and not key and not info.HasField("type"):
                 continue  # only a declared type, even an unknown one, hides an initializer's
             if declared is not None or name not in types:
