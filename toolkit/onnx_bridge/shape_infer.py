@@ -30,21 +30,16 @@ from toolkit.onnx_bridge.check.inference import CONTROL_FLOW, Add, TypeInference
 from toolkit.onnx_bridge.check.types import Declared, Pairs, declarations
 from toolkit.onnx_bridge.graph import graph_path, node_path, opset_imports, subgraphs
 from toolkit.onnx_bridge.shape_read import constant_node, tensor_constant
-from toolkit.onnx_bridge.shape_versions import (
-    AttributeReads,
-    OpVersion,
-    Picked,
-    read_attributes,
-    resolve_version,
-)
+from toolkit.onnx_bridge.shape_versions import OpVersion, Outcome, read_attributes, resolve_version
 from toolkit.onnx_bridge.walk_hooks import GraphHooks, WalkHooks
 from toolkit.registry.core import Registry
-from toolkit.shapes.engine import Inference, bind_inputs, infer
+from toolkit.shapes.engine import bind_inputs, infer
 from toolkit.shapes.flow import agree, contradicts, merge, scan_shapes
 from toolkit.shapes.values import ABSENT, Num, Shape, Sym, Value
 
 if TYPE_CHECKING:
     from toolkit.onnx_bridge.shape_functions import Calls
+    from toolkit.onnx_bridge.shape_versions import AttributeReads, Picked
 
 __all__ = [
     "Conflict",
@@ -156,31 +151,6 @@ class _Scope:
     check: GraphHooks | None = None  # their hooks of this graph (before it is entered: its outer's)
 
 
-class _Outcome:
-    """A node's output types and shape rules' result (`_Walk.evaluate`), with what applying them
-    to the node's outputs needs to know, worked out once for every node the memo gives it to."""
-
-    __slots__ = ("complete", "inferred", "ruled", "single", "typed", "valued")
-
-    def __init__(self, typed: tuple[str | None, ...], inferred: Inference | None, count: int) -> None:
-        self.typed = typed
-        self.inferred = inferred
-        # the types when every one of the `count` outputs is typed (`single`: the type of the one
-        # output of a one-output node, typed by a dict item rather than a zip)
-        every = tuple(found for found in typed if found is not None)
-        self.complete = every if len(every) == count > 1 else None
-        self.single = every[0] if len(every) == count == 1 else None
-        # the outputs' contents (some known) and shapes by a rule (position, shape)
-        self.valued = inferred is not None and any(content is not None for content in inferred.values)
-        self.ruled: tuple[tuple[int, tuple[int | Sym | None, ...]], ...] = ()
-        if inferred is not None:
-            self.ruled = tuple(
-                (position, shape)
-                for position, (shape, has_rule) in enumerate(zip(inferred.outputs[:count], inferred.has_rule))
-                if has_rule and shape is not None
-            )
-
-
 class _Walk:
     """One pass over a graph's nodes in order, inferring each node's output types and shapes; a
     subgraph sees its outer graphs' values (ChainMaps over them) and its own are kept apart
@@ -203,7 +173,7 @@ class _Walk:
         # per (domain, op_type): the version the model imports, and what its rules read; and the
         # node results (types, shapes) already evaluated, by what they depend on
         self.versions: dict[tuple[str, str], OpVersion] = {}
-        self.memo: dict[tuple[object, ...], _Outcome] = {}
+        self.memo: dict[tuple[object, ...], Outcome] = {}
         self.declared_types: dict[bytes, Declared] = {}  # check.types.declarations' memo
         self.calls: Calls | None = None  # the model's local functions, when it has any
         self.hooks: WalkHooks | None = None  # what runs beside the walk (infer_model_shapes)
@@ -415,7 +385,7 @@ class _Walk:
         attributes: Picked,
         constants: tuple[tuple[str, Value], ...],
         count: int,
-    ) -> _Outcome:
+    ) -> Outcome:
         """A node's output types (its type plan's, else what its subgraphs hand back) and the
         result of its shape rules (None: not evaluated)."""
         plan = found.plan
@@ -425,7 +395,7 @@ class _Walk:
             else tuple(self.types.node(node, plan, types.get, flow or [], count))
         )
         if schema is None:
-            return _Outcome(typed, None, count)
+            return Outcome(typed, None, count)
         inferred = infer(
             schema,
             bind_inputs(schema, given),
@@ -438,7 +408,7 @@ class _Walk:
             self.fresh,
             outputs=count,
         )
-        return _Outcome(typed, inferred, count)
+        return Outcome(typed, inferred, count)
 
     def settle(self, outputs: Sequence[str], shapes: Scope, out: Sequence[Shape]) -> None:
         """The outputs of a node whose shapes come from a graph (a subgraph, a function's body):

@@ -1,6 +1,7 @@
 """What the model walk (`shape_infer`) reads of a node for its operator version: resolved once per
-(domain, op_type) of a model, so that the per-node work is lookups in what is resolved here; and
-what it reads of a node's attributes, once per distinct list of them (`read_attributes`)."""
+(domain, op_type) of a model, so that the per-node work is lookups in what is resolved here; what
+it reads of a node's attributes, once per distinct list of them (`read_attributes`); and what it
+works out of a node's result, once per memo entry (`Outcome`)."""
 
 from __future__ import annotations
 
@@ -13,10 +14,10 @@ from toolkit.onnx_bridge.check.types import AttributeFacts, attribute_fact
 from toolkit.onnx_bridge.graph import GRAPH_ATTR, GRAPHS_ATTR
 from toolkit.onnx_bridge.shape_read import attribute_value
 from toolkit.registry.core import Registry
-from toolkit.shapes.engine import reads
-from toolkit.shapes.values import Value
+from toolkit.shapes.engine import Inference, reads
+from toolkit.shapes.values import Sym, Value
 
-__all__ = ["AttributeReads", "OpVersion", "Picked", "read_attributes", "resolve_version"]
+__all__ = ["AttributeReads", "OpVersion", "Outcome", "Picked", "read_attributes", "resolve_version"]
 
 _CONTROL = frozenset(CONTROL_FLOW)  # If, Loop, Scan: shapes from their bodies
 
@@ -100,3 +101,28 @@ def _read(reads: frozenset[str], attrs: list[Any]) -> AttributeReads:
         if name in reads:
             picked.append((name, attribute_value(attr), attribute_type(attr)))
     return tuple(picked), tuple(map(attribute_fact, attrs)), graphs
+
+
+class Outcome:
+    """A node's output types and shape rules' result (shape_infer's `_Walk.evaluate`), with what applying them
+    to the node's outputs needs to know, worked out once for every node the memo gives it to."""
+
+    __slots__ = ("complete", "inferred", "ruled", "single", "typed", "valued")
+
+    def __init__(self, typed: tuple[str | None, ...], inferred: Inference | None, count: int) -> None:
+        self.typed = typed
+        self.inferred = inferred
+        # the types when every one of the `count` outputs is typed (`single`: the type of the one
+        # output of a one-output node, typed by a dict item rather than a zip)
+        every = tuple(found for found in typed if found is not None)
+        self.complete = every if len(every) == count > 1 else None
+        self.single = every[0] if len(every) == count == 1 else None
+        # the outputs' contents (some known) and shapes by a rule (position, shape)
+        self.valued = inferred is not None and any(content is not None for content in inferred.values)
+        self.ruled: tuple[tuple[int, tuple[int | Sym | None, ...]], ...] = ()
+        if inferred is not None:
+            self.ruled = tuple(
+                (position, shape)
+                for position, (shape, has_rule) in enumerate(zip(inferred.outputs[:count], inferred.has_rule))
+                if has_rule and shape is not None
+            )
