@@ -271,7 +271,7 @@ class _Walk:
         # are a few hundred evaluations; the key holds all the walk read of the attributes (their
         # facts too: the hooks' verdict on a node is a function of its outcome)
         typing = tuple(map(types.get, names))
-        key = (id(found), typing, given, read, constants, len(outputs))
+        key = (found, typing, given, read, constants, len(outputs))
         outcome = self.memo.get(key) if flow is None else None
         keyed = outcome is not None  # a node like an earlier one, or (below) the first of a kind
         if outcome is None:

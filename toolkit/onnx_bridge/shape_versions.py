@@ -32,12 +32,13 @@ _GRAPH_KINDS = frozenset({GRAPH_ATTR, GRAPHS_ATTR})
 _UNKEYED = _GRAPH_KINDS | {4, 9, 11, 12}  # TENSOR, TENSORS, SPARSE_TENSOR, SPARSE_TENSORS
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class OpVersion:
     """The operator version a model's (domain, op_type) resolves to: its type rules (`plan`), and,
     when it has shape rules, what the walk must read of a node for them: the attributes named, the
     inputs (by position and formal name) whose known values they may read (engine.reads); a
-    variadic one's are read from its position on."""
+    variadic one's are read from its position on. Compared and hashed by identity (one is
+    resolved per (domain, op_type) of a walk): it heads the walk's memo keys."""
 
     schema: OpSchema | None
     attributes: frozenset[str] = frozenset()
