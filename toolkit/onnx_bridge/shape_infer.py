@@ -185,7 +185,7 @@ class _Walk:
         declared, scope.declared, scope.outputs = found.types, found.types, found.outputs
         hooks = self.hooks
         if hooks is not None and scope.checked:
-            scope.check = hooks.enter(graph, scope.path, scope.check, declared, fed, scope.types)
+            scope.check = hooks.enter(graph, scope.path, scope.check, found, fed, scope.types)
         scope.types.update(declared)
         if fed:
             scope.types.update((name, found) for name, found in fed.items() if declared.get(name) is None)

@@ -8,7 +8,7 @@ from collections.abc import Container, Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from toolkit.onnx_bridge.check.types import AttributeFacts
+    from toolkit.onnx_bridge.check.types import AttributeFacts, Declarations
 
 
 class GraphHooks(Protocol):
@@ -57,10 +57,10 @@ class WalkHooks(Protocol):
         graph: Any,
         path: str,
         outer: GraphHooks | None,
-        declared: dict[str, str | None],
+        found: Declarations,
         fed: Mapping[str, str | None] | None,
         types: MutableMapping[str, str | None],
     ) -> GraphHooks:
         """The hooks of `graph` (the main graph: `outer` None; else a subgraph of the node that
-        `outer`'s graph is at) whose declared types are `declared`, whose Loop or Scan feeds
-        `fed`, and whose types the walk keeps in `types`."""
+        `outer`'s graph is at) whose declarations the walk read as `found`, whose Loop or Scan
+        feeds `fed`, and whose types the walk keeps in `types`."""

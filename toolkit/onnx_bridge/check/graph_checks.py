@@ -70,10 +70,13 @@ def check_graph(
     close_graph(graph, scope, path, add)
 
 
-def open_graph(graph: Any, path: str, add: Add, outer: tuple[set[str], ...], main: bool) -> GraphScope:
+def open_graph(
+    graph: Any, path: str, add: Add, outer: tuple[set[str], ...], main: bool, unnamed: int | None = None
+) -> GraphScope:
     """The checks of a graph's declarations (inputs, initializers, the main graph's outputs,
     value_info names); the scope its nodes are then checked in, node by node (`node_inputs`, its
-    subgraphs, `node_outputs`: `check_graph`, or the model walk that check-model runs)."""
+    subgraphs, `node_outputs`: `check_graph`, or the model walk that check-model runs). `unnamed`:
+    how many value_info entries have an empty name, when the caller has read them already."""
     defined: set[str] = set()
     _declare(graph.input, "graph input", path, add, defined, value_info=True, main=main)
     initializers = [*graph.initializer, *(s.values for s in graph.sparse_initializer)]
@@ -87,9 +90,10 @@ def open_graph(graph: Any, path: str, add: Add, outer: tuple[set[str], ...], mai
     defined |= seen_init  # an initializer may also be a graph input (its default value)
     if main:
         _declare(graph.output, "graph output", path, add, None, value_info=True, main=True)
-    for info in graph.value_info:
-        if not info.name:
-            add("MODEL-NAME-EMPTY", path, "a value_info entry has an empty name")
+    if unnamed is None:
+        unnamed = sum(1 for info in graph.value_info if not info.name)
+    for _ in range(unnamed):
+        add("MODEL-NAME-EMPTY", path, "a value_info entry has an empty name")
     defined.add("")  # an empty name is an absent optional value: always fine to read
     return GraphScope(defined, outer)
 

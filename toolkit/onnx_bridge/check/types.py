@@ -105,6 +105,7 @@ class Declarations:
     inputs: Pairs
     value_info: Pairs
     outputs: Pairs
+    unnamed: int = 0  # the value_info entries with an empty name (graph_checks reports them)
 
 
 def declarations(graph: Any, memo: dict[bytes, Declared] | None = None) -> Declarations:
@@ -120,10 +121,14 @@ def declarations(graph: Any, memo: dict[bytes, Declared] | None = None) -> Decla
     value_info: Pairs = []
     outputs: Pairs = []
     inputs: Pairs = []
+    unnamed = 0
     for infos, pairs in ((graph.value_info, value_info), (graph.output, outputs), (graph.input, inputs)):
         # list by list rather than info by info (a main graph can declare 10,000 values)
-        names = [info.name for info in infos]
-        keys = [info.type.SerializeToString() for info in infos]
+        # (one pass over the protobuf list: each item read makes a new wrapper object)
+        named = [(info.name, info.type.SerializeToString()) for info in infos]
+        names, keys = zip(*named) if named else ((), ())
+        if pairs is value_info:
+            unnamed = names.count("")
         looked_up = list(map(memo.get, keys))
         if None in looked_up:  # a type not read before
             for at, key in enumerate(keys):
@@ -143,7 +148,7 @@ def declarations(graph: Any, memo: dict[bytes, Declared] | None = None) -> Decla
                 continue  # only a declared type, even an unknown one, hides an initializer's
             if declared is not None or name not in types:
                 types[name] = declared
-    return Declarations(types, inputs, value_info, outputs)
+    return Declarations(types, inputs, value_info, outputs, unnamed)
 
 
 def attribute_facts(attrs: list[Any]) -> AttributeFacts:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from toolkit.onnx_bridge.check import graph_checks
 from toolkit.onnx_bridge.check.fastpath import DIRTY, clean_view
 from toolkit.onnx_bridge.check.findings import ModelFinding
-from toolkit.onnx_bridge.check.types import AttributeFacts
+from toolkit.onnx_bridge.check.types import AttributeFacts, Declarations
 from toolkit.onnx_bridge.graph import node_path
 
 if TYPE_CHECKING:
@@ -92,17 +92,18 @@ class ModelChecks:
         graph: Any,
         path: str,
         outer: Any,
-        declared: dict[str, str | None],
+        found: Declarations,
         fed: Mapping[str, str | None] | None,
         types: MutableMapping[str, str | None],
     ) -> GraphCheck:
         self.walk.nodes += len(graph.node)
         masks: tuple[Mapping[str, None], ...] = ()
+        declared = found.types
         if outer is None:
-            scope = graph_checks.open_graph(graph, path, self.add, (), main=True)
+            scope = graph_checks.open_graph(graph, path, self.add, (), True, found.unnamed)
             layers: tuple[Mapping[str, str | None], ...] = (declared,)
         else:
-            scope = graph_checks.open_graph(graph, path, self.add, outer.scope.inner(), main=False)
+            scope = graph_checks.open_graph(graph, path, self.add, outer.scope.inner(), False, found.unnamed)
             layers = (declared, *outer.layers)
             masks = (dict.fromkeys(fed or (), None), *outer.masks)  # fed types are not declared ones
         # the main graph's declared types and, where none is declared, its inferred ones are the
