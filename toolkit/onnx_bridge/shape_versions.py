@@ -6,9 +6,10 @@ works out of a node's result, once per memo entry (`Outcome`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from toolkit.model.spec import OpSchema
+from toolkit.model.types import ATTRIBUTE_TYPE_NUMBERS
 from toolkit.onnx_bridge.check.inference import CONTROL_FLOW, TypeInference, TypePlan, attribute_type
 from toolkit.onnx_bridge.check.types import AttributeFacts, attribute_fact
 from toolkit.onnx_bridge.graph import GRAPH_ATTR, GRAPHS_ATTR
@@ -29,7 +30,9 @@ AttributeReads = tuple[Picked, AttributeFacts, bool]
 _GRAPH_KINDS = frozenset({GRAPH_ATTR, GRAPHS_ATTR})
 # attribute types whose encoded bytes are never a memo key: graphs (their bytes hold every nested
 # graph's, read again at each level) and tensors (a weight can be most of a model's bytes)
-_UNKEYED = _GRAPH_KINDS | {4, 9, 11, 12}  # TENSOR, TENSORS, SPARSE_TENSOR, SPARSE_TENSORS
+_UNKEYED = _GRAPH_KINDS | {
+    ATTRIBUTE_TYPE_NUMBERS[kind] for kind in ("tensor", "tensors", "sparse_tensor", "sparse_tensors")
+}
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -113,11 +116,14 @@ class Outcome:
     def __init__(self, typed: tuple[str | None, ...], inferred: Inference | None, count: int) -> None:
         self.typed = typed
         self.inferred = inferred
-        # the types when every one of the `count` outputs is typed (`single`: the type of the one
-        # output of a one-output node, typed by a dict item rather than a zip)
-        every = tuple(found for found in typed if found is not None)
-        self.complete = every if len(every) == count > 1 else None
-        self.single = every[0] if len(every) == count == 1 else None
+        # the types when every one of the `count` outputs is typed, position by position (a call of
+        # a local function may name fewer outputs than the function has: `typed` is longer then);
+        # `single`: the type of the one output of a one-output node, typed by a dict item, not a zip
+        known = len(typed) == count and None not in typed
+        self.complete: tuple[str, ...] | None = (
+            cast("tuple[str, ...]", typed) if known and count > 1 else None
+        )
+        self.single: str | None = typed[0] if known and count == 1 else None
         # the outputs' contents (some known) and shapes by a rule (position, shape)
         self.valued = inferred is not None and any(content is not None for content in inferred.values)
         self.ruled: tuple[tuple[int, tuple[int | Sym | None, ...]], ...] = ()
