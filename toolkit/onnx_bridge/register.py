@@ -27,6 +27,7 @@ from typing import Any
 
 from toolkit.adapters.onnx_io import default_proto
 from toolkit.model.spec import OpSchema, ParamOption, display_domain
+from toolkit.onnx_bridge.shape_write import type_proto
 from toolkit.registry.core import Registry
 from toolkit.shapes.engine import bind_inputs, infer
 from toolkit.shapes.values import ABSENT, Sym, Value
@@ -202,17 +203,7 @@ def _inference(onnx: Any, version: OpSchema, fail_on_constraint: bool) -> Callab
             shape = outputs[index] if index < len(outputs) else None
             if not element and not isinstance(shape, tuple):
                 continue
-            result = onnx.TypeProto()
-            result.tensor_type.elem_type = element
-            if isinstance(shape, tuple):
-                result.tensor_type.shape.SetInParent()
-                for dim in shape:
-                    entry = result.tensor_type.shape.dim.add()
-                    if isinstance(dim, int):
-                        entry.dim_value = dim
-                    elif isinstance(dim, Sym):
-                        entry.dim_param = dim.name
-            ctx.set_output_type(index, result)
+            ctx.set_output_type(index, type_proto(element, shape if isinstance(shape, tuple) else None))
 
     return infer_node
 

@@ -68,7 +68,7 @@ def _write_value_info(
             element = _element(kind, elements)
             # None: nothing to write (not a tensor: an optional or a sequence; or nothing known)
             unknown = element == -1 or (element is None and shape is None)
-            field = None if unknown else _field(_TYPE, _type_proto(element or 0, shape).SerializeToString())
+            field = None if unknown else _field(_TYPE, type_proto(element or 0, shape).SerializeToString())
             built = made[key] = None if field is None else (field, len(field) + 2)
         if built is None:
             continue
@@ -89,7 +89,7 @@ def _write_output(target: Any, element: int | None, shape: Shape) -> None:
         return
     if target.type.HasField("tensor_type") and target.type.tensor_type.HasField("shape"):
         return
-    target.type.CopyFrom(_type_proto(element or target.type.tensor_type.elem_type, shape))
+    target.type.CopyFrom(type_proto(element or target.type.tensor_type.elem_type, shape))
 
 
 def _element(kind: str, elements: dict[str, int | None]) -> int | None:
@@ -125,20 +125,22 @@ def _field(number: int, payload: bytes) -> bytes:
     return bytes((number << 3 | 2,)) + _length(len(payload)) + payload
 
 
-def _type_proto(element: int, shape: Shape) -> Any:
+def type_proto(element: int, shape: Shape) -> Any:
+    """A tensor TypeProto of `element` and `shape` (None: rank unknown; a Sym dimension is a
+    dim_param, an unknown one neither)."""
     from onnx import TensorShapeProto, TypeProto
 
-    type_proto = TypeProto()
-    type_proto.tensor_type.elem_type = element
+    result = TypeProto()
+    result.tensor_type.elem_type = element
     if shape is not None:
-        type_proto.tensor_type.shape.CopyFrom(TensorShapeProto())
+        result.tensor_type.shape.CopyFrom(TensorShapeProto())
         for dim in shape:
-            entry = type_proto.tensor_type.shape.dim.add()
+            entry = result.tensor_type.shape.dim.add()
             if isinstance(dim, int):
                 entry.dim_value = dim
             elif isinstance(dim, Sym):
                 entry.dim_param = dim.name
-    return type_proto
+    return result
 
 
 def infer_shapes_file(
