@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from toolkit.model.codec_functions import encode_function
 from toolkit.model.example_model import TestCase, model_proto, test_case
 from toolkit.model.examples import Example
 from toolkit.model.onnx_text import TextParseError
@@ -43,6 +42,11 @@ def model_frame(registry: Registry, schema: OpSchema) -> ModelFrame:
     imports = {schema.domain: schema.since_version}
     functions: tuple[bytes, ...] = ()
     if schema.function is not None and schema.domain not in STANDARD_DOMAINS:
+        # Imported here: it loads the protobuf runtime (tens of ms), which only a vendor function
+        # body needs; the backend_tests kind of a tree without one (or without examples) runs
+        # without it, in a process that has no other use for it (#24).
+        from toolkit.model.codec_functions import encode_function
+
         try:
             functions = (encode_function(schema).SerializeToString(),)
         except TextParseError:
