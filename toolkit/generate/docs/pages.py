@@ -166,7 +166,9 @@ def operator_page(view: OperatorView, source: str) -> list[str]:
             out += ("### Description\n\n", doc_markdown(schema.doc, SECTION_LEVEL), "\n\n")
         out += (version.body(SECTION_LEVEL), "\n\n")
         out.append(function_section(schema, SECTION_LEVEL))
-        out += (examples_markdown(schema, SECTION_LEVEL), "\n\n")
+        examples = examples_markdown(schema, SECTION_LEVEL)
+        if examples:  # no blank-line run for the tidy-up to collapse (`page_bytes`)
+            out += (examples, "\n\n")
     return out
 
 

@@ -83,7 +83,9 @@ def body_parts(schema: OpSchema) -> tuple[str, ...]:
     """The version's notes (`OpSchema.notes`, such as why it is deprecated), then its Attributes,
     Inputs, Outputs and Type Constraints, split where the #s of the section headings go (so one
     build serves every heading level: `VersionView.body`). Plain Python rather than a template: it
-    is built for every operator version and a template render costs more."""
+    is built for every operator version and a template render costs more. It ends without a line
+    break: the pages put a blank line after it, and a page that holds no blank-line run is not
+    tidied again (`markdown.page_bytes`)."""
     parts = ["".join(f"**{label}:** {prose(text)}\n\n" for label, text in schema.notes)]
     attributes = [attribute_row(attr) for attr in sorted(schema.attributes, key=lambda a: a.name)]
     if attributes:
@@ -105,7 +107,6 @@ def body_parts(schema: OpSchema) -> tuple[str, ...]:
     parts.append(
         " Type Constraints\n\n"
         + (table(CONSTRAINT_HEADER, constraints) if constraints else "No type constraints.")
-        + "\n"
     )
     return tuple(parts)
 
