@@ -268,12 +268,17 @@ def str_chunks(text: str, width: int = 72) -> list[str]:
         if pos < len(line):
             pieces.append(line[pos:])
     literals = []
+    limit = width + 24
     for piece in pieces:
-        todo = [piece]  # a stack, first piece last
+        literal = str_literal(piece)
+        if len(literal) <= limit or len(piece) <= 1:
+            literals.append(literal)  # nearly every piece: no stack of halves made for it
+            continue
+        todo = [piece]  # escapes blew it up: halved until each half fits (a stack, first piece last)
         while todo:
             piece = todo.pop()
             literal = str_literal(piece)
-            if len(literal) > width + 24 and len(piece) > 1:  # escapes blew it up: halve, both halves
+            if len(literal) > limit and len(piece) > 1:
                 half = len(piece) // 2
                 todo += (piece[half:], piece[:half])
             else:
