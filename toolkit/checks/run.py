@@ -28,7 +28,10 @@ def _operator_checks(op: OperatorSpec, domains: Mapping[str, DomainSpec]) -> Ope
     return docs
 
 
-OPERATOR_CHECKS = OperatorCheck(_operator_checks, markdown.remember)
+# The Markdown parser (markdown-it and its rules, ~60 ms to import and build) is made before the
+# loader forks: every large tree has docs the prefilter sends to it, and each process building its
+# own was most of the cost of its first file.
+OPERATOR_CHECKS = OperatorCheck(_operator_checks, markdown.remember, markdown.parser)
 
 
 def load_specs(

@@ -44,10 +44,13 @@ class OperatorCheck(Generic[K]):
     the process that built the operator (see `read_specs`). `run` gives the operator's diagnostics and what was
     computed on the way that this process may use again; `reuse` is handed the latter here, in
     load order, once every file is read: a worker's travels back with its results (pickled by
-    the pool), so what a worker computed is not computed again in this process."""
+    the pool), so what a worker computed is not computed again in this process. `prepare` makes
+    what `run` builds once per process (the Markdown parser of the doc checks): called before the
+    loader forks, so the workers inherit it instead of each building it again on their first file."""
 
     run: Callable[[OperatorSpec, Mapping[str, DomainSpec]], tuple[list[Diagnostic], Sequence[K]]]
     reuse: Callable[[Sequence[K]], None]
+    prepare: Callable[[], object] = lambda: None
 
 
 # (position in the load, spec, its file's diagnostics, the diagnostics of `check_operator`, the
@@ -157,6 +160,8 @@ def load_files(
     numbered = list(enumerate(op_files))
     if workers > 1:
         schema_fast.prepare("operator")  # made once, inherited by the forked workers
+        if check_operator is not None:
+            check_operator.prepare()  # the same for what the checks build once
         count = min(MAX_CHUNKS, -(-len(numbered) // CHUNK_FILES))
         chunks = parallel.run_shared(reader.read, parallel.split(numbered, count), workers)
     else:
