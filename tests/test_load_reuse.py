@@ -82,7 +82,7 @@ def slowed_here(check: OperatorCheck[object]) -> OperatorCheck[object]:
             time.sleep(0.005)
         return check.run(op, domains)
 
-    return OperatorCheck(run, check.reuse)
+    return OperatorCheck(run, check.reuse, check.prepare)
 
 
 def test_workers_analyses_reach_this_process(

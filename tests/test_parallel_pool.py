@@ -54,7 +54,7 @@ def _tree(root: Path) -> dict[str, bytes | None]:
 
 
 def test_chunks_come_back_in_order_from_both_processes() -> None:
-    chunks = parallel.split(list(range(100)), 40)
+    chunks = parallel.split(list(range(100)), 2, 2)
     results = parallel.run_shared(_pid_and_items, chunks, 2)
     assert [item for _, items in results for item in items] == list(range(100))
     pids = {pid for pid, _ in results}
@@ -63,7 +63,7 @@ def test_chunks_come_back_in_order_from_both_processes() -> None:
 
 
 def test_jobs_setting(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    chunks = parallel.split(list(range(60)), 30)
+    chunks = parallel.split(list(range(60)), 3, 2)
     monkeypatch.setenv(parallel.JOBS_ENV, "1")
     assert {pid for pid, _ in parallel.run_shared(_pid_and_items, chunks, parallel.worker_count(None))} == {
         os.getpid()
@@ -83,7 +83,7 @@ def test_jobs_setting(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFix
 def test_everything_runs_here_where_fork_is_unsafe_or_the_pool_cannot_start(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    chunks = parallel.split(list(range(20)), 10)
+    chunks = parallel.split(list(range(20)), 2, 2)
     with monkeypatch.context() as patched:
         patched.setattr(sys, "platform", "darwin")  # forking after system frameworks load is unsafe
         assert {pid for pid, _ in parallel.run_shared(_pid_and_items, chunks, 2)} == {os.getpid()}
@@ -123,7 +123,7 @@ def test_what_a_worker_fails_is_worked_and_raised_here() -> None:
             raise RuntimeError("only in a worker")
         return _pid_and_items(chunk)
 
-    chunks = parallel.split(list(range(30)), 15)
+    chunks = parallel.split(list(range(30)), 2, 2)
     results = parallel.run_shared(fails_in_workers, chunks, 2)
     assert [item for _, items in results for item in items] == list(range(30))
 

@@ -28,9 +28,9 @@ def _operator_checks(op: OperatorSpec, domains: Mapping[str, DomainSpec]) -> Ope
     return docs
 
 
-# The Markdown parser (markdown-it and its rules, ~60 ms to import and build) is made before the
-# loader forks: every large tree has docs the prefilter sends to it, and each process building its
-# own was most of the cost of its first file.
+# The Markdown parser (importing markdown-it and building it with its rules) is made before the
+# loader forks: a large tree has docs the prefilter sends to it, and each process building its own
+# was most of the cost of its first file.
 OPERATOR_CHECKS = OperatorCheck(_operator_checks, markdown.remember, markdown.parser)
 
 

@@ -59,11 +59,11 @@ class OperatorCheck(Generic[K]):
 FileResult = tuple[
     int, OperatorSpec | None, list[Diagnostic], list[Diagnostic], list[ExampleRef], Sequence[Any]
 ]
-# How a large tree's operator files are shared out: chunks of at least CHUNK_FILES files (handing
-# out a chunk costs about 0.1 ms), at most MAX_CHUNKS of them, so that the chunk still being
-# worked when the other process runs out is a small part of the whole.
-CHUNK_FILES = 16
-MAX_CHUNKS = 256
+# How a large tree's operator files are shared out (`parallel.split`): chunks shrinking down to
+# CHUNK_FILES files, so that the chunk still being worked when the other process runs out is
+# small (chunks of equal size left one process idle for a good part of a chunk at the end), while
+# the big first chunks keep the hand-outs few (each costs a round trip through the pool).
+CHUNK_FILES = 4
 
 
 def read_specs(
@@ -162,8 +162,7 @@ def load_files(
         schema_fast.prepare("operator")  # made once, inherited by the forked workers
         if check_operator is not None:
             check_operator.prepare()  # the same for what the checks build once
-        count = min(MAX_CHUNKS, -(-len(numbered) // CHUNK_FILES))
-        chunks = parallel.run_shared(reader.read, parallel.split(numbered, count), workers)
+        chunks = parallel.run_shared(reader.read, parallel.split(numbered, workers, CHUNK_FILES), workers)
     else:
         chunks = [reader.read(numbered)]
     results = [r for chunk in chunks for r in chunk]  # in load order: chunks come back in order

@@ -182,10 +182,18 @@ def run_shared(work: Callable[[T], R], chunks: Sequence[T], workers: int) -> lis
     return [results[number] if number in results else work(chunk) for number, chunk in enumerate(chunks)]
 
 
-def split(items: Sequence[T], count: int) -> list[Sequence[T]]:
-    """`items` cut into at most `count` consecutive chunks of nearly equal length."""
-    size = -(-len(items) // max(1, count))  # items per chunk, rounded up
-    return [items[start : start + size] for start in range(0, len(items), size)] if items else []
+def split(items: Sequence[T], workers: int, smallest: int) -> list[Sequence[T]]:
+    """`items` cut into consecutive chunks that shrink as they go: each is a `2 * workers`-th of
+    what is left, and at least `smallest` items. The processes start on big chunks (few hand-outs)
+    and the last chunks handed out are small, so whoever runs out of work first waits only for a
+    small chunk of the others (with chunks of equal size it waited for up to a whole one)."""
+    chunks: list[Sequence[T]] = []
+    start = 0
+    while start < len(items):
+        size = max(smallest, -(-(len(items) - start) // (2 * max(1, workers))), 1)
+        chunks.append(items[start : start + size])
+        start += size
+    return chunks
 
 
 def _kill(processes: set[Any]) -> None:
