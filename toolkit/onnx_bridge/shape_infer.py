@@ -169,6 +169,7 @@ class _Walk:
         self.result = result
         self.fresh = fresh
         self.types = types
+        self.inferred = types.inferred  # (every node's types go there: one attribute load, not two)
         self.outputs: dict[str, Shape] = {}  # the graphs' declared outputs, for conflicts
         # per (domain, op_type): the version the model imports, and what its rules read; and the
         # node results (types, shapes) already evaluated, by what they depend on
@@ -214,7 +215,9 @@ class _Walk:
     def node(self, node: Any, scope: _Scope, index: int) -> None:
         """One node of the graph of `scope`: its subgraphs, then its output types and shapes (its
         path, graph.node_path, is made only where there is something to locate: check-model's
-        findings are located as its own)."""
+        findings are located as its own). Every line here runs for each of a model's nodes: the
+        common case (a memo hit whose types are settled, no graph, no call) is reached with the
+        fewest tests, and what is rare is tested last."""
         op = node.domain, node.op_type  # each read of a protobuf field makes a new str
         found = self.versions.get(op)
         if found is None:
@@ -222,50 +225,49 @@ class _Walk:
         names, outputs, attrs = node.input[:], node.output[:], node.attribute[:]
         scope.produced += outputs
         check = scope.check
-        mark = None  # (the hooks' `before`: only where subgraphs are walked between it and `after`)
-        flow = None
-        read = _NO_ATTRIBUTES
-        if attrs:
-            read = read_attributes(found, attrs)
-            if read[2]:  # an attribute holds graphs
-                if check is not None:
-                    mark = check.before(node, index, names)
-                flow = self.control(node, scope, index)
-        called = None
-        if self.calls is not None and found.plan is None:
+        read = read_attributes(found, attrs) if attrs else _NO_ATTRIBUTES
+        # (`mark`: the hooks' `before`, only where subgraphs are walked between it and `after`)
+        mark = flow = called = None
+        if read[2]:  # an attribute holds graphs
+            if check is not None:
+                mark = check.before(node, index, names)
+            flow = self.control(node, scope, index)
+        if found.plan is None and self.calls is not None:
             called = self.calls.call(self, node, scope, index)
             if called is not None:  # a call of a local function: its body's output types and shapes
                 flow = called[1]
-        types, shapes, values = scope.types, scope.shapes, scope.values
-        schema = found.schema if scope.shaped and called is None else None
-        if found.constant and len(outputs) == 1 and scope.shaped:
+        types, shapes, shaped = scope.types, scope.shapes, scope.shaped
+        schema = found.schema if shaped and called is None else None
+        if found.constant and shaped and len(outputs) == 1:
             read_constant = constant_node(attrs)
             if read_constant is not None:
                 shapes[outputs[0]], constant = read_constant
                 if constant is not None:
-                    values[outputs[0]] = constant
+                    scope.values[outputs[0]] = constant
             schema = None
-        attributes: Picked = read[0]
         given: tuple[Value, ...] = ()
         constants: tuple[tuple[str, Value], ...] = ()
         if schema is not None:
             given = tuple(map(shapes.get, names))
             if "" in names:  # an optional input left out
                 given = tuple(shape if name else ABSENT for name, shape in zip(names, given))
-            if found.unknown is not None and values.keys().isdisjoint(names):
-                constants = found.unknown  # what the listing below gives when nothing is known
-            elif found.values:
-                constants = tuple(
-                    [
-                        (
-                            formal,
-                            tuple(map(values.get, names[at:]))
-                            if variadic
-                            else (values.get(names[at]) if at < len(names) else None),  # None: not given
-                        )
-                        for at, formal, variadic in found.values
-                    ]
-                )
+            if found.values:  # its rules read inputs' values: the known ones, by formal name
+                values = scope.values
+                unknown = found.unknown  # what the listing below gives when nothing is known
+                if unknown is not None and values.keys().isdisjoint(names):
+                    constants = unknown
+                else:
+                    constants = tuple(
+                        [
+                            (
+                                formal,
+                                tuple(map(values.get, names[at:]))
+                                if variadic
+                                else (values.get(names[at]) if at < len(names) else None),  # None: not given
+                            )
+                            for at, formal, variadic in found.values
+                        ]
+                    )
         # a node's types and shapes depend only on these (engine.reads derives what its shape rules
         # read, TypePlan.attributes what its type_from does), so the 10,000 nodes of a real model
         # are a few hundred evaluations; the key holds all the walk read of the attributes (their
@@ -273,17 +275,12 @@ class _Walk:
         typing = tuple(map(types.get, names))
         key = (found, typing, given, read, constants, len(outputs))
         outcome = self.memo.get(key) if flow is None else None
-        keyed = outcome is not None  # a node like an earlier one, or (below) the first of a kind
         if outcome is None:
-            outcome = self.evaluate(
-                node, found, schema, types, flow, given, attributes, constants, len(outputs)
-            )
+            outcome = self.evaluate(node, found, schema, types, flow, given, read[0], constants, len(outputs))
             if flow is None and (
                 outcome.inferred is None or not outcome.inferred.minted
             ):  # a fresh symbol stays fresh
                 self.memo[key] = outcome
-                keyed = True
-        typed, inferred = outcome.typed, outcome.inferred
         # the inferred types recorded; `settled`: every output named and typed, and all of them
         # undeclared or all declared as inferred (one step each, the common cases), else a finding
         # or a partly known type, output by output
@@ -292,23 +289,22 @@ class _Walk:
         if single is not None:
             name = outputs[0]
             if name:
-                self.types.inferred[name] = single
+                self.inferred[name] = single
                 stated = scope.declared.get(name, _UNDECLARED)
-                if stated == single:
-                    settled = True
-                elif stated is _UNDECLARED:
+                settled = stated == single
+                if stated is _UNDECLARED:
                     types[name] = single
                     settled = True
         elif outcome.complete is not None and "" not in outputs:
             every, declared = outcome.complete, scope.declared
-            self.types.inferred.update(zip(outputs, every))
+            self.inferred.update(zip(outputs, every))
             if tuple(map(declared.get, outputs)) == every:  # (a declared type is never None here)
                 settled = True
             elif declared.keys().isdisjoint(outputs):
                 types.update(zip(outputs, every))
                 settled = True
-        if typed and not settled:
-            self.record(node, found, scope, index, outputs, typed)
+        if not settled and outcome.typed:
+            self.record(node, found, scope, index, outputs, outcome.typed)
         if check is not None:
             # a node whose outputs are typed as its memo entry says: that entry (an object, hashed
             # by identity) is its signature, and one the hooks found clean needs their graph
@@ -316,16 +312,17 @@ class _Walk:
             if settled and outcome in check.clean and "" not in names:
                 check.repeated(node, index, names, outputs)
             else:
-                signature = outcome if keyed and settled else None
+                signature = outcome if settled and self.memo.get(key) is outcome else None
                 check.after(mark, node, index, op, names, outputs, read[1], typing, signature)
         if called is not None:
             self.settle(outputs, shapes, called[0])
+        inferred = outcome.inferred
         if inferred is None or schema is None:
             return
         if outcome.valued:
             for name, content in zip(outputs, inferred.values):
                 if name and content is not None:
-                    values[name] = content  # computed from shapes: later nodes' value() reads it
+                    scope.values[name] = content  # computed from shapes: later nodes' value() reads it
         if inferred.findings:
             path = node_path(scope.path, node, index)
             self.result.operators[path] = schema.id
@@ -357,7 +354,7 @@ class _Walk:
     ) -> None:
         """The inferred types of a node's outputs recorded one by one (some output unnamed or not
         typed, or declared otherwise: a finding)."""
-        declared, known, types = scope.declared, self.types.inferred, scope.types
+        declared, known, types = scope.declared, self.inferred, scope.types
         for position, (name, found_type) in enumerate(zip(outputs, typed)):
             if found_type is None or not name:
                 continue
