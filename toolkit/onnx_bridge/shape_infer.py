@@ -149,6 +149,13 @@ class _Scope:
     shaped: bool = True  # False: types only (a graph other than If's, Loop's or Scan's, see control)
     checked: bool = False  # the walk's hooks run over this graph (the main graph and its subgraphs)
     check: GraphHooks | None = None  # their hooks of this graph (before it is entered: its outer's)
+    # `types.get` and `shapes.get` bound once: every node reads its inputs' through them (a method
+    # bound per node is an allocation and a garbage-collected object each time)
+    type_of: Callable[[str], str | None] = field(init=False)
+    shape_of: Callable[[str], Shape] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.type_of, self.shape_of = self.types.get, self.shapes.get
 
 
 class _Walk:
@@ -236,7 +243,7 @@ class _Walk:
             called = self.calls.call(self, node, scope, index)
             if called is not None:  # a call of a local function: its body's output types and shapes
                 flow = called[1]
-        types, shapes, shaped = scope.types, scope.shapes, scope.shaped
+        shapes, shaped = scope.shapes, scope.shaped
         schema = found.schema if shaped and called is None else None
         if found.constant and shaped and len(outputs) == 1:
             read_constant = constant_node(attrs)
@@ -247,9 +254,10 @@ class _Walk:
             schema = None
         given: tuple[Value, ...] = ()
         constants: tuple[tuple[str, Value], ...] = ()
+        gap = "" in names  # an optional input left out
         if schema is not None:
-            given = tuple(map(shapes.get, names))
-            if "" in names:  # an optional input left out
+            given = tuple(map(scope.shape_of, names))
+            if gap:
                 given = tuple(shape if name else ABSENT for name, shape in zip(names, given))
             if found.values:  # its rules read inputs' values: the known ones, by formal name
                 values = scope.values
@@ -272,11 +280,13 @@ class _Walk:
         # read, TypePlan.attributes what its type_from does), so the 10,000 nodes of a real model
         # are a few hundred evaluations; the key holds all the walk read of the attributes (their
         # facts too: the hooks' verdict on a node is a function of its outcome)
-        typing = tuple(map(types.get, names))
+        typing = tuple(map(scope.type_of, names))
         key = (found, typing, given, read, constants, len(outputs))
         outcome = self.memo.get(key) if flow is None else None
         if outcome is None:
-            outcome = self.evaluate(node, found, schema, types, flow, given, read[0], constants, len(outputs))
+            outcome = self.evaluate(
+                node, found, schema, scope.types, flow, given, read[0], constants, len(outputs)
+            )
             if flow is None and (
                 outcome.inferred is None or not outcome.inferred.minted
             ):  # a fresh symbol stays fresh
@@ -293,7 +303,7 @@ class _Walk:
                 stated = scope.declared.get(name, _UNDECLARED)
                 settled = stated == single
                 if stated is _UNDECLARED:
-                    types[name] = single
+                    scope.types[name] = single
                     settled = True
         elif outcome.complete is not None and "" not in outputs:
             every, declared = outcome.complete, scope.declared
@@ -301,7 +311,7 @@ class _Walk:
             if tuple(map(declared.get, outputs)) == every:  # (a declared type is never None here)
                 settled = True
             elif declared.keys().isdisjoint(outputs):
-                types.update(zip(outputs, every))
+                scope.types.update(zip(outputs, every))
                 settled = True
         if not settled and outcome.typed:
             self.record(node, found, scope, index, outputs, outcome.typed)
@@ -309,7 +319,7 @@ class _Walk:
             # a node whose outputs are typed as its memo entry says: that entry (an object, hashed
             # by identity) is its signature, and one the hooks found clean needs their graph
             # checks only
-            if settled and outcome in check.clean and "" not in names:
+            if settled and not gap and outcome in check.clean:
                 check.repeated(node, index, names, outputs)
             else:
                 signature = outcome if settled and self.memo.get(key) is outcome else None
