@@ -21,9 +21,9 @@ from __future__ import annotations
 import itertools
 import os
 from collections import ChainMap
-from collections.abc import Callable, Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from toolkit.model.spec import OpSchema
 from toolkit.onnx_bridge.check.inference import CONTROL_FLOW, Add, TypeInference, body_inputs
@@ -128,6 +128,10 @@ def _dropped(*args: Any, **kwargs: Any) -> None:
 Scope = MutableMapping[str, Shape]
 _NO_ATTRIBUTES: AttributeReads = ((), (), False)  # what read_attributes gives of no attributes
 _UNDECLARED = object()
+# the head of a node's memo key: its operator version, whether its shape rules run, what is read of
+# its attributes, the constants its rules read, its output count; then its inputs' types and, when
+# its rules run, their shapes (as many: the key's length tells them apart)
+_HEAD = 5
 # what is known of the contents of small integer tensors: constants, and values computed from
 # shapes by the operators' value rules (Shape -> Gather -> Concat -> Reshape)
 Values = MutableMapping[str, tuple[Num, ...]]  # constants (ints, floats) and computed values
@@ -252,13 +256,13 @@ class _Walk:
                 if constant is not None:
                     scope.values[outputs[0]] = constant
             schema = None
-        given: tuple[Value, ...] = ()
+        given: Iterable[Value] = ()
         constants: tuple[tuple[str, Value], ...] = ()
         gap = "" in names  # an optional input left out
         if schema is not None:
-            given = tuple(map(scope.shape_of, names))
+            given = map(scope.shape_of, names)
             if gap:
-                given = tuple(shape if name else ABSENT for name, shape in zip(names, given))
+                given = [shape if name else ABSENT for name, shape in zip(names, given)]
             if found.values:  # its rules read inputs' values: the known ones, by formal name
                 values = scope.values
                 unknown = found.unknown  # what the listing below gives when nothing is known
@@ -279,11 +283,13 @@ class _Walk:
         # a node's types and shapes depend only on these (engine.reads derives what its shape rules
         # read, TypePlan.attributes what its type_from does), so the 10,000 nodes of a real model
         # are a few hundred evaluations; the key holds all the walk read of the attributes (their
-        # facts too: the hooks' verdict on a node is a function of its outcome)
-        typing = tuple(map(scope.type_of, names))
-        key = (found, typing, given, read, constants, len(outputs))
+        # facts too: the hooks' verdict on a node is a function of its outcome). It is flat (see
+        # _HEAD): built and hashed in one step, not as a tuple of tuples hashed level by level
+        key = (found, schema is not None, read, constants, len(outputs), *map(scope.type_of, names), *given)
         outcome = self.memo.get(key) if flow is None else None
         if outcome is None:
+            shapes_at = _HEAD + len(names)  # (unshaped: the key has no shapes, `given` is empty)
+            given = cast("tuple[Value, ...]", key[shapes_at:])
             outcome = self.evaluate(
                 node, found, schema, scope.types, flow, given, read[0], constants, len(outputs)
             )
@@ -323,6 +329,7 @@ class _Walk:
                 check.repeated(node, index, names, outputs)
             else:
                 signature = outcome if settled and self.memo.get(key) is outcome else None
+                typing = cast("tuple[str | None, ...]", key[_HEAD : _HEAD + len(names)])
                 check.after(mark, node, index, op, names, outputs, read[1], typing, signature)
         if called is not None:
             self.settle(outputs, shapes, called[0])
