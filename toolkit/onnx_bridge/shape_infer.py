@@ -233,7 +233,9 @@ class _Walk:
         found = self.versions.get(op)
         if found is None:
             found = self.versions[op] = resolve_version(self.types, self.registry, self.imports, *op)
-        names, outputs, attrs = node.input[:], node.output[:], node.attribute[:]
+        # (the attributes not copied out: most nodes have none, and the rest are read once, by
+        # read_attributes, on a memo hit)
+        names, outputs, attrs = node.input[:], node.output[:], node.attribute
         scope.produced += outputs
         check = scope.check
         read = read_attributes(found, attrs) if attrs else _NO_ATTRIBUTES
@@ -328,7 +330,10 @@ class _Walk:
             if settled and not gap and outcome in check.clean:
                 check.repeated(node, index, names, outputs)
             else:
-                signature = outcome if settled and self.memo.get(key) is outcome else None
+                # (the memo's entry for the key: a node like an earlier one, or the first of a kind;
+                # a node whose subgraphs were walked is neither, and its key is never hashed)
+                keyed = flow is None and self.memo.get(key) is outcome
+                signature = outcome if settled and keyed else None
                 typing = cast("tuple[str | None, ...]", key[_HEAD : _HEAD + len(names)])
                 check.after(mark, node, index, op, names, outputs, read[1], typing, signature)
         if called is not None:

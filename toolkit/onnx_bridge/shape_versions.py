@@ -5,6 +5,7 @@ works out of a node's result, once per memo entry (`Outcome`)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -78,7 +79,7 @@ def resolve_version(
     return OpVersion(schema, read.attributes, values, plan, constant, read.attributes | typed, unknown)
 
 
-def read_attributes(version: OpVersion, attrs: list[Any]) -> AttributeReads:
+def read_attributes(version: OpVersion, attrs: Sequence[Any]) -> AttributeReads:
     """What the walk reads of the attributes `attrs` of a node of `version`. A model repeats a few
     attribute lists on thousands of nodes (a Transpose's perm, a Cast's type): a list of plain
     values (numbers, strings, their lists, types) is read once, by its encoded bytes, which upb
@@ -95,7 +96,7 @@ def read_attributes(version: OpVersion, attrs: list[Any]) -> AttributeReads:
     return found
 
 
-def _read(reads: frozenset[str], attrs: list[Any]) -> AttributeReads:
+def _read(reads: frozenset[str], attrs: Sequence[Any]) -> AttributeReads:
     picked = []
     graphs = False
     for attr in attrs:
