@@ -290,8 +290,7 @@ class _Walk:
         key = (found, schema is not None, read, constants, len(outputs), *map(scope.type_of, names), *given)
         outcome = self.memo.get(key) if flow is None else None
         if outcome is None:
-            shapes_at = _HEAD + len(names)  # (unshaped: the key has no shapes, `given` is empty)
-            given = cast("tuple[Value, ...]", key[shapes_at:])
+            given = key[_HEAD + len(names) :]  # its inputs' shapes (none, when its rules do not run)
             outcome = self.evaluate(
                 node, found, schema, scope.types, flow, given, read[0], constants, len(outputs)
             )
