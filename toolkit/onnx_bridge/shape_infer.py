@@ -128,9 +128,8 @@ def _dropped(*args: Any, **kwargs: Any) -> None:
 Scope = MutableMapping[str, Shape]
 _NO_ATTRIBUTES: AttributeReads = ((), (), False)  # what read_attributes gives of no attributes
 _UNDECLARED = object()
-# the head of a node's memo key: its operator version, whether its shape rules run, what is read of
-# its attributes, the constants its rules read, its output count; then its inputs' types and, when
-# its rules run, their shapes (as many: the key's length tells them apart)
+# a node's memo key: its operator version, whether its shape rules run, its attribute reads, constants
+# and output count; then its inputs' types and, when its rules run, their shapes (as many as types)
 _HEAD = 5
 # what is known of the contents of small integer tensors: constants, and values computed from
 # shapes by the operators' value rules (Shape -> Gather -> Concat -> Reshape)
@@ -226,15 +225,13 @@ class _Walk:
     def node(self, node: Any, scope: _Scope, index: int) -> None:
         """One node of the graph of `scope`: its subgraphs, then its output types and shapes (its
         path, graph.node_path, is made only where there is something to locate: check-model's
-        findings are located as its own). Every line here runs for each of a model's nodes: the
-        common case (a memo hit whose types are settled, no graph, no call) is reached with the
-        fewest tests, and what is rare is tested last."""
+        findings are located as its own). Every line runs per node: the common case (a memo hit,
+        types settled, no graph, no call) is reached with the fewest tests."""
         op = node.domain, node.op_type  # each read of a protobuf field makes a new str
         found = self.versions.get(op)
         if found is None:
             found = self.versions[op] = resolve_version(self.types, self.registry, self.imports, *op)
-        # (the attributes not copied out: most nodes have none, and the rest are read once, by
-        # read_attributes, on a memo hit)
+        # (the attributes not copied out: most nodes have none, the rest are read once on a memo hit)
         names, outputs, attrs = node.input[:], node.output[:], node.attribute
         scope.produced += outputs
         check = scope.check
@@ -265,23 +262,8 @@ class _Walk:
             given = map(scope.shape_of, names)
             if gap:
                 given = [shape if name else ABSENT for name, shape in zip(names, given)]
-            if found.values:  # its rules read inputs' values: the known ones, by formal name
-                values = scope.values
-                unknown = found.unknown  # what the listing below gives when nothing is known
-                if unknown is not None and values.keys().isdisjoint(names):
-                    constants = unknown
-                else:
-                    constants = tuple(
-                        [
-                            (
-                                formal,
-                                tuple(map(values.get, names[at:]))
-                                if variadic
-                                else (values.get(names[at]) if at < len(names) else None),  # None: not given
-                            )
-                            for at, formal, variadic in found.values
-                        ]
-                    )
+            if found.values:  # its rules read inputs' values
+                constants = found.constants(names, scope.values)
         # a node's types and shapes depend only on these (engine.reads derives what its shape rules
         # read, TypePlan.attributes what its type_from does), so the 10,000 nodes of a real model
         # are a few hundred evaluations; the key holds all the walk read of the attributes (their
@@ -294,10 +276,8 @@ class _Walk:
             outcome = self.evaluate(
                 node, found, schema, scope.types, flow, given, read[0], constants, len(outputs)
             )
-            if flow is None and (
-                outcome.inferred is None or not outcome.inferred.minted
-            ):  # a fresh symbol stays fresh
-                self.memo[key] = outcome
+            if flow is None and (outcome.inferred is None or not outcome.inferred.minted):
+                self.memo[key] = outcome  # (a fresh symbol stays fresh)
         # the inferred types recorded; `settled`: every output named and typed, and all of them
         # undeclared or all declared as inferred (one step each, the common cases), else a finding
         # or a partly known type, output by output

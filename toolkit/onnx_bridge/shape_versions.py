@@ -5,7 +5,7 @@ works out of a node's result, once per memo entry (`Outcome`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -17,7 +17,7 @@ from toolkit.onnx_bridge.graph import GRAPH_ATTR, GRAPHS_ATTR
 from toolkit.onnx_bridge.shape_read import attribute_value
 from toolkit.registry.core import Registry
 from toolkit.shapes.engine import Inference, reads
-from toolkit.shapes.values import Sym, Value
+from toolkit.shapes.values import Num, Sym, Value
 
 __all__ = ["AttributeReads", "OpVersion", "Outcome", "Picked", "read_attributes", "resolve_version"]
 
@@ -57,6 +57,25 @@ class OpVersion:
     attribute_reads: dict[tuple[bytes, ...], AttributeReads] = field(
         default_factory=dict, compare=False, hash=False
     )
+
+    def constants(
+        self, names: list[str], values: Mapping[str, tuple[Num, ...]]
+    ) -> tuple[tuple[str, Value], ...]:
+        """The known values of a node's inputs `names` that its rules read, by formal name (None:
+        not known, or not given); a variadic input's from its position on."""
+        if self.unknown is not None and values.keys().isdisjoint(names):
+            return self.unknown  # what the listing below gives when nothing is known
+        return tuple(
+            [
+                (
+                    formal,
+                    tuple(map(values.get, names[at:]))
+                    if variadic
+                    else (values.get(names[at]) if at < len(names) else None),
+                )
+                for at, formal, variadic in self.values
+            ]
+        )
 
 
 def resolve_version(
