@@ -248,3 +248,35 @@ def test_graphs_of_other_operators_are_typed_not_shaped(
     assert found == [("MODEL-TYPE-INFERRED-MISMATCH", "g/apply/0/body/inner_cast/0")]
     out = shape_write.infer_shapes(model, onnx_registry)
     assert list(out.graph.node[0].attribute[0].g.value_info) == []
+
+
+def test_a_node_met_first_in_a_typed_only_graph_is_still_shaped_later(onnx_registry: Registry) -> None:
+    """A node with no inputs (RandomNormal) has the same input types and shapes wherever it is:
+    whether its shape rules run (not in a graph attribute of an operator other than If, Loop and
+    Scan) is part of what its result depends on, so the rule-less result of the first one, in a
+    vendor operator's graph, is not handed to the same node in the main graph (it was, once)."""
+    random = {"shape": [2, 3], "dtype": TensorProto.FLOAT}
+    body = helper.make_graph(
+        [helper.make_node("RandomNormal", [], ["inner"], **random)],
+        "body",
+        [],
+        [helper.make_tensor_value_info("inner", TensorProto.FLOAT, None)],
+    )
+    graph = helper.make_graph(
+        [
+            helper.make_node("Apply", ["x"], ["y"], domain="com.example", body=body, name="apply"),
+            helper.make_node("RandomNormal", [], ["outer"], **random),
+        ],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [
+            helper.make_tensor_value_info("y", TensorProto.FLOAT, None),
+            helper.make_tensor_value_info("outer", TensorProto.FLOAT, None),
+        ],
+    )
+    model = helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 18), helper.make_opsetid("com.example", 1)]
+    )
+    walked = shape_infer.infer_model_shapes(model, onnx_registry)
+    assert walked.shapes.get("outer") == (2, 3)
+    assert walked.shapes.get("inner") is None

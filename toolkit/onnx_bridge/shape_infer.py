@@ -128,12 +128,9 @@ def _dropped(*args: Any, **kwargs: Any) -> None:
 Scope = MutableMapping[str, Shape]
 _NO_ATTRIBUTES: AttributeReads = ((), (), False)  # what read_attributes gives of no attributes
 _UNDECLARED = object()
-# a node's memo key: its operator version, whether its shape rules run, its attribute reads, constants
-# and output count; then its inputs' types and, when its rules run, their shapes (as many as types)
-_HEAD = 5
-# what is known of the contents of small integer tensors: constants, and values computed from
+# what is known of small tensors' contents: constants (ints, floats), and values computed from
 # shapes by the operators' value rules (Shape -> Gather -> Concat -> Reshape)
-Values = MutableMapping[str, tuple[Num, ...]]  # constants (ints, floats) and computed values
+Values = MutableMapping[str, tuple[Num, ...]]
 
 
 @dataclass(slots=True)
@@ -152,13 +149,19 @@ class _Scope:
     shaped: bool = True  # False: types only (a graph other than If's, Loop's or Scan's, see control)
     checked: bool = False  # the walk's hooks run over this graph (the main graph and its subgraphs)
     check: GraphHooks | None = None  # their hooks of this graph (before it is entered: its outer's)
-    # `types.get` and `shapes.get` bound once: every node reads its inputs' through them (a method
-    # bound per node is an allocation and a garbage-collected object each time)
+    # `types.get`, `shapes.get` bound once: every node reads its inputs' (a bound method is an object)
     type_of: Callable[[str], str | None] = field(init=False)
     shape_of: Callable[[str], Shape] = field(init=False)
 
     def __post_init__(self) -> None:
         self.type_of, self.shape_of = self.types.get, self.shapes.get
+
+
+def _inputs_of(key: tuple[object, ...], count: int, shaped: bool) -> tuple[tuple[object, ...], ...]:
+    """A node's `count` input types and shapes (none if its rules do not run), from its memo key's
+    end (`_Walk.node`): no count of the fields before them to keep in step."""
+    start = len(key) - count * (2 if shaped else 1)
+    return key[start : start + count], key[start + count :]
 
 
 class _Walk:
@@ -264,15 +267,14 @@ class _Walk:
                 given = [shape if name else ABSENT for name, shape in zip(names, given)]
             if found.values:  # its rules read inputs' values
                 constants = found.constants(names, scope.values)
-        # a node's types and shapes depend only on these (engine.reads derives what its shape rules
-        # read, TypePlan.attributes what its type_from does), so the 10,000 nodes of a real model
-        # are a few hundred evaluations; the key holds all the walk read of the attributes (their
-        # facts too: the hooks' verdict on a node is a function of its outcome). It is flat (see
-        # _HEAD): built and hashed in one step, not as a tuple of tuples hashed level by level
+        # a node's types and shapes depend only on these (engine.reads: what its shape rules read,
+        # TypePlan.attributes: its type_from's), so 10,000 nodes are a few hundred evaluations; the
+        # key holds all the walk read of the attributes (the hooks' verdict is a function of the
+        # outcome). Flat, inputs last (`_inputs_of`): built and hashed in one step
         key = (found, schema is not None, read, constants, len(outputs), *map(scope.type_of, names), *given)
         outcome = self.memo.get(key) if flow is None else None
         if outcome is None:
-            given = key[_HEAD + len(names) :]  # its inputs' shapes (none, when its rules do not run)
+            given = _inputs_of(key, len(names), schema is not None)[1]
             outcome = self.evaluate(
                 node, found, schema, scope.types, flow, given, read[0], constants, len(outputs)
             )
@@ -313,7 +315,7 @@ class _Walk:
                 # a node whose subgraphs were walked is neither, and its key is never hashed)
                 keyed = flow is None and self.memo.get(key) is outcome
                 signature = outcome if settled and keyed else None
-                typing = cast("tuple[str | None, ...]", key[_HEAD : _HEAD + len(names)])
+                typing = cast("tuple[str | None, ...]", _inputs_of(key, len(names), schema is not None)[0])
                 check.after(mark, node, index, op, names, outputs, read[1], typing, signature)
         if called is not None:
             self.settle(outputs, shapes, called[0])
