@@ -38,7 +38,9 @@ def reference_normalize(text: str) -> str:
     return "\n".join(lines)
 
 
-REFERENCE_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n.*?^ {0,3}\1[`~]*[ \t]*$", re.M | re.S)
+REFERENCE_FENCE = re.compile(
+    r"^ {0,3}(?:(`{3,})[^`\n]*|(~{3,})[^\n]*)\n.*?^ {0,3}(?:\1`*|\2~*)[ \t]*$", re.M | re.S
+)
 
 
 def reference_tidy(text: str) -> str:
@@ -60,7 +62,7 @@ def reference_sanitize(text: str, min_heading: int) -> SafeMarkdown:
 PIECES = st.sampled_from(
     [
         "\n", "\n\n\n", "    ", "  ", "\t", "\r\n", "\r", "\x0c", "# ", "## ", "### ", "####### ",
-        "```", "~~~", "````py", "`", "``", "<b>", "</i>", "<https://x.y>", "<!-- c -->", "- ",
+        "```", "~~~", "````py", "```a`b", "`", "``", "<b>", "</i>", "<https://x.y>", "<!-- c -->", "- ",
         "1. ", "> ", "|", "text", " word ", "x<y", "===", "---", "\\<", "<div>", "[a](<b c>)",
         "<Scalar T [3]>", "&lt;",
         # link targets and lenient-renderer constructs (issue #23: no script in the docs site)
@@ -197,3 +199,15 @@ def test_the_docs_generator_writes_nothing_to_the_cache_folder(
     first = render_docs(shipped_registry, "opsets")
     assert first == render_docs(shipped_registry, "opsets")
     assert not list(tmp_path.rglob("*"))
+
+
+def test_a_backtick_in_a_backtick_fences_info_string_opens_no_block() -> None:
+    # CommonMark (and markdown-it, which renders the site) reads "```a`b" as text, not a fence:
+    # the blank-line run after it is outside every block and collapses; the real block keeps its
+    # own
+    from markdown_it import MarkdownIt
+
+    text = "```a`b\n\n\n\nx\n\n```py\ny\n\n\nz\n```\n"
+    fences = [t for t in MarkdownIt("commonmark").parse(text) if t.type == "fence"]
+    assert [t.info for t in fences] == ["py"]
+    assert page_bytes([text]) == b"```a`b\n\nx\n\n```py\ny\n\n\nz\n```\n"

@@ -29,7 +29,11 @@ from toolkit.model.spec import (
 # ASCII, and UTF-8 writes every other character with bytes above 0x7f, so each matches the encoded
 # text where it would match the text (a newline is the byte 0x0a and nothing else is).
 BLANK_RUNS = re.compile(b"\n\n\n+")  # a literal prefix: much faster to scan than \n{3,}
-FENCED_BLOCK = re.compile(rb"^ {0,3}(`{3,}|~{3,})[^\n]*\n.*?^ {0,3}\1[`~]*[ \t]*$", re.M | re.S)
+# (as CommonMark reads a fence: a backtick fence's info string holds no backtick, so a line such as
+# ```a`b opens no block; the closing fence is the opening run's character, at least as long)
+FENCED_BLOCK = re.compile(
+    rb"^ {0,3}(?:(`{3,})[^`\n]*|(~{3,})[^\n]*)\n.*?^ {0,3}(?:\1`*|\2~*)[ \t]*$", re.M | re.S
+)
 # Where FENCED_BLOCK can start: a line that begins with a fence run (a leading newline is a
 # literal prefix the regex engine scans for quickly)
 FENCE_LINE = re.compile(rb"\n {0,3}(?:```|~~~)")
