@@ -267,23 +267,22 @@ def str_chunks(text: str, width: int = 72) -> list[str]:
             pos = cut
         if pos < len(line):
             pieces.append(line[pos:])
-    literals = []
-    limit = width + 24
+    literals: list[str] = []
     for piece in pieces:
-        literal = str_literal(piece)
-        if len(literal) <= limit or len(piece) <= 1:
-            literals.append(literal)  # nearly every piece: no stack of halves made for it
-            continue
-        todo = [piece]  # escapes blew it up: halved until each half fits (a stack, first piece last)
-        while todo:
-            piece = todo.pop()
-            literal = str_literal(piece)
-            if len(literal) > limit and len(piece) > 1:
-                half = len(piece) // 2
-                todo += (piece[half:], piece[:half])
-            else:
-                literals.append(literal)
+        _fit(piece, width + 24, literals)
     return literals
+
+
+def _fit(piece: str, limit: int, literals: list[str]) -> None:
+    """`piece` appended to `literals` as one literal, or, where its escapes blow it up past
+    `limit`, as the literals of its halves (a piece is at most a line's width: a few levels deep)."""
+    literal = str_literal(piece)
+    if len(literal) <= limit or len(piece) <= 1:
+        literals.append(literal)
+        return
+    half = len(piece) // 2
+    _fit(piece[:half], limit, literals)
+    _fit(piece[half:], limit, literals)
 
 
 # --------------------------------------------------------------------------------------------
