@@ -8,11 +8,11 @@ tests/test_load_parallel.py."""
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
+from load_helpers import slowed_here
 
 from toolkit.checks import markdown
 from toolkit.checks.run import OPERATOR_CHECKS, load_specs
@@ -38,18 +38,6 @@ def tree(tmp_path: Path) -> Path:
             "    outputs: [{name: Y, type: tensor(float)}]\n"
         )
     return specs.parent
-
-
-def slowed_here(check: OperatorCheck[object]) -> OperatorCheck[object]:
-    """`check` made slow in this process only, so that the pool's worker surely takes chunks."""
-    here = os.getpid()
-
-    def run(op: OperatorSpec, domains: Mapping[str, DomainSpec]):  # type: ignore[no-untyped-def]
-        if os.getpid() == here:
-            time.sleep(0.005)
-        return check.run(op, domains)
-
-    return OperatorCheck(run, check.reuse, check.prepare)
 
 
 def test_workers_inherit_what_the_check_prepared(tree: Path) -> None:

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from load_helpers import slowed_here
 
 from toolkit.checks import markdown
 from toolkit.checks.run import OPERATOR_CHECKS, load_specs
@@ -22,7 +22,6 @@ from toolkit.generate import mdsafe
 from toolkit.load import loader, parallel
 from toolkit.load.loader import OperatorCheck, read_specs
 from toolkit.model.rules import CATALOG
-from toolkit.model.spec import DomainSpec, OperatorSpec
 
 OPERATORS = 96  # above parallel.MIN_FILES: read_specs shares the files out
 
@@ -71,18 +70,6 @@ def parsed(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[str, ...]]]:
     mdsafe.repaired.cache_clear()
     mdsafe.sanitize.cache_clear()
     mdsafe._prepared.cache_clear()
-
-
-def slowed_here(check: OperatorCheck[object]) -> OperatorCheck[object]:
-    """`check` made slow in this process only, so that the pool's worker surely takes chunks."""
-    here = os.getpid()
-
-    def run(op: OperatorSpec, domains: Mapping[str, DomainSpec]):  # type: ignore[no-untyped-def]
-        if os.getpid() == here:
-            time.sleep(0.005)
-        return check.run(op, domains)
-
-    return OperatorCheck(run, check.reuse, check.prepare)
 
 
 def test_workers_analyses_reach_this_process(

@@ -159,9 +159,10 @@ def load_files(
     reader = _OperatorReader(show, domains, broken_domain_folders, check_operator, contents)
     numbered = list(enumerate(op_files))
     if workers > 1:
-        schema_fast.prepare("operator")  # made once, inherited by the forked workers
-        if check_operator is not None:
-            check_operator.prepare()  # the same for what the checks build once
+        if parallel.can_fork():  # (else run_shared works every chunk here, preparing as it goes)
+            schema_fast.prepare("operator")  # made once, inherited by the forked workers
+            if check_operator is not None:
+                check_operator.prepare()  # the same for what the checks build once
         chunks = parallel.run_shared(reader.read, parallel.split(numbered, workers, CHUNK_FILES), workers)
     else:
         chunks = [reader.read(numbered)]
