@@ -4,6 +4,7 @@ and where an attribute keeps its value."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, cast
 
 from toolkit.model.types import ELEMENT_TYPE_NUMBERS, TypeStringError, canonical_type
@@ -108,6 +109,10 @@ class Declarations:
     unnamed: int = 0  # the value_info entries with an empty name (graph_checks reports them)
 
 
+_NAME = attrgetter("name")
+_TYPE = attrgetter("type")
+
+
 def declarations(graph: Any, memo: dict[bytes, Declared] | None = None) -> Declarations:
     """The declarations of `graph` (a GraphProto, or anything with its four fields). A TypeProto
     is read by its bytes, once per distinct type in `memo` (a model declares the same few types
@@ -123,23 +128,26 @@ def declarations(graph: Any, memo: dict[bytes, Declared] | None = None) -> Decla
     inputs: Pairs = []
     unnamed = 0
     for infos, pairs in ((graph.value_info, value_info), (graph.output, outputs), (graph.input, inputs)):
-        # list by list rather than info by info (a main graph can declare 10,000 values)
-        # (one pass over the protobuf list: each item read makes a new wrapper object)
-        named = [(info.name, info.type.SerializeToString()) for info in infos]
-        names, keys = zip(*named) if named else ((), ())
+        # list by list rather than entry by entry (a main graph can declare 10,000 values), each
+        # list read in C loops: no Python code runs per entry, but where a type is new
+        if not infos:
+            continue
+        names = list(map(_NAME, infos))
+        # (the class's method: one read off each TypeProto would look among its fields first)
+        keys = list(map(type(infos[0].type).SerializeToString, map(_TYPE, infos)))
         if pairs is value_info:
             unnamed = names.count("")
         looked_up = list(map(memo.get, keys))
         if None in looked_up:  # a type not read before
             for at, key in enumerate(keys):
-                read = memo.get(key)
-                if read is None:
-                    proto = infos[at].type
-                    read = memo[key] = (type_string(proto), shape_of(proto))
-                looked_up[at] = read
-        reads = cast(list[Declared], looked_up)
-        pairs += zip(names, [shape for _, shape in reads])
-        found = [declared for declared, _ in reads]
+                if looked_up[at] is None:
+                    read = memo.get(key)  # (an earlier entry of this list may have read it)
+                    if read is None:
+                        proto = infos[at].type
+                        read = memo[key] = (type_string(proto), shape_of(proto))
+                    looked_up[at] = read
+        found, shapes = zip(*cast(list[Declared], looked_up))
+        pairs += zip(names, shapes)
         if None not in found:  # every type known: each declaration wins
             types.update(zip(names, found))
             continue
