@@ -39,13 +39,19 @@ RULES = frozenset(
 
 class GraphScope:
     """The names one graph (or function body) has defined so far, on top of its enclosing
-    scopes' names at the node holding it."""
+    scopes' names at the node holding it; its nodes are checked in it node by node (`step`)."""
 
-    __slots__ = ("defined", "outer", "producers")
+    __slots__ = ("add", "defined", "nodes", "outer", "path", "producers", "what")
 
-    def __init__(self, defined: set[str], outer: tuple[set[str], ...]) -> None:
+    def __init__(
+        self, defined: set[str], outer: tuple[set[str], ...], nodes: Any, path: str, add: Add, what: str
+    ) -> None:
         self.defined = defined
         self.outer = outer
+        self.nodes = nodes  # the graph's (or body's) nodes, read only where an input is not defined
+        self.path = path
+        self.add = add
+        self.what = what  # "graph" or "function", as the findings say
         self.producers: dict[str, int] | None = None  # built on the first input not yet defined
 
     def inner(self) -> tuple[set[str], ...]:
@@ -60,13 +66,48 @@ class GraphScope:
     def outer_has(self, name: str) -> bool:
         return any(name in names for names in self.outer)
 
+    def inputs(self, node: Any, index: int, inputs: Sequence[str]) -> None:
+        """Report the node's inputs that are not defined yet."""
+        if not self.defined.issuperset(inputs):  # (the common case, every input defined, is one call)
+            if self.producers is None:
+                self.producers = _producers(self.nodes)
+            _inputs(node, index, inputs, self.producers, self.path, self.add, self, self.what)
+
+    def step(self, node: Any, index: int, inputs: Sequence[str], outputs: list[str]) -> None:
+        """The SSA rule at one node: its `inputs` read (those not defined yet reported; none
+        where they were read before its subgraphs were checked), then its outputs defined (those
+        already defined reported). One call per node (the model walk runs it as the hook
+        `repeated` of most nodes)."""
+        defined = self.defined
+        if not defined.issuperset(inputs):
+            self.inputs(node, index, inputs)
+        if not self.outer:  # the common cases in a step: every output new ("" is always defined)
+            if len(outputs) == 1:
+                if outputs[0] not in defined:
+                    defined.add(outputs[0])
+                    return
+            elif defined.isdisjoint(outputs) and len(set(outputs)) == len(outputs):
+                defined.update(outputs)
+                return
+        for name in outputs:
+            if not name:
+                continue
+            if name in defined or (self.outer and self.outer_has(name)):
+                self.add(
+                    "MODEL-VALUE-REDEFINED",
+                    node_path(self.path, node, index),
+                    f"output '{name}' is already defined {_where(name, self)}: values are assigned once (SSA)",
+                    operator=node.op_type,
+                )
+            defined.add(name)
+
 
 def check_graph(
     graph: Any, path: str, add: Add, outer: tuple[set[str], ...] = (), main: bool = False
 ) -> None:
     """The graph-level checks of `graph` and, recursively, of its subgraphs."""
     scope = open_graph(graph, path, add, outer, main)
-    _nodes(graph.node, path, add, scope, "graph")
+    _nodes(scope)
     close_graph(graph, scope, path, add)
 
 
@@ -74,8 +115,8 @@ def open_graph(
     graph: Any, path: str, add: Add, outer: tuple[set[str], ...], main: bool, unnamed: int | None = None
 ) -> GraphScope:
     """The checks of a graph's declarations (inputs, initializers, the main graph's outputs,
-    value_info names); the scope its nodes are then checked in, node by node (`node_inputs`, its
-    subgraphs, `node_outputs`: `check_graph`, or the model walk that check-model runs). `unnamed`:
+    value_info names); the scope its nodes are then checked in, node by node (`GraphScope.inputs`,
+    its subgraphs, `GraphScope.step`: `check_graph`, or the model walk that check-model runs). `unnamed`:
     how many value_info entries have an empty name, when the caller has read them already."""
     defined: set[str] = set()
     _declare(graph.input, "graph input", path, add, defined, value_info=True, main=main)
@@ -95,7 +136,7 @@ def open_graph(
     for _ in range(unnamed):
         add("MODEL-NAME-EMPTY", path, "a value_info entry has an empty name")
     defined.add("")  # an empty name is an absent optional value: always fine to read
-    return GraphScope(defined, outer)
+    return GraphScope(defined, outer, graph.node, path, add, "graph")
 
 
 def close_graph(graph: Any, scope: GraphScope, path: str, add: Add) -> None:
@@ -113,8 +154,8 @@ def check_function(function: Any, path: str, add: Add, model_imports: Container[
         if name in defined:
             add("MODEL-NAME-DUPLICATE", path, f"function input '{name}' is declared more than once")
         defined.add(name)
-    scope = GraphScope(defined, ())
-    _nodes(function.node, path, add, scope, "function")
+    scope = GraphScope(defined, (), function.node, path, add, "function")
+    _nodes(scope)
     _outputs(function.output, scope.defined, path, add, "function")
     imported = {canonical_domain(entry.domain) for entry in function.opset_import}
     reported: set[str] = set()
@@ -184,54 +225,24 @@ def _main_io_type(info: Any, kind: str, path: str, add: Add) -> None:
             add("MODEL-IO-SHAPE-MISSING", path, f"{kind} '{info.name}' has no shape")
 
 
-def _nodes(nodes: Any, path: str, add: Add, scope: GraphScope, what: str) -> None:
+def _nodes(scope: GraphScope) -> None:
     scope.defined.add("")  # an empty name is an absent optional value: always fine to read
-    for index, node in enumerate(nodes):
-        node_inputs(scope, nodes, node, index, node.input[:], path, add, what)
+    path, add = scope.path, scope.add
+    for index, node in enumerate(scope.nodes):
         if node.attribute:
+            inputs = node.input[:]
+            scope.inputs(node, index, inputs)
             for suffix, sub in subgraphs(node):
                 check_graph(sub, f"{node_path(path, node, index)}/{suffix}", add, scope.inner())
-        node_outputs(scope, node, index, node.output[:], path, add)
-
-
-def node_inputs(
-    scope: GraphScope, nodes: Any, node: Any, index: int, inputs: list[str], path: str, add: Add, what: str
-) -> None:
-    """Report the node's inputs that are not defined yet (`nodes`: its graph's, read only then)."""
-    if not scope.defined.issuperset(inputs):  # (the common case, every input defined, is one call)
-        if scope.producers is None:
-            scope.producers = _producers(nodes)
-        _inputs(node, index, inputs, scope.producers, path, add, scope, what)
-
-
-def node_outputs(scope: GraphScope, node: Any, index: int, outputs: list[str], path: str, add: Add) -> None:
-    """Define the node's outputs; report those already defined (SSA)."""
-    defined, outer = scope.defined, scope.outer
-    if not outer:  # the common cases in a step: every output new ("" is always defined)
-        if len(outputs) == 1:
-            if outputs[0] not in defined:
-                defined.add(outputs[0])
-                return
-        elif defined.isdisjoint(outputs) and len(set(outputs)) == len(outputs):
-            defined.update(outputs)
-            return
-    for name in outputs:
-        if not name:
-            continue
-        if name in defined or (outer and scope.outer_has(name)):
-            add(
-                "MODEL-VALUE-REDEFINED",
-                node_path(path, node, index),
-                f"output '{name}' is already defined {_where(name, scope)}: values are assigned once (SSA)",
-                operator=node.op_type,
-            )
-        defined.add(name)
+            scope.step(node, index, (), node.output[:])
+        else:
+            scope.step(node, index, node.input[:], node.output[:])
 
 
 def _inputs(
     node: Any,
     index: int,
-    inputs: list[str],
+    inputs: Sequence[str],
     producers: dict[str, int],
     path: str,
     add: Add,

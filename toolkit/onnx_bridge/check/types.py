@@ -4,8 +4,8 @@ and where an attribute keeps its value."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from operator import attrgetter
-from typing import TYPE_CHECKING, Any, cast
+from operator import attrgetter, itemgetter
+from typing import TYPE_CHECKING, Any
 
 from toolkit.model.types import ELEMENT_TYPE_NUMBERS, TypeStringError, canonical_type
 from toolkit.onnx_bridge.shape_read import shape_of
@@ -111,6 +111,8 @@ class Declarations:
 
 _NAME = attrgetter("name")
 _TYPE = attrgetter("type")
+_FIRST = itemgetter(0)  # of a Declared: the type string
+_SECOND = itemgetter(1)  # of a Declared: the shape
 
 
 def declarations(graph: Any, memo: dict[bytes, Declared] | None = None) -> Declarations:
@@ -146,8 +148,9 @@ def declarations(graph: Any, memo: dict[bytes, Declared] | None = None) -> Decla
                         proto = infos[at].type
                         read = memo[key] = (type_string(proto), shape_of(proto))
                     looked_up[at] = read
-        found, shapes = zip(*cast(list[Declared], looked_up))
-        pairs += zip(names, shapes)
+        # (two C loops: zip(*looked_up) would make an iterator per entry)
+        found = list(map(_FIRST, looked_up))
+        pairs += zip(names, map(_SECOND, looked_up))
         if None not in found:  # every type known: each declaration wins
             types.update(zip(names, found))
             continue

@@ -129,6 +129,7 @@ class GraphCheck:
         "masks",
         "node_scope",
         "path",
+        "repeated",
         "scope",
         "walks_types",
     )
@@ -147,6 +148,9 @@ class GraphCheck:
         self.graph = graph
         self.path = path
         self.scope = scope
+        # a node without subgraphs whose signature is in `clean`: the SSA rule alone, the graph
+        # scope's own method (the walk calls it for most nodes: no call of ours in between)
+        self.repeated = scope.step
         self.layers = layers  # the declared types of this graph and of its enclosing graphs
         self.node_scope = node_scope
         self.masks: tuple[Mapping[str, None], ...] = ()  # the names Loops and Scans feed, inner first
@@ -155,9 +159,7 @@ class GraphCheck:
         self.clean: Container[object] = frozenset()
 
     def before(self, node: Any, index: int, inputs: list[str]) -> int:
-        graph_checks.node_inputs(
-            self.scope, self.graph.node, node, index, inputs, self.path, self.checks.add, "graph"
-        )
+        self.scope.inputs(node, index, inputs)
         return len(self.found)
 
     def after(
@@ -173,8 +175,8 @@ class GraphCheck:
         signature: object | None,
     ) -> None:
         checks = self.checks
-        if mark is None and not self.scope.defined.issuperset(inputs):  # (no subgraphs: no `before`)
-            self.before(node, index, inputs)
+        if mark is None:  # (no subgraphs: no `before`)
+            self.scope.inputs(node, index, inputs)
         walk = checks.walk
         fast = checks.fast.get(op, _UNPLANNED)
         if fast is _UNPLANNED:
@@ -201,13 +203,7 @@ class GraphCheck:
             # types, attribute facts, output count; outputs typed by it), in the walk's own view
             # of types, with no empty name, is all of that: a node of that signature is clean.
             checks.clean.add(signature)
-        graph_checks.node_outputs(self.scope, node, index, outputs, self.path, checks.add)
-
-    def repeated(self, node: Any, index: int, inputs: list[str], outputs: list[str]) -> None:
-        scope = self.scope
-        if not scope.defined.issuperset(inputs):
-            self.before(node, index, inputs)
-        graph_checks.node_outputs(scope, node, index, outputs, self.path, self.checks.add)
+        self.scope.step(node, index, (), outputs)
 
     def leave(self) -> None:
         graph_checks.close_graph(self.graph, self.scope, self.path, self.checks.add)
