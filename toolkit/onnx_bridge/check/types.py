@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from operator import attrgetter, itemgetter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from toolkit.model.types import ELEMENT_TYPE_NUMBERS, TypeStringError, canonical_type
 from toolkit.onnx_bridge.shape_read import shape_of
@@ -148,9 +148,10 @@ def declarations(graph: Any, memo: dict[bytes, Declared] | None = None) -> Decla
                         proto = infos[at].type
                         read = memo[key] = (type_string(proto), shape_of(proto))
                     looked_up[at] = read
-        # (two C loops: zip(*looked_up) would make an iterator per entry)
-        found = list(map(_FIRST, looked_up))
-        pairs += zip(names, map(_SECOND, looked_up))
+        reads = cast(list[Declared], looked_up)  # (every miss read above)
+        # (two C loops: zip(*reads) would make an iterator per entry)
+        found: list[str | None] = list(map(_FIRST, reads))
+        pairs += zip(names, map(_SECOND, reads))
         if None not in found:  # every type known: each declaration wins
             types.update(zip(names, found))
             continue
