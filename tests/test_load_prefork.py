@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
-from load_helpers import slowed_here
+from load_helpers import slowed_here, write_tree
 
 from toolkit.checks import markdown
 from toolkit.checks.run import OPERATOR_CHECKS, load_specs
@@ -25,19 +25,7 @@ OPERATORS = 80  # above parallel.MIN_FILES: read_specs shares the files out
 
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
-    specs = tmp_path / "specs" / "com.example.fork"
-    specs.mkdir(parents=True)
-    (specs / "domain.yaml").write_text(
-        "domain: com.example.fork\nopset_versions:\n  - {version: 1, ir_version: 10}\n"
-    )
-    for index in range(OPERATORS):
-        (specs / f"Op{index}.yaml").write_text(
-            f"operator: Op{index}\ndomain: com.example.fork\nversions:\n"
-            f"  - since_version: 1\n    doc: '# Op{index} copies x'\n"  # a heading: parsed
-            "    inputs: [{name: X, type: tensor(float)}]\n"
-            "    outputs: [{name: Y, type: tensor(float)}]\n"
-        )
-    return specs.parent
+    return write_tree(tmp_path, "com.example.fork", OPERATORS, lambda index: f"# Op{index} copies x")
 
 
 def test_workers_inherit_what_the_check_prepared(tree: Path) -> None:

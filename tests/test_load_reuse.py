@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from load_helpers import slowed_here
+from load_helpers import slowed_here, write_tree
 
 from toolkit.checks import markdown
 from toolkit.checks.run import OPERATOR_CHECKS, load_specs
@@ -30,25 +30,13 @@ def doc_of(index: int) -> str:
     return f"# Operator {index} squares x"  # a heading: DOC-HEADING, demoted on the pages
 
 
-def write_tree(root: Path) -> Path:
-    specs = root / "specs" / "com.example.reuse"
-    specs.mkdir(parents=True)
-    (specs / "domain.yaml").write_text(
-        "domain: com.example.reuse\nopset_versions:\n  - {version: 1, ir_version: 10}\n"
-    )
-    for index in range(OPERATORS):
-        (specs / f"Op{index}.yaml").write_text(
-            f"operator: Op{index}\ndomain: com.example.reuse\nversions:\n"
-            f"  - since_version: 1\n    doc: '{doc_of(index)}'\n"
-            "    inputs: [{name: X, type: tensor(float)}]\n"
-            "    outputs: [{name: Y, type: tensor(float)}]\n"
-        )
-    return specs.parent
+def reuse_tree(root: Path) -> Path:
+    return write_tree(root, "com.example.reuse", OPERATORS, doc_of)
 
 
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
-    return write_tree(tmp_path)
+    return reuse_tree(tmp_path)
 
 
 @pytest.fixture
@@ -141,7 +129,7 @@ def test_memo_is_keyed_by_what_an_analysis_read_and_bounded(
 def write_bad_shapes(root: Path) -> Path:
     """A large tree in which every operator's shape rule is unreadable (SHAPE-SYNTAX), and one
     version silences it (`suppress`)."""
-    tree = write_tree(root)
+    tree = reuse_tree(root)
     for path in sorted((tree / "com.example.reuse").glob("Op*.yaml")):
         text = path.read_text().replace(
             "[{name: Y, type: tensor(float)}]", "[{name: Y, type: tensor(float), shape: '[X[0] X[1]]'}]"
