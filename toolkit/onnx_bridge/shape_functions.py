@@ -213,7 +213,7 @@ class Calls(_Bounds):
                 body_values[formal] = constant
         value_info = getattr(function, "value_info", ())  # FunctionProto.value_info: IR 10
         found = declarations(_FunctionBody(value_info), inner.declared_types)  # each read once
-        for name, declared in found.value_info:
+        for name, declared in found.shapes.items():  # (of the entry each name's type is read from)
             if declared is not None and shapes.get(name) is None:
                 shapes[name] = declared
         declared_types = found.types

@@ -30,6 +30,7 @@ from toolkit.onnx_bridge.check.inference import CONTROL_FLOW, Add, TypeInference
 from toolkit.onnx_bridge.check.types import Declared, Pairs, declarations
 from toolkit.onnx_bridge.graph import graph_path, node_path, opset_imports, subgraphs
 from toolkit.onnx_bridge.shape_read import constant_node, tensor_constant
+from toolkit.onnx_bridge.shape_result import Conflict, ShapeResult, Subgraph
 from toolkit.onnx_bridge.shape_versions import OpVersion, Outcome, read_attributes, resolve_version
 from toolkit.onnx_bridge.walk_hooks import GraphHooks, WalkHooks
 from toolkit.registry.core import Registry
@@ -45,37 +46,12 @@ __all__ = [
     "Conflict",
     "GraphHooks",
     "ShapeResult",
+    "Subgraph",
     "WalkHooks",
     "infer_model_shapes",
     "infer_types",
     "registry_for",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class Conflict:
-    """A node output whose inferred shape contradicts the shape declared for it (value_info or a
-    graph output): a different rank, or two different static sizes of one dimension."""
-
-    path: str  # the producing node's path (graph.node_path)
-    value: str
-    declared: tuple[int | Sym | None, ...]
-    inferred: tuple[int | Sym | None, ...]
-    operator: str  # the schema id of the producing node
-
-
-@dataclass
-class ShapeResult:
-    shapes: dict[str, Shape] = field(default_factory=dict)  # value name -> shape (None: rank unknown)
-    findings: list[tuple[str, str]] = field(default_factory=list)  # (node path, message)
-    nodes: int = 0  # the nodes walked, subgraphs' included
-    conflicts: list[Conflict] = field(default_factory=list)
-    operators: dict[str, str] = field(default_factory=dict)  # node path -> schema id, for findings
-    # (a subgraph's GraphProto, the shapes of its own values, its node outputs in order)
-    subgraphs: list[tuple[Any, dict[str, Shape], list[str]]] = field(default_factory=list)
-    produced: list[str] = field(default_factory=list)  # the main graph's node outputs, in order
-    declared: dict[str, str | None] = field(default_factory=dict)  # the main graph's declared types
-    types: dict[str, str] = field(default_factory=dict)  # value name -> inferred type (all scopes)
 
 
 def registry_for(specs: Registry | Sequence[str | os.PathLike[str]] | None) -> Registry:
@@ -91,7 +67,8 @@ def infer_model_shapes(
     model: Any, registry: Registry, add: Add | None = None, hooks: WalkHooks | None = None
 ) -> ShapeResult:
     """Every value's shape the rules give over the main graph and its subgraphs, its element type
-    (`ShapeResult.types`), and the shape constraints' findings; the inferred types that contradict
+    (`ShapeResult.types`, each subgraph's in `ShapeResult.subgraphs`), and the shape
+    constraints' findings; the inferred types that contradict
     a declaration go to `add` (check-model's MODEL-TYPE-INFERRED-MISMATCH), when given. `hooks`
     run beside the walk over the main graph and its subgraphs (check-model's other checks: one
     traversal, each node's fields read once)."""
@@ -112,13 +89,20 @@ def infer_model_shapes(
         walk.calls = Calls(functions=function_map(model.functions), imports=imports, fresh=fresh)
     main = _Scope(graph_path(model), result.shapes, {}, {}, checked=hooks is not None)
     walk.graph(model.graph, main)
-    result.types, result.produced, result.declared = types.inferred, main.produced, main.declared
+    result.types, result.produced, result.declared = main.inferred, main.produced, main.declared
     return result
 
 
 def infer_types(model: Any, registry: Registry) -> dict[str, str]:
-    """Value name -> inferred element type over the main graph and its subgraphs."""
-    return infer_model_shapes(model, registry).types
+    """Value name -> inferred element type over the main graph and its subgraphs, as one map: a
+    name typed in several graphs (sibling branches reusing it) keeps the main graph's type, else
+    the first walked subgraph's (`infer_model_shapes` keeps each graph's apart)."""
+    result = infer_model_shapes(model, registry)
+    types = dict(result.types)
+    for sub in result.subgraphs:
+        for name, found in sub.types.items():
+            types.setdefault(name, found)
+    return types
 
 
 def _dropped(*args: Any, **kwargs: Any) -> None:
@@ -136,8 +120,9 @@ Values = MutableMapping[str, tuple[Num, ...]]
 @dataclass(slots=True)
 class _Scope:
     """One graph's values as the walk reaches them: shapes and constants (a subgraph's chained over
-    its outer graphs'), element types (declared, else inferred; chained likewise) and the types
-    the graph itself declares (an inferred type contradicting one is a finding)."""
+    its outer graphs'), element types (declared, else inferred; chained likewise), the types
+    the graph itself declares (an inferred type contradicting one is a finding) and the types
+    inferred for its own node outputs (`inferred`: its alone, a sibling graph's are not seen)."""
 
     path: str
     shapes: Scope
@@ -146,6 +131,7 @@ class _Scope:
     declared: dict[str, str | None] = field(default_factory=dict)
     produced: list[str] = field(default_factory=list)  # its nodes' outputs, in order
     outputs: Pairs = field(default_factory=list)  # the graph's declared outputs and their shapes
+    inferred: dict[str, str] = field(default_factory=dict)  # its node outputs' inferred types
     shaped: bool = True  # False: types only (a graph other than If's, Loop's or Scan's, see control)
     checked: bool = False  # the walk's hooks run over this graph (the main graph and its subgraphs)
     check: GraphHooks | None = None  # their hooks of this graph (before it is entered: its outer's)
@@ -182,8 +168,6 @@ class _Walk:
         self.result = result
         self.fresh = fresh
         self.types = types
-        self.inferred = types.inferred  # (every node's types go there: one attribute load, not two)
-        self.outputs: dict[str, Shape] = {}  # the graphs' declared outputs, for conflicts
         # per (domain, op_type): the version the model imports, and what its rules read; and the
         # node results (types, shapes) already evaluated, by what they depend on
         self.versions: dict[tuple[str, str], OpVersion] = {}
@@ -204,20 +188,19 @@ class _Walk:
         if fed:
             scope.types.update((name, found) for name, found in fed.items() if declared.get(name) is None)
             self.types.fed_mismatches(fed, declared, scope.path)
-        shapes = scope.shapes
-        stated = [*found.inputs, *found.value_info]
-        named = dict(stated)
-        if len(named) == len(stated) and shapes.keys().isdisjoint(named):
-            shapes.update(named)  # each name declared once, none known yet: nothing to merge
+        # the declared shapes (a graph output's too: a node's inferred shape is checked against
+        # the declaration of its own graph), each of the entry the name's type is read from
+        shapes, named = scope.shapes, found.shapes
+        if shapes.keys().isdisjoint(named):
+            shapes.update(named)  # none known yet: nothing to merge
         else:
-            for name, declared_shape in stated:
+            for name, declared_shape in named.items():
                 known = shapes.get(name)
                 shapes[name] = declared_shape if known is None else merge(known, declared_shape)
         for tensor in graph.initializer:
             shapes[tensor.name], constant = tensor_constant(tensor)
             if constant is not None:
                 scope.values[tensor.name] = constant
-        self.outputs.update(found.outputs)
         self.result.nodes += len(graph.node)
         visit = self.node
         for index, node in enumerate(graph.node):
@@ -288,7 +271,7 @@ class _Walk:
         if single is not None:
             name = outputs[0]
             if name:
-                self.inferred[name] = single
+                scope.inferred[name] = single
                 stated = scope.declared.get(name, _UNDECLARED)
                 settled = stated == single
                 if stated is _UNDECLARED:
@@ -296,7 +279,7 @@ class _Walk:
                     settled = True
         elif outcome.complete is not None and "" not in outputs:
             every, declared = outcome.complete, scope.declared
-            self.inferred.update(zip(outputs, every))
+            scope.inferred.update(zip(outputs, every))
             if tuple(map(declared.get, outputs)) == every:  # (a declared type is never None here)
                 settled = True
             elif declared.keys().isdisjoint(outputs):
@@ -336,12 +319,11 @@ class _Walk:
                 known_shape = shapes.get(name)
                 if known_shape == shape:
                     continue  # declared as inferred (a value_info, typically): nothing to refine
-                stated_shape = known_shape if known_shape is not None else self.outputs.get(name)
-                if stated_shape is None:
+                if known_shape is None:
                     shapes[name] = shape
-                elif contradicts(stated_shape, shape):
+                elif contradicts(known_shape, shape):
                     path = node_path(scope.path, node, index)
-                    self.result.conflicts.append(Conflict(path, name, stated_shape, shape, schema.id))
+                    self.result.conflicts.append(Conflict(path, name, known_shape, shape, schema.id))
                     # later nodes see the declared shape, so one bad declaration is one finding
                 else:
                     shapes[name] = merge(known_shape, shape)
@@ -357,7 +339,7 @@ class _Walk:
     ) -> None:
         """The inferred types of a node's outputs recorded one by one (some output unnamed or not
         typed, or declared otherwise: a finding)."""
-        declared, known, types = scope.declared, self.inferred, scope.types
+        declared, known, types = scope.declared, scope.inferred, scope.types
         for position, (name, found_type) in enumerate(zip(outputs, typed)):
             if found_type is None or not name:
                 continue
@@ -466,9 +448,8 @@ class _Walk:
         for info, shape in zip(graph.input, inputs):
             inner.shapes[info.name] = shape
         self.graph(graph, inner, fed)
-        if inner.shaped:
-            own = dict(inner.shapes.maps[0])  # type: ignore[attr-defined]
-            self.result.subgraphs.append((graph, own, inner.produced))
+        own = dict(inner.shapes.maps[0]) if inner.shaped else None  # type: ignore[attr-defined]
+        self.result.subgraphs.append(Subgraph(graph, own, inner.produced, inner.inferred))
         return inner
 
     def control(self, node: Any, scope: _Scope, index: int) -> list[str | None]:

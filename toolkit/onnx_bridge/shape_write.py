@@ -31,10 +31,13 @@ def infer_shapes(model: Any, specs: Registry | Sequence[str | os.PathLike[str]] 
 
 
 def _write(model: Any, result: ShapeResult) -> None:
-    """What one inference of `model` found, written into its value_info (as infer_shapes does)."""
+    """What one inference of `model` found, written into its value_info (as infer_shapes does):
+    each graph's values with that graph's own types and shapes (two If branches may each define
+    a value of one name, of different types)."""
     _write_value_info(model.graph, result.produced, result.shapes, result.types)
-    for graph, shapes, produced in result.subgraphs:
-        _write_value_info(graph, produced, shapes, result.types)
+    for sub in result.subgraphs:
+        if sub.shapes is not None:  # a subgraph the walk shaped (If's, Loop's, Scan's)
+            _write_value_info(sub.graph, sub.produced, sub.shapes, sub.types)
 
 
 def _write_value_info(

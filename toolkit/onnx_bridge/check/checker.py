@@ -74,6 +74,9 @@ class _Walk:
     facts: dict[str, SchemaFacts] = field(default_factory=dict)  # per schema id, see schema_facts.FACTS
     compiled: dict[tuple[str, bool], fastpath.FastSchema] = field(default_factory=dict)
     op_names: dict[tuple[str, int], list[str]] = field(default_factory=dict)  # per (domain, opset)
+    # id(subgraph) -> the types the model walk inferred for its own values (ShapeResult.subgraphs:
+    # the walk's result keeps the graphs, so their ids stay theirs), read by the separate passes
+    inferred: Mapping[int, Mapping[str, str]] = field(default_factory=dict)
 
     def facts_of(self, schema: OpSchema) -> SchemaFacts:
         return facts_of(schema, self.facts)
@@ -178,7 +181,11 @@ class _Walk:
 
     def subgraphs(self, node: Any, path: str, scope: _Scope) -> None:
         for suffix, sub in subgraphs(node):
-            types: MutableMapping[str, str | None] = ChainMap(declared_types(sub), scope.types)
+            # a subgraph sees its own declared types, else its own inferred ones, else its outer
+            # graphs' (never a sibling's: two branches may each define a value of one name)
+            own = self.inferred.get(id(sub))
+            layers = (declared_types(sub), scope.types) if own is None else (declared_types(sub), own, scope.types)
+            types: MutableMapping[str, str | None] = ChainMap(*layers)  # type: ignore[arg-type]
             self.graph(sub, _Scope(f"{path}/{suffix}", scope.imports, types, scope.in_function, scope.plans))
 
     # -- resolution --------------------------------------------------------------------

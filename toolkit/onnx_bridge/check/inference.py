@@ -103,7 +103,7 @@ _MISSING = object()
 
 class TypeInference:
     """The element types of one model's node outputs, node by node as the model walk reaches them
-    (see the module doc); `inferred` collects them over every scope."""
+    (see the module doc; the walk keeps each graph's apart)."""
 
     def __init__(
         self,
@@ -116,7 +116,6 @@ class TypeInference:
         self.functions = functions
         self.add = add
         self.imports = imports
-        self.inferred: dict[str, str] = {}  # every value typed by inference (all scopes)
         self._plans: dict[tuple[str, str], TypePlan | None] = {}  # (raw domain, op_type) -> plan
 
     def plan(self, raw_domain: str, op_type: str) -> TypePlan | None:

@@ -103,6 +103,8 @@ class Declarations:
     walk's)."""
 
     types: dict[str, str | None]  # name -> declared type; declarations win over initializers
+    # name -> declared shape, of the entry its type is read from (`declarations`: one per name)
+    shapes: dict[str, Shape]
     inputs: Pairs
     value_info: Pairs
     outputs: Pairs
@@ -118,13 +120,17 @@ _SECOND = itemgetter(1)  # of a Declared: the shape
 def declarations(graph: Any, memo: dict[bytes, Declared] | None = None) -> Declarations:
     """The declarations of `graph` (a GraphProto, or anything with its four fields). A TypeProto
     is read by its bytes, once per distinct type in `memo` (a model declares the same few types
-    on thousands of values, and their bytes are quicker to read than their fields)."""
+    on thousands of values, and their bytes are quicker to read than their fields).
+
+    A name declared more than once (two value_info entries, a value_info entry and a graph input
+    or output) is declared by one entry, its type and its shape alike, as onnx's inference reads
+    them: the last entry with a type field (an unknown type too) of value_info, then the
+    outputs, then the inputs; entries without a type declare nothing. An initializer's type
+    stands where no entry declares a known one (onnx merges it into the declaration)."""
     if memo is None:
         memo = {}
     types: dict[str, str | None] = {}
-    for init in graph.initializer:
-        elem = _ELEMENT_NAMES.get(init.data_type)
-        types[init.name] = type_string_of_tensor(elem) if elem else None
+    shapes: dict[str, Shape] = {}
     value_info: Pairs = []
     outputs: Pairs = []
     inputs: Pairs = []
@@ -151,16 +157,26 @@ def declarations(graph: Any, memo: dict[bytes, Declared] | None = None) -> Decla
         reads = cast(list[Declared], looked_up)  # (every miss read above)
         # (two C loops: zip(*reads) would make an iterator per entry)
         found: list[str | None] = list(map(_FIRST, reads))
-        pairs += zip(names, map(_SECOND, reads))
-        if None not in found:  # every type known: each declaration wins
+        read_shapes: list[Shape] = list(map(_SECOND, reads))
+        pairs += zip(names, read_shapes)
+        if None not in found:  # every type known: each entry has a type field, the last one wins
             types.update(zip(names, found))
+            shapes.update(zip(names, read_shapes))
             continue
-        for name, declared, key, info in zip(names, found, keys, infos):
+        for name, declared, shape, key, info in zip(names, found, read_shapes, keys, infos):
             if declared is None and not key and not info.HasField("type"):
-                continue  # only a declared type, even an unknown one, hides an initializer's
-            if declared is not None or name not in types:
-                types[name] = declared
-    return Declarations(types, inputs, value_info, outputs, unnamed)
+                continue  # no type field: it declares neither a type nor a shape
+            types[name] = declared
+            shapes[name] = shape
+    if graph.initializer:
+        given: dict[str, str | None] = {}  # (the last of two initializers of a name, as the walk's shape)
+        for init in graph.initializer:
+            elem = _ELEMENT_NAMES.get(init.data_type)
+            given[init.name] = type_string_of_tensor(elem) if elem else None
+        for name, held in given.items():
+            if types.get(name) is None:
+                types[name] = held
+    return Declarations(types, shapes, inputs, value_info, outputs, unnamed)
 
 
 def attribute_facts(attrs: list[Any]) -> AttributeFacts:

@@ -60,7 +60,8 @@ def check_main_graph(model: Any, walk: _Walk, imports: dict[str, int], main: str
         del walk.findings[start:], graph_found[:]
         walk.nodes, walk.unknown_domains = 0, set()
         graph_checks.check_graph(model.graph, main, walk.adder(graph_found), main=True)
-        # inferred types stand in for the ones not declared
+        # inferred types stand in for the ones not declared, each graph's own (checker._Walk.subgraphs)
+        walk.inferred = {id(sub.graph): sub.types for sub in inferred.subgraphs}
         walk.graph(model.graph, walk.scope(main, imports, {**inferred.types, **inferred.declared}))
     graph_checks.check_functions_unique(model.functions, main, walk.adder(graph_found))
     walk.findings[start:start] = graph_found + typed
