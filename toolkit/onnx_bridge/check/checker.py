@@ -60,6 +60,7 @@ class _Scope:
 
 
 _UNPLANNED = object()
+_NOTHING_INFERRED: Mapping[str, str] = {}  # a subgraph the model walk did not type (convert's one node)
 
 
 @dataclass
@@ -183,9 +184,8 @@ class _Walk:
         for suffix, sub in subgraphs(node):
             # a subgraph sees its own declared types, else its own inferred ones, else its outer
             # graphs' (never a sibling's: two branches may each define a value of one name)
-            own = self.inferred.get(id(sub))
-            layers = (declared_types(sub), scope.types) if own is None else (declared_types(sub), own, scope.types)
-            types: MutableMapping[str, str | None] = ChainMap(*layers)  # type: ignore[arg-type]
+            own = self.inferred.get(id(sub), _NOTHING_INFERRED)
+            types: MutableMapping[str, str | None] = ChainMap(declared_types(sub), own, scope.types)  # type: ignore[arg-type]
             self.graph(sub, _Scope(f"{path}/{suffix}", scope.imports, types, scope.in_function, scope.plans))
 
     # -- resolution --------------------------------------------------------------------
