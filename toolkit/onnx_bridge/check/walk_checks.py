@@ -63,6 +63,7 @@ def check_main_graph(model: Any, walk: _Walk, imports: dict[str, int], main: str
         # inferred types stand in for the ones not declared, each graph's own (checker._Walk.subgraphs)
         walk.inferred = {id(sub.graph): sub.types for sub in inferred.subgraphs}
         walk.graph(model.graph, walk.scope(main, imports, {**inferred.types, **inferred.declared}))
+        walk.inferred = {}  # (the ids are the walked graphs' while `inferred` holds them)
     graph_checks.check_functions_unique(model.functions, main, walk.adder(graph_found))
     walk.findings[start:start] = graph_found + typed
     return inferred
