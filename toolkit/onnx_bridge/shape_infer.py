@@ -67,11 +67,11 @@ def infer_model_shapes(
     model: Any, registry: Registry, add: Add | None = None, hooks: WalkHooks | None = None
 ) -> ShapeResult:
     """Every value's shape the rules give over the main graph and its subgraphs, its element type
-    (`ShapeResult.types`, each subgraph's in `ShapeResult.subgraphs`), and the shape
-    constraints' findings; the inferred types that contradict
-    a declaration go to `add` (check-model's MODEL-TYPE-INFERRED-MISMATCH), when given. `hooks`
-    run beside the walk over the main graph and its subgraphs (check-model's other checks: one
-    traversal, each node's fields read once)."""
+    (the main graph's in `ShapeResult.types`, each subgraph's in `ShapeResult.subgraphs`), and
+    the shape constraints' findings; the inferred types that contradict a declaration go to
+    `add` (check-model's MODEL-TYPE-INFERRED-MISMATCH), when given. `hooks` run beside the walk
+    over the main graph and its subgraphs (check-model's other checks: one traversal, each
+    node's fields read once)."""
     result = ShapeResult()
     counter = itertools.count()
 
