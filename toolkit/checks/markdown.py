@@ -18,7 +18,14 @@ source offsets are recorded while they are parsed. Nothing here guesses structur
   Python-Markdown's laxer syntax may read them (the parser here accepts every target, so that
   `[x](javascript:...)` is seen as the link it is to a renderer that does not refuse it);
 * `{` in literal text that opens what Python-Markdown's attr_list extension (used by mkdocs sites)
-  reads as attributes of an element (`{onclick=...}`): escaped with a backslash (renders the same).
+  reads as attributes of an element (`{onclick=...}`), and a line that opens an admonition
+  (`!!! note`, the admonition extension): escaped with a backslash (renders the same in both);
+* a backslash escape of a character Python-Markdown does not escape (`ESCAPED_BY_BOTH`) protects
+  nothing: to it `\\<img ...>` is a backslash and a tag, so that `<` is raw HTML here too;
+* code that Python-Markdown may not read as code (`CodeBlock`): every indented code block whose
+  text could hold markup (Python-Markdown's fixed four-space list indent and its admonitions read
+  some of them as Markdown), and every fence not written the one way its superfences extension
+  is sure to read as CommonMark does. The docs repair rewrites each as such a fence.
 
 The checks (`toolkit.checks.docs`) turn the findings into DOC-* diagnostics and the docs generator
 (`toolkit.generate.mdsafe`) repairs exactly what they describe.
@@ -53,8 +60,21 @@ TAG_LIKE = re.compile(
 # and the opening `_` of an emphasis (PM: not after a word character) that a `_{` may close.
 ATTR_LIST = re.compile(r"\{:?[ ]*[^}\n ][^}\n]*\}")
 _EMPHASIS_OPENER = re.compile(r"(?<!\w)_(?=\S)")
-# Inline content that may hold raw HTML, a tag-like `<`, a link target or an attribute list.
-_INLINE_RISK = re.compile(r"<[A-Za-z/!?]|\][(:]|\{")
+# Inline content that may hold raw HTML, a tag-like `<`, a link target, an attribute list or an
+# admonition's opening line.
+_INLINE_RISK = re.compile(r"<[A-Za-z/!?]|\][(:]|\{|!!!")
+# What Python-Markdown's admonition extension opens a block with, at the start of any line of a
+# block (its RE: `!!!`, an optional space, a type word).
+ADMONITION = re.compile(r"!!! ?[\w-]")
+# The characters a backslash escapes in both renderers: CommonMark escapes every ASCII
+# punctuation character, Python-Markdown only these (`markdown.Markdown.ESCAPED_CHARS`, plus the
+# `|` of its tables extension, which mkdocs.yml enables). Before any other character it keeps the
+# backslash and reads the character as if unescaped, so only these escapes protect anything
+# (tests/test_docs_two_renderers.py compares this with the installed Python-Markdown).
+ESCAPED_BY_BOTH = frozenset("\\`*_{}[]()>#+-.!|")
+# A fence's info string that Python-Markdown's superfences reads as CommonMark does: none, or a
+# language word (any other info string, options or `{attributes}`, may make it refuse the fence).
+FENCE_INFO = re.compile(r"[\w#.+-]*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +128,23 @@ class UnsafeLink:
 
 
 @dataclass(frozen=True, slots=True)
+class CodeBlock:
+    """Code (an indented block or a fence, lines `line` to `end`) that Python-Markdown may read
+    as Markdown. The repair writes it as a backtick fence on lines of its own, every line behind
+    `prefix` (its containers' continuation: spaces and `>`s), holding `code` (its lines as
+    CommonMark shows them) with the language word `info`. `prefix` is None where the block starts
+    on a list item's marker line (`- ```), where no fence of its own can open."""
+
+    line: int
+    end: int
+    prefix: str | None
+    code: tuple[str, ...]
+    info: str
+    fenced: bool  # a fence (its first and, when closed, last line are its fence lines)
+    closed: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Analysis:
     lines: tuple[str, ...]  # the normalized text, split
     html: tuple[RawHtml, ...]
@@ -115,7 +152,9 @@ class Analysis:
     headings: tuple[Heading, ...]
     tag_like: tuple[tuple[int, int], ...]  # (line, column) of a `<` in literal text that looks like a tag
     unsafe_links: tuple[UnsafeLink, ...] = ()
-    attr_like: tuple[tuple[int, int], ...] = ()  # (line, column) of a `{` opening an attribute list
+    # (line, column) of a `{` opening an attribute list or the `!` opening an admonition
+    extension_marks: tuple[tuple[int, int], ...] = ()
+    code_blocks: tuple[CodeBlock, ...] = ()
 
     @property
     def clean(self) -> bool:
@@ -125,7 +164,8 @@ class Analysis:
             or self.headings
             or self.tag_like
             or self.unsafe_links
-            or self.attr_like
+            or self.extension_marks
+            or self.code_blocks
         )
 
 
@@ -343,12 +383,17 @@ def _analysed(lines: tuple[str, ...]) -> Analysis:
         if token.map is None:
             continue
         first, end = token.map
-        if kind == "fence":
-            if end - first - 1 == token.content.count("\n"):  # no closing line in its range
+        if kind == "fence" or kind == "code_block":
+            closed = kind == "code_block" or end - first - 1 != token.content.count("\n")
+            if not closed:  # no closing line in its range
                 line = lines[first]
                 column = line.index(token.markup[0])
-                prefix = _continuation(line[:column]) if token.level else ""
-                found.fences.append(OpenFence(first, column, token.markup, end, prefix))
+                # closed behind the same prefix as it opened: superfences refuses a fence whose
+                # lines are indented less than its opening line
+                found.fences.append(OpenFence(first, column, token.markup, end, _continuation(line[:column])))
+            block = _code_block(token, lines, closed)
+            if block is not None:
+                found.code.append(block)
         elif kind == "html_block":
             line = lines[first]
             found.html.append(RawHtml(first, line.index("<"), token.content.split("\n", 1)[0].strip(), True))
@@ -370,7 +415,8 @@ def _analysed(lines: tuple[str, ...]) -> Analysis:
         tuple(found.headings),
         tuple(found.tag_like),
         tuple(sorted(found.links, key=lambda link: link.fix)),
-        tuple(found.attr_like),
+        tuple(found.marks),
+        tuple(found.code),
     )
 
 
@@ -383,7 +429,51 @@ class _Found:
         self.headings: list[Heading] = []
         self.tag_like: list[tuple[int, int]] = []
         self.links: list[UnsafeLink] = []
-        self.attr_like: list[tuple[int, int]] = []
+        self.marks: list[tuple[int, int]] = []
+        self.code: list[CodeBlock] = []
+
+
+def _code_block(token: Token, lines: tuple[str, ...], closed: bool) -> CodeBlock | None:
+    """`token` (a fence or an indented code block) as a `CodeBlock` to rewrite, or None when
+    Python-Markdown reads it as code too.
+
+    A fence is read alike when it is written the one way superfences is sure to take: on lines
+    of its own behind its containers' prefix (spaces and `>`s only), every line of it behind that
+    same prefix, closed by exactly its opening run, with at most a language word. An indented
+    code block is never sure to be (Python-Markdown's lists take four-space indents, CommonMark's
+    their content column): it is rewritten when its text, read as Markdown, could hold anything
+    the analysis reports (the prefilter's test), else it is harmless either way."""
+    first, end = token.map or (0, 0)
+    code = tuple(token.content.split("\n")[:-1])
+    if token.type == "code_block":
+        from toolkit.checks.markdown_fast import may_need_repair  # imports this module
+
+        if not may_need_repair(token.content):
+            return None
+        head = lines[first]
+        prefix = head[: len(head) - len(code[0]) - 4]  # the containers' prefix, before 4 spaces
+        return CodeBlock(first, first + len(code), _fence_prefix(prefix), code, "", False, True)
+    head = lines[first]
+    column = head.index(token.markup[0])
+    prefix = head[:column]
+    info = token.info.split(maxsplit=1)[0] if token.info.strip() else ""
+    if (
+        _fence_prefix(prefix) == prefix
+        and FENCE_INFO.fullmatch(token.info)
+        and closed
+        and lines[end - 1] == prefix + token.markup
+        and all(line.startswith(prefix) or prefix.startswith(line) for line in lines[first + 1 : end - 1])
+    ):
+        return None
+    return CodeBlock(
+        first, end, _fence_prefix(prefix), code, info if FENCE_INFO.fullmatch(info) else "", True, closed
+    )
+
+
+def _fence_prefix(prefix: str) -> str | None:
+    """The prefix a fence line of the container ending in `prefix` takes (spaces and `>`s), or
+    None when `prefix` holds a list item's marker (a fence opened after it shares its line)."""
+    return prefix if not prefix.strip(" >") else None
 
 
 def _heading(token: Token, inline: Token, lines: tuple[str, ...]) -> Heading:
@@ -420,6 +510,14 @@ def _inline(token: Token, lines: tuple[str, ...], found: _Found) -> None:
     quoted: list[tuple[int, int]] = []
     fixes: set[int] = set()
     for name, start, stop, target, opening in _inline_spans(content):
+        if name == "escape" and content[start + 1 : start + 2] not in ESCAPED_BY_BOTH:
+            # Python-Markdown keeps the backslash and reads the character as it stands: a tag
+            # after it is raw HTML there (the repair writes `\<` as `&lt;`, `<` in both)
+            if TAG_LIKE.match(content, start + 1):
+                line, column = position(start)
+                found.html.append(RawHtml(line, column, content[start:].split("\n", 1)[0], False))
+                fixes.add(start + 1)
+            continue
         if name == "html_inline":
             line, column = position(start)
             found.html.append(RawHtml(line, column, content[start:stop], False))
@@ -440,10 +538,14 @@ def _inline(token: Token, lines: tuple[str, ...], found: _Found) -> None:
             fixes.add(at)
             found.links.append(UnsafeLink(*position(at), construct, scheme, position(at)))
     tag_like = (match.start() for match in TAG_LIKE.finditer(content))
-    for out, offsets in ((found.tag_like, tag_like), (found.attr_like, attribute_lists(content))):
+    for out, offsets in ((found.tag_like, tag_like), (found.marks, attribute_lists(content))):
         for at in offsets:
             if at not in fixes and not any(start <= at < stop for start, stop in protected):
                 out.append(position(at))
+    # An admonition opens at the start of any line of a block, whatever CommonMark reads there
+    # (code spans included): escaped wherever a line's text starts with one.
+    found.marks.extend(position(at) for at in starts if ADMONITION.match(content, at))
+    found.marks.sort()
 
 
 def _row(starts: list[int], at: int) -> int:

@@ -8,7 +8,10 @@ or fence run that is not simply part of top-level fenced blocks that all close. 
 that could open a container or a heading (list and quote markers, deep indentation, a `#` at the
 start of a line, link reference definitions) also sends the text to the parser, and so does
 anything that could hold a link target with a disallowed scheme (`markdown_links.
-may_hold_unsafe_target`; an autolink starts with `<` and a letter) or an attribute list.
+may_hold_unsafe_target`; an autolink starts with `<` and a letter), an attribute list or an
+admonition (`!!!`). A fence passes only when written the one way Python-Markdown's superfences
+reads as CommonMark does (`markdown.CodeBlock`): its closing run exactly its opening one at its
+indentation, every line of it at least as indented, at most a language word after it.
 
 `may_need_repair(text) is False` implies `analyse(text).clean` (tests/test_docs_fastpaths.py
 checks it on random Markdown-like text with hypothesis). What it flags is analysed by the parser:
@@ -19,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from toolkit.checks.markdown import attribute_lists, normalize
+from toolkit.checks.markdown import FENCE_INFO, attribute_lists, normalize
 from toolkit.checks.markdown_links import may_hold_unsafe_target
 
 _TAG_START = re.compile(r"<[A-Za-z/!?]")
@@ -61,7 +64,7 @@ def _may_need_repair(text: str) -> bool:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     if "<" in text and _TAG_START.search(text):
         return True
-    if _link_or_attributes(text):
+    if _link_or_attributes(text) or "!!!" in text:
         return True
     if ("=" in text or "-" in text) and _UNDERLINE.search(text):
         return True
@@ -80,14 +83,20 @@ def _link_or_attributes(text: str) -> bool:
 
 def _closed_top_level_fences_only(text: str) -> bool:
     """True when every line is plain paragraph text or part of a top-level fenced block that
-    closes: then neither a `#` nor a fence run can make a heading or leave a fence open."""
+    closes and that Python-Markdown reads alike: then neither a `#` nor a fence run can make a
+    heading, leave a fence open or hide Markdown from one of the two renderers."""
     fence = ""  # the opening run of the fence we are in
+    margin = ""  # its indentation, which each of its lines starts with
     for line in text.split("\n"):
         content = line.lstrip(" ")
         indent = len(line) - len(content)
         if fence:
             if indent <= 3 and content.startswith(fence) and not content.strip(fence[0]):
+                if content != fence or indent != len(margin):  # CommonMark closes it, superfences may not
+                    return False
                 fence = ""
+            elif content and not line.startswith(margin):
+                return False
             continue
         if not content:
             continue
@@ -95,9 +104,10 @@ def _closed_top_level_fences_only(text: str) -> bool:
             return False
         if content.startswith(("```", "~~~")):
             run = len(content) - len(content.lstrip(content[0]))
-            if content[0] == "`" and "`" in content[run:]:
+            if not FENCE_INFO.fullmatch(content[run:].strip()):
                 return False
             fence = content[:run]
+            margin = line[:indent]
             continue
         if _BLOCK_MARKER.match(content):
             return False

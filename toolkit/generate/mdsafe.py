@@ -25,11 +25,11 @@ attributes of an element is written with a backslash before it: both render the 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from typing import NamedTuple
 
-from toolkit.checks.markdown import Analysis, Heading, analyse, analyse_lines, normalize
+from toolkit.checks.markdown import Analysis, CodeBlock, Heading, analyse, analyse_lines, normalize
 from toolkit.checks.markdown_fast import may_need_repair
 
 __all__ = ["Issue", "SafeMarkdown", "escape_pipes", "inline", "normalize", "sanitize"]
@@ -117,30 +117,41 @@ def repaired(text: str) -> Repair:
     link_issues: dict[tuple[int, str], None] = {}  # (line, message), in order
     original = current.lines
     rounds = sum(line.count(char) for line in lines for char in _ESCAPED)
-    while current.html or current.tag_like or current.unsafe_links or current.attr_like:
+    while current.html or current.tag_like or current.unsafe_links or current.extension_marks:
         html_lines.update(h.line for h in current.html)
-        edits = {(h.line, h.column): "&lt;" for h in current.html}
-        edits.update((at, "&lt;") for at in current.tag_like)
-        edits.update((at, "\\{") for at in current.attr_like)
+        # an escaped `<` that is a tag to Python-Markdown: the backslash and the `<` as `&lt;`
+        edits = {(h.line, h.column): ("&lt;", 2 if h.text[:1] == "\\" else 1) for h in current.html}
+        edits.update((at, ("&lt;", 1)) for at in current.tag_like)
+        edits.update((at, ("\\" + lines[at[0]][at[1]], 1)) for at in current.extension_marks)
         for link in current.unsafe_links:
             link_issues[link.line, link_message(link.construct, link.scheme)] = None
             line, column = link.fix
-            edits[link.fix] = "&lt;" if link.construct == "autolink" else "\\" + lines[line][column]
+            edits[link.fix] = ("&lt;" if link.construct == "autolink" else "\\" + lines[line][column], 1)
         rounds -= 1
-        if rounds < 0 or any(lines[line][column : column + 1] not in _ESCAPED for line, column in edits):
+        if rounds < 0 or any(
+            lines[line][column + width - 1 : column + width] not in _ESCAPED
+            for (line, column), (_, width) in edits.items()
+        ):
             return as_code(original)
-        for (line, column), replacement in sorted(edits.items(), reverse=True):
-            lines[line] = lines[line][:column] + replacement + lines[line][column + 1 :]
+        for (line, column), (replacement, width) in sorted(edits.items(), reverse=True):
+            lines[line] = lines[line][:column] + replacement + lines[line][column + width :]
         # An escaped construct may uncover more markup; and a `<` written `&lt;` may let an earlier
         # one reach a `>` (`x<y<b>`): analysed again until nothing is left. Each round escapes at
-        # least one `<`, `{`, `(` or `[` for good, so the rounds are at most their number; an
+        # least one `<`, `{`, `(`, `[` or `!` for good, so the rounds are at most their number; an
         # analysis that names any other character, or more rounds, is one this repair does not
         # understand, and the doc is shown as code instead (the loop is bounded whatever the text).
         current = analyse_lines(tuple(lines))
+    if any(block.prefix is None for block in current.code_blocks):
+        return as_code(original)
     issues = [Issue("DOC-HTML", line + 1, "raw HTML escaped") for line in sorted(html_lines)]
     issues += [Issue("DOC-UNSAFE-LINK", line + 1, message) for line, message in link_issues]
     issues += [Issue("DOC-FENCE", fence.line + 1, FENCE_MESSAGE) for fence in current.open_fences]
-    closings = tuple((fence.end - 1, fence.prefix + fence.marker) for fence in current.open_fences)
+    rewritten = {block.line for block in current.code_blocks if block.fenced}
+    closings = tuple(
+        (fence.end - 1, fence.prefix + fence.marker) for fence in current.open_fences if fence.line not in rewritten
+    )
+    for block in current.code_blocks:
+        as_fence(lines, block)
     issues.sort(key=lambda issue: (issue.line, _ORDER[issue.rule]))
     min_level = min((h.level for h in current.headings), default=7)
     return Repair(
@@ -148,16 +159,40 @@ def repaired(text: str) -> Repair:
     )
 
 
-_ESCAPED = "<{(["  # the characters a repair edit escapes
+_ESCAPED = "<{([!"  # the characters a repair edit escapes
 AS_CODE_MESSAGE = "doc text shown as code: its markup could not be repaired"
 
 
+def code_fence(lines: Iterable[str]) -> str:
+    """A backtick fence that no line of `lines` can close: longer than every backtick run in it."""
+    return "`" * max(3, 1 + max((len(run) for line in lines for run in BACKTICKS.findall(line)), default=0))
+
+
 def as_code(lines: tuple[str, ...]) -> Repair:
-    """The doc as one fenced code block, which no line of it can close (its fence is longer than
-    every backtick run in it): the fallback of a repair that does not converge."""
-    fence = "`" * max(3, 1 + max((len(run) for line in lines for run in BACKTICKS.findall(line)), default=0))
+    """The doc as one fenced code block, which no line of it can close: the fallback of a repair
+    that does not converge."""
+    fence = code_fence(lines)
     block = [fence, *lines, fence]
     return Repair(tuple(block), (), (), (Issue("DOC-HTML", 1, AS_CODE_MESSAGE),), 7, _assemble(block, ()))
+
+
+def as_fence(lines: list[str], block: CodeBlock) -> None:
+    """Rewrite `block` (code Python-Markdown may read as Markdown) in `lines` as the fence both
+    renderers read as the same code: on lines of its own behind its containers' prefix, every
+    line of it behind that prefix, closed by its opening run (CommonMark renders it as before).
+    The line count stays: an indented block's fence lines share its first and last entries
+    (joined by a line break), so the headings' and fences' line numbers still hold."""
+    prefix = block.prefix or ""
+    fence = prefix + code_fence(block.code)
+    body = [prefix + code if code else prefix.rstrip() for code in block.code]
+    if block.fenced:  # its opening line, then its lines, then its closing line (if it had one)
+        body = [fence + block.info, *body, fence] if block.closed else [fence + block.info, *body]
+        if not block.closed:
+            body[-1] += "\n" + fence
+    else:
+        body[0] = fence + "\n" + body[0]
+        body[-1] += "\n" + fence
+    lines[block.line : block.end] = body
 
 
 def link_message(construct: str, scheme: str) -> str:
