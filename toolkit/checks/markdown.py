@@ -34,12 +34,14 @@ The checks (`toolkit.checks.docs`) turn the findings into DOC-* diagnostics and 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from toolkit.checks.markdown_code import CodeBlock, code_block
 from toolkit.checks.markdown_links import autolink_kept, lenient_links, unsafe_scheme, url_scheme
+from toolkit.checks.markdown_text import attribute_lists, normalize
 
 if TYPE_CHECKING:  # the parser is imported on first use: most docs never need it
     from markdown_it import MarkdownIt
@@ -56,10 +58,6 @@ _TAG_START = re.compile(r"<[A-Za-z/!?]")  # what raw HTML and tag-like text both
 TAG_LIKE = re.compile(
     r"<(?=[A-Za-z][A-Za-z0-9-]*(?:[\s/>]|$)|/[A-Za-z]|!|\?|/?[A-Za-z][^<>@ ]*(?: [^<>]*)?>)", re.M
 )
-# What Python-Markdown's attr_list extension reads as an attribute list (its `{...}` patterns),
-# and the opening `_` of an emphasis (PM: not after a word character) that a `_{` may close.
-ATTR_LIST = re.compile(r"\{:?[ ]*[^}\n ][^}\n]*\}")
-_EMPHASIS_OPENER = re.compile(r"(?<!\w)_(?=\S)")
 # Inline content that may hold raw HTML, a tag-like `<`, a link target, an attribute list or an
 # admonition's opening line.
 _INLINE_RISK = re.compile(r"<[A-Za-z/!?]|\][(:]|\{|!!!")
@@ -72,9 +70,6 @@ ADMONITION = re.compile(r"!!! ?[\w-]")
 # backslash and reads the character as if unescaped, so only these escapes protect anything
 # (tests/test_docs_two_renderers.py compares this with the installed Python-Markdown).
 ESCAPED_BY_BOTH = frozenset("\\`*_{}[]()>#+-.!|")
-# A fence's info string that Python-Markdown's superfences reads as CommonMark does: none, or a
-# language word (any other info string, options or `{attributes}`, may make it refuse the fence).
-FENCE_INFO = re.compile(r"[\w#.+-]*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,23 +123,6 @@ class UnsafeLink:
 
 
 @dataclass(frozen=True, slots=True)
-class CodeBlock:
-    """Code (an indented block or a fence, lines `line` to `end`) that Python-Markdown may read
-    as Markdown. The repair writes it as a backtick fence on lines of its own, every line behind
-    `prefix` (its containers' continuation: spaces and `>`s), holding `code` (its lines as
-    CommonMark shows them) with the language word `info`. `prefix` is None where the block starts
-    on a list item's marker line (`- ```), where no fence of its own can open."""
-
-    line: int
-    end: int
-    prefix: str | None
-    code: tuple[str, ...]
-    info: str
-    fenced: bool  # a fence (its first and, when closed, last line are its fence lines)
-    closed: bool
-
-
-@dataclass(frozen=True, slots=True)
 class Analysis:
     lines: tuple[str, ...]  # the normalized text, split
     html: tuple[RawHtml, ...]
@@ -167,59 +145,6 @@ class Analysis:
             or self.extension_marks
             or self.code_blocks
         )
-
-
-def attribute_lists(content: str) -> Iterator[int]:
-    """Offsets of the `{` of each attribute list that attr_list would apply: one that ends its
-    line (the last of a paragraph, heading or table cell) or follows the end of an inline
-    element (code, emphasis, a link, an autolink). `a_{n-1}` (a subscript) is text to it."""
-    for match in ATTR_LIST.finditer(content):
-        at = match.start()
-        before = content[at - 1] if at else ""
-        if (
-            not content[match.end() :].split("\n", 1)[0].strip()
-            or before in ("`", "*", ")", "]", ">")
-            or (before == "_" and _EMPHASIS_OPENER.search(content, 0, at - 1) is not None)
-        ):
-            yield at
-
-
-# --------------------------------------------------------------------------- normalizing
-
-
-def normalize(text: str) -> str:
-    """Dedent, drop trailing spaces, trim blank lines at both ends, unify newlines."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n").expandtabs(4)
-    return "\n".join(_trim_blank_edges(_dedent_rstrip(text.split("\n"))))
-
-
-def _dedent_rstrip(lines: list[str]) -> list[str]:
-    """`textwrap.dedent` then `rstrip()` per line, without dedent's regex passes.
-
-    Tabs are already expanded, so the margin is the shortest run of leading spaces among lines
-    that are not spaces only (dedent ignores those lines and empties them)."""
-    margin = -1
-    for line in lines:
-        content = line.lstrip(" ")
-        if content:
-            indent = len(line) - len(content)
-            if margin < 0 or indent < margin:
-                margin = indent
-                if not margin:
-                    break
-    if margin <= 0:
-        return [line.rstrip() for line in lines]
-    return [line[margin:].rstrip() for line in lines]
-
-
-def _trim_blank_edges(lines: list[str]) -> list[str]:
-    first = 0
-    while first < len(lines) and not lines[first]:
-        first += 1
-    last = len(lines)
-    while last > first and not lines[last - 1]:
-        last -= 1
-    return lines[first:last]
 
 
 # --------------------------------------------------------------------------- the parser
@@ -391,7 +316,7 @@ def _analysed(lines: tuple[str, ...]) -> Analysis:
                 # closed behind the same prefix as it opened: superfences refuses a fence whose
                 # lines are indented less than its opening line
                 found.fences.append(OpenFence(first, column, token.markup, end, _continuation(line[:column])))
-            block = _code_block(token, lines, closed)
+            block = code_block(token, lines, closed)
             if block is not None:
                 found.code.append(block)
         elif kind == "html_block":
@@ -431,49 +356,6 @@ class _Found:
         self.links: list[UnsafeLink] = []
         self.marks: list[tuple[int, int]] = []
         self.code: list[CodeBlock] = []
-
-
-def _code_block(token: Token, lines: tuple[str, ...], closed: bool) -> CodeBlock | None:
-    """`token` (a fence or an indented code block) as a `CodeBlock` to rewrite, or None when
-    Python-Markdown reads it as code too.
-
-    A fence is read alike when it is written the one way superfences is sure to take: on lines
-    of its own behind its containers' prefix (spaces and `>`s only), every line of it behind that
-    same prefix, closed by exactly its opening run, with at most a language word. An indented
-    code block is never sure to be (Python-Markdown's lists take four-space indents, CommonMark's
-    their content column): it is rewritten when its text, read as Markdown, could hold anything
-    the analysis reports (the prefilter's test), else it is harmless either way."""
-    first, end = token.map or (0, 0)
-    code = tuple(token.content.split("\n")[:-1])
-    if token.type == "code_block":
-        from toolkit.checks.markdown_fast import may_need_repair  # imports this module
-
-        if not may_need_repair(token.content):
-            return None
-        head = lines[first]
-        prefix = head[: len(head) - len(code[0]) - 4]  # the containers' prefix, before 4 spaces
-        return CodeBlock(first, first + len(code), _fence_prefix(prefix), code, "", False, True)
-    head = lines[first]
-    column = head.index(token.markup[0])
-    prefix = head[:column]
-    info = token.info.split(maxsplit=1)[0] if token.info.strip() else ""
-    if (
-        _fence_prefix(prefix) == prefix
-        and FENCE_INFO.fullmatch(token.info)
-        and closed
-        and lines[end - 1] == prefix + token.markup
-        and all(line.startswith(prefix) or prefix.startswith(line) for line in lines[first + 1 : end - 1])
-    ):
-        return None
-    return CodeBlock(
-        first, end, _fence_prefix(prefix), code, info if FENCE_INFO.fullmatch(info) else "", True, closed
-    )
-
-
-def _fence_prefix(prefix: str) -> str | None:
-    """The prefix a fence line of the container ending in `prefix` takes (spaces and `>`s), or
-    None when `prefix` holds a list item's marker (a fence opened after it shares its line)."""
-    return prefix if not prefix.strip(" >") else None
 
 
 def _heading(token: Token, inline: Token, lines: tuple[str, ...]) -> Heading:

@@ -10,7 +10,7 @@ start of a line, link reference definitions) also sends the text to the parser, 
 anything that could hold a link target with a disallowed scheme (`markdown_links.
 may_hold_unsafe_target`; an autolink starts with `<` and a letter), an attribute list or an
 admonition (`!!!`). A fence passes only when written the one way Python-Markdown's superfences
-reads as CommonMark does (`markdown.CodeBlock`): its closing run exactly its opening one at its
+reads as CommonMark does (`markdown_code.CodeBlock`): its closing run exactly its opening one at its
 indentation, every line of it at least as indented, at most a language word after it.
 
 `may_need_repair(text) is False` implies `analyse(text).clean` (tests/test_docs_fastpaths.py
@@ -22,10 +22,13 @@ from __future__ import annotations
 
 import re
 
-from toolkit.checks.markdown import FENCE_INFO, attribute_lists, normalize
 from toolkit.checks.markdown_links import may_hold_unsafe_target
+from toolkit.checks.markdown_text import attribute_lists, normalize
 
 _TAG_START = re.compile(r"<[A-Za-z/!?]")
+# A fence's info string that Python-Markdown's superfences reads as CommonMark does: none, or a
+# language word (any other info string, options or `{attributes}`, may make it refuse the fence).
+FENCE_INFO = re.compile(r"[\w#.+-]*")
 # A line of `=` or `-` (after blockquote markers and indentation) that follows another line.
 _UNDERLINE = re.compile(r"\n[ \t>]*(?:=+|-+)[^\S\n]*(?=\n|\Z)")
 # What may start a container, a heading or a link reference definition at the start of a line.

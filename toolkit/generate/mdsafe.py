@@ -29,8 +29,10 @@ from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from typing import NamedTuple
 
-from toolkit.checks.markdown import Analysis, CodeBlock, Heading, analyse, analyse_lines, normalize
+from toolkit.checks.markdown import Analysis, Heading, analyse, analyse_lines
+from toolkit.checks.markdown_code import CodeBlock
 from toolkit.checks.markdown_fast import may_need_repair
+from toolkit.checks.markdown_text import normalize
 
 __all__ = ["Issue", "SafeMarkdown", "escape_pipes", "inline", "normalize", "sanitize"]
 
@@ -148,7 +150,9 @@ def repaired(text: str) -> Repair:
     issues += [Issue("DOC-FENCE", fence.line + 1, FENCE_MESSAGE) for fence in current.open_fences]
     rewritten = {block.line for block in current.code_blocks if block.fenced}
     closings = tuple(
-        (fence.end - 1, fence.prefix + fence.marker) for fence in current.open_fences if fence.line not in rewritten
+        (fence.end - 1, fence.prefix + fence.marker)
+        for fence in current.open_fences
+        if fence.line not in rewritten
     )
     for block in current.code_blocks:
         as_fence(lines, block)
