@@ -25,43 +25,17 @@ import html.parser
 import json
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
-import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from site_markdown import render_cm, render_pm, site_markdown
 
 from toolkit.checks.markdown import ESCAPED_BY_BOTH, analyse
 from toolkit.cli import main
 from toolkit.generate.mdsafe import sanitize
 
 REPO = Path(__file__).resolve().parent.parent
-
-
-def site_markdown() -> Any:
-    """Python-Markdown configured with the extensions (and their settings) of mkdocs.yml."""
-    markdown = pytest.importorskip("markdown")
-    config = yaml.safe_load((REPO / "mkdocs.yml").read_text(encoding="utf-8"))
-    names: list[str] = []
-    settings: dict[str, Any] = {}
-    for entry in config["markdown_extensions"]:
-        name, value = next(iter(entry.items())) if isinstance(entry, dict) else (entry, None)
-        names.append(name)
-        if value:
-            settings[name] = value
-    return markdown.Markdown(extensions=names, extension_configs=settings)
-
-
-def render_pm(text: str) -> str:
-    md = site_markdown()
-    return str(md.convert(text))
-
-
-def render_cm(text: str) -> str:
-    from markdown_it import MarkdownIt
-
-    return str(MarkdownIt("commonmark", {"html": True}).enable("table").render(text))
 
 
 # What Markdown itself writes (both renderers, the site's extensions): any other element, any
