@@ -35,9 +35,6 @@ from toolkit.checks.markdown import ESCAPED_BY_BOTH, analyse
 from toolkit.cli import main
 from toolkit.generate.mdsafe import sanitize
 
-REPO = Path(__file__).resolve().parent.parent
-
-
 # What Markdown itself writes (both renderers, the site's extensions): any other element, any
 # event handler, any script URL in a page comes from doc text.
 MARKDOWN_TAGS = {
