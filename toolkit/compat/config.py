@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.load.discovery import display_path
-from toolkit.load.project import PROJECT_KEYS, read_toml, toml_key_location
+from toolkit.load.project import PROJECT_KEYS, find_project_file, read_toml, toml_key_location
 from toolkit.model.change_compat import ADDITIVE, BREAKS_FC, BREAKS_NEITHER, FINDING_CLASSES, finding_class
 from toolkit.model.diagnostics import Diagnostic, Severity, UsageError
 from toolkit.model.rules import Rule
@@ -169,26 +169,8 @@ def today() -> dt.date:
 # --------------------------------------------------------------------------- finding the file
 
 
-def find_config(start: Path | None = None) -> Path | None:
-    """opset.toml, or a pyproject.toml with [tool.opset-toolkit], in `start` or a parent."""
-    here = (start or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        candidate = folder / "opset.toml"
-        if candidate.is_file():
-            return candidate
-        pyproject = folder / "pyproject.toml"
-        if pyproject.is_file() and _has_tool_table(pyproject):
-            return pyproject
-        if (folder / ".git").exists():
-            return None
-    return None
-
-
-def _has_tool_table(path: Path) -> bool:
-    try:
-        return TOOL_KEY in read_toml(path).get("tool", {})
-    except UsageError:
-        return True  # let load_config report the syntax error
+# The gate's configuration is the project file: found as the project settings find it (one finder).
+find_config = find_project_file
 
 
 # --------------------------------------------------------------------------- parsing

@@ -42,11 +42,17 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from toolkit.load.files import MAX_EXAMPLE_FILE_BYTES, NotRegularFile, read_regular_file
+from toolkit.load.files import (
+    MAX_EXAMPLE_FILE_BYTES,
+    LeavesTree,
+    NotRegularFile,
+    SpecRoots,
+    read_regular_file,
+)
 from toolkit.model.diagnostics import Diagnostic, UsageError
 from toolkit.model.examples import Example, ExampleAttribute, ExampleTensor
 from toolkit.model.npy import NpyError, read_npy
@@ -112,9 +118,8 @@ class _Read:
 class ExampleFiles:
     """Reads the files of one tree's references (`read`), once each, within `budget` bytes."""
 
-    def __init__(self, roots: Sequence[Path], budget: int) -> None:
-        # each root as named (to find the one a spec was found under) and as it really is
-        self.roots = [(os.path.abspath(root), os.path.realpath(root)) for root in roots]
+    def __init__(self, roots: SpecRoots, budget: int) -> None:
+        self.roots = roots  # the spec files' roots: the example files must lie inside them too
         self.budget = budget
         self.charged = 0
         self.over = False
@@ -138,15 +143,19 @@ class ExampleFiles:
         def error(rule: str, message: str, hint: str) -> None:
             diags.append(Diagnostic(rule, message, ref.file_at, hint))
 
-        real = self._inside(ref, error)
-        if real is None:
-            return None
+        path = ref.spec_path.parent.joinpath(*ref.name.split("/"))
         try:
-            info = os.stat(real)
-        except OSError as exc:
+            real, info = self.roots.locate(path, ref.spec_path)  # every symlink, of folders too
+        except LeavesTree:
             error(
-                "EXAMPLE-FILE", f"cannot read example file '{ref.name}': {exc.strerror or exc}", _WHERE_HINT
+                "EXAMPLE-FILE",
+                f"example file '{ref.name}' is a symlink (or lies in a symlinked folder) that leads out of the spec tree",
+                "copy the file into the spec tree instead of linking to it",
             )
+            return None
+        except OSError as exc:  # missing, a dangling symlink or a loop
+            reason = exc.strerror or "a symlink loop or a missing file"
+            error("EXAMPLE-FILE", f"cannot read example file '{ref.name}': {reason}", _WHERE_HINT)
             return None
         if info.st_size > MAX_EXAMPLE_FILE_BYTES:
             error("EXAMPLE-FILE", f"example file '{ref.name}' is larger than 64 MiB", "use a smaller tensor")
@@ -182,26 +191,6 @@ class ExampleFiles:
         # the elements are shared with every other reference to the same file
         return ExampleTensor(tensor.dtype, tensor.shape, tensor.data, file=ref.name, location=ref.at)
 
-    def _inside(self, ref: ExampleRef, error: Callable[[str, str, str], None]) -> str | None:
-        """The real path of the reference's file when it lies inside the spec root; else None,
-        with the problem reported."""
-        path = ref.spec_path.parent.joinpath(*ref.name.split("/"))
-        try:
-            real = os.path.realpath(path, strict=True)  # every symlink, also of folders on the way
-        except (OSError, RuntimeError) as exc:  # missing, a dangling symlink or a loop
-            reason = getattr(exc, "strerror", None) or "a symlink loop or a missing file"
-            error("EXAMPLE-FILE", f"cannot read example file '{ref.name}': {reason}", _WHERE_HINT)
-            return None
-        root = _root_of(ref.spec_path, self.roots)
-        if os.path.commonpath([real, root]) != root:
-            error(
-                "EXAMPLE-FILE",
-                f"example file '{ref.name}' is a symlink (or lies in a symlinked folder) that leads out of the spec tree",
-                "copy the file into the spec tree instead of linking to it",
-            )
-            return None
-        return real
-
     def _decoded(self, real: str, info: os.stat_result) -> _Read:
         identity = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
         found = self.by_identity.get(identity)
@@ -230,17 +219,6 @@ def _decode(real: str, data: bytes) -> _Read:
     except (NpyError, WireError) as exc:
         kind = ".npy array" if npy else "TensorProto"
         return _Read(None, f"'{{name}}' is not a usable {kind}: {exc}", FILE_HINT)
-
-
-def _root_of(spec_path: Path, roots: Sequence[tuple[str, str]]) -> str:
-    """The real path of the spec root `spec_path` was found under (the innermost, when roots
-    nest), else of the spec's own folder."""
-    lexical = os.path.abspath(spec_path)
-    found = ("", os.path.realpath(os.path.dirname(lexical)))
-    for named, real in roots:
-        if lexical.startswith(named.rstrip(os.sep) + os.sep) and len(named) > len(found[0]):
-            found = (named, real)
-    return found[1]
 
 
 def filled(spec: OperatorSpec, tensors: dict[Location, ExampleTensor]) -> OperatorSpec:

@@ -1,4 +1,5 @@
-"""Reading spec files safely: only regular files, never more than the size limit.
+"""Reading spec files safely: only regular files, never more than the size limit, and never a
+file that a symbolic link of the tree leads to outside the tree (`SpecRoots`).
 
 Kept apart from the YAML reader so that code which only hashes or copies spec files (the
 registry cache key, the git-ref loader) does not import PyYAML.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 
 from toolkit.model.diagnostics import Diagnostic
@@ -48,17 +50,98 @@ def _require_regular(mode: int, path: Path) -> None:
         raise NotRegularFile(0, f"{_kind_of(mode)}, not a regular file", os.fspath(path))
 
 
-def read_regular_file(path: Path, limit: int) -> bytes:
+class LeavesTree(OSError):
+    """A file of a spec tree whose real path (every symbolic link resolved) lies outside the
+    tree: never read. The message names neither the target nor anything about it."""
+
+
+def is_inside(real: str, root: str) -> bool:
+    """Whether the real path `real` is `root` (a real path) or lies below it."""
+    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+
+
+class SpecRoots:
+    """The spec roots the invoker named (a folder; for a file, its folder), as named and as they
+    really are: what every file read from a spec tree on disk must really lie inside.
+
+    A root that is itself a symlink is the invoker's choice and is followed; a symbolic link
+    below it (of the file, or of a folder on the way) must lead inside the root's real path.
+    A tree from a pull request may hold `Foo.yaml -> /proc/self/environ` or a link to a token
+    file: reading it would copy the secret into the outputs or the diagnostics."""
+
+    def __init__(self, roots: Iterable[str | os.PathLike[str]] = ()) -> None:
+        self._roots = [(os.path.abspath(root), os.path.realpath(root)) for root in roots]
+        # a folder as spelled -> its real path: files share a few folders, and resolving each
+        # file's path whole (an lstat per component, in Python) would cost a tree of 60k files
+        # most of a second; only a file that is itself a symlink is resolved whole
+        self._folders: dict[str, str] = {}
+
+    @classmethod
+    def of(cls, paths: Iterable[str | os.PathLike[str]]) -> SpecRoots:
+        """The roots of the spec paths a command was given (`discover`'s paths): a folder is a
+        root, a file's folder is its root."""
+        return cls(sorted({Path(p) if Path(p).is_dir() else Path(p).parent for p in paths}))
+
+    def root_of(self, path: str | os.PathLike[str]) -> str:
+        """The real path of the root `path` was found under (the innermost, when roots nest),
+        else of `path`'s own folder."""
+        lexical = os.path.abspath(path)
+        found = ("", "")
+        for named, real in self._roots:
+            if lexical.startswith(named.rstrip(os.sep) + os.sep) and len(named) > len(found[0]):
+                found = (named, real)
+        return found[1] or os.path.realpath(os.path.dirname(lexical))
+
+    def locate(
+        self, path: str | os.PathLike[str], named_by: str | os.PathLike[str] | None = None
+    ) -> tuple[str, os.stat_result]:
+        """The real path of `path` and its status (links followed), when it lies inside the root
+        of `named_by` (the spec file naming it: an example file; default: `path` itself).
+        LeavesTree when it does not; OSError when it cannot be resolved (missing, a dangling
+        link, a loop)."""
+        folder, name = os.path.split(os.path.abspath(path))
+        real_folder = self._folders.get(folder)
+        if real_folder is None:
+            real_folder = self._folders[folder] = _real(folder)
+        info = os.lstat(os.path.join(real_folder, name))
+        if stat.S_ISLNK(info.st_mode):
+            real = _real(os.path.join(real_folder, name))
+            info = os.stat(real)
+        else:  # not a link: its real path is its real folder's, and lstat said what stat says
+            real = os.path.join(real_folder, name)
+        if not is_inside(real, self.root_of(path if named_by is None else named_by)):
+            raise LeavesTree(0, "a symbolic link leads out of the spec tree", os.fspath(path))
+        return real, info
+
+
+def _real(path: str) -> str:
+    """`path` with every symbolic link resolved; OSError when one dangles or loops."""
+    try:
+        return os.path.realpath(path, strict=True)
+    except RuntimeError:  # a loop, on Pythons whose realpath raises that
+        raise OSError(0, "a symbolic link loop", path) from None
+
+
+def read_regular_file(
+    path: Path, limit: int, inside: SpecRoots | None = None, named_by: Path | None = None
+) -> bytes:
     """The bytes of `path`, at most `limit` + 1 of them (enough to tell the file is too large).
 
     Opened without blocking and checked with fstat before anything is read, so a FIFO cannot
     hang the command and a symlink to /dev/zero cannot exhaust memory: anything but a regular
-    file raises NotRegularFile. Other failures (missing, symlink loop) raise OSError."""
+    file raises NotRegularFile. `inside`: the roots of the spec tree `path` belongs to; a path
+    whose real path is outside them (outside the root of `named_by`, when given: see
+    `SpecRoots.locate`) raises LeavesTree before anything is opened. Other failures (missing,
+    symlink loop) raise OSError."""
     flags = (
         os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
     )
-    _require_regular(os.stat(path).st_mode, path)  # a socket cannot even be opened: say what it is
-    fd = os.open(path, flags)
+    if inside is None:
+        target, info = os.fspath(path), os.stat(path)
+    else:
+        target, info = inside.locate(path, named_by)
+    _require_regular(info.st_mode, path)  # a socket cannot even be opened: say what it is
+    fd = os.open(target, flags)
     try:
         _require_regular(os.fstat(fd).st_mode, path)  # the path may have been swapped in between
         chunks = []

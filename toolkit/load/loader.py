@@ -28,7 +28,7 @@ from toolkit.load.discovery import (
     too_deep_diagnostic,
 )
 from toolkit.load.example_files import ExampleFiles, ExampleRef, example_budget, filled
-from toolkit.load.files import NotRegularFile
+from toolkit.load.files import MAX_FILE_BYTES, LeavesTree, NotRegularFile, SpecRoots, read_regular_file
 from toolkit.load.result import LoadResult
 from toolkit.load.schema import article, schema_diagnostics
 from toolkit.load.yamlsrc import Source, YamlProblem, read_yaml
@@ -94,13 +94,9 @@ def read_specs(
     too_deep: list[Path] = []
     files = sorted(contents) if contents is not None else discover(paths, too_deep)
     show = display or display_path
-    # what example files stay inside: each spec folder or file's folder (in-memory files: none,
-    # so each spec's own folder)
-    roots = (
-        []
-        if contents is not None
-        else sorted({Path(p) if Path(p).is_dir() else Path(p).parent for p in paths})
-    )
+    # what the spec files and their example files stay inside: each spec folder or file's folder
+    # (in-memory files: none, so each spec's own folder)
+    roots = SpecRoots() if contents is not None else SpecRoots.of(paths)
     workers = parallel.worker_count(jobs)  # first: a bad OPSET_TOOLKIT_JOBS fails on any tree
     if len(files) < parallel.MIN_FILES:
         result = load_files(files, show, check_operator=check_operator, contents=contents, roots=roots)
@@ -123,12 +119,13 @@ def load_files(
     workers: int = 1,
     check_operator: OperatorCheck[Any] | None = None,
     contents: Mapping[Path, bytes] | None = None,
-    roots: Sequence[Path] = (),
+    roots: SpecRoots | Sequence[Path] = (),
 ) -> LoadResult:
     """Load the given spec files; `workers` > 1 splits the operator files across processes
     (the result is the same either way). `check_operator`, `contents`: see `read_specs`. The
-    example files the operators name must really lie under the one of `roots` their spec is in
-    (else, or without roots, under the spec's folder)."""
+    spec files read from disk, and the example files the operators name, must really lie under
+    the one of `roots` they were found in (else, or without roots, under the spec's folder)."""
+    roots = roots if isinstance(roots, SpecRoots) else SpecRoots(roots)
     diags: list[Diagnostic] = []
     broken_domain_folders: set[Path] = set()  # their operators' DOMAIN-UNKNOWN would only be noise
     meta: dict[str, list[Source]] = {"domain": [], "releases": []}
@@ -138,7 +135,7 @@ def load_files(
         if kind == "operator":
             op_files.append(path)
             continue
-        if kind == "misnamed" and _is_operator_file(path, show, contents):
+        if kind == "misnamed" and _is_operator_file(path, show, contents, roots):
             op_files.append(path)  # an operator named Domain (or DOMAIN) in its own file
             continue
         if kind == "misnamed":
@@ -146,7 +143,7 @@ def load_files(
             if right_name(path.name) == DOMAIN_FILE:
                 broken_domain_folders.add(path.parent)  # its operators' DOMAIN-UNKNOWN would only be noise
             continue
-        source = read_source(path, kind, show, diags, contents)
+        source = read_source(path, kind, show, diags, contents, roots)
         if source is None:
             if kind == "domain":
                 broken_domain_folders.add(path.parent)
@@ -156,7 +153,7 @@ def load_files(
     builder = Builder(diags, broken_domain_folders)
     domains = builder.domains(meta["domain"])
     releases = build_releases(meta["releases"], diags)
-    reader = _OperatorReader(show, domains, broken_domain_folders, check_operator, contents)
+    reader = _OperatorReader(show, domains, broken_domain_folders, roots, check_operator, contents)
     numbered = list(enumerate(op_files))
     if workers > 1:
         if parallel.can_fork():  # (else run_shared works every chunk here, preparing as it goes)
@@ -181,16 +178,30 @@ def load_files(
     return LoadResult(specs, sorted(dedupe(diags), key=sort_key), len(files))
 
 
-def _is_operator_file(path: Path, show: Callable[[Path], str], contents: Mapping[Path, bytes] | None) -> bool:
+def _is_operator_file(
+    path: Path, show: Callable[[Path], str], contents: Mapping[Path, bytes] | None, roots: SpecRoots
+) -> bool:
     """A `Domain.yaml` that starts `operator: Domain` is the operator's file, not a misspelled
     domain.yaml (`.yml` files are never read)."""
     if path.suffix != ".yaml":
         return False
     try:
-        data = read_yaml(path, show(path), contents[path] if contents is not None else None)
+        data = read_yaml(path, show(path), _bytes_of(path, contents, roots))
     except (YamlProblem, OSError):
         return False
     return isinstance(data, dict) and data.get("operator") == path.stem
+
+
+# FILE-READ's hint for a spec file whose symbolic link leads out of the tree (`files.LeavesTree`)
+LEAVES_TREE_HINT = (
+    "a spec file's symbolic link must stay inside the spec tree: replace it with a copy of the file"
+)
+
+
+def _bytes_of(path: Path, contents: Mapping[Path, bytes] | None, roots: SpecRoots) -> bytes:
+    """A spec file's bytes: from `contents` when given, else from disk, bounded, and only when its
+    real path lies inside its root (LeavesTree otherwise: the target is never opened)."""
+    return contents[path] if contents is not None else read_regular_file(path, MAX_FILE_BYTES, roots)
 
 
 def read_source(
@@ -199,20 +210,24 @@ def read_source(
     show: Callable[[Path], str],
     diags: list[Diagnostic],
     contents: Mapping[Path, bytes] | None = None,
+    roots: SpecRoots | None = None,
 ) -> Source | None:
-    """Read and schema-check one file (its bytes from `contents` when given); None (with
-    diagnostics) when it cannot be used."""
+    """Read and schema-check one file (its bytes from `contents` when given, else from disk inside
+    `roots`: default, the file's own folder); None (with diagnostics) when it cannot be used."""
     display = show(path)
     try:
-        data = read_yaml(path, display, contents[path] if contents is not None else None)
+        data = read_yaml(path, display, _bytes_of(path, contents, roots or SpecRoots()))
     except YamlProblem as problem:
         diags.append(problem.diagnostic)
         return None
     except OSError as exc:
         # Located at 1:1 like every other file-level problem, so the `file:line:col:` format holds.
+        # Only the reason is shown: of a link out of the tree, nothing about its target.
         hint = (
             "a spec must be a regular file: remove it, or the symlink that points to it"
             if isinstance(exc, NotRegularFile)
+            else LEAVES_TREE_HINT
+            if isinstance(exc, LeavesTree)
             else "check that the file exists (a symlink may point nowhere or to itself) and is readable"
         )
         diags.append(
@@ -245,6 +260,7 @@ class _OperatorReader:
     show: Callable[[Path], str]
     domains: dict[str, DomainSpec]
     broken_domain_folders: set[Path]
+    roots: SpecRoots
     check: OperatorCheck[Any] | None = None
     contents: Mapping[Path, bytes] | None = None
 
@@ -256,7 +272,7 @@ class _OperatorReader:
             refs: list[ExampleRef] = []
             computed: Sequence[Any] = ()
             spec = None
-            source = read_source(path, "operator", self.show, diags, self.contents)
+            source = read_source(path, "operator", self.show, diags, self.contents, self.roots)
             if source is not None:
                 builder = Builder(diags, self.broken_domain_folders)
                 spec = builder.operator(source, self.domains)

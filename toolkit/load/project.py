@@ -31,7 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolkit.model.diagnostics import UsageError
+from toolkit.load.files import LeavesTree, SpecRoots
+from toolkit.model.diagnostics import Diagnostic, UsageError
 from toolkit.model.python_names import shadowed_module
 from toolkit.model.spec import Location
 
@@ -114,22 +115,41 @@ class Project:
 
 def find_project_file(start: Path | None = None) -> Path | None:
     """opset.toml, or a pyproject.toml with [tool.opset-toolkit], in `start` or a parent (up to
-    the folder holding `.git`)."""
+    the folder holding `.git`): the project settings and the gate's configuration. A file there
+    that is a symbolic link out of its folder is a UsageError (FILE-READ), never read."""
     here = (start or Path.cwd()).resolve()
     for folder in (here, *here.parents):
         candidate = folder / CONFIG_FILE
         if candidate.is_file():
-            return candidate
+            return _inside_folder(candidate)
         pyproject = folder / "pyproject.toml"
         if (
             pyproject.is_file()
-            and _may_hold_table(pyproject)
+            and _may_hold_table(_inside_folder(pyproject))
             and TOOL_KEY in read_toml(pyproject).get("tool", {})
         ):
             return pyproject
         if (folder / ".git").exists():
             return None
     return None
+
+
+def _inside_folder(path: Path) -> Path:
+    """`path`, a project file of the tree, when its real path lies inside its (real) folder. A link
+    to `/proc/self/environ` or a token file would otherwise have its keys, or its first line,
+    printed in the settings' error messages."""
+    try:
+        SpecRoots([path.parent]).locate(path)
+    except LeavesTree:
+        hint = (
+            "a project file's symbolic link must stay inside its folder: replace it with a copy of the file"
+        )
+        message = "cannot read file: a symbolic link leads out of the project folder"
+        diagnostic = Diagnostic("FILE-READ", message, Location(_shown(path), 1, 1), hint)
+        raise UsageError(f"{_shown(path)}: {message}\n  hint: {hint}", diagnostic) from None
+    except OSError:
+        pass  # read_toml reports it
+    return path
 
 
 def load_project(start: Path | None = None) -> Project:

@@ -24,7 +24,7 @@ from toolkit.checks.docs import domain_doc_diagnostics
 from toolkit.checks.run import load_specs
 from toolkit.checks.spec import check_specs
 from toolkit.load.discovery import classify, discover, too_deep_diagnostic
-from toolkit.load.files import MAX_FILE_BYTES, read_regular_file
+from toolkit.load.files import MAX_FILE_BYTES, SpecRoots, read_regular_file
 from toolkit.load.loader import dedupe
 from toolkit.load.project import Project, load_project
 from toolkit.model.diagnostics import Diagnostic, UsageError, sort_key
@@ -42,11 +42,13 @@ def _show(path: Path) -> str:
 
 class Overlay(Mapping[Path, bytes]):
     """The spec files of a tree as the loader's `contents`: the editor's text of an open file,
-    else the file on disk (read when the loader asks, bounded like the loader's own read)."""
+    else the file on disk (read when the loader asks, bounded and inside `root` like the loader's
+    own read)."""
 
-    def __init__(self, files: list[Path], buffers: Mapping[Path, bytes]) -> None:
+    def __init__(self, files: list[Path], buffers: Mapping[Path, bytes], root: Path) -> None:
         self._files = files
         self._buffers = buffers
+        self._roots = SpecRoots([root])
 
     def __getitem__(self, path: Path) -> bytes:
         found = self._buffers.get(path)
@@ -54,7 +56,7 @@ class Overlay(Mapping[Path, bytes]):
             return found
         if path not in self._files:
             raise KeyError(path)
-        return read_regular_file(path, MAX_FILE_BYTES)  # OSError: the loader's FILE-READ
+        return read_regular_file(path, MAX_FILE_BYTES, self._roots)  # OSError: the loader's FILE-READ
 
     def __iter__(self) -> Iterator[Path]:
         return iter(self._files)
@@ -86,7 +88,9 @@ class SpecTree:
         too_deep: list[Path] = []
         on_disk = discover([self.root], too_deep) if self.root.is_dir() else []
         self.files = sorted(set(on_disk) | {p for p in self.buffers if _is_spec_path(p)})
-        result = load_specs([], display=_show, jobs=JOBS, contents=Overlay(self.files, self.buffers))
+        result = load_specs(
+            [], display=_show, jobs=JOBS, contents=Overlay(self.files, self.buffers, self.root)
+        )
         self.specs = result.specs
         self.semantic = _semantic(result.specs)
         checked = set(self.semantic)
@@ -112,7 +116,9 @@ class SpecTree:
         if old is not None and self._defined_elsewhere(old, path):
             return self.reload()
         meta = [p for p in self.files if classify(p) in ("domain", "releases")]
-        part = load_specs([], display=_show, jobs=JOBS, contents=Overlay([*meta, path], self.buffers))
+        part = load_specs(
+            [], display=_show, jobs=JOBS, contents=Overlay([*meta, path], self.buffers, self.root)
+        )
         new = next((op for op in part.specs.operators if Path(op.location.file) == path), None)
         if new is not None and self._defined_elsewhere(new, path):
             return self.reload()

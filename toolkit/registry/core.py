@@ -18,7 +18,7 @@ from typing import Any
 from toolkit.load import cache as disk_cache
 from toolkit.load import pbload
 from toolkit.load.discovery import discover
-from toolkit.load.files import MAX_EXAMPLE_FILE_BYTES, MAX_FILE_BYTES, read_regular_file
+from toolkit.load.files import MAX_EXAMPLE_FILE_BYTES, MAX_FILE_BYTES, SpecRoots, read_regular_file
 from toolkit.load.parallel import gc_paused
 from toolkit.load.result import LoadResult
 from toolkit.model.diagnostics import Diagnostic, SpecError
@@ -180,7 +180,7 @@ def load_registry(
         return Registry(pbload.load_specset_from_pb(path_list))
     key = None
     if cache and disk_cache.enabled():
-        key = inputs_key(discover(path_list))
+        key = inputs_key(path_list)
         from toolkit.load import result_cache  # protobuf: paid only when the cache is used
 
         cached = result_cache.fetch(key)
@@ -218,23 +218,26 @@ def cache_key(paths: Sequence[str | os.PathLike[str]]) -> str | None:
     path_list = list(paths)
     if not disk_cache.enabled() or (path_list and all(pbload.is_pb_tree(p) for p in path_list)):
         return None
-    return inputs_key(discover(path_list))
+    return inputs_key(path_list)
 
 
-def inputs_key(files: list[Path]) -> str:
-    """Covers what a LoadResult depends on: the input files' paths and content, the example files
-    they name, the toolkit version, and the working directory (diagnostics hold paths relative to it).
-    The one digest of a tree's inputs: the load cache and generate's freshness record key on it."""
+def inputs_key(paths: Sequence[str | os.PathLike[str]]) -> str:
+    """Covers what a LoadResult of the spec `paths` depends on: the input files' paths and content,
+    the example files they name, the toolkit version, and the working directory (diagnostics hold
+    paths relative to it). The one digest of a tree's inputs: the load cache and generate's
+    freshness record key on it. Files are read as the loader reads them, inside the tree's roots."""
     import hashlib  # imported on use: a cold run with the cache off hashes nothing
 
+    roots = SpecRoots.of(paths)
     digest = hashlib.sha256(f"{CACHE_FORMAT}:{os.getcwd()}:{toolkit_stamp()}".encode())
-    named: set[Path] = set()
-    for path in files:
-        content = _key_content(path, digest)
+    named: dict[Path, Path] = {}  # an example file -> the spec naming it (whose root it stays in)
+    for path in discover(paths):
+        content = _key_content(path, digest, roots)
         if b"file:" in content:  # an example's `.npy` / `.pb` file, read by load.build_examples
-            named.update(path.parent / m.decode("utf-8", "replace") for m in _EXAMPLE_FILE.findall(content))
+            for m in _EXAMPLE_FILE.findall(content):
+                named.setdefault(path.parent / m.decode("utf-8", "replace"), path)
     for path in sorted(named):
-        _key_content(path, digest, MAX_EXAMPLE_FILE_BYTES)
+        _key_content(path, digest, roots, named[path], MAX_EXAMPLE_FILE_BYTES)
     return "registry-" + digest.hexdigest()
 
 
@@ -243,10 +246,13 @@ def inputs_key(files: list[Path]) -> str:
 _EXAMPLE_FILE = re.compile(rb"""\bfile:\s*["']?([^"'\s,}\]]+\.(?:npy|pb))""")
 
 
-def _key_content(path: Path, digest: Any, limit: int = MAX_FILE_BYTES) -> bytes:
+def _key_content(
+    path: Path, digest: Any, roots: SpecRoots, named_by: Path | None = None, limit: int = MAX_FILE_BYTES
+) -> bytes:
     digest.update(f"{os.path.abspath(path)}\0".encode())  # what diagnostics are named after
     try:
-        content = read_regular_file(path, limit)  # never a FIFO or /dev/zero
+        # never a FIFO, /dev/zero or a link out of the tree (an example file: of its spec's root)
+        content = read_regular_file(path, limit, roots, named_by)
     except OSError as exc:  # the loader reports it as FILE-READ; the key still differs
         content = f"\0unreadable: {exc.strerror}".encode()
     digest.update(f"{len(content)}\0".encode())
