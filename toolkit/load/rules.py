@@ -27,7 +27,7 @@ register(
     "FILE-READ",
     "load",
     "error",
-    "The file cannot be read (permissions, a dangling or looping symlink) or is not a regular file.",
+    "The file cannot be read (permissions, a dangling or looping symlink), is not a regular file, or is a symlink that leads out of the spec tree.",
     category=FILES,
     hint="check the file's permissions and that nothing deletes it while the command runs",
     doc="""\
@@ -35,9 +35,18 @@ register(
 path names a FIFO, a device, a socket or a symlink to one. Those are never read: a FIFO would
 block the command and `/dev/zero` would never end.
 
-**Before:** `opsets/com.acme/Foo.yaml -> /dev/zero`
+A spec file (operator, `domain.yaml`, `releases.yaml`) whose real path, every symbolic link of
+it resolved, lies outside the spec tree the command was given is not read either, nor is a
+project file (`opset.toml`, `pyproject.toml`) that links out of its folder: a tree from a pull
+request could link to `/proc/self/environ` or a token file, and reading it would copy the secret
+into the generated outputs or its keys into the messages. The message says nothing about the
+target. Links that stay inside the tree are read as the files they lead to, and a spec root that
+is itself a link, given on the command line, is followed.
 
-**After:** a regular file `opsets/com.acme/Foo.yaml`, or no file at all.""",
+**Before:** `opsets/com.acme/Foo.yaml -> /dev/zero`, or `opsets/com.acme/Leak.yaml -> ../../../.ssh/config`
+
+**After:** a regular file `opsets/com.acme/Foo.yaml` (a copy of the file the link pointed to, when
+it belongs in the tree), or no file at all.""",
 )
 register(
     "EXAMPLE-BUDGET",
