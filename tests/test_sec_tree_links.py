@@ -305,3 +305,22 @@ def test_the_language_server_does_not_read_a_link_out(work: Path) -> None:
     shown = [d.format() for d in findings[leak]]
     assert len(shown) == 1 and LEFT in shown[0] and HINT in shown[0]
     assert MARK not in repr(findings) and MARK not in repr(tree.specs)
+
+
+def test_generate_memo_does_not_read_a_file_linked_out_of_the_tree(work: Path) -> None:
+    """Incremental generation hashes every file in a domain's folder (not only spec files): a
+    link there out of the tree is not read for it (editing its target changes no digest), while
+    a file of the tree still is."""
+    from toolkit.generate.memo import RenderMemo
+    from toolkit.load.files import SpecRoots
+
+    folder = work / "specs" / DOMAIN
+    _link(folder / "notes.txt", "../../outside/keys.yaml")
+    memo = RenderMemo(work / "out", "label", None, SpecRoots.of(["specs"]))
+    before = memo.inputs("docs", [f"specs/{DOMAIN}/Good.yaml"])
+    (work / "outside" / "keys.yaml").write_text(f"{MARK}: edited\n")
+    fresh = RenderMemo(work / "out", "label", None, SpecRoots.of(["specs"]))
+    assert fresh.inputs("docs", [f"specs/{DOMAIN}/Good.yaml"]) == before
+    (folder / "Good.yaml").write_text(_operator("Good", "Edited inside."))
+    again = RenderMemo(work / "out", "label", None, SpecRoots.of(["specs"]))
+    assert again.inputs("docs", [f"specs/{DOMAIN}/Good.yaml"]) != before

@@ -20,7 +20,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
-from toolkit.load.files import MAX_FILE_BYTES, read_regular_file
+from toolkit.load.files import MAX_FILE_BYTES, SpecRoots, read_regular_file
 from toolkit.registry.core import toolkit_stamp
 
 __all__ = ["RenderMemo", "Unit"]
@@ -37,8 +37,17 @@ def _sha(data: bytes) -> str:
 class RenderMemo:
     """Units of the previous run (`previous`) that may be reused, and the units of this one."""
 
-    def __init__(self, out: Path, source: str, previous: Mapping[str, Unit] | None = None) -> None:
+    def __init__(
+        self,
+        out: Path,
+        source: str,
+        previous: Mapping[str, Unit] | None = None,
+        roots: SpecRoots | None = None,
+    ) -> None:
         self._out = out
+        # the spec roots: a file linked out of them is not read (its digest is "unreadable"; no
+        # output depends on it, as the loader does not read it either)
+        self._roots = roots
         self._source = source
         self._previous = dict(previous or {})
         self._file_digests: dict[str, str] = {}
@@ -67,7 +76,7 @@ class RenderMemo:
             found = self._file_digests.get(name)
             if found is None:
                 try:
-                    found = _sha(read_regular_file(Path(name), MAX_FILE_BYTES))
+                    found = _sha(read_regular_file(Path(name), MAX_FILE_BYTES, self._roots))
                 except OSError:
                     found = "unreadable"
                 self._file_digests[name] = found

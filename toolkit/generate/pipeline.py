@@ -33,6 +33,7 @@ from toolkit.generate.source_paths import stable_path
 from toolkit.generate.streaming import KindOutput, stream_kind
 from toolkit.load import cache as disk_cache
 from toolkit.load import parallel
+from toolkit.load.files import SpecRoots
 from toolkit.load.manifest import MANIFEST, read_manifest
 from toolkit.load.output_folder import check_kind_folders, check_path
 from toolkit.load.output_lock import output_lock
@@ -170,7 +171,7 @@ def _generate(
     # With the cache on, kinds that render domain by domain reuse what is recorded for a domain
     # whose spec files did not change (content-addressed; `memo`).
     memo = (
-        RenderMemo(root, inputs_label, freshness.previous_units(root, selected))
+        RenderMemo(root, inputs_label, freshness.previous_units(root, selected), SpecRoots.of(spec_paths))
         if digest is not None
         else None
     )
