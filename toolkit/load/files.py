@@ -71,10 +71,11 @@ class SpecRoots:
 
     def __init__(self, roots: Iterable[str | os.PathLike[str]] = ()) -> None:
         self._roots = [(os.path.abspath(root), os.path.realpath(root)) for root in roots]
-        # a folder as spelled -> its real path: files share a few folders, and resolving each
-        # file's path whole (an lstat per component, in Python) would cost a tree of 60k files
-        # most of a second; only a file that is itself a symlink is resolved whole
-        self._folders: dict[str, str] = {}
+        # a folder as spelled -> its real path, and whether that lies inside the folder's root.
+        # Files share a few folders, and resolving each file's path whole (an lstat per component,
+        # in Python) would cost a tree of 60k files most of a second: only a file that is itself a
+        # symlink is resolved whole. (All files of a folder have one root: roots are folders.)
+        self._folders: dict[str, tuple[str, bool]] = {}
 
     @classmethod
     def of(cls, paths: Iterable[str | os.PathLike[str]]) -> SpecRoots:
@@ -96,22 +97,31 @@ class SpecRoots:
         self, path: str | os.PathLike[str], named_by: str | os.PathLike[str] | None = None
     ) -> tuple[str, os.stat_result]:
         """The real path of `path` and its status (links followed), when it lies inside the root
-        of `named_by` (the spec file naming it: an example file; default: `path` itself).
-        LeavesTree when it does not; OSError when it cannot be resolved (missing, a dangling
-        link, a loop)."""
-        folder, name = os.path.split(os.path.abspath(path))
-        real_folder = self._folders.get(folder)
-        if real_folder is None:
-            real_folder = self._folders[folder] = _real(folder)
-        info = os.lstat(os.path.join(real_folder, name))
-        if stat.S_ISLNK(info.st_mode):
-            real = _real(os.path.join(real_folder, name))
-            info = os.stat(real)
-        else:  # not a link: its real path is its real folder's, and lstat said what stat says
-            real = os.path.join(real_folder, name)
-        if not is_inside(real, self.root_of(path if named_by is None else named_by)):
-            raise LeavesTree(0, "a symbolic link leads out of the spec tree", os.fspath(path))
-        return real, info
+        of `named_by` (the spec file naming it: an example file, whose name may hold folders;
+        default: `path` itself). LeavesTree when it does not, before the target is looked at;
+        OSError when it cannot be resolved (missing, a dangling link, a loop)."""
+        spelled = os.fspath(path)
+        if named_by is None:
+            folder, name = os.path.split(spelled)
+            known = self._folders.get(folder)
+            if known is None:
+                real_folder = _real(folder or os.curdir)
+                known = self._folders[folder] = (real_folder, is_inside(real_folder, self.root_of(spelled)))
+            real = os.path.join(known[0], name)
+            info = os.lstat(real)
+            if not stat.S_ISLNK(info.st_mode):  # its real path is its real folder's; lstat = stat
+                if not known[1]:
+                    raise LeavesTree(0, _LEAVES, spelled)
+                return real, info
+            real, root = _real(real), self.root_of(spelled)
+        else:
+            real, root = _real(spelled), self.root_of(named_by)
+        if not is_inside(real, root):
+            raise LeavesTree(0, _LEAVES, spelled)
+        return real, os.stat(real)
+
+
+_LEAVES = "a symbolic link leads out of the spec tree"
 
 
 def _real(path: str) -> str:
