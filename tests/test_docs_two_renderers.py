@@ -122,6 +122,38 @@ def test_an_escaped_tag_is_raw_html_and_is_written_as_an_entity() -> None:
     assert analyse("\\\\<b>").html  # an escaped backslash, then a tag: raw HTML in both, as before
 
 
+@pytest.mark.parametrize(
+    "doc",
+    [
+        "| a | b |\n|---|---|\n```" + IMG + "|```",  # found by the property below
+        "| a | b |\n|---|---|\n`x|" + IMG + "` | y",
+        "a | b\n-- | --\n[x](<a|" + IMG + ">) | z",
+        "> | a | b |\n> | - | - |\n> | `x|" + IMG + "` |",  # in a blockquote
+    ],
+)
+def test_a_table_cell_cut_inside_a_span_is_safe_in_both_renderers(doc: str) -> None:
+    """A table cuts its rows at every `|` not escaped before it reads spans (GFM), so a code span
+    or a link holding one protects nothing there; Python-Markdown keeps a code span whole."""
+    assert_safe_in_both(sanitize(doc).text)
+    assert live(render_cm(doc))  # (without the repair, markdown-it makes the payload live)
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        "``````py x=1```" + IMG + "```",
+        "````a```" + IMG + "```",
+        "x `` y `" + IMG + "`",
+    ],  # the first found by the property below
+)
+def test_code_spans_paired_otherwise_by_python_markdown_protect_nothing(doc: str) -> None:
+    """A backtick run CommonMark finds no closer for is literal there; Python-Markdown tries its
+    shorter prefixes as openers, pairs other backticks, and the payload CommonMark reads as code
+    is live there."""
+    assert_safe_in_both(sanitize(doc).text)
+    assert live(render_pm(doc))  # (without the repair, Python-Markdown makes the payload live)
+
+
 def test_escapes_the_analysis_trusts_are_the_ones_python_markdown_makes() -> None:
     md = site_markdown()
     assert set(md.ESCAPED_CHARS) == ESCAPED_BY_BOTH

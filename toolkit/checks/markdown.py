@@ -70,6 +70,11 @@ ADMONITION = re.compile(r"!!! ?[\w-]")
 # backslash and reads the character as if unescaped, so only these escapes protect anything
 # (tests/test_docs_two_renderers.py compares this with the installed Python-Markdown).
 ESCAPED_BY_BOTH = frozenset("\\`*_{}[]()>#+-.!|")
+# A table's delimiter row (`|---|:--:|`; mkdocs.yml's tables, GitHub's): a line of `|`, `-`, `:`
+# and blanks holding a `|` and a `-`. Where a paragraph holds one, its rows are cut into cells at
+# every `|` not escaped before any inline span is read, code spans and links included.
+_DELIMITER_ROW = re.compile(r"^(?=[^\n]*\|)(?=[^\n]*-)[ \t|:-]+$", re.M)
+_CELL_BREAK = re.compile(r"(?<!\\)\|")
 
 
 @dataclass(frozen=True, slots=True)
@@ -391,7 +396,15 @@ def _inline(token: Token, lines: tuple[str, ...], found: _Found) -> None:
     # Spans in which a `](` is not the start of a link target: all of the above but links.
     quoted: list[tuple[int, int]] = []
     fixes: set[int] = set()
-    for name, start, stop, target, opening in _inline_spans(content):
+    cut = _DELIMITER_ROW.search(content) is not None  # a table may cut spans at its `|`s
+    spans = _inline_spans(content)
+    # A backtick run CommonMark finds no closer for is literal there; Python-Markdown then tries
+    # the run's shorter prefixes as openers and may pair other backticks: code spans are read
+    # differently, so none protects anything (a `<` in one is escaped, shown `&lt;` there).
+    loose = any(
+        name == "backticks" and not content[start:stop].strip("`") for name, start, stop, _, _ in spans
+    )
+    for name, start, stop, target, opening in spans:
         if name == "escape" and content[start + 1 : start + 2] not in ESCAPED_BY_BOTH:
             # Python-Markdown keeps the backslash and reads the character as it stands: a tag
             # after it is raw HTML there (the repair writes `\<` as `&lt;`, `<` in both)
@@ -410,6 +423,11 @@ def _inline(token: Token, lines: tuple[str, ...], found: _Found) -> None:
                 fix = start if name == "autolink" else opening
                 fixes.add(fix)
                 found.links.append(UnsafeLink(*position(start), name, scheme or "", position(fix)))
+        if (cut and _CELL_BREAK.search(content, start, stop)) or (loose and name == "backticks"):
+            # a table cell ends inside it (GFM cuts rows before reading spans; Python-Markdown
+            # keeps code spans whole), or backticks pair otherwise in Python-Markdown: what it
+            # holds is read as text, as one renderer shows it
+            continue
         if name == "link":
             protected.append((opening, stop) if opening >= 0 else (start, stop))
             continue
