@@ -35,7 +35,7 @@ from toolkit.onnx_bridge.shape_versions import OpVersion, Outcome, read_attribut
 from toolkit.onnx_bridge.walk_hooks import GraphHooks, WalkHooks
 from toolkit.registry.core import Registry
 from toolkit.shapes.engine import bind_inputs, infer
-from toolkit.shapes.flow import agree, contradicts, merge, scan_shapes
+from toolkit.shapes.flow import agree, contradicts, loop_shapes, merge, scan_shapes
 from toolkit.shapes.values import ABSENT, Num, Shape, Sym, Value
 
 if TYPE_CHECKING:
@@ -113,8 +113,9 @@ Scope = MutableMapping[str, Shape]
 _NO_ATTRIBUTES: AttributeReads = ((), (), False)  # what read_attributes gives of no attributes
 _UNDECLARED = object()
 # what is known of small tensors' contents: constants (ints, floats), and values computed from
-# shapes by the operators' value rules (Shape -> Gather -> Concat -> Reshape)
-Values = MutableMapping[str, tuple[Num, ...]]
+# shapes by the operators' value rules (Shape -> Gather -> Concat -> Reshape); None: not known
+# (a body's input of an outer constant's name: the outer value is not the one the body reads)
+Values = MutableMapping[str, tuple[Num, ...] | None]
 
 
 @dataclass(slots=True)
@@ -176,9 +177,16 @@ class _Walk:
         self.calls: Calls | None = None  # the model's local functions, when it has any
         self.hooks: WalkHooks | None = None  # what runs beside the walk (infer_model_shapes)
 
-    def graph(self, graph: Any, scope: _Scope, fed: Mapping[str, str | None] | None = None) -> None:
+    def graph(
+        self,
+        graph: Any,
+        scope: _Scope,
+        fed: Mapping[str, str | None] | None = None,
+        given: Mapping[str, Shape] | None = None,
+    ) -> None:
         """Walk `graph` in `scope`. `fed`: the types a Loop or Scan feeds its body's inputs declared
-        without one."""
+        without one; `given`: the shapes it feeds them (a declared one is kept: one it contradicts
+        is a finding at the body, as onnx's strict inference fails the node)."""
         found = declarations(graph, self.declared_types)  # each declaration read once
         declared, scope.declared, scope.outputs = found.types, found.types, found.outputs
         hooks = self.hooks
@@ -197,6 +205,13 @@ class _Walk:
             for name, declared_shape in named.items():
                 known = shapes.get(name)
                 shapes[name] = declared_shape if known is None else merge(known, declared_shape)
+        for name, shape in given.items() if given else ():
+            stated = shapes.get(name)
+            if stated is not None and shape is not None and contradicts(stated, shape):
+                # the declaration is kept (later nodes see it): one wrong declaration, one finding
+                self.result.conflicts.append(Conflict(scope.path, name, stated, shape, "", fed=True))
+            else:
+                shapes[name] = merge(stated, shape)
         for tensor in graph.initializer:
             shapes[tensor.name], constant = tensor_constant(tensor)
             if constant is not None:
@@ -417,7 +432,7 @@ class _Walk:
         self,
         path: str,
         shapes: dict[str, Shape],
-        values: dict[str, tuple[Num, ...]],
+        values: Values,
         types: dict[str, str | None],
         declared: dict[str, str | None],
         shaped: bool,
@@ -436,18 +451,18 @@ class _Walk:
     ) -> _Scope:
         """Walk a subgraph whose inputs have the shapes `inputs` (the declared ones past them) and
         the types `fed`; its scope. `shaped` False: its types only."""
+        # its inputs shadow the outer values of their names: known only as declared or fed
+        names = [info.name for info in graph.input]
         inner = _Scope(
             path,
-            ChainMap({}, scope.shapes),
-            ChainMap({}, scope.values),
+            ChainMap(dict.fromkeys(names), scope.shapes),
+            ChainMap(dict.fromkeys(names), scope.values),
             ChainMap({}, scope.types),
             shaped=shaped and scope.shaped,
             checked=scope.check is not None,
             check=scope.check,
         )
-        for info, shape in zip(graph.input, inputs):
-            inner.shapes[info.name] = shape
-        self.graph(graph, inner, fed)
+        self.graph(graph, inner, fed, dict(zip(names, inputs)))
         own = dict(inner.shapes.maps[0]) if inner.shaped else None  # type: ignore[attr-defined]
         self.result.subgraphs.append(Subgraph(graph, own, inner.produced, inner.inferred))
         return inner
@@ -483,10 +498,7 @@ class _Walk:
                 if not a.HasField("g")
             }
             if op == "Loop":
-                states = given[2:]
-                got = walk("body", [(), (), *states])[1:]
-                out = [agree(a, b) for a, b in zip(states, got)]
-                out += [None if s is None else (None, *s) for s in got[len(states) :]]  # iterations: unknown
+                out = loop_shapes(lambda inputs: walk("body", inputs), given)
             elif isinstance(ints.get("num_scan_inputs"), int):
                 out = scan_shapes(lambda inputs: walk("body", inputs), given, ints, self.imports.get("", 0))
         for suffix in graphs:

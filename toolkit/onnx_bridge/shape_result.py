@@ -17,13 +17,15 @@ __all__ = ["Conflict", "ShapeResult", "Subgraph"]
 @dataclass(frozen=True, slots=True)
 class Conflict:
     """A node output whose inferred shape contradicts the shape declared for it (value_info or a
-    graph output): a different rank, or two different static sizes of one dimension."""
+    graph output), or a body input whose declared shape contradicts the one its Loop or Scan node
+    feeds it: a different rank, or two different static sizes of one dimension."""
 
     path: str  # the producing node's path (graph.node_path)
     value: str
     declared: tuple[int | Sym | None, ...]
     inferred: tuple[int | Sym | None, ...]
     operator: str  # the schema id of the producing node
+    fed: bool = False  # `value` is a Loop's or Scan's body input, fed `inferred` by the node at `path`
 
 
 @dataclass(frozen=True, slots=True)

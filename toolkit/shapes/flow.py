@@ -11,7 +11,7 @@ from typing import Any
 
 from toolkit.shapes.values import Dim, Shape, Sym, axis_in
 
-__all__ = ["agree", "contradicts", "merge", "scan_shapes"]
+__all__ = ["agree", "contradicts", "loop_shapes", "merge", "scan_shapes"]
 
 
 def agree(a: Shape, b: Shape) -> Shape:
@@ -34,6 +34,18 @@ def merge(declared: Shape, inferred: Shape) -> Shape:
     if declared is None or inferred is None or len(declared) != len(inferred):
         return inferred if declared is None else declared
     return tuple(d if isinstance(d, int) else i if i is not None else d for d, i in zip(declared, inferred))
+
+
+def loop_shapes(body: Callable[[Sequence[Shape]], list[Shape]], given: list[Shape]) -> list[Shape]:
+    """Loop's output shapes: each state's what its initial value and the body's output agree on,
+    each scan output the body's with the iteration count (unknown) first. `given`: the node's
+    input shapes; `body` walks the body with the given input shapes and gives its outputs'. The
+    body is fed none, as onnx feeds it: a state's shape may change from one iteration to the next,
+    the body's declarations (of the iteration number and condition too) hold for all."""
+    states = given[2:]
+    got = body(())[1:]
+    out = [agree(a, b) for a, b in zip(states, got)]
+    return out + [None if s is None else (None, *s) for s in got[len(states) :]]
 
 
 def scan_shapes(

@@ -79,6 +79,14 @@ def report_shapes(result: ShapeResult, add: Add) -> None:
     for path, message in result.findings:
         add("MODEL-SHAPE-CONSTRAINT", path, message, operator=result.operators.get(path, ""))
     for conflict in result.conflicts:
+        if conflict.fed:
+            add(
+                "MODEL-SHAPE-MISMATCH",
+                conflict.path,
+                f"body input '{conflict.value}' is declared {_shown(conflict.declared)}, but the node "
+                f"feeds it {_shown(conflict.inferred)}",
+            )
+            continue
         add(
             "MODEL-SHAPE-MISMATCH",
             conflict.path,
