@@ -59,7 +59,7 @@ class OpVersion:
     )
 
     def constants(
-        self, names: list[str], values: Mapping[str, tuple[Num, ...]]
+        self, names: list[str], values: Mapping[str, tuple[Num, ...] | None]
     ) -> tuple[tuple[str, Value], ...]:
         """The known values of a node's inputs `names` that its rules read, by formal name (None:
         not known, or not given); a variadic input's from its position on."""
