@@ -46,8 +46,9 @@ agree.""",
         "model",
         "error",
         "The shape inferred for a node's output (from its operator's shape rule) contradicts the "
-        "shape declared for that value (value_info or a graph output): another rank, or another "
-        "static size of a dimension.",
+        "shape declared for that value (value_info or a graph output), or the shape a Scan feeds "
+        "a body input contradicts the body's declaration of it: another rank, or another static "
+        "size of a dimension.",
         name="declared shape contradicts inference",
         hint="fix the declaration (or the node) so both agree; a dimension not known statically can be left as a dim_param",
         doc="""\
@@ -55,7 +56,8 @@ agree.""",
 declared shapes contradict the operators (onnx: "Inferred shape and existing shape differ").
 check-model compares the shape each node's rule gives with the declaration of the value it
 produces. A symbol (`dim_param`) or an unknown size agrees with anything; later nodes see the
-declared shape, so one wrong declaration is one finding.
+declared shape, so one wrong declaration is one finding. A Scan's body input is checked the same
+way against the slice or state the node feeds it (located at the body, as onnx fails the node).
 
 **Before:** `Transpose(x) -> y` with `x: float[2, 3]` and the graph output `y: float[2, 3]`.
 
