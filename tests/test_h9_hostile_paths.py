@@ -11,6 +11,7 @@ import socket
 import stat
 import tempfile
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -54,6 +55,20 @@ def _validate(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list
 # --------------------------------------------------------------------------- not regular files
 
 
+_timers: list[threading.Timer] = []
+
+
+@pytest.fixture(autouse=True)
+def _no_timer_left() -> Iterator[None]:
+    """Each test's FIFO timer is stopped when it ends: a thread left running makes the process
+    pool refuse to fork (`parallel.can_fork`) in whatever test runs next."""
+    yield
+    while _timers:
+        timer = _timers.pop()
+        timer.cancel()
+        timer.join()
+
+
 def _fifo_with_timeout(path: Path) -> None:
     os.mkfifo(path)
 
@@ -67,6 +82,7 @@ def _fifo_with_timeout(path: Path) -> None:
     timer = threading.Timer(5.0, unblock)
     timer.daemon = True
     timer.start()
+    _timers.append(timer)
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs and /dev")
