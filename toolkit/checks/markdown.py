@@ -34,13 +34,20 @@ The checks (`toolkit.checks.docs`) turn the findings into DOC-* diagnostics and 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from toolkit.checks.markdown_code import CodeBlock, code_block
-from toolkit.checks.markdown_links import autolink_kept, lenient_links, unsafe_scheme, url_scheme
+from toolkit.checks.markdown_links import (
+    Spans,
+    autolink_kept,
+    lenient_links,
+    unsafe_scheme,
+    url_scheme,
+)
 from toolkit.checks.markdown_text import attribute_lists, normalize
 
 if TYPE_CHECKING:  # the parser is imported on first use: most docs never need it
@@ -52,12 +59,11 @@ if TYPE_CHECKING:  # the parser is imported on first use: most docs never need i
 # image, an autolink or an entity, `<` is never literal text; `html_inline` spans are raw HTML.
 # What a lenient renderer may read as the start of a tag: a tag name ended by a space, `/`, `>`
 # or the line end, a closing tag, a comment/declaration or a processing instruction.
-_TAG_START = re.compile(r"<[A-Za-z/!?]")  # what raw HTML and tag-like text both start with
-# The second branch is Python-Markdown's inline HTML pattern (markdown.inlinepatterns HTML_RE):
-# `<a:b onfocus=...>` is text to CommonMark (`a:b` is no tag name) and an element to it.
-TAG_LIKE = re.compile(
-    r"<(?=[A-Za-z][A-Za-z0-9-]*(?:[\s/>]|$)|/[A-Za-z]|!|\?|/?[A-Za-z][^<>@ ]*(?: [^<>]*)?>)", re.M
-)
+# What a lenient renderer may read as the start of a tag, in literal text: `<` and a letter, `/`,
+# `!` or `?`. Python-Markdown reads tags in the text left after its autolinks and code spans are
+# replaced (`<t<https://a>>` is an element to it) and every `<` escaped may uncover another
+# (`<b<b<b>`): so each one is escaped, all in one repair round (the doc renders the same).
+TAG_LIKE = re.compile(r"<[A-Za-z/!?]")
 # Inline content that may hold raw HTML, a tag-like `<`, a link target, an attribute list or an
 # admonition's opening line.
 _INLINE_RISK = re.compile(r"<[A-Za-z/!?]|\][(:]|\{|!!!")
@@ -438,9 +444,10 @@ def _inline(token: Token, lines: tuple[str, ...], found: _Found) -> None:
             fixes.add(at)
             found.links.append(UnsafeLink(*position(at), construct, scheme, position(at)))
     tag_like = (match.start() for match in TAG_LIKE.finditer(content))
+    covered = Spans(protected)
     for out, offsets in ((found.tag_like, tag_like), (found.marks, attribute_lists(content))):
         for at in offsets:
-            if at not in fixes and not any(start <= at < stop for start, stop in protected):
+            if at not in fixes and at not in covered:
                 out.append(position(at))
     # An admonition opens at the start of any line of a block, whatever CommonMark reads there
     # (code spans included): escaped wherever a line's text starts with one.
@@ -449,7 +456,5 @@ def _inline(token: Token, lines: tuple[str, ...], found: _Found) -> None:
 
 
 def _row(starts: list[int], at: int) -> int:
-    row = 0
-    while row + 1 < len(starts) and starts[row + 1] <= at:
-        row += 1
-    return row
+    """The line of the offset `at`, `starts` being where each line starts (ascending)."""
+    return bisect_right(starts, at) - 1

@@ -21,7 +21,8 @@ spaces and line breaks, and a link reference definition may stand on any line of
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator
 
 SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
@@ -77,6 +78,31 @@ def may_hold_unsafe_target(text: str) -> bool:
     )
 
 
+class Spans:
+    """Half-open spans of offsets (`start <= at < stop`), merged and sorted once so that a lookup
+    costs a bisection: a doc may hold as many spans as it holds offsets to look up."""
+
+    __slots__ = ("_starts", "_stops")
+
+    def __init__(self, spans: Iterable[tuple[int, int]]) -> None:
+        starts: list[int] = []
+        stops: list[int] = []
+        for start, stop in sorted(spans):
+            if start >= stop:
+                continue
+            if stops and start <= stops[-1]:
+                stops[-1] = max(stops[-1], stop)
+            else:
+                starts.append(start)
+                stops.append(stop)
+        self._starts = starts
+        self._stops = stops
+
+    def __contains__(self, at: int) -> bool:
+        index = bisect_right(self._starts, at) - 1
+        return index >= 0 and at < self._stops[index]
+
+
 def _decoded(text: str) -> str:
     from markdown_it.common.utils import unescapeAll
 
@@ -89,8 +115,10 @@ def lenient_links(content: str, protected: list[tuple[int, int]]) -> Iterator[tu
     inline links and images (`](` then the target: the `(` is escaped) and reference
     definitions (the `[` is escaped). Offsets inside `protected` spans are skipped."""
 
+    covered = Spans(protected)
+
     def free(at: int) -> bool:
-        return not any(start <= at < stop for start, stop in protected)
+        return at not in covered
 
     at = content.find("](")
     while at >= 0:

@@ -10,21 +10,26 @@ from collections.abc import Iterator
 
 # What Python-Markdown's attr_list extension reads as an attribute list (its `{...}` patterns),
 # and the opening `_` of an emphasis (PM: not after a word character) that a `_{` may close.
-ATTR_LIST = re.compile(r"\{:?[ ]*[^}\n ][^}\n]*\}")
+# The body holds no `{`: a match then starts at the last `{` before its `}` (the one to escape
+# when lists overlap) and no failed match scans past the next `{` (linear in the text).
+ATTR_LIST = re.compile(r"\{:?[ ]*[^{}\n ][^{}\n]*\}")
 _EMPHASIS_OPENER = re.compile(r"(?<!\w)_(?=\S)")
+_BLANK_TO_LINE_END = re.compile(r"[^\S\n]*(?:\n|\Z)")  # matched in place: no copy of the rest
 
 
 def attribute_lists(content: str) -> Iterator[int]:
     """Offsets of the `{` of each attribute list that attr_list would apply: one that ends its
     line (the last of a paragraph, heading or table cell) or follows the end of an inline
     element (code, emphasis, a link, an autolink). `a_{n-1}` (a subscript) is text to it."""
+    emphasis = _EMPHASIS_OPENER.search(content)  # the first opener: one before `_{` is enough
     for match in ATTR_LIST.finditer(content):
         at = match.start()
         before = content[at - 1] if at else ""
         if (
-            not content[match.end() :].split("\n", 1)[0].strip()
+            _BLANK_TO_LINE_END.match(content, match.end())
             or before in ("`", "*", ")", "]", ">")
-            or (before == "_" and _EMPHASIS_OPENER.search(content, 0, at - 1) is not None)
+            # an opener whose next character lies before the `_` (a search ending at the `_`)
+            or (before == "_" and emphasis is not None and emphasis.start() + 2 < at)
         ):
             yield at
 

@@ -118,7 +118,7 @@ def repaired(text: str) -> Repair:
     html_lines: set[int] = set()
     link_issues: dict[tuple[int, str], None] = {}  # (line, message), in order
     original = current.lines
-    rounds = sum(line.count(char) for line in lines for char in _ESCAPED)
+    rounds = MAX_ROUNDS
     while current.html or current.tag_like or current.unsafe_links or current.extension_marks:
         html_lines.update(h.line for h in current.html)
         # an escaped `<` that is a tag to Python-Markdown: the backslash and the `<` as `&lt;`
@@ -135,13 +135,13 @@ def repaired(text: str) -> Repair:
             for (line, column), (_, width) in edits.items()
         ):
             return as_code(original)
-        for (line, column), (replacement, width) in sorted(edits.items(), reverse=True):
-            lines[line] = lines[line][:column] + replacement + lines[line][column + width :]
-        # An escaped construct may uncover more markup; and a `<` written `&lt;` may let an earlier
-        # one reach a `>` (`x<y<b>`): analysed again until nothing is left. Each round escapes at
-        # least one `<`, `{`, `(`, `[` or `!` for good, so the rounds are at most their number; an
-        # analysis that names any other character, or more rounds, is one this repair does not
-        # understand, and the doc is shown as code instead (the loop is bounded whatever the text).
+        _apply(lines, edits)
+        # An escaped construct may uncover more markup (a link's target becoming text): analysed
+        # again until nothing is left. Every `<` that could start a tag in literal text is escaped
+        # in one round, so real docs need one or two; an analysis that names any other character
+        # than those an edit escapes, or more than MAX_ROUNDS rounds, is one this repair does not
+        # understand, and the doc is shown as code instead (the repair costs at most MAX_ROUNDS
+        # analyses, each near linear in the text, whatever the text).
         current = analyse_lines(tuple(lines))
     if any(block.prefix is None for block in current.code_blocks):
         return as_code(original)
@@ -163,7 +163,25 @@ def repaired(text: str) -> Repair:
     )
 
 
+def _apply(lines: list[str], edits: dict[tuple[int, int], tuple[str, int]]) -> None:
+    """Replace `width` characters at each (line, column) of `edits`, every line rebuilt once
+    (one edit at a time would copy a long line once per edit)."""
+    by_line: dict[int, list[tuple[int, str, int]]] = {}
+    for (line, column), (replacement, width) in sorted(edits.items()):
+        by_line.setdefault(line, []).append((column, replacement, width))
+    for line, changes in by_line.items():
+        text = lines[line]
+        pieces: list[str] = []
+        done = 0
+        for column, replacement, width in changes:
+            pieces += (text[done:column], replacement)
+            done = column + width
+        pieces.append(text[done:])
+        lines[line] = "".join(pieces)
+
+
 _ESCAPED = "<{([!"  # the characters a repair edit escapes
+MAX_ROUNDS = 4  # repair rounds before a doc is shown as code
 AS_CODE_MESSAGE = "doc text shown as code: its markup could not be repaired"
 
 

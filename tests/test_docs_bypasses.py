@@ -1,0 +1,59 @@
+"""Doc text a stranger wrote can neither stall the docs repair nor reach a page as live markup.
+
+The review's findings after the two-renderer repair (tests/test_docs_two_renderers.py):
+
+* time: the repair re-analysed the doc once per `<` it uncovered (`<b<b<b...>`: 4 kB took a
+  minute), looked each offset up in every protected span (`<b>` repeated), found each line by a
+  linear walk (`!!! a` lines) and let the attribute-list pattern scan to the line end from every
+  `{` (`a_{` repeated). Each review payload, 100 kB long, is repaired here within a bound that
+  holds on a loaded machine (they take well under a second alone).
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from test_docs_two_renderers import assert_safe_in_both
+
+from toolkit.generate import mdsafe
+from toolkit.generate.mdsafe import AS_CODE_MESSAGE, sanitize
+
+SIZE = 100_000
+BUDGET = 2.0  # seconds per 100 kB doc (each takes < 0.7 s alone; main took 4 s to several minutes)
+
+# (unit, tail): the doc is the unit repeated to SIZE characters, then the tail.
+HOSTILE = [
+    ("<b", ">"),  # each escape of a `<` uncovered the one before it
+    ("<b>", ""),  # spans x tags
+    ("!!! a\n", ""),  # lines x offsets
+    ("a_{", ""),  # attribute-list pattern backtracking to the line end per `{`
+    ("{a}", ""),  # the rest of the text copied per attribute list
+    ("<a", ""),
+    ("*<b*", ""),
+]
+
+
+def _fresh_sanitize(doc: str) -> tuple[float, mdsafe.SafeMarkdown]:
+    for cached in (mdsafe.sanitize, mdsafe._prepared, mdsafe.repaired):
+        cached.cache_clear()
+    started = time.process_time()  # CPU time: less noisy than the clock on a shared machine
+    safe = sanitize(doc)
+    return time.process_time() - started, safe
+
+
+@pytest.mark.parametrize(("unit", "tail"), HOSTILE)
+def test_a_hostile_100_kb_doc_is_repaired_in_bounded_time(unit: str, tail: str) -> None:
+    doc = unit * (SIZE // len(unit)) + tail
+    elapsed, safe = _fresh_sanitize(doc)
+    assert elapsed < BUDGET, f"{unit!r} x {SIZE // len(unit)}: {elapsed:.2f} s"
+    assert AS_CODE_MESSAGE not in {issue.message for issue in safe.issues}  # repaired, not given up
+    assert "<b" not in safe.text and "<a" not in safe.text
+
+
+def test_a_chain_of_tag_starts_is_escaped_in_one_round() -> None:
+    doc = "<b" * 2000 + ">"  # 4 kB: over a minute before (one analysis per `<`)
+    elapsed, safe = _fresh_sanitize(doc)
+    assert elapsed < BUDGET
+    assert safe.text == "&lt;b" * 2000 + ">"
+    assert_safe_in_both(safe.text)
