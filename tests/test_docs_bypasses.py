@@ -6,7 +6,10 @@ The review's findings after the two-renderer repair (tests/test_docs_two_rendere
   minute), looked each offset up in every protected span (`<b>` repeated), found each line by a
   linear walk (`!!! a` lines) and let the attribute-list pattern scan to the line end from every
   `{` (`a_{` repeated). Each review payload, 100 kB long, is repaired here within a bound that
-  holds on a loaded machine (they take well under a second alone).
+  holds on a loaded machine (they take well under a second alone);
+* tables: a delimiter row in another block than the span it cuts (an ATX heading over `--|--` is a
+  table header to markdown-it), or one without a `-` (`:|:`, a table to Python-Markdown), let a
+  code span or link holding a `|` protect a payload a cell then shows live.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from test_docs_two_renderers import assert_safe_in_both
+from test_docs_two_renderers import IMG, assert_safe_in_both
 
 from toolkit.generate import mdsafe
 from toolkit.generate.mdsafe import AS_CODE_MESSAGE, sanitize
@@ -57,3 +60,24 @@ def test_a_chain_of_tag_starts_is_escaped_in_one_round() -> None:
     assert elapsed < BUDGET
     assert safe.text == "&lt;b" * 2000 + ">"
     assert_safe_in_both(safe.text)
+
+
+# --------------------------------------------------------------------------- table delimiter rows
+
+TABLE_CUTS = [
+    "# `x|" + IMG + "` |\n--|--",  # markdown-it: a table, not a heading
+    "a | b\n:|:\n![|" + IMG + "](y)",  # Python-Markdown: no `-` needed
+    "a | b\n|\n![|" + IMG + "](y)",
+    "a | b\n:|\n![|" + IMG + "](y)",
+    'a | b\n:|:\n[x](y "|' + IMG + '")',
+    "# a | b\n:|:\n![|" + IMG + "](y)",
+    "- a | b\n  :|:\n  ![|" + IMG + "](y)",
+    "> a | b\n> :|:\n> ![|" + IMG + "](y)",
+]
+
+
+@pytest.mark.parametrize("doc", TABLE_CUTS)
+def test_a_span_cut_by_any_delimiter_row_of_the_doc_protects_nothing(doc: str) -> None:
+    safe = sanitize(doc).text
+    assert "&lt;img" in safe
+    assert_safe_in_both(safe)

@@ -52,6 +52,8 @@ class Markup(html.parser.HTMLParser):
         self.found: list[str] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "img" and _markdown_image(attrs):
+            return
         if tag not in MARKDOWN_TAGS:
             self.found.append(f"<{tag}>")
         for name, value in attrs:
@@ -60,8 +62,21 @@ class Markup(html.parser.HTMLParser):
                 self.found.append(f"<{tag} {name}=>")
             elif name == "href" and SCRIPT_URL.match(value):
                 self.found.append(f"<{tag} href={value[:30]}>")
-            elif name == "style" and not re.fullmatch(r"text-align: (?:left|right|center);?", value):
+            elif name == "style" and not re.fullmatch(r"text-align: ?(?:left|right|center);?", value):
                 self.found.append(f"<{tag} style={value[:30]}>")
+
+
+def _markdown_image(attrs: list[tuple[str, str | None]]) -> bool:
+    """What Markdown makes of `![alt](src "title")`: a `src` that runs no script, an `alt`, maybe
+    a `title`, nothing else (an `<img>` in doc text has an event handler or no `alt`)."""
+    names = [name for name, _ in attrs]
+    src = re.sub(r"[\t\r\n]", "", dict(attrs).get("src") or "")
+    return (
+        set(names) <= {"src", "alt", "title"}
+        and len(names) == len(set(names))
+        and {"src", "alt"} <= set(names)
+        and not SCRIPT_URL.match(src)
+    )
 
 
 def live(rendered: str) -> list[str]:

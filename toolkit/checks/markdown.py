@@ -76,10 +76,14 @@ ADMONITION = re.compile(r"!!! ?[\w-]")
 # backslash and reads the character as if unescaped, so only these escapes protect anything
 # (tests/test_docs_two_renderers.py compares this with the installed Python-Markdown).
 ESCAPED_BY_BOTH = frozenset("\\`*_{}[]()>#+-.!|")
-# A table's delimiter row (`|---|:--:|`; mkdocs.yml's tables, GitHub's): a line of `|`, `-`, `:`
-# and blanks holding a `|` and a `-`. Where a paragraph holds one, its rows are cut into cells at
-# every `|` not escaped before any inline span is read, code spans and links included.
-_DELIMITER_ROW = re.compile(r"^(?=[^\n]*\|)(?=[^\n]*-)[ \t|:-]+$", re.M)
+# A table's delimiter row: a line of `|`, `-`, `:` and blanks holding a `|` (after the prefix of
+# its containers: quote markers, list markers, indentation). GitHub's tables need a `-` in it,
+# Python-Markdown's (mkdocs.yml) do not (`:|:`). Where a doc holds one, a renderer may cut the
+# rows around it into cells at every `|` not escaped before any inline span is read, code spans
+# and links included; the row may stand in another block than the span (markdown-it reads
+# `# x|y` over `--|--` as a table, not a heading), so it is looked for in the whole doc.
+# Possessive quantifiers: one pass per line whatever it holds.
+_DELIMITER_ROW = re.compile(r"^(?=[^\n]*\|)(?:[ \t>]|[-+*][ \t]|\d{1,9}[.)][ \t])*+[ \t|:-]++$", re.M)
 _CELL_BREAK = re.compile(r"(?<!\\)\|")
 
 
@@ -312,8 +316,10 @@ def remember(analyses: Iterable[Analysis]) -> None:
 def _analysed(lines: tuple[str, ...]) -> Analysis:
     if not lines:
         return Analysis((), (), (), (), ())
-    tokens = parser().parse("\n".join(lines) + "\n")
+    source = "\n".join(lines) + "\n"
+    tokens = parser().parse(source)
     found = _Found()
+    cut = "|" in source and _DELIMITER_ROW.search(source) is not None  # tables may cut spans
     for index, token in enumerate(tokens):
         kind = token.type
         if token.map is None:
@@ -343,7 +349,7 @@ def _analysed(lines: tuple[str, ...]) -> Analysis:
                     UnsafeLink(first, column, "link reference definition", scheme, (first, column))
                 )
         elif kind == "inline" and _INLINE_RISK.search(token.content):
-            _inline(token, lines, found)
+            _inline(token, lines, found, cut)
     return Analysis(
         lines,
         tuple(found.html),
@@ -379,9 +385,9 @@ def _heading(token: Token, inline: Token, lines: tuple[str, ...]) -> Heading:
     return Heading(first, end, level, True, columns[0], columns)
 
 
-def _inline(token: Token, lines: tuple[str, ...], found: _Found) -> None:
+def _inline(token: Token, lines: tuple[str, ...], found: _Found, cut: bool) -> None:
     """Raw HTML, tag-like `<`, links with disallowed targets and attribute lists of one inline
-    content (a paragraph's or a heading's)."""
+    content (a paragraph's or a heading's); `cut`: the doc holds a table delimiter row."""
     content = token.content
     first = token.map[0] if token.map else 0
     parts = content.split("\n")
@@ -402,7 +408,6 @@ def _inline(token: Token, lines: tuple[str, ...], found: _Found) -> None:
     # Spans in which a `](` is not the start of a link target: all of the above but links.
     quoted: list[tuple[int, int]] = []
     fixes: set[int] = set()
-    cut = _DELIMITER_ROW.search(content) is not None  # a table may cut spans at its `|`s
     spans = _inline_spans(content)
     # A backtick run CommonMark finds no closer for is literal there; Python-Markdown then tries
     # the run's shorter prefixes as openers and may pair other backticks: code spans are read
