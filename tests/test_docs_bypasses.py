@@ -9,7 +9,10 @@ The review's findings after the two-renderer repair (tests/test_docs_two_rendere
   holds on a loaded machine (they take well under a second alone);
 * tables: a delimiter row in another block than the span it cuts (an ATX heading over `--|--` is a
   table header to markdown-it), or one without a `-` (`:|:`, a table to Python-Markdown), let a
-  code span or link holding a `|` protect a payload a cell then shows live.
+  code span or link holding a `|` protect a payload a cell then shows live;
+* link reference definitions: Python-Markdown reads as a paragraph what its narrower pattern
+  does not take for a definition (a space in a `<...>` target, an escaped `]`, a title over two
+  lines, U+2028), and a table cell reads none: their lines are literal text, a tag there escaped.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import pytest
 from test_docs_two_renderers import IMG, assert_safe_in_both
 
 from toolkit.generate import mdsafe
-from toolkit.generate.mdsafe import AS_CODE_MESSAGE, sanitize
+from toolkit.generate.mdsafe import AS_CODE_MESSAGE, inline, sanitize
 
 SIZE = 100_000
 BUDGET = 2.0  # seconds per 100 kB doc (each takes < 0.7 s alone; main took 4 s to several minutes)
@@ -81,3 +84,25 @@ def test_a_span_cut_by_any_delimiter_row_of_the_doc_protects_nothing(doc: str) -
     safe = sanitize(doc).text
     assert "&lt;img" in safe
     assert_safe_in_both(safe)
+
+
+# --------------------------------------------------------------------------- link reference definitions
+
+DEFINITIONS = [
+    "[r]: <img src=x onerror=alert(1)>",
+    "[a\\]" + IMG + "]: /u",  # an escaped `]` in the label
+    '[r]: /u\n"a\n' + IMG + '"',  # a title over two lines
+    "[r]: /u 'a\n" + IMG + "'",
+    "[r]: /u (a\n" + IMG + ")",
+    "[" + IMG + "]:\u2028#",  # Python's \\s takes U+2028 for a space, CommonMark does not
+    "- [r]: <img src=x onerror=alert(1)>",
+    "> [r]: <img src=x onerror=alert(1)>",
+]
+
+
+@pytest.mark.parametrize("doc", DEFINITIONS)
+def test_a_link_reference_definition_is_literal_text_for_tags(doc: str) -> None:
+    safe = sanitize(doc).text
+    assert "<img" not in safe
+    assert_safe_in_both(safe)
+    assert_safe_in_both(inline(doc) or "")  # a table cell reads no definition: text, escaped

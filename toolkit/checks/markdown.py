@@ -348,6 +348,7 @@ def _analysed(lines: tuple[str, ...]) -> Analysis:
                 found.links.append(
                     UnsafeLink(first, column, "link reference definition", scheme, (first, column))
                 )
+            _definition(lines, first, end, found)
         elif kind == "inline" and _INLINE_RISK.search(token.content):
             _inline(token, lines, found, cut)
     return Analysis(
@@ -355,9 +356,9 @@ def _analysed(lines: tuple[str, ...]) -> Analysis:
         tuple(found.html),
         tuple(found.fences),
         tuple(found.headings),
-        tuple(found.tag_like),
+        tuple(sorted(found.tag_like)),
         tuple(sorted(found.links, key=lambda link: link.fix)),
-        tuple(found.marks),
+        tuple(sorted(found.marks)),
         tuple(found.code),
     )
 
@@ -373,6 +374,19 @@ class _Found:
         self.links: list[UnsafeLink] = []
         self.marks: list[tuple[int, int]] = []
         self.code: list[CodeBlock] = []
+
+
+def _definition(lines: tuple[str, ...], first: int, end: int, found: _Found) -> None:
+    """A link reference definition's lines (`first` to `end`) as literal text: Python-Markdown's
+    definition pattern is narrower than CommonMark's (no space in a `<...>` target, no escaped `]`
+    in the label, a one-line title; its `\\s` takes U+2028 for a space), and a table cell reads
+    no definition at all, so where it reads a paragraph a tag or attribute list there is live."""
+    for row in range(first, end):
+        line = lines[row]
+        if "<" in line:
+            found.tag_like.extend((row, match.start()) for match in TAG_LIKE.finditer(line))
+        if "{" in line:
+            found.marks.extend((row, at) for at in attribute_lists(line))
 
 
 def _heading(token: Token, inline: Token, lines: tuple[str, ...]) -> Heading:
