@@ -12,7 +12,9 @@ The review's findings after the two-renderer repair (tests/test_docs_two_rendere
   code span or link holding a `|` protect a payload a cell then shows live;
 * link reference definitions: Python-Markdown reads as a paragraph what its narrower pattern
   does not take for a definition (a space in a `<...>` target, an escaped `]`, a title over two
-  lines, U+2028), and a table cell reads none: their lines are literal text, a tag there escaped.
+  lines, U+2028), and a table cell reads none: their lines are literal text, a tag there escaped;
+* attribute lists: attr_list applies a `{...}` in a table cell or before a trailing inline element,
+  and its matches overlap (`{a{b}`): every `{` its pattern matches at is escaped, wherever it is.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 import time
 
 import pytest
+from site_markdown import render_cm, render_pm
 from test_docs_two_renderers import IMG, assert_safe_in_both
 
 from toolkit.generate import mdsafe
@@ -106,3 +109,31 @@ def test_a_link_reference_definition_is_literal_text_for_tags(doc: str) -> None:
     assert "<img" not in safe
     assert_safe_in_both(safe)
     assert_safe_in_both(inline(doc) or "")  # a table cell reads no definition: text, escaped
+
+
+# --------------------------------------------------------------------------- attribute lists
+
+ATTRIBUTE_LISTS = [
+    "| a |\n|---|\n| b {onclick=alert(1)} |",  # a cell's text ends with it
+    "a {onclick=x} | b\n--|--",
+    "a|b\n--|--\nc {onclick=x}| d",
+    "Text `{`{onclick=alert(1)}",  # overlapping: the first `{` is code, the list starts there
+    "{<https://a>{onclick=alert(1)}",
+    "\\\n{t}`y`",  # before a trailing inline element
+    "-\n{x}<http://>",
+]
+
+
+@pytest.mark.parametrize("doc", ATTRIBUTE_LISTS)
+def test_every_attribute_list_is_escaped_wherever_it_stands(doc: str) -> None:
+    safe = sanitize(doc).text
+    assert_safe_in_both(safe)
+    assert safe.count("\\{") >= 1
+
+
+def test_an_escaped_brace_renders_as_the_brace_in_both_renderers() -> None:
+    doc = "A subscript a_{n-1} and a set {0, 1} in the middle of a line."
+    safe = sanitize(doc).text
+    assert safe == "A subscript a_\\{n-1} and a set \\{0, 1} in the middle of a line."
+    for render in (render_pm, render_cm):
+        assert render(safe) == render(doc)

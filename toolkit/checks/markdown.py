@@ -386,7 +386,16 @@ def _definition(lines: tuple[str, ...], first: int, end: int, found: _Found) -> 
         if "<" in line:
             found.tag_like.extend((row, match.start()) for match in TAG_LIKE.finditer(line))
         if "{" in line:
-            found.marks.extend((row, at) for at in attribute_lists(line))
+            found.marks.extend((row, at) for at in attribute_lists(line) if not _escaped(line, at))
+
+
+def _escaped(line: str, at: int) -> bool:
+    """Whether the character at `at` follows an odd run of backslashes (escaped in both
+    renderers, for the ones in ESCAPED_BY_BOTH)."""
+    start = at
+    while start and line[start - 1] == "\\":
+        start -= 1
+    return (at - start) % 2 == 1
 
 
 def _heading(token: Token, inline: Token, lines: tuple[str, ...]) -> Heading:

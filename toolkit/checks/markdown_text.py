@@ -8,30 +8,28 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-# What Python-Markdown's attr_list extension reads as an attribute list (its `{...}` patterns),
-# and the opening `_` of an emphasis (PM: not after a word character) that a `_{` may close.
-# The body holds no `{`: a match then starts at the last `{` before its `}` (the one to escape
-# when lists overlap) and no failed match scans past the next `{` (linear in the text).
-ATTR_LIST = re.compile(r"\{:?[ ]*[^{}\n ][^{}\n]*\}")
-_EMPHASIS_OPENER = re.compile(r"(?<!\w)_(?=\S)")
-_BLANK_TO_LINE_END = re.compile(r"[^\S\n]*(?:\n|\Z)")  # matched in place: no copy of the rest
+# attr_list's pattern (its BASE_RE: `{`, an optional `:`, blanks, then a body without `}` or a
+# line break up to a `}`) matches at a `{` exactly when the next `}` or line break after it is a
+# `}` and something other than blanks comes before it; `_LIST_END` finds that `}` or break.
+_LIST_END = re.compile(r"[}\n]")
+_NOT_BLANK = re.compile(r"[^ ]")
 
 
 def attribute_lists(content: str) -> Iterator[int]:
-    """Offsets of the `{` of each attribute list that attr_list would apply: one that ends its
-    line (the last of a paragraph, heading or table cell) or follows the end of an inline
-    element (code, emphasis, a link, an autolink). `a_{n-1}` (a subscript) is text to it."""
-    emphasis = _EMPHASIS_OPENER.search(content)  # the first opener: one before `_{` is enough
-    for match in ATTR_LIST.finditer(content):
-        at = match.start()
-        before = content[at - 1] if at else ""
-        if (
-            _BLANK_TO_LINE_END.match(content, match.end())
-            or before in ("`", "*", ")", "]", ">")
-            # an opener whose next character lies before the `_` (a search ending at the `_`)
-            or (before == "_" and emphasis is not None and emphasis.start() + 2 < at)
-        ):
+    """Offsets of every `{` at which attr_list's pattern matches, overlapping ones included
+    (`{a{b}` holds two: its body may hold a `{`). Whether attr_list applies one depends on the
+    element tree around it (a table cell, the end of a line, an inline element before or after
+    it), so each is escaped wherever it stands: `\\{` renders `{` in both renderers. One pass:
+    the `}` closing a run of `{`s is found once for the run."""
+    at = content.find("{")
+    end = -1  # the `}` or line break after the last `{` looked at (len(content): neither)
+    while at >= 0:
+        if end <= at:
+            found = _LIST_END.search(content, at + 1)
+            end = found.start() if found else len(content)
+        if end < len(content) and content[end] == "}" and _NOT_BLANK.search(content, at + 1, end):
             yield at
+        at = content.find("{", at + 1)
 
 
 # --------------------------------------------------------------------------- normalizing
