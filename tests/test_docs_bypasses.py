@@ -14,17 +14,24 @@ The review's findings after the two-renderer repair (tests/test_docs_two_rendere
   does not take for a definition (a space in a `<...>` target, an escaped `]`, a title over two
   lines, U+2028), and a table cell reads none: their lines are literal text, a tag there escaped;
 * attribute lists: attr_list applies a `{...}` in a table cell or before a trailing inline element,
-  and its matches overlap (`{a{b}`): every `{` its pattern matches at is escaped, wherever it is.
+  and its matches overlap (`{a{b}`): every `{` its pattern matches at is escaped, wherever it is;
+* table cells: a doc's paragraphs joined into one cell may pair backticks across the break, and a
+  code span holding a `|` is cut by the table: a cell is analysed again as the row it is, and a doc
+  that is not clean there is shown below the table instead;
+* and all of it through the real `opset generate`, every payload in every kind of doc.
 """
 
 from __future__ import annotations
 
+import json
 import time
+from pathlib import Path
 
 import pytest
 from site_markdown import render_cm, render_pm
-from test_docs_two_renderers import IMG, assert_safe_in_both
+from test_docs_two_renderers import IMG, OPERATOR, assert_safe_in_both, live
 
+from toolkit.cli import main
 from toolkit.generate import mdsafe
 from toolkit.generate.mdsafe import AS_CODE_MESSAGE, inline, sanitize
 
@@ -137,3 +144,64 @@ def test_an_escaped_brace_renders_as_the_brace_in_both_renderers() -> None:
     assert safe == "A subscript a_\\{n-1} and a set \\{0, 1} in the middle of a line."
     for render in (render_pm, render_cm):
         assert render(safe) == render(doc)
+
+
+# --------------------------------------------------------------------------- table cells
+
+CELLS = [
+    "a `x\n\n`" + IMG + "` b",  # the joined paragraphs pair `x<br><br>` as code: the tag is text
+    "`x|" + IMG + "`",  # markdown-it cuts the code span at the `|`
+]
+
+
+def table_with(cell: str) -> str:
+    return "| a | b |\n|---|---|\n| x | " + cell + " |\n"
+
+
+@pytest.mark.parametrize("doc", CELLS)
+def test_a_cell_that_is_not_clean_as_a_table_row_is_not_inlined(doc: str) -> None:
+    assert inline(doc) is None  # the pages show the doc below the table (sanitized as a block)
+    assert_safe_in_both(sanitize(doc, min_heading=6).text)
+
+
+def test_a_clean_cell_keeps_its_paragraph_breaks() -> None:
+    cell = inline("First `a`.\n\nSecond <b>bold</b> and [x](javascript:alert(1)).")
+    assert cell is not None and cell.startswith("First `a`.<br><br>Second &lt;b>bold&lt;/b>")
+    assert_safe_in_both(table_with(cell))
+
+
+# --------------------------------------------------------------------------- a real generate
+
+PAYLOADS = (
+    TABLE_CUTS
+    + DEFINITIONS
+    + ATTRIBUTE_LISTS
+    + CELLS
+    + ["<b" * 300 + ">", "a_{" * 300]  # the time payloads, small: pages are rendered below
+)
+
+
+def test_generated_pages_hold_no_live_markup_from_any_payload(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("OPSET_TOOLKIT_NO_CACHE", "1")
+    domain = tmp_path / "specs" / "com.evil.two"
+    domain.mkdir(parents=True)
+    (domain / "domain.yaml").write_text(
+        "domain: com.evil.two\ndoc: " + json.dumps(PAYLOADS[0]) + "\nopset_versions:\n"
+        "  - {version: 1, ir_version: 9}\n",
+        encoding="utf-8",
+    )
+    for index, doc in enumerate(PAYLOADS):
+        text = OPERATOR.format(name=f"Op{index}", doc=json.dumps(doc))
+        (domain / f"Op{index}.yaml").write_text(text, encoding="utf-8")
+    assert main(["generate", "--specs", "specs", "--out", "out", "--only", "docs", "-q"]) == 0
+    pages = sorted((tmp_path / "out" / "docs").rglob("*.md"))
+    assert len(pages) >= len(PAYLOADS) + 3
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        for name, render in (("Python-Markdown", render_pm), ("markdown-it", render_cm)):
+            found = live(render(text))
+            assert not found, f"{page.relative_to(tmp_path)} in {name}: {found}"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "specs"]  # nothing written elsewhere

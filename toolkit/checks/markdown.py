@@ -430,6 +430,8 @@ def _inline(token: Token, lines: tuple[str, ...], found: _Found, cut: bool) -> N
     protected: list[tuple[int, int]] = []
     # Spans in which a `](` is not the start of a link target: all of the above but links.
     quoted: list[tuple[int, int]] = []
+    # Code spans a table cuts (GFM), which Python-Markdown keeps whole: they protect a `{`.
+    code_only: list[tuple[int, int]] = []
     fixes: set[int] = set()
     spans = _inline_spans(content)
     # A backtick run CommonMark finds no closer for is literal there; Python-Markdown then tries
@@ -457,10 +459,14 @@ def _inline(token: Token, lines: tuple[str, ...], found: _Found, cut: bool) -> N
                 fix = start if name == "autolink" else opening
                 fixes.add(fix)
                 found.links.append(UnsafeLink(*position(start), name, scheme or "", position(fix)))
-        if (cut and _CELL_BREAK.search(content, start, stop)) or (loose and name == "backticks"):
-            # a table cell ends inside it (GFM cuts rows before reading spans; Python-Markdown
-            # keeps code spans whole), or backticks pair otherwise in Python-Markdown: what it
-            # holds is read as text, as one renderer shows it
+        if loose and name == "backticks":
+            continue  # backticks pair otherwise in Python-Markdown: what it holds is read as text
+        if cut and _CELL_BREAK.search(content, start, stop):
+            # a table cell ends inside it (GFM cuts rows before reading spans): what it holds is
+            # text to markdown-it. Python-Markdown, the one renderer with attribute lists, keeps
+            # code spans whole: a `{` in one is code to it.
+            if name == "backticks":
+                code_only.append((start, stop))
             continue
         if name == "link":
             protected.append((opening, stop) if opening >= 0 else (start, stop))
@@ -472,8 +478,10 @@ def _inline(token: Token, lines: tuple[str, ...], found: _Found, cut: bool) -> N
             fixes.add(at)
             found.links.append(UnsafeLink(*position(at), construct, scheme, position(at)))
     tag_like = (match.start() for match in TAG_LIKE.finditer(content))
-    covered = Spans(protected)
-    for out, offsets in ((found.tag_like, tag_like), (found.marks, attribute_lists(content))):
+    for out, offsets, covered in (
+        (found.tag_like, tag_like, Spans(protected)),
+        (found.marks, attribute_lists(content), Spans(protected + code_only)),
+    ):
         for at in offsets:
             if at not in fixes and at not in covered:
                 out.append(position(at))

@@ -266,7 +266,8 @@ def _assemble(lines: list[str] | list[str | None], closings: tuple[tuple[int, st
 
 @lru_cache(maxsize=16384)
 def inline(text: str) -> str | None:
-    """Doc text as one table cell, or None when it has block structure a cell cannot hold.
+    """Doc text as one table cell, or None when it has block structure a cell cannot hold, or
+    when the cell, read as what it is (one line of a table row), holds markup after all.
 
     Lines of a paragraph are joined with spaces, paragraphs with `<br><br>` (our own markup,
     the one HTML element a cell needs), and `|` is escaped.
@@ -287,7 +288,37 @@ def inline(text: str) -> str | None:
         current.append(line.strip())
     if current:
         paragraphs.append(" ".join(current))
-    return "<br><br>".join(escape_pipes(p) for p in paragraphs)
+    cell = PARAGRAPH_BREAK.join(escape_pipes(p) for p in paragraphs)
+    return cell if _clean_as_cell(cell) else None
+
+
+PARAGRAPH_BREAK = "<br><br>"
+# A delimiter row after the cell: the analysis then reads it as a renderer reads a table row
+# (cut at every unescaped `|`, spans included).
+_AS_ROW = "|-|"
+
+
+def _clean_as_cell(cell: str) -> bool:
+    """Whether `cell` holds nothing to repair once its paragraphs are one line: joining them may
+    pair backticks across the break, a table reads a link reference definition as inline text and
+    cuts code spans at a `|`. Our paragraph breaks are the one raw HTML allowed."""
+    if not may_need_repair(cell):
+        return True
+    found = analyse_lines((cell, _AS_ROW))
+    breaks = set()
+    at = cell.find(PARAGRAPH_BREAK)
+    while at >= 0:
+        breaks.update((at, at + 4))
+        at = cell.find(PARAGRAPH_BREAK, at + len(PARAGRAPH_BREAK))
+    return (
+        all(html.line == 0 and html.column in breaks and html.text == "<br>" for html in found.html)
+        and not found.open_fences
+        and not found.headings
+        and not found.tag_like
+        and not found.unsafe_links
+        and not found.extension_marks
+        and not found.code_blocks
+    )
 
 
 def escape_pipes(text: str) -> str:
