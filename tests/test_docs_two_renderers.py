@@ -280,6 +280,7 @@ SHAPES = st.sampled_from(
     [
         "\n", "\n\n", "  ", "    ", "      ", "- ", "1. ", "> ", "```", "~~~", "```py x=1", "!!! note",
         "\\", "<img src=x onerror=alert(1)>", "<b onclick=x>", "text", "|", "| a | b |\n|---|---|\n",
+        "[", "]:", "{", ":|:", "`", "](", "{onclick=x}",
     ]
 )  # fmt: skip
 
