@@ -305,7 +305,7 @@ def _clean_as_cell(cell: str) -> bool:
     if not may_need_repair(cell):
         return True
     found = analyse_lines((cell, _AS_ROW))
-    breaks = set()
+    breaks: set[int] = set()
     at = cell.find(PARAGRAPH_BREAK)
     while at >= 0:
         breaks.update((at, at + 4))
