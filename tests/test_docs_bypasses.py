@@ -118,6 +118,20 @@ def test_a_link_reference_definition_is_literal_text_for_tags(doc: str) -> None:
     assert_safe_in_both(inline(doc) or "")  # a table cell reads no definition: text, escaped
 
 
+def test_a_definition_both_renderers_read_keeps_its_angle_bracket_target() -> None:
+    doc = '[r]: <https://onnx.ai/x> "t"\n\nSee [r].'
+    assert sanitize(doc).text == doc  # `&lt;` there would break the link
+    for render in (render_pm, render_cm):
+        assert 'href="https://onnx.ai/x"' in render(doc)
+
+
+def test_a_definition_target_is_inline_html_in_a_table_cell() -> None:
+    # a definition to both renderers (its target a URL) but a tag in a cell, read inline
+    doc = "[r]: <img/src/onerror=alert(1)>"
+    assert_safe_in_both(sanitize(doc).text)
+    assert inline(doc) is None
+
+
 # --------------------------------------------------------------------------- attribute lists
 
 ATTRIBUTE_LISTS = [

@@ -376,15 +376,30 @@ class _Found:
         self.code: list[CodeBlock] = []
 
 
+# A one-line definition both renderers read as one, its target in angle brackets (`[r]: <url>`):
+# a plain label, a target without blanks (Python-Markdown's `\S+`, U+2028 included), a one-line
+# title. Its `<` opens the target, not a tag: kept (`&lt;` would break the link).
+_POINTY_DEFINITION = re.compile(
+    r"\[[^\[\]\\]*\]:[ ]*(<)[^\s<>\\]*>(?:[ ]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?[ ]*"
+)
+
+
 def _definition(lines: tuple[str, ...], first: int, end: int, found: _Found) -> None:
     """A link reference definition's lines (`first` to `end`) as literal text: Python-Markdown's
     definition pattern is narrower than CommonMark's (no space in a `<...>` target, no escaped `]`
     in the label, a one-line title; its `\\s` takes U+2028 for a space), and a table cell reads
     no definition at all, so where it reads a paragraph a tag or attribute list there is live."""
+    kept = -1  # the column of a `<` opening a target both read as one
+    if end - first == 1:
+        line = lines[first]
+        pointy = _POINTY_DEFINITION.fullmatch(line, line.index("["))
+        kept = pointy.start(1) if pointy else -1
     for row in range(first, end):
         line = lines[row]
         if "<" in line:
-            found.tag_like.extend((row, match.start()) for match in TAG_LIKE.finditer(line))
+            found.tag_like.extend(
+                (row, match.start()) for match in TAG_LIKE.finditer(line) if match.start() != kept
+            )
         if "{" in line:
             found.marks.extend((row, at) for at in attribute_lists(line) if not _escaped(line, at))
 

@@ -293,9 +293,10 @@ def inline(text: str) -> str | None:
 
 
 PARAGRAPH_BREAK = "<br><br>"
-# A delimiter row after the cell: the analysis then reads it as a renderer reads a table row
-# (cut at every unescaped `|`, spans included).
-_AS_ROW = "|-|"
+# The cell as a table row over a delimiter row: the analysis then reads it as a renderer reads
+# a row (inline text, never a link reference definition; cut at every unescaped `|`).
+_ROW = "| {} |"
+_DELIMITER = "|-|"
 
 
 def _clean_as_cell(cell: str) -> bool:
@@ -304,11 +305,11 @@ def _clean_as_cell(cell: str) -> bool:
     cuts code spans at a `|`. Our paragraph breaks are the one raw HTML allowed."""
     if not may_need_repair(cell):
         return True
-    found = analyse_lines((cell, _AS_ROW))
-    breaks: set[int] = set()
+    found = analyse_lines((_ROW.format(cell), _DELIMITER))
+    breaks: set[int] = set()  # the columns of our `<br>`s in the row
     at = cell.find(PARAGRAPH_BREAK)
     while at >= 0:
-        breaks.update((at, at + 4))
+        breaks.update((at + 2, at + 6))
         at = cell.find(PARAGRAPH_BREAK, at + len(PARAGRAPH_BREAK))
     return (
         all(html.line == 0 and html.column in breaks and html.text == "<br>" for html in found.html)
