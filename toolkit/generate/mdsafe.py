@@ -289,6 +289,11 @@ def inline(text: str) -> str | None:
     if current:
         paragraphs.append(" ".join(current))
     cell = PARAGRAPH_BREAK.join(escape_pipes(p) for p in paragraphs)
+    # One paragraph reads as it did in `sanitize` (its lines joined by spaces: no span starts or
+    # ends otherwise) unless the table reads it otherwise: a `|` (cut) or a `]:` (a definition
+    # is inline text in a row). Anything else is analysed again as the row it is.
+    if len(paragraphs) == 1 and "|" not in cell and "]:" not in cell:
+        return cell
     return cell if _clean_as_cell(cell) else None
 
 
