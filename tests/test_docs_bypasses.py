@@ -86,6 +86,8 @@ TABLE_CUTS = [
     "# a | b\n:|:\n![|" + IMG + "](y)",
     "- a | b\n  :|:\n  ![|" + IMG + "](y)",
     "> a | b\n> :|:\n> ![|" + IMG + "](y)",
+    "| a | b |\n|---|---|\n`\n" + IMG + "`",  # a table reads a row per line: no span spans two
+    "| a | b |\n|---|---|\n`\n`  `" + IMG + "`",  # and pairs backticks in each row on its own
 ]
 
 

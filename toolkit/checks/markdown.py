@@ -448,6 +448,7 @@ def _inline(token: Token, lines: tuple[str, ...], found: _Found, cut: bool) -> N
     # Code spans a table cuts (GFM), which Python-Markdown keeps whole: they protect a `{`.
     code_only: list[tuple[int, int]] = []
     fixes: set[int] = set()
+    html_starts: set[int] = set()
     spans = _inline_spans(content)
     # A backtick run CommonMark finds no closer for is literal there; Python-Markdown then tries
     # the run's shorter prefixes as openers and may pair other backticks: code spans are read
@@ -465,6 +466,7 @@ def _inline(token: Token, lines: tuple[str, ...], found: _Found, cut: bool) -> N
                 fixes.add(start + 1)
             continue
         if name == "html_inline":
+            html_starts.add(start)  # reported as raw HTML (escaped) whatever a row reads there
             line, column = position(start)
             found.html.append(RawHtml(line, column, content[start:stop], False))
         if name in _LINK_RULES:
@@ -476,6 +478,8 @@ def _inline(token: Token, lines: tuple[str, ...], found: _Found, cut: bool) -> N
                 found.links.append(UnsafeLink(*position(start), name, scheme or "", position(fix)))
         if loose and name == "backticks":
             continue  # backticks pair otherwise in Python-Markdown: what it holds is read as text
+        if cut and content.find("\n", start, stop) >= 0:
+            continue  # a table reads each row on its own: a span over two lines is text there
         if cut and _CELL_BREAK.search(content, start, stop):
             # a table cell ends inside it (GFM cuts rows before reading spans): what it holds is
             # text to markdown-it. Python-Markdown, the one renderer with attribute lists, keeps
@@ -493,17 +497,43 @@ def _inline(token: Token, lines: tuple[str, ...], found: _Found, cut: bool) -> N
             fixes.add(at)
             found.links.append(UnsafeLink(*position(at), construct, scheme, position(at)))
     tag_like = (match.start() for match in TAG_LIKE.finditer(content))
-    for out, offsets, covered in (
-        (found.tag_like, tag_like, Spans(protected)),
-        (found.marks, attribute_lists(content), Spans(protected + code_only)),
+    # A table reads each row on its own: what protects there must protect in that reading too.
+    rows = _row_spans(content, starts) if cut and len(starts) > 1 else None
+    for out, offsets, covered, row_covered in (
+        (found.tag_like, tag_like, Spans(protected), rows and rows[0]),
+        (found.marks, attribute_lists(content), Spans(protected + code_only), rows and rows[1]),
     ):
         for at in offsets:
-            if at not in fixes and at not in covered:
+            if at not in fixes and (
+                at not in covered
+                or (row_covered is not None and at not in row_covered and at not in html_starts)
+            ):
                 out.append(position(at))
     # An admonition opens at the start of any line of a block, whatever CommonMark reads there
     # (code spans included): escaped wherever a line's text starts with one.
     found.marks.extend(position(at) for at in starts if ADMONITION.match(content, at))
     found.marks.sort()
+
+
+def _row_spans(content: str, starts: list[int]) -> tuple[Spans, Spans]:
+    """The spans that protect a `<`, and those that protect a `{`, when each line of `content`
+    is read as a table row: on its own, cut at its unescaped `|`s, but for a `{` a code span is
+    kept whole (Python-Markdown). Raw HTML protects nothing: it is what is looked for."""
+    tags: list[tuple[int, int]] = []
+    code: list[tuple[int, int]] = []
+    for row, start in enumerate(starts):
+        line = content[start : starts[row + 1] - 1 if row + 1 < len(starts) else len(content)]
+        for name, first, stop, _, opening in _inline_spans(line):
+            if name == "html_inline":
+                continue
+            if name == "escape" and line[first + 1 : first + 2] not in ESCAPED_BY_BOTH:
+                continue
+            if _CELL_BREAK.search(line, first, stop):
+                if name == "backticks":
+                    code.append((start + first, start + stop))
+                continue
+            tags.append((start + (opening if name == "link" and opening >= 0 else first), start + stop))
+    return Spans(tags), Spans(tags + code)
 
 
 def _row(starts: list[int], at: int) -> int:
