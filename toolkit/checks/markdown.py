@@ -48,7 +48,7 @@ from toolkit.checks.markdown_links import (
     unsafe_scheme,
     url_scheme,
 )
-from toolkit.checks.markdown_text import attribute_lists, normalize
+from toolkit.checks.markdown_text import TAG_LIKE, attribute_lists, definition_literals, normalize
 
 if TYPE_CHECKING:  # the parser is imported on first use: most docs never need it
     from markdown_it import MarkdownIt
@@ -59,11 +59,6 @@ if TYPE_CHECKING:  # the parser is imported on first use: most docs never need i
 # image, an autolink or an entity, `<` is never literal text; `html_inline` spans are raw HTML.
 # What a lenient renderer may read as the start of a tag: a tag name ended by a space, `/`, `>`
 # or the line end, a closing tag, a comment/declaration or a processing instruction.
-# What a lenient renderer may read as the start of a tag, in literal text: `<` and a letter, `/`,
-# `!` or `?`. Python-Markdown reads tags in the text left after its autolinks and code spans are
-# replaced (`<t<https://a>>` is an element to it) and every `<` escaped may uncover another
-# (`<b<b<b>`): so each one is escaped, all in one repair round (the doc renders the same).
-TAG_LIKE = re.compile(r"<[A-Za-z/!?]")
 # Inline content that may hold raw HTML, a tag-like `<`, a link target, an attribute list or an
 # admonition's opening line.
 _INLINE_RISK = re.compile(r"<[A-Za-z/!?]|\][(:]|\{|!!!")
@@ -376,41 +371,10 @@ class _Found:
         self.code: list[CodeBlock] = []
 
 
-# A one-line definition both renderers read as one, its target in angle brackets (`[r]: <url>`):
-# a plain label, a target without blanks (Python-Markdown's `\S+`, U+2028 included), a one-line
-# title. Its `<` opens the target, not a tag: kept (`&lt;` would break the link).
-_POINTY_DEFINITION = re.compile(
-    r"\[[^\[\]\\]*\]:[ ]*(<)[^\s<>\\]*>(?:[ ]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?[ ]*"
-)
-
-
 def _definition(lines: tuple[str, ...], first: int, end: int, found: _Found) -> None:
-    """A link reference definition's lines (`first` to `end`) as literal text: Python-Markdown's
-    definition pattern is narrower than CommonMark's (no space in a `<...>` target, no escaped `]`
-    in the label, a one-line title; its `\\s` takes U+2028 for a space), and a table cell reads
-    no definition at all, so where it reads a paragraph a tag or attribute list there is live."""
-    kept = -1  # the column of a `<` opening a target both read as one
-    if end - first == 1:
-        line = lines[first]
-        pointy = _POINTY_DEFINITION.fullmatch(line, line.index("["))
-        kept = pointy.start(1) if pointy else -1
-    for row in range(first, end):
-        line = lines[row]
-        if "<" in line:
-            found.tag_like.extend(
-                (row, match.start()) for match in TAG_LIKE.finditer(line) if match.start() != kept
-            )
-        if "{" in line:
-            found.marks.extend((row, at) for at in attribute_lists(line) if not _escaped(line, at))
-
-
-def _escaped(line: str, at: int) -> bool:
-    """Whether the character at `at` follows an odd run of backslashes (escaped in both
-    renderers, for the ones in ESCAPED_BY_BOTH)."""
-    start = at
-    while start and line[start - 1] == "\\":
-        start -= 1
-    return (at - start) % 2 == 1
+    tags, marks = definition_literals(lines, first, end)
+    found.tag_like.extend(tags)
+    found.marks.extend(marks)
 
 
 def _heading(token: Token, inline: Token, lines: tuple[str, ...]) -> Heading:

@@ -23,9 +23,8 @@ from __future__ import annotations
 import re
 
 from toolkit.checks.markdown_links import may_hold_unsafe_target
-from toolkit.checks.markdown_text import attribute_lists, normalize
+from toolkit.checks.markdown_text import TAG_LIKE, attribute_lists, normalize
 
-_TAG_START = re.compile(r"<[A-Za-z/!?]")
 # A fence's info string that Python-Markdown's superfences reads as CommonMark does: none, or a
 # language word (any other info string, options or `{attributes}`, may make it refuse the fence).
 FENCE_INFO = re.compile(r"[\w#.+-]*")
@@ -65,7 +64,7 @@ def may_need_repair(text: str) -> bool:
 def _may_need_repair(text: str) -> bool:
     if "\r" in text:  # line breaks as the analysis reads them (`normalize`): a line ends before \r
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    if "<" in text and _TAG_START.search(text):
+    if "<" in text and TAG_LIKE.search(text):
         return True
     if _link_or_attributes(text) or "!!!" in text:
         return True

@@ -1,5 +1,6 @@
-"""Doc text as plain text: the normalizing every reading of a doc starts from, and where
-Python-Markdown's attr_list extension finds an attribute list. Below the CommonMark analysis
+"""Doc text as plain text: the normalizing every reading of a doc starts from, where a tag may
+start and Python-Markdown's attr_list extension finds an attribute list, and the lines of a link
+reference definition read as literal text. Below the CommonMark analysis
 (`toolkit.checks.markdown`) and its prefilter (`markdown_fast`), which both use them.
 """
 
@@ -7,6 +8,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+
+# What a lenient renderer may read as the start of a tag, in literal text: `<` and a letter, `/`,
+# `!` or `?`. Python-Markdown reads tags in the text left after its autolinks and code spans are
+# replaced (`<t<https://a>>` is an element to it) and every `<` escaped may uncover another
+# (`<b<b<b>`): so each one is escaped, all in one repair round (the doc renders the same).
+TAG_LIKE = re.compile(r"<[A-Za-z/!?]")
 
 # attr_list's pattern (its BASE_RE: `{`, an optional `:`, blanks, then a body without `}` or a
 # line break up to a `}`) matches at a `{` exactly when the next `}` or line break after it is a
@@ -30,6 +37,47 @@ def attribute_lists(content: str) -> Iterator[int]:
         if end < len(content) and content[end] == "}" and _NOT_BLANK.search(content, at + 1, end):
             yield at
         at = content.find("{", at + 1)
+
+
+# A one-line definition both renderers read as one, its target in angle brackets (`[r]: <url>`):
+# a plain label, a target without blanks (Python-Markdown's `\S+`, U+2028 included), a one-line
+# title. Its `<` opens the target, not a tag: kept (`&lt;` would break the link).
+_POINTY_DEFINITION = re.compile(
+    r"\[[^\[\]\\]*\]:[ ]*(<)[^\s<>\\]*>(?:[ ]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?[ ]*"
+)
+
+
+def definition_literals(
+    lines: tuple[str, ...], first: int, end: int
+) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """A link reference definition's lines (`first` to `end`) as literal text: Python-Markdown's
+    definition pattern is narrower than CommonMark's (no space in a `<...>` target, no escaped `]`
+    in the label, a one-line title; its `\\s` takes U+2028 for a space), and a table cell reads
+    no definition at all, so where it reads a paragraph a tag or attribute list there is live.
+    Returns the (line, column) of each tag-like `<` and of each attribute list's `{` there."""
+    tags: list[tuple[int, int]] = []
+    marks: list[tuple[int, int]] = []
+    kept = -1  # the column of a `<` opening a target both read as one
+    if end - first == 1:
+        line = lines[first]
+        pointy = _POINTY_DEFINITION.fullmatch(line, line.index("["))
+        kept = pointy.start(1) if pointy else -1
+    for row in range(first, end):
+        line = lines[row]
+        if "<" in line:
+            tags.extend((row, match.start()) for match in TAG_LIKE.finditer(line) if match.start() != kept)
+        if "{" in line:
+            marks.extend((row, at) for at in attribute_lists(line) if not _escaped(line, at))
+    return tags, marks
+
+
+def _escaped(line: str, at: int) -> bool:
+    """Whether the character at `at` follows an odd run of backslashes (escaped in both
+    renderers, for the characters both escape)."""
+    start = at
+    while start and line[start - 1] == "\\":
+        start -= 1
+    return (at - start) % 2 == 1
 
 
 # --------------------------------------------------------------------------- normalizing
