@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 from site_markdown import render_cm, render_pm
-from test_docs_two_renderers import IMG, OPERATOR, assert_safe_in_both, live
+from test_docs_two_renderers import IMG, OPERATOR, assert_pages_safe, assert_safe_in_both
 
 from toolkit.cli import main
 from toolkit.generate import mdsafe
@@ -215,9 +215,5 @@ def test_generated_pages_hold_no_live_markup_from_any_payload(
     assert main(["generate", "--specs", "specs", "--out", "out", "--only", "docs", "-q"]) == 0
     pages = sorted((tmp_path / "out" / "docs").rglob("*.md"))
     assert len(pages) >= len(PAYLOADS) + 3
-    for page in pages:
-        text = page.read_text(encoding="utf-8")
-        for name, render in (("Python-Markdown", render_pm), ("markdown-it", render_cm)):
-            found = live(render(text))
-            assert not found, f"{page.relative_to(tmp_path)} in {name}: {found}"
+    assert_pages_safe(pages, tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "specs"]  # nothing written elsewhere

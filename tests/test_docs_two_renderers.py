@@ -86,6 +86,15 @@ def live(rendered: str) -> list[str]:
     return parser.found
 
 
+def assert_pages_safe(pages: list[Path], root: Path) -> None:
+    """No live markup in any of the generated `pages` under either renderer."""
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        for name, render in (("Python-Markdown", render_pm), ("markdown-it", render_cm)):
+            found = live(render(text))
+            assert not found, f"{page.relative_to(root)} in {name}: {found}"
+
+
 def assert_safe_in_both(text: str) -> None:
     for name, render in (("Python-Markdown", render_pm), ("markdown-it", render_cm)):
         found = live(render(text))
@@ -250,11 +259,7 @@ def test_generated_pages_hold_no_live_markup_in_either_renderer(
     assert main(["generate", "--specs", "specs", "--out", "out", "--only", "docs", "-q"]) == 0
     pages = sorted((tmp_path / "out" / "docs").rglob("*.md"))
     assert len(pages) >= len(PAYLOADS) + len(CELL_PAYLOADS) + 3
-    for page in pages:
-        text = page.read_text(encoding="utf-8")
-        for name, render in (("Python-Markdown", render_pm), ("markdown-it", render_cm)):
-            found = live(render(text))
-            assert not found, f"{page.relative_to(tmp_path)} in {name}: {found}"
+    assert_pages_safe(pages, tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "specs"]  # nothing written elsewhere
 
 
