@@ -250,25 +250,26 @@ def make_tree(root: Path) -> Path:
     return specs
 
 
-def test_generated_pages_hold_no_live_markup_in_either_renderer(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+@pytest.fixture()
+def hostile_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """`make_tree` in tmp_path, which is the working folder; no cache."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("OPSET_TOOLKIT_NO_CACHE", "1")
     make_tree(tmp_path)
+    return tmp_path
+
+
+def test_generated_pages_hold_no_live_markup_in_either_renderer(hostile_tree: Path) -> None:
     assert main(["generate", "--specs", "specs", "--out", "out", "--only", "docs", "-q"]) == 0
-    pages = sorted((tmp_path / "out" / "docs").rglob("*.md"))
+    pages = sorted((hostile_tree / "out" / "docs").rglob("*.md"))
     assert len(pages) >= len(PAYLOADS) + len(CELL_PAYLOADS) + 3
-    assert_pages_safe(pages, tmp_path)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "specs"]  # nothing written elsewhere
+    assert_pages_safe(pages, hostile_tree)
+    assert sorted(p.name for p in hostile_tree.iterdir()) == ["out", "specs"]  # nothing written elsewhere
 
 
 def test_validate_reports_an_escaped_tag_at_its_line_and_column(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    hostile_tree: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("OPSET_TOOLKIT_NO_CACHE", "1")
-    make_tree(tmp_path)
     code = main(["validate", "--specs", "specs"])
     out = capsys.readouterr()
     assert code == 0, out.out + out.err  # warnings
