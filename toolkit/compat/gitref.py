@@ -22,6 +22,8 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shlex
+import stat
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,6 +31,7 @@ from pathlib import Path
 
 from toolkit.load import cache as disk_cache
 from toolkit.load import result_cache
+from toolkit.load.files import SpecRoots, is_inside
 from toolkit.load.git import GitOutputTooLarge, GitResult, run_git
 from toolkit.load.gittree import read_tree
 from toolkit.load.result import LoadResult
@@ -153,17 +156,21 @@ def _resolve(ref: str, top: Path, here: Path) -> str:
     # The refspec names the destination: a single-branch clone (`git clone --depth 1`,
     # `--branch X`, actions/checkout) fetches `git fetch origin main` into FETCH_HEAD only,
     # and `origin/main` would still not exist.
-    if _REFNAME_INVALID.search(ref):  # no branch or tag is spelled so: there is nothing to fetch
+    # No branch or tag is spelled so (git refuses a ref name starting with `-`, and a fetch
+    # would read it as an option): there is nothing to fetch.
+    if _REFNAME_INVALID.search(ref) or ref.startswith("-"):
         raise UsageError(
             f"--against {ref}: no such commit\n"
             "  hint: pass a branch, a tag or a commit id (`git log --oneline` lists them); "
             "a directory path is also accepted"
         )
+    # The ref is pasted into a command the user may copy into a shell (it may come from the
+    # environment, PRE_COMMIT_FROM_REF): quoted, so `$(...)` or `;` in it stays text.
     remote, _, branch = ref.partition("/")
     if branch and (remote == "origin" or remote in _git(["remote"], top).text().split()):
-        refspec = f"{remote} {branch}:refs/remotes/{remote}/{branch}"
+        refspec = f"{shlex.quote(remote)} {shlex.quote(f'{branch}:refs/remotes/{remote}/{branch}')}"
     else:
-        remote, refspec = "origin", f"origin {ref}:{ref}"
+        remote, refspec = "origin", f"origin {shlex.quote(f'{ref}:{ref}')}"
     fetch = f"git fetch {refspec}"
     if shallow:
         raise UsageError(
@@ -191,12 +198,13 @@ def _not_one_commit(ref: str) -> UsageError | None:
         (
             ref.startswith("^"),
             "`^REF` excludes REF's history (range notation); it names no commit",
-            f"pass the commit itself: --against {ref.lstrip('^') or 'main'}",
+            f"pass the commit itself: --against {shlex.quote(ref.lstrip('^') or 'main')}",
         ),
         (
             ".." in ref,
             "`A..B` and `A...B` are ranges of commits, not one commit",
-            f"pass the old side: --against {ref.split('..')[0] or 'main'}, or `{ref.split('..')[0] or 'main'}...` "
+            f"pass the old side: --against {shlex.quote(ref.split('..')[0] or 'main')}, or "
+            f"`{shlex.quote((ref.split('..')[0] or 'main') + '...')}` "
             "for its merge base with HEAD",
         ),
         (
@@ -380,16 +388,35 @@ def spec_roots(cwd: Path | None = None) -> list[str]:
             f"git could not list the work tree's domain.yaml files: {proc.stderr}\n"
             "  hint: run the hook inside a git work tree, or name the spec folders with --specs"
         )
+    # The names come from the tree, so the roots are built from them lexically and confined to
+    # the repository like every other path of the tree: a committed `domain.yaml` that is a
+    # symlink (or lies behind one) leading elsewhere must not make a folder outside the
+    # repository a trusted `--specs` root of the commands the hook runs.
+    inside = SpecRoots([top])
     roots: set[Path] = set()
     for raw in proc.stdout.split(b"\0"):
         name = os.fsdecode(raw)  # a name that is not UTF-8 is still the file's name
-        domain_file = (here / name).resolve() if name else None
-        if domain_file is None or not domain_file.is_file():
-            continue  # deleted in the work tree
-        folder = domain_file.parent
-        roots.add(folder.parent if folder != top else folder)
+        root = _root_of_domain_file(Path(os.path.normpath(here / name)), top, inside) if name else None
+        if root is not None:
+            roots.add(root)
     kept = [r for r in sorted(roots) if not any(o != r and o in r.parents for o in roots)]
     return [os.path.relpath(r, here) for r in kept]
+
+
+def _root_of_domain_file(path: Path, top: Path, inside: SpecRoots) -> Path | None:
+    """The spec root of the domain file `path` (the parent of its domain folder; `top` for one
+    at the top), when `path` is a regular file, not a symlink, and its real path and the root's
+    lie inside the repository `top`; None otherwise, also when it was deleted in the work tree."""
+    folder = path.parent
+    root = folder.parent if folder != top else folder
+    try:
+        if stat.S_ISLNK(os.lstat(path).st_mode):
+            return None
+        _, info = inside.locate(path)
+        real_root = os.path.realpath(root)
+    except OSError:  # missing, a dangling link or a loop; LeavesTree
+        return None
+    return root if stat.S_ISREG(info.st_mode) and is_inside(real_root, os.fspath(top)) else None
 
 
 def hook_base(from_ref: str, to_ref: str, cwd: Path | None = None) -> str:
