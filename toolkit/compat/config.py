@@ -45,7 +45,13 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.load.discovery import display_path
-from toolkit.load.project import PROJECT_KEYS, find_project_file, read_toml, toml_key_location
+from toolkit.load.project import (
+    PROJECT_KEYS,
+    find_project_file,
+    parse_toml,
+    read_project_text,
+    toml_key_location,
+)
 from toolkit.model.change_compat import ADDITIVE, BREAKS_FC, BREAKS_NEITHER, FINDING_CLASSES, finding_class
 from toolkit.model.diagnostics import Diagnostic, Severity, UsageError
 from toolkit.model.rules import Rule
@@ -182,12 +188,13 @@ def load_config(
     """Read a config file (None: defaults) and select a profile (None: the file's or the default)."""
     if path is None:
         return GateConfig(profile=_builtin(profile or DEFAULT_PROFILE, "--profile"))
-    data = read_toml(path)
+    text = read_project_text(path)  # read once: parsed, and searched for where keys are set
+    data = parse_toml(path, text)
     table = data.get("tool", {}).get(TOOL_KEY)
     if table is None:
         # opset.toml: the keys may sit at top level
         table = {} if path.name == "pyproject.toml" else {k: v for k, v in data.items() if k != "tool"}
-    parser = _Parser(path, known_rules)
+    parser = _Parser(path, known_rules, text)
     return parser.config(table, profile)
 
 
@@ -200,11 +207,11 @@ def _builtin(name: str, where: str) -> Profile:
 
 
 class _Parser:
-    def __init__(self, path: Path, known_rules: frozenset[str]) -> None:
+    def __init__(self, path: Path, known_rules: frozenset[str], text: str) -> None:
         self.path = path
         self.display = display_path(path)
         self.known_rules = known_rules
-        self.text = path.read_text(encoding="utf-8")
+        self.text = text
 
     def fail(self, message: str, hint: str = "") -> UsageError:
         return UsageError(f"{self.display}: {message}" + (f"\n  hint: {hint}" if hint else ""))

@@ -21,9 +21,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from toolkit.load.tensor_literal import TensorLiteralReader, bounded_size, is_size
+from toolkit.load.tensor_literal import TensorLiteralReader
 from toolkit.load.yamlsrc import Source
 from toolkit.model.diagnostics import Diagnostic
+from toolkit.model.integers import bounded_size, is_size
 from toolkit.model.onnx_text import TextParseError, parse_graph
 from toolkit.model.spec import (
     AttrDefault,

@@ -19,13 +19,13 @@ MAX_FILE_BYTES = 4 * 1024 * 1024
 MAX_EXAMPLE_FILE_BYTES = 64 * 1024 * 1024  # a `.npy` / `.pb` file of an operator example
 
 
-def too_large_diagnostic(display: str) -> Diagnostic:
-    """FILE-TOO-LARGE for a spec file over MAX_FILE_BYTES (on disk, or a blob in git)."""
+def too_large_diagnostic(
+    display: str, limit: int = MAX_FILE_BYTES, hint: str = "split the operator's versions or shorten its docs"
+) -> Diagnostic:
+    """FILE-TOO-LARGE for a file over `limit`: a spec file over MAX_FILE_BYTES (on disk, or a
+    blob in git), a project file over its own limit."""
     return Diagnostic(
-        "FILE-TOO-LARGE",
-        f"file is larger than the limit of {MAX_FILE_BYTES} bytes",
-        Location(display, 1, 1),
-        "split the operator's versions or shorten its docs",
+        "FILE-TOO-LARGE", f"file is larger than the limit of {limit} bytes", Location(display, 1, 1), hint
     )
 
 

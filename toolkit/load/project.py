@@ -31,8 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolkit.load.files import LeavesTree, SpecRoots
+from toolkit.load.files import LeavesTree, SpecRoots, read_regular_file, too_large_diagnostic
 from toolkit.model.diagnostics import Diagnostic, UsageError
+from toolkit.model.integers import RANGE, IntegerOutOfRange, check_range
 from toolkit.model.python_names import shadowed_module
 from toolkit.model.spec import Location
 
@@ -94,8 +95,8 @@ class Project:
         if self.source is None:
             return None
         try:
-            text = self.source.read_text(encoding="utf-8", errors="replace")
-        except OSError:
+            text = read_project_text(self.source)
+        except UsageError:
             text = ""
         return toml_key_location(self.source, text, key, _shown(self.source))
 
@@ -123,12 +124,10 @@ def find_project_file(start: Path | None = None) -> Path | None:
         if candidate.is_file():
             return _inside_folder(candidate)
         pyproject = folder / "pyproject.toml"
-        if (
-            pyproject.is_file()
-            and _may_hold_table(_inside_folder(pyproject))
-            and TOOL_KEY in read_toml(pyproject).get("tool", {})
-        ):
-            return pyproject
+        if pyproject.is_file():
+            text = read_project_text(_inside_folder(pyproject))
+            if _may_hold_table(text) and TOOL_KEY in parse_toml(pyproject, text).get("tool", {}):
+                return pyproject
         if (folder / ".git").exists():
             return None
     return None
@@ -167,21 +166,53 @@ def load_project(start: Path | None = None) -> Project:
 
 # `opset-toolkit` used as a key: before `]` or `.` (a table header, a dotted key) or `=`, maybe
 # quoted. A value such as `name = "opset-toolkit"` does not match; a false match only costs a parse.
-_TOOL_KEY_USE = re.compile(rb"""opset-toolkit["']?[ \t]*[\].=]""")
+_TOOL_KEY_USE = re.compile(r"""opset-toolkit["']?[ \t]*[\].=]""")
+
+# A project file holds a few settings; one of a pull request could otherwise be a gigabyte-long
+# comment (a few kilobytes in git), read and parsed whole.
+MAX_PROJECT_BYTES = 1 << 20
 
 
-def _may_hold_table(pyproject: Path) -> bool:
-    """False when the file cannot hold [tool.opset-toolkit] (the key is nowhere in its text), so
-    another project's pyproject.toml is not parsed at all."""
+def _may_hold_table(text: str) -> bool:
+    """False when a pyproject.toml whose content is `text` cannot hold [tool.opset-toolkit] (the
+    key is nowhere in it), so another project's pyproject.toml is not parsed at all."""
+    return _TOOL_KEY_USE.search(text) is not None
+
+
+def read_project_text(path: Path) -> str:
+    """The text of the project file at `path` (opset.toml, pyproject.toml: the project settings
+    and the gate's configuration), or a UsageError: a located FILE-TOO-LARGE past
+    MAX_PROJECT_BYTES (no more than that is ever read), FILE-ENCODING when it is not UTF-8."""
+    shown = _shown(path)
     try:
-        return _TOOL_KEY_USE.search(pyproject.read_bytes()) is not None
-    except OSError:
-        return True  # `read_toml` reports it
+        data = read_regular_file(path, MAX_PROJECT_BYTES)
+    except OSError as exc:
+        raise UsageError(f"{shown}: cannot read: {exc.strerror}") from None
+    if len(data) > MAX_PROJECT_BYTES:
+        raise _located(
+            too_large_diagnostic(
+                shown, MAX_PROJECT_BYTES, "a project file holds settings only: remove what is not one"
+            )
+        )
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        message = f"not valid UTF-8 (byte 0x{data[exc.start]:02x})"
+        raise _located(
+            Diagnostic("FILE-ENCODING", message, Location(shown, line, column), "save the file as UTF-8")
+        ) from None
 
 
 def read_toml(path: Path) -> dict[str, Any]:
-    """The TOML file at `path` (opset.toml, pyproject.toml: the project settings and the gate's
-    configuration both read it here), or a UsageError saying why not."""
+    """The TOML file at `path` (`read_project_text`, `parse_toml`), or a UsageError saying why not."""
+    return parse_toml(path, read_project_text(path))
+
+
+def parse_toml(path: Path, text: str) -> dict[str, Any]:
+    """`text`, the content of the project file at `path`, as TOML, or a UsageError saying why
+    not. An integer outside 64 bits (TOML's own range) is refused at its key (SCHEMA-VALUE)."""
     # Imported on use: most commands run where no project file needs parsing.
     if sys.version_info >= (3, 11):
         import tomllib
@@ -189,14 +220,57 @@ def read_toml(path: Path) -> dict[str, Any]:
         import tomli as tomllib
 
     try:
-        with open(path, "rb") as handle:
-            return tomllib.load(handle)
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"{_shown(path)}: invalid TOML: {exc}") from None
     except RecursionError:  # tomllib recurses once per nested array or inline table, with no limit
         raise UsageError(f"{_shown(path)}: invalid TOML: arrays or inline tables nested too deeply") from None
-    except OSError as exc:
-        raise UsageError(f"{_shown(path)}: cannot read: {exc.strerror}") from None
+    except ValueError:
+        # tomllib converts integers itself, with no hook to bound them (unlike parse_float), and
+        # Python refuses to convert one of more than 4300 digits: point at the first long one.
+        found = _LONG_DIGITS.search(text)
+        digits = f"{len(found.group())} digits" if found else "too many digits"
+        where = _offset_location(path, text, found.start() if found else 0)
+        raise _located(
+            _out_of_range(f"an integer of {digits} is outside the 64-bit range ({RANGE})", where)
+        ) from None
+    _check_integers(path, text, data)
+    return data
+
+
+_LONG_DIGITS = re.compile(r"[0-9][0-9_]{20,}")
+
+
+def _check_integers(path: Path, text: str, value: Any) -> None:
+    """Refuse an integer outside INT64_MIN..UINT64_MAX anywhere in `value` (the range of every
+    field the settings feed), at its decimal spelling (else at the top of the file)."""
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, list):
+        for item in value:
+            _check_integers(path, text, item)
+    elif isinstance(value, int) and not isinstance(value, bool):
+        try:
+            check_range(value)
+        except IntegerOutOfRange as exc:
+            where = _offset_location(path, text, max(text.find(str(value)), 0))
+            raise _located(_out_of_range(str(exc), where)) from None
+
+
+def _offset_location(path: Path, text: str, at: int) -> Location:
+    """The location of the character at offset `at` of `text`, the content of `path`."""
+    return Location(_shown(path), text.count("\n", 0, at) + 1, at - (text.rfind("\n", 0, at) + 1) + 1)
+
+
+def _out_of_range(message: str, where: Location) -> Diagnostic:
+    return Diagnostic("SCHEMA-VALUE", message, where, "write a number that fits 64 bits")
+
+
+def _located(diagnostic: Diagnostic) -> UsageError:
+    """A UsageError the command prints as `diagnostic` (file:line:col, rule id, hint)."""
+    return UsageError(
+        f"{diagnostic.location.file}: {diagnostic.message}\n  hint: {diagnostic.hint}", diagnostic
+    )
 
 
 def _shown(path: Path) -> str:

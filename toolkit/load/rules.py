@@ -93,12 +93,13 @@ register(
     "FILE-TOO-LARGE",
     "load",
     "error",
-    "The file is larger than the 4 MiB limit for one spec file.",
+    "The file is larger than the 4 MiB limit for one spec file (1 MiB for opset.toml or pyproject.toml).",
     category=FILES,
     hint="split the operator's versions or shorten its docs",
     doc="""\
 **Why:** one spec file describes one operator or domain; a file this large is almost certainly
-not a spec, and the limit keeps a bad input from exhausting memory.""",
+not a spec, and the limit keeps a bad input from exhausting memory. A project file holds a few
+settings: past 1 MiB it is not read at all (the command stops with exit code 2).""",
 )
 register(
     "FILE-GIT-PATH",

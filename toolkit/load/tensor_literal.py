@@ -12,6 +12,7 @@ from typing import Any
 from toolkit.load.yamlsrc import Source
 from toolkit.model.diagnostics import Diagnostic
 from toolkit.model.examples import EXAMPLE_DTYPES, Element, ExampleTensor, element_problem, normalise
+from toolkit.model.integers import bounded_size, is_size
 
 MAX_LITERAL_DEPTH = 16  # nested lists deeper than a tensor's rank could plausibly be
 
@@ -104,12 +105,6 @@ class TensorLiteralReader:
 
 
 _KEYS = frozenset(("dtype", "shape", "data"))
-MAX_DIMENSION = 2**63 - 1  # a TensorProto's dims are int64
-
-
-def is_size(dim: object) -> bool:
-    """Whether `dim` is a dimension a TensorProto can hold (a bool is not one)."""
-    return isinstance(dim, int) and not isinstance(dim, bool) and 0 <= dim <= MAX_DIMENSION
 
 
 def _shown(value: object) -> str:
@@ -117,19 +112,6 @@ def _shown(value: object) -> str:
     (a shape may be a long list)."""
     text = json.dumps(value, default=str)
     return text if len(text) <= 60 else text[:57] + "..."
-
-
-def bounded_size(shape: tuple[int, ...], limit: int) -> int | None:
-    """prod(shape), or None once it is past `limit` (a shape such as [2**62, 2**62, ...] is not
-    multiplied out: its product grows with every dimension and only its excess matters)."""
-    if 0 in shape:
-        return 0
-    size = 1
-    for dim in shape:
-        size *= dim
-        if size > limit:
-            return None
-    return size
 
 
 def _flatten(data: Any) -> tuple[list[Element] | None, tuple[int, ...]]:

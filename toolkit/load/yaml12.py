@@ -17,6 +17,8 @@ import math
 import re
 from typing import Any
 
+from toolkit.model.integers import read_int, shorten
+
 STR = "tag:yaml.org,2002:str"
 INT = "tag:yaml.org,2002:int"
 FLOAT = "tag:yaml.org,2002:float"
@@ -74,12 +76,14 @@ def resolve(value: str) -> str:
 
 def construct(tag: str, value: str) -> Any:
     """The Python value of a plain scalar that `resolve` tagged `tag` (not ONE_ONE_ONLY)."""
+    # IntegerOutOfRange past what a double holds (an integer may stand for one, `default: 100` of
+    # a float attribute): the caller reports it at the value.
     if tag == INT:
         if value[:2] == "0o":
-            return int(value[2:], 8)
+            return read_int(value[2:], 8, wide=True)
         if value[:2] == "0x":
-            return int(value[2:], 16)
-        return int(value)
+            return read_int(value[2:], 16, wide=True)
+        return read_int(value, wide=True)
     if tag == FLOAT:
         lowered = value.lower()
         if lowered.endswith(".inf"):
@@ -97,7 +101,8 @@ def construct(tag: str, value: str) -> Any:
 def one_two_reading(value: str) -> str:
     """What YAML 1.2 (this tool, editors) makes of a ONE_ONE_ONLY `value`, for the message."""
     if _INT_DECIMAL.fullmatch(value):
-        return f"the number {int(value)}"
+        digits = value.lstrip("+-").lstrip("0") or "0"  # int(value)'s spelling, of any length
+        return f"the number {'-' if value[0] == '-' and digits != '0' else ''}{shorten(digits)}"
     return f"the string '{value}'"
 
 

@@ -18,6 +18,7 @@ import yaml
 from toolkit.load import yaml12
 from toolkit.load.files import MAX_FILE_BYTES, read_regular_file, too_large_diagnostic
 from toolkit.model.diagnostics import Diagnostic
+from toolkit.model.integers import IntegerOutOfRange
 from toolkit.model.spec import Location
 
 _STR = "tag:yaml.org,2002:str"
@@ -395,7 +396,12 @@ class _Builder:
                 node,
                 "remove the tag and write the value plainly (true, 3, 0.5, null)",
             )
-        return yaml12.construct(tag, value)
+        try:
+            return yaml12.construct(tag, value)
+        except IntegerOutOfRange as exc:
+            raise self.problem(
+                "SCHEMA-VALUE", str(exc), node, "write a smaller number, or quote it for a text"
+            ) from None
 
     def yaml11_problem(self, node: yaml.ScalarNode, *, key: bool = False) -> YamlProblem:
         """YAML-AMBIGUOUS for a plain value, or a plain key (read as the text it spells)."""

@@ -11,6 +11,7 @@ import ast
 import struct
 
 from toolkit.model.examples import ExampleTensor, unpack_elements
+from toolkit.model.integers import MAX_DIMENSION, bounded_size, is_size
 
 MAGIC = b"\x93NUMPY"
 # numpy's type codes (without byte order) -> (element type, struct format).
@@ -61,17 +62,18 @@ def read_npy(data: bytes) -> ExampleTensor:
     descr, shape = header["descr"], header["shape"]
     if header["fortran_order"]:
         raise NpyError("Fortran-ordered arrays are not supported; save the array in C order")
-    if not isinstance(shape, tuple) or not all(isinstance(d, int) and d >= 0 for d in shape):
-        raise NpyError("the .npy shape is not a tuple of sizes")
+    if not isinstance(shape, tuple) or not all(is_size(d) for d in shape):
+        raise NpyError(f"the .npy shape is not a tuple of sizes (each 0 to {MAX_DIMENSION})")
     if not isinstance(descr, str) or descr[1:] not in _CODES or descr[0] not in "<>|=":
         raise NpyError(f"array type {descr!r} is not supported (numbers and booleans only)")
     dtype, code = _CODES[descr[1:]]
     order = ">" if descr[0] == ">" else "<"
-    size = 1
-    for d in shape:
-        size *= d
     body = data[start + length :]
     width = struct.calcsize(order + code)
-    if len(body) != size * width:
-        raise NpyError(f"the data holds {len(body)} bytes, the header promises {size * width}")
+    # Multiplied out only as far as 2**64 elements: a product of thousands of digits costs time,
+    # and a message could not even print it.
+    size = bounded_size(tuple(shape), 2**64)
+    if size is None or len(body) != size * width:
+        promised = f"{size * width}" if size is not None else "more than 2**64 elements"
+        raise NpyError(f"the data holds {len(body)} bytes, the header promises {promised}")
     return ExampleTensor(dtype, tuple(shape), unpack_elements(code, order, body))

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import NamedTuple
 
+from toolkit.model.integers import IntegerOutOfRange, read_int
 from toolkit.model.spec import AttrType
 from toolkit.model.types import ELEMENT_TYPE_NUMBERS
 
@@ -336,7 +337,10 @@ class _Parser:
             return -value if text.startswith("-") else value
         if any(c in text for c in ".e"):
             return float(text)
-        return int(text)
+        try:
+            return read_int(text)
+        except IntegerOutOfRange as exc:
+            raise TextParseError(str(exc), tok.pos) from None
 
     def dims(self) -> tuple[int | str, ...]:
         self.expect("[")
