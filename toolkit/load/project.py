@@ -33,7 +33,7 @@ from typing import Any
 
 from toolkit.load.files import LeavesTree, SpecRoots, read_regular_file, too_large_diagnostic
 from toolkit.model.diagnostics import Diagnostic, UsageError
-from toolkit.model.integers import RANGE, IntegerOutOfRange, check_range
+from toolkit.model.integers import RANGE, IntegerOutOfRange, check_range, read_int
 from toolkit.model.python_names import shadowed_module
 from toolkit.model.spec import Location
 
@@ -212,7 +212,7 @@ def read_toml(path: Path) -> dict[str, Any]:
 
 def parse_toml(path: Path, text: str) -> dict[str, Any]:
     """`text`, the content of the project file at `path`, as TOML, or a UsageError saying why
-    not. An integer outside 64 bits (TOML's own range) is refused at its key (SCHEMA-VALUE)."""
+    not. An integer outside 64 bits (TOML's own range) is refused at the literal (SCHEMA-VALUE)."""
     # Imported on use: most commands run where no project file needs parsing.
     if sys.version_info >= (3, 11):
         import tomllib
@@ -227,43 +227,52 @@ def parse_toml(path: Path, text: str) -> dict[str, Any]:
         raise UsageError(f"{_shown(path)}: invalid TOML: arrays or inline tables nested too deeply") from None
     except ValueError:
         # tomllib converts integers itself, with no hook to bound them (unlike parse_float), and
-        # Python refuses to convert one of more than 4300 digits: point at the first long one.
-        found = _LONG_DIGITS.search(text)
-        digits = f"{len(found.group())} digits" if found else "too many digits"
-        where = _offset_location(path, text, found.start() if found else 0)
-        raise _located(
-            _out_of_range(f"an integer of {digits} is outside the 64-bit range ({RANGE})", where)
-        ) from None
-    _check_integers(path, text, data)
+        # Python refuses to convert one of more than 4300 digits.
+        raise _located(_integer_out_of_range(path, text)) from None
+    if _holds_out_of_range(data):
+        raise _located(_integer_out_of_range(path, text))
     return data
 
 
-_LONG_DIGITS = re.compile(r"[0-9][0-9_]{20,}")
+# An integer as TOML spells one; only to find the one out of range (tomllib read them all).
+_INTEGER = re.compile(r"(?<![\w.+-])[+-]?(?:0x[0-9A-Fa-f_]+|0o[0-7_]+|0b[01_]+|[0-9][0-9_]*)(?![\w.:])")
 
 
-def _check_integers(path: Path, text: str, value: Any) -> None:
-    """Refuse an integer outside INT64_MIN..UINT64_MAX anywhere in `value` (the range of every
-    field the settings feed), at its decimal spelling (else at the top of the file)."""
+def _holds_out_of_range(value: Any) -> bool:
+    """Whether an integer outside INT64_MIN..UINT64_MAX (TOML's own range is int64; every field
+    the settings feed fits 64 bits) is anywhere in `value`."""
     if isinstance(value, dict):
         value = list(value.values())
     if isinstance(value, list):
-        for item in value:
-            _check_integers(path, text, item)
-    elif isinstance(value, int) and not isinstance(value, bool):
+        return any(_holds_out_of_range(item) for item in value)
+    if isinstance(value, int) and not isinstance(value, bool):
         try:
             check_range(value)
+        except IntegerOutOfRange:
+            return True
+    return False
+
+
+def _integer_out_of_range(path: Path, text: str) -> Diagnostic:
+    """SCHEMA-VALUE at the first integer of `text` that `read_int` refuses (else at 1:1)."""
+    for found in _INTEGER.finditer(text):
+        spelled = found.group()
+        sign, digits = ("-" if spelled[0] == "-" else ""), spelled.lstrip("+-")
+        base = {"0x": 16, "0o": 8, "0b": 2}.get(digits[:2], 10)
+        try:
+            read_int(sign + (digits[2:] if base != 10 else digits), base)
         except IntegerOutOfRange as exc:
-            where = _offset_location(path, text, max(text.find(str(value)), 0))
-            raise _located(_out_of_range(str(exc), where)) from None
+            return _out_of_range(str(exc), _offset_location(path, text, found.start()))
+    return _out_of_range(f"an integer is outside the 64-bit range ({RANGE})", _offset_location(path, text, 0))
+
+
+def _out_of_range(message: str, where: Location) -> Diagnostic:
+    return Diagnostic("SCHEMA-VALUE", message, where, "write a number that fits 64 bits")
 
 
 def _offset_location(path: Path, text: str, at: int) -> Location:
     """The location of the character at offset `at` of `text`, the content of `path`."""
     return Location(_shown(path), text.count("\n", 0, at) + 1, at - (text.rfind("\n", 0, at) + 1) + 1)
-
-
-def _out_of_range(message: str, where: Location) -> Diagnostic:
-    return Diagnostic("SCHEMA-VALUE", message, where, "write a number that fits 64 bits")
 
 
 def _located(diagnostic: Diagnostic) -> UsageError:
