@@ -202,7 +202,8 @@ def test_an_npy_shape_past_2_64_elements_is_located(tree: Path, capsys: pytest.C
         (["9" * 1000] * 5, "not a tuple of sizes"),
         ([str(2**62)] * 3, "more than 2**64 elements"),
     ):
-        header = ("{'descr': '<f4', 'fortran_order': False, 'shape': (%s,), }" % ", ".join(dims)).encode()
+        shape = ", ".join(dims)
+        header = ("{'descr': '<f4', 'fortran_order': False, 'shape': (" + shape + ",), }").encode()
         header += b" " * ((64 - (10 + len(header) + 1) % 64) % 64) + b"\n"
         npy = b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header + b"\0" * 8
         (tree / "opsets" / "com.evil" / "x.npy").write_bytes(npy)
