@@ -253,3 +253,41 @@ def test_a_project_file_that_is_not_utf8_is_located(tree: Path, capsys: pytest.C
         handle.write(b"# \xff\n")
     code, text = _run(capsys, "validate")
     assert code == 2 and text.startswith("opset.toml:3:3: error[FILE-ENCODING]"), text
+
+
+# --------------------------------------------------------------------------- names too long for a file name
+
+EXAMPLE_NAMED = """\
+    examples:
+      - name: NAME
+        attributes: {gain: 2.0}
+        inputs:
+          - {dtype: float, shape: [2], data: [1, 2]}
+        outputs:
+          - {dtype: float, shape: [2], data: [2, 4]}
+"""
+
+
+def test_a_name_too_long_for_its_output_file_is_located(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`test_gain_<250 characters>` (260 bytes) passed validate, then `generate` failed with
+    `File name too long` and no location. 245 characters (255 bytes) are fine."""
+    _gain(tree, examples=EXAMPLE_NAMED.replace("NAME", "e" * 245))
+    code, text = _run(capsys, "validate")
+    assert code == 0, text
+    _gain(tree, examples=EXAMPLE_NAMED.replace("NAME", "e" * 250))
+    code, text = _run(capsys, "validate")
+    assert code == 1 and text.startswith("opsets/com.evil/Gain.yaml:14:9: error[NAME-TOO-LONG]"), text
+    assert "260 bytes (at most 255)" in text and "hint: shorten the name" in text
+    code, text = _run(capsys, "generate")
+    assert code == 1 and "error[NAME-TOO-LONG]" in text, text
+    assert not (tree / "generated").exists()
+
+
+def test_a_python_package_name_too_long_is_refused(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with (tree / "opset.toml").open("a") as handle:
+        handle.write(f'[python]\npackage = "{"p" * 256}"\n')
+    code, text = _run(capsys, "generate")
+    assert code == 2 and "`python.package` is longer than 255 bytes" in text, text
+    assert not (tree / "generated").exists()

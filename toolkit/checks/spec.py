@@ -12,6 +12,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterator, Mapping
 
+import toolkit.checks.output_names  # registers NAME-TOO-LONG
 import toolkit.checks.python_names  # noqa: F401  (registers DOMAIN-PACKAGE, GEN-FAILED)
 from toolkit.checks import adapters, domains, examples, functions, params, releases, shapes, types, versions
 from toolkit.checks.base import SpecCheck

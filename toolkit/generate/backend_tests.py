@@ -9,7 +9,7 @@ protobuf writer (`toolkit.model.onnx_wire`), so the onnx package is not needed.
 from __future__ import annotations
 
 from toolkit.generate.context import GenerateContext, rendering
-from toolkit.model.spec import display_domain
+from toolkit.model.output_names import domain_folder
 from toolkit.registry.core import Registry
 from toolkit.registry.test_cases import all_cases, example_case
 
@@ -21,7 +21,7 @@ def generate(registry: Registry, context: GenerateContext) -> dict[str, bytes]:
     for schema, example in all_cases(registry):
         with rendering(f"example '{example.name}' of {schema.id}", example.location):
             case = example_case(registry, schema, example)
-        folder = f"{KIND}/{display_domain(schema.domain)}/node/{case.folder}"
+        folder = f"{KIND}/{domain_folder(schema.domain)}/node/{case.folder}"
         for name, data in case.files:
             out[f"{folder}/{name}"] = data
     return out

@@ -34,6 +34,7 @@ from typing import Any
 from toolkit.load.files import LeavesTree, SpecRoots, read_regular_file, too_large_diagnostic
 from toolkit.model.diagnostics import Diagnostic, UsageError
 from toolkit.model.integers import RANGE, IntegerOutOfRange, check_range, read_int
+from toolkit.model.output_names import NAME_MAX, too_long
 from toolkit.model.python_names import shadowed_module
 from toolkit.model.spec import Location
 
@@ -313,6 +314,8 @@ def _parse(path: Path, table: dict[str, Any]) -> Project:
                 f"`python.package` = {python['package']!r} would shadow {shadowed} once installed",
                 _HINTS["python.package"],
             )
+        if too_long(settings["python_package"]):  # the package's folder under python/
+            raise fail(f"`python.package` is longer than {NAME_MAX} bytes", _HINTS["python.package"])
     if "distribution" in python:
         settings["python_distribution"] = text(python["distribution"], "python.distribution", _DISTRIBUTION)
     if "version" in python:

@@ -42,6 +42,7 @@ from toolkit.generate.docs.pages import (
 )
 from toolkit.generate.docs.reference import cli_page, dsl_page
 from toolkit.generate.docs.views import operator_views
+from toolkit.model.output_names import operator_page_file
 from toolkit.model.spec import spec_files
 from toolkit.registry.core import Registry
 from toolkit.registry.inventory import since_table
@@ -128,7 +129,7 @@ def _domain_parts(registry: Registry, name: str, source: str) -> dict[str, list[
         pages[f"{folder}/inventory.md"] = inventory_page(domain, table, source, inventories)
         for view in views:
             with rendering(f"the docs page of {folder}.{view.spec.name}", view.spec.location):
-                pages[f"{folder}/ops/{view.spec.name}.md"] = operator_page(view, source)
+                pages[f"{folder}/ops/{operator_page_file(view.spec.name)}"] = operator_page(view, source)
     return pages
 
 

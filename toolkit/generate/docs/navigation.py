@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from toolkit.model.output_names import operator_page_file
 from toolkit.model.spec import display_domain
 from toolkit.registry.core import Registry
 
@@ -33,7 +34,7 @@ def navigation(
             {"Changelog": f"{folder}/Changelog.md"},
             {"Inventory": f"{folder}/inventory.md"},
         ]
-        ops = [{op: f"{folder}/ops/{op}.md"} for op in operators[name]]
+        ops = [{op: f"{folder}/ops/{operator_page_file(op)}"} for op in operators[name]]
         if ops:
             entries.append({"Operator pages": ops})
         nav.append({folder: entries})

@@ -19,10 +19,8 @@ from toolkit.generate.python import builders, jinja_render
 from toolkit.generate.python.builders import OpsetClass, body_lines, method_names, signature_lines
 from toolkit.generate.python.names import (
     PACKAGE,
-    SCHEMA_MODULE_RESERVED,
     Distribution,
     domain_package,
-    identifier,
     schema_class_name,
     unique,
 )
@@ -34,6 +32,7 @@ from toolkit.generate.python.source import (
     docstring,
     str_chunks,
 )
+from toolkit.model.output_names import schema_module
 from toolkit.model.spec import DomainSpec, OperatorSpec, OpSchema, display_domain, spec_files
 from toolkit.model.types import ATTRIBUTE_TYPE_NUMBERS
 
@@ -151,9 +150,7 @@ def render_domain(
     header = HEADER.format(spec=spec)
     base = f"python/{package}/{domain_package(domain.name)}"
     ordered = sorted(operators, key=lambda o: o.name)
-    modules = dict(
-        zip((o.name for o in ordered), unique([identifier(o.name, SCHEMA_MODULE_RESERVED) for o in ordered]))
-    )
+    modules = dict(zip((o.name for o in ordered), unique([schema_module(o.name) for o in ordered])))
     files: dict[str, bytes] = {}
     memo = SourceMemo()
     for op in ordered:
