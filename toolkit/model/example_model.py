@@ -7,12 +7,12 @@ onnx.proto; the bytes come from `toolkit.model.onnx_wire` (no onnx package neede
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from toolkit.model.examples import Example, ExampleAttribute, ExampleTensor
 from toolkit.model.onnx_wire import field_bytes, field_float, field_varint, tensor_proto
+from toolkit.model.output_names import case_folder
 from toolkit.model.spec import FormalParameter, OpSchema
 from toolkit.model.types import ELEMENT_TYPE_NUMBERS
 
@@ -25,11 +25,6 @@ class TestCase:
 
     folder: str  # test_<op>_<example>
     files: tuple[tuple[str, bytes], ...]
-
-
-def case_folder(schema: OpSchema, example: Example) -> str:
-    """`test_<op>_<example>` in lower case, as onnx names its node tests."""
-    return re.sub(r"[^a-z0-9_]", "_", f"test_{schema.name}_{example.name}".lower())
 
 
 def value_names(params: Sequence[FormalParameter], count: int, taken: set[str]) -> list[str]:

@@ -10,12 +10,12 @@ the generators call, rather than `opset generate` failing half-way with no locat
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
-from toolkit.model.example_model import case_folder
 from toolkit.model.examples import Example
 from toolkit.model.python_names import SCHEMA_MODULE_RESERVED, domain_package, identifier
-from toolkit.model.spec import OperatorSpec, canonical_domain, display_domain
+from toolkit.model.spec import OperatorSpec, OpSchema, canonical_domain, display_domain
 
 NAME_MAX = 255  # bytes of one path component (Linux, macOS, Windows' 255 UTF-16 units hold less)
 
@@ -34,6 +34,12 @@ def schema_module(op: str) -> str:
     """An operator's schema module in the generated Python package (before `unique` suffixes a
     name that only differs in case from another's)."""
     return identifier(op, SCHEMA_MODULE_RESERVED)
+
+
+def case_folder(schema: OpSchema, example: Example) -> str:
+    """An example's backend test folder: `test_<op>_<example>` in lower case, as onnx names its
+    node tests."""
+    return re.sub(r"[^a-z0-9_]", "_", f"test_{schema.name}_{example.name}".lower())
 
 
 def domain_components(domain: str) -> Iterator[str]:

@@ -5,8 +5,9 @@ inputs and expected outputs, and the name of its backend test case (`opset gener
 from __future__ import annotations
 
 from toolkit.generate.docs.markdown import code, doc_markdown, value_text
-from toolkit.model.example_model import case_folder, value_names
+from toolkit.model.example_model import value_names
 from toolkit.model.examples import FLOAT_TYPES, Example, ExampleTensor, format_tensor
+from toolkit.model.output_names import case_folder
 from toolkit.model.spec import OpSchema
 
 SHOWN_ELEMENTS = 24  # elements of a tensor shown on the page; the test data holds them all
