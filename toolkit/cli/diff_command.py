@@ -118,7 +118,7 @@ def run_diff(args: argparse.Namespace) -> int:
 
     _require_against(args.against)
     config = gate_config(args.config, args.profile, args)
-    paths = specs_from_args(args)
+    paths = diff_paths(args)
     cache = not args.no_cache
     git = looks_like_git_ref(args.against)
     refs: list[GitTreeRef] = []  # the git ref, resolved once
@@ -148,7 +148,7 @@ def run_changelog(args: argparse.Namespace) -> int:
     from toolkit.reporting.changelog import render
 
     _require_against(args.against)
-    paths = specs_from_args(args)
+    paths = diff_paths(args)
     git = looks_like_git_ref(args.against)
     ref = (lambda: resolve_git_tree(args.against, paths, cache=not args.no_cache)) if git else None
     trees = load_trees(args, paths, ref)
@@ -166,6 +166,7 @@ def load_trees(
     tree (`paths`), with the old tree's label and commit ("" for a directory); EXIT_USAGE when
     either has load errors (reported). `opset diff` and `opset changelog` read trees this way."""
     from toolkit.compat.gitref import load_resolved_tree
+    from toolkit.load.discovery import with_release_table
     from toolkit.registry.core import Registry, load_registry
 
     cache = not args.no_cache
@@ -190,9 +191,8 @@ def load_trees(
         if tree.note:
             print(tree.note, file=sys.stderr)
     else:
-        old = _load(
-            args, f"the old tree ({args.against})", lambda: load_registry([args.against], cache=cache)
-        )
+        against = with_release_table([args.against])
+        old = _load(args, f"the old tree ({args.against})", lambda: load_registry(against, cache=cache))
         label = args.against
     if old is None:
         return EXIT_USAGE
@@ -205,11 +205,12 @@ def _fast_gate(
     """Both trees in the cache: the gate decoding only the operators that differ (None: load
     them and run the plain gate)."""
     from toolkit.compat.gate_fast import run_gate_cached
+    from toolkit.load.discovery import with_release_table
     from toolkit.registry.core import cache_key
 
     def old() -> tuple[str | None, str]:
         if git_ref is None:
-            return cache_key([against]), against
+            return cache_key(with_release_table([against])), against
         ref = git_ref()
         return ref.key, ref.label
 
@@ -224,6 +225,24 @@ def _emit(args: argparse.Namespace, result: GateResult, commit: str = "") -> int
     if args.report_file:  # the log shows the findings too
         print(render(result, "text", fail_on), end="", file=sys.stderr)
     return result.exit_code(fail_on)
+
+
+def diff_paths(args: argparse.Namespace) -> list[str]:
+    """The new tree's spec paths, with the release table above a domain folder given alone
+    (`with_release_table`); a directory --against that holds no spec tree gets a note: every
+    operator then counts as new, which must not pass silently."""
+    from toolkit.compat.gitref import looks_like_git_ref
+    from toolkit.load.discovery import DOMAIN_FILE, RELEASES_FILE, discover, with_release_table
+
+    paths = with_release_table(specs_from_args(args))
+    if not looks_like_git_ref(args.against) and Path(args.against).is_dir():
+        if not any(f.name in (DOMAIN_FILE, RELEASES_FILE) for f in discover([args.against])):
+            print(
+                f"note: --against {args.against}: the directory holds no spec files, so every "
+                "operator, version and domain counts as new",
+                file=sys.stderr,
+            )
+    return paths
 
 
 def _require_against(against: str) -> None:

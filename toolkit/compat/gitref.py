@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from toolkit.compat.base_paths import base_paths
 from toolkit.load import cache as disk_cache
 from toolkit.load import result_cache
 from toolkit.load.files import SpecRoots, is_inside
@@ -97,7 +98,11 @@ def resolve_git_tree(
             f"compares with their merge base {commit[:12]} (what `{ref}...` means); the branch's "
             "newer work is not reported as removed. Pass a tag or a commit to compare with an exact tree."
         )
-    prefixes = [_repo_relative(Path(p), here, top) for p in spec_paths]
+    # The paths read at the ref are the base's own (`base_paths`), never only the new tree's.
+    wanted = [_repo_relative(Path(p), here, top) for p in spec_paths]
+    base = base_paths(commit, wanted, top, _repo_relative(Path("."), here, top), f"--against {ref}")
+    note = "\n".join(n for n in (note, base.note) if n)
+    prefixes = list(base.prefixes)
     use_cache = cache and disk_cache.enabled()
     key = f"git-{_cache_key(commit, prefixes, top, here)}" if use_cache else ""
     return GitTreeRef(commit, label, note, key, tuple(prefixes), top, here)

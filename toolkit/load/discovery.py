@@ -43,6 +43,22 @@ def discover(paths: Iterable[str | os.PathLike[str]], too_deep: list[Path] | Non
     return _unique(sorted(found))
 
 
+def with_release_table(paths: Iterable[str]) -> list[str]:
+    """`paths` plus the `releases.yaml` of the spec root above each path that is a domain folder
+    or a file in one, when there is one: the release table decides which opset versions are
+    released, and a diff given one domain folder must not read its open opsets as released."""
+    out = list(paths)
+    for raw in list(out):
+        path = Path(raw)
+        folder = path if path.is_dir() else path.parent
+        if path.name == RELEASES_FILE or not (folder / DOMAIN_FILE).is_file():
+            continue
+        table = folder.parent / RELEASES_FILE
+        if table.is_file() and os.fspath(table) not in out:
+            out.append(os.fspath(table))
+    return out
+
+
 def _is_spec_name(name: str) -> bool:
     return name.lower().endswith(SPEC_SUFFIXES)
 
