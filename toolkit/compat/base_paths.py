@@ -23,7 +23,7 @@ from pathlib import Path
 from toolkit.load.discovery import DOMAIN_FILE, RELEASES_FILE, SPEC_SUFFIXES
 from toolkit.load.files import MAX_FILE_BYTES
 from toolkit.load.git import GitOutputTooLarge, run_git
-from toolkit.load.gittree import MAX_LISTING_BYTES, path_problem
+from toolkit.load.gittree import list_entries, path_problem
 from toolkit.load.project import CONFIG_FILE, DEFAULT_SPEC_ROOT, TOOL_KEY
 from toolkit.model.diagnostics import UsageError
 
@@ -73,26 +73,15 @@ def base_paths(commit: str, prefixes: Sequence[str], top: Path, here: str, what:
 
 
 def _names(commit: str, top: Path, what: str) -> list[str]:
-    """Every file path of the commit (bounded like the spec listing; names that are not UTF-8
-    or cannot be a spec path are left out: they cannot be a root either)."""
-    try:
-        proc = run_git(
-            ["ls-tree", "-r", "-z", "--name-only", "--full-tree", commit], top, limit=MAX_LISTING_BYTES
-        )
-    except GitOutputTooLarge:
-        raise UsageError(
-            f"{what}: the tree at commit {commit[:12]} lists more than {MAX_LISTING_BYTES >> 20} MiB of entries\n"
-            "  hint: compare with a directory holding the old specs instead"
-        ) from None
-    if not proc.ok:
-        raise UsageError(f"{what}: git could not list the files of commit {commit[:12]}: {proc.stderr}")
+    """Every file path of the commit, listed as the spec files are (bounded, same errors);
+    names that are not UTF-8 or cannot be a spec path are left out: they name no root."""
     out = []
-    for raw in proc.stdout.split(b"\0"):
+    for _mode, kind, _oid, raw in list_entries(commit, "", top, what):
         try:
             name = raw.decode("utf-8")
         except UnicodeDecodeError:
             continue
-        if name and path_problem(name) is None:
+        if kind == "blob" and path_problem(name) is None:
             out.append(name)
     return out
 

@@ -89,7 +89,7 @@ def read_tree(
     found = TreeFiles()
     wanted: dict[str, str] = {}  # repository path -> blob id
     for prefix in prefixes:
-        for mode, kind, oid, raw in _list(commit, prefix, top, what):
+        for mode, kind, oid, raw in list_entries(commit, prefix, top, what):
             path = raw.decode("utf-8", "backslashreplace")
             if not path.endswith(SPEC_SUFFIXES):
                 continue  # never read, whatever it is
@@ -124,7 +124,7 @@ def read_tree(
     return found
 
 
-def _list(commit: str, prefix: str, top: Path, what: str) -> list[tuple[str, str, str, bytes]]:
+def list_entries(commit: str, prefix: str, top: Path, what: str) -> list[tuple[str, str, str, bytes]]:
     """(mode, kind, object id, path bytes) of every entry under `prefix`, subfolders included."""
     args = ["--literal-pathspecs", "ls-tree", "-r", "-z", "--full-tree", commit]
     if prefix:
