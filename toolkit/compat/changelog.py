@@ -192,8 +192,7 @@ def _operator_entries(pair: OperatorPair) -> Iterator[Entry]:
     if old.replaced_by != new.replaced_by and new.replaced_by:
         yield Entry("REPLACEMENT-NAMED", NON_BREAKING, ref, f"replaced by {new.replaced_by}", new.location)
     for edit in pair.all_edits:
-        live = edit.released and not edit.old.experimental
-        yield from _change_entries(edit.new, edit.changes, live)
+        yield from _change_entries(edit.new, edit.changes, edit.released)
     yield from _function_edits(pair)
     yield from _shape_edits(pair)
     for bump in pair.bumps:
@@ -222,14 +221,11 @@ def _change_entries(schema: OpSchema, changes: Iterable[SchemaChange], released:
 
 
 def _function_edits(pair: OperatorPair) -> Iterator[Entry]:
-    assert pair.old is not None and pair.new is not None
-    before = {v.since_version: v for v in pair.old.versions}
-    for schema in pair.new.versions:
-        old = before.get(schema.since_version)
-        what = function_change(old, schema) if old is not None else None
-        if old is None or what is None:
+    for old, schema in pair.kept_versions:
+        what = function_change(old, schema)
+        if what is None:
             continue
-        released = schema.since_version <= pair.domain.released_max and not old.experimental
+        released = pair.domain.released(old)
         yield Entry(
             "FUNCTION-BODY-CHANGED",
             BREAKING if released else NON_BREAKING,
@@ -244,13 +240,8 @@ def _function_edits(pair: OperatorPair) -> Iterator[Entry]:
 def _shape_edits(pair: OperatorPair) -> Iterator[Entry]:
     """In-place edits of shape rules: changing one of a released version is breaking, giving one
     where there was none is not (SHAPE-RULE-CHANGED, SHAPE-RULE-ADDED)."""
-    assert pair.old is not None and pair.new is not None
-    before = {v.since_version: v for v in pair.old.versions}
-    for schema in pair.new.versions:
-        old = before.get(schema.since_version)
-        if old is None:
-            continue
-        released = schema.since_version <= pair.domain.released_max and not old.experimental
+    for old, schema in pair.kept_versions:
+        released = pair.domain.released(old)
         for change in shape_rule_changes(old, schema):
             breaking = released and not change.added
             yield Entry(

@@ -33,7 +33,7 @@ class Edit:
     old: OpSchema
     new: OpSchema
     changes: tuple[SchemaChange, ...]
-    released: bool  # since_version <= the old tree's newest released opset version (released_max)
+    released: bool  # the old version is released (`DomainPair.released`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +65,12 @@ class DomainPair:
     def old_max(self) -> int:
         """The old tree's latest opset version of the domain (0 when the domain is new)."""
         return self.old.max_version if self.old is not None else 0
+
+    def released(self, schema: OpSchema) -> bool:
+        """Whether `schema`, a version of the old tree, is released: the one test every rule
+        about released versions asks (not experimental, in an opset up to `released_max`).
+        `old_max` is not it: an open opset of the old tree is declared but not released."""
+        return not schema.experimental and schema.since_version <= self.released_max
 
     @property
     def next_opset(self) -> int:
@@ -146,7 +152,7 @@ class OperatorPair:
     @cached_property
     def edits(self) -> tuple[Edit, ...]:
         """In-place changes of released, non-experimental versions: what the law forbids."""
-        return tuple(e for e in self.all_edits if e.released and not e.old.experimental)
+        return tuple(e for e in self.all_edits if e.released)
 
     @property
     def bumps(self) -> tuple[NewVersion, ...]:
@@ -156,8 +162,20 @@ class OperatorPair:
     @cached_property
     def removed_versions(self) -> tuple[OpSchema, ...]:
         """Released, non-experimental versions of the old tree that the new tree dropped."""
-        released = self.domain.released_max
-        return tuple(v for v in self._pairing[2] if v.since_version <= released and not v.experimental)
+        return tuple(v for v in self._pairing[2] if self.domain.released(v))
+
+    @cached_property
+    def kept_versions(self) -> tuple[tuple[OpSchema, OpSchema], ...]:
+        """(old, new) of every version both trees have (the same since_version), equal or not."""
+        if self.old is None or self.new is None:
+            return ()
+        before = {v.since_version: v for v in self.old.versions}
+        return tuple((before[v.since_version], v) for v in self.new.versions if v.since_version in before)
+
+    @cached_property
+    def released_versions(self) -> tuple[tuple[OpSchema, OpSchema], ...]:
+        """(old, new) of the versions both trees have that are released (`DomainPair.released`)."""
+        return tuple((old, new) for old, new in self.kept_versions if self.domain.released(old))
 
     @cached_property
     def _pairing(self) -> tuple[tuple[Edit, ...], tuple[NewVersion, ...], tuple[OpSchema, ...]]:
@@ -186,7 +204,7 @@ class OperatorPair:
             elif before != schema:
                 changes = diff_schemas(before, schema, old_type_sets=old_sets, new_type_sets=new_sets)
                 if changes:
-                    edits.append(Edit(before, schema, tuple(changes), before.since_version <= released))
+                    edits.append(Edit(before, schema, tuple(changes), self.domain.released(before)))
             previous = schema
         removed: tuple[OpSchema, ...] = ()
         if self.old is not None:

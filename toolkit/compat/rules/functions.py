@@ -81,14 +81,7 @@ def _what(old: OpSchema, new: OpSchema) -> tuple[str, str] | None:
 )
 @operator_pairs
 def function_body_changed(pair: OperatorPair) -> Iterator[Hit]:
-    if pair.old is None or pair.new is None:
-        return
-    old_max = pair.domain.old_max
-    before = {v.since_version: v for v in pair.old.versions}
-    for schema in pair.new.versions:
-        old = before.get(schema.since_version)
-        if old is None or old.experimental or schema.since_version > old_max:
-            continue
+    for old, schema in pair.released_versions:
         found = _what(old, schema)
         if found is not None:
             what, _detail = found

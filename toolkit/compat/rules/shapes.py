@@ -110,16 +110,6 @@ def shape_rule_changes(old: OpSchema, new: OpSchema) -> list[ShapeRuleChange]:
     return out
 
 
-def _released_pairs(pair: OperatorPair) -> Iterator[tuple[OpSchema, OpSchema]]:
-    if pair.old is None or pair.new is None:
-        return
-    before = {v.since_version: v for v in pair.old.versions}
-    for schema in pair.new.versions:
-        old = before.get(schema.since_version)
-        if old is not None and not old.experimental and schema.since_version <= pair.domain.old_max:
-            yield old, schema
-
-
 _RULE = "\n    outputs:\n      - name: Y\n        type: T\n"
 
 
@@ -146,7 +136,7 @@ _RULE = "\n    outputs:\n      - name: Y\n        type: T\n"
 )
 @operator_pairs
 def shape_rule_changed(pair: OperatorPair) -> Iterator[Hit]:
-    for old, schema in _released_pairs(pair):
+    for old, schema in pair.released_versions:
         for change in shape_rule_changes(old, schema):
             if not change.added:
                 yield Hit(
@@ -181,7 +171,7 @@ def shape_rule_changed(pair: OperatorPair) -> Iterator[Hit]:
 )
 @operator_pairs
 def shape_rule_added(pair: OperatorPair) -> Iterator[Hit]:
-    for old, schema in _released_pairs(pair):
+    for old, schema in pair.released_versions:
         for change in shape_rule_changes(old, schema):
             if change.added:
                 yield Hit(

@@ -101,7 +101,7 @@ def type_set_changed(pair: TypeSetPair) -> Iterator[Hit]:
     users = sorted(
         schema.id
         for schema in pair.users
-        if not schema.experimental and schema.since_version <= pair.domain.released_max
+        if pair.domain.released(schema)
     )
     added = [t for t in now if t not in types]
     removed = [t for t in types if t not in now]
