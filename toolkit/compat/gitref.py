@@ -100,7 +100,7 @@ def resolve_git_tree(
         )
     # The paths read at the ref are the base's own (`base_paths`), never only the new tree's.
     wanted = [_repo_relative(Path(p), here, top) for p in spec_paths]
-    base = base_paths(commit, wanted, top, _repo_relative(Path("."), here, top), f"--against {ref}")
+    base = base_paths(commit, wanted, top, f"--against {ref}")
     note = "\n".join(n for n in (note, base.note) if n)
     prefixes = list(base.prefixes)
     use_cache = cache and disk_cache.enabled()
