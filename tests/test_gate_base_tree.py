@@ -1,0 +1,205 @@
+"""Which old tree the gate compares with, and which of its versions count as released.
+
+Every tree is written at test time from a copy of the shipped specs (`org.example.abc`, and
+`com.acme.vision` with releases.yaml: opsets 1-3 released, opset 4 open), in a real git
+repository where the old side is a git ref. The cases are the ways a pull request could make
+the gate read nothing, or too little, of the base:
+
+- the spec folder moved (`git mv opsets specs` plus `spec_root = "specs"`) with a breaking edit;
+- a `--specs` narrower than the spec root (a domain folder, one file), which used to leave the
+  root's releases.yaml unread, so the open opset 4 counted as released;
+- a base with no spec files at all (a ref, or an empty --against directory): no longer silent;
+- function bodies and shape rules edited in the open opset 4 (not released: no finding).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from toolkit.cli import main
+
+REPO = Path(__file__).resolve().parent.parent
+SPECS = REPO / "opsets"
+C_TYPES = "      T: {allowed: [tensor(float), tensor(double)]}\n"  # org.example.abc.C:3, released
+BLUR = "com.acme.vision/GaussianBlur.yaml"
+BLUR_V4 = "  - since_version: 4\n"  # the open opset's version of GaussianBlur
+SIGMA = "      sigma: {type: float, required: true, doc: Standard deviation in pixels.}\n"  # GaussianBlur:2
+FINDING = re.compile(r"^\S+:[0-9]+:[0-9]+: [a-z]+\[[A-Z0-9-]+\]", re.MULTILINE)
+
+
+def _git(cwd: Path, *args: str) -> str:
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
+    return subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True).stdout
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1, (path, old)
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def _open_attribute(path: Path) -> None:
+    """An attribute added to GaussianBlur:4, the version of the open opset 4."""
+    _edit(path, BLUR_V4, BLUR_V4 + "    attributes:\n      extra: {type: int, default: 0}\n")
+
+
+@pytest.fixture()
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A repository whose one commit holds the shipped specs in opsets/."""
+    monkeypatch.setenv("OPSET_TOOLKIT_NO_CACHE", "1")
+    root = tmp_path / "repo"
+    shutil.copytree(SPECS, root / "opsets")
+    (root / "README").write_text("specs\n")
+    _git(root, "init", "-q", "-b", "main")
+    _git(root, "add", ".")
+    _git(root, "commit", "-q", "-m", "specs")
+    monkeypatch.chdir(root)
+    return root
+
+
+def _diff(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(["diff", "--color", "never", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _findings(out: str) -> list[str]:
+    """`file:line:col: severity[RULE]` of every finding line."""
+    return [m.group(0) for m in FINDING.finditer(out)]
+
+
+def test_moving_the_spec_folder_does_not_hide_a_breaking_change(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _git(repo, "mv", "opsets", "specs")
+    (repo / "opset.toml").write_text('spec_root = "specs"\n')
+    _edit(repo / "specs/org.example.abc/C.yaml", C_TYPES, "      T: {allowed: [tensor(float)]}\n")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "move the specs, and drop a type from C:3")
+    code, out, err = _diff(capsys, "--against", "HEAD~1")
+    assert code == 1, out + err
+    assert _findings(out) == ["specs/org.example.abc/C.yaml:12:7: error[TYPE-REMOVED]"]
+    assert "the ref keeps opsets/com.acme.vision, opsets/org.example.abc" in err
+    # the moved tree without the edit: the base's domains are found, nothing is new or removed
+    _edit(repo / "specs/org.example.abc/C.yaml", "      T: {allowed: [tensor(float)]}\n", C_TYPES)
+    code, out, err = _diff(capsys, "--against", "HEAD~1")
+    assert (code, _findings(out)) == (0, []), out + err
+
+
+def test_a_spec_path_given_explicitly_is_matched_by_its_domains_too(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The invoker's --specs names the new place: the old domains are still read where the base
+    keeps them (one domain folder moved into another root)."""
+    (repo / "vendor").mkdir()
+    _git(repo, "mv", "opsets/org.example.abc", "vendor/org.example.abc")
+    _edit(repo / "vendor/org.example.abc/C.yaml", C_TYPES, "      T: {allowed: [tensor(float)]}\n")
+    code, out, err = _diff(capsys, "--against", "HEAD", "--specs", "vendor")
+    assert code == 1, out + err
+    assert _findings(out) == ["vendor/org.example.abc/C.yaml:12:7: error[TYPE-REMOVED]"]
+
+
+@pytest.mark.parametrize("specs", ["opsets/com.acme.vision", f"opsets/{BLUR}"])
+def test_a_narrow_specs_reads_the_release_table_of_its_root_in_git_mode(
+    repo: Path, capsys: pytest.CaptureFixture[str], specs: str
+) -> None:
+    _open_attribute(repo / "opsets" / BLUR)
+    code, out, err = _diff(capsys, "--against", "HEAD", "--specs", specs)
+    assert (code, _findings(out)) == (0, []), out + err
+    # the same edit in the released opset 3 (GaussianBlur:2) is still reported
+    _git(repo, "checkout", "-q", "--", ".")
+    _edit(repo / "opsets" / BLUR, SIGMA, SIGMA + "      extra: {type: int}\n")
+    code, out, err = _diff(capsys, "--against", "HEAD", "--specs", specs)
+    assert code == 1 and f"opsets/{BLUR}:22:7: error[ATTR-ADDED]" in out, out + err
+
+
+def test_a_narrow_specs_reads_the_release_table_of_its_root_in_directory_mode(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPSET_TOOLKIT_NO_CACHE", "1")
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(SPECS, "old")
+    shutil.copytree(SPECS, "new")
+    _open_attribute(tmp_path / "new" / BLUR)
+    code, out, err = _diff(capsys, "--against", "old/com.acme.vision", "--specs", "new/com.acme.vision")
+    assert (code, _findings(out)) == (0, []), out + err
+
+
+def test_a_ref_without_spec_files_is_an_empty_base_and_says_so(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    readme = _git(repo, "rev-parse", "HEAD:README").strip()
+    empty = subprocess.run(
+        ["git", "mktree"],
+        cwd=repo,
+        input=f"100644 blob {readme}\tREADME\n",
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    commit = _git(repo, "commit-tree", empty, "-m", "no specs").strip()
+    code, out, err = _diff(capsys, "--against", commit)
+    assert code == 0, out + err
+    assert f"note: --against {commit}: the ref holds no spec files" in err
+
+
+def test_an_empty_against_directory_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPSET_TOOLKIT_NO_CACHE", "1")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "empty").mkdir()
+    shutil.copytree(SPECS, "new")
+    code, out, err = _diff(capsys, "--against", "empty", "--specs", "new")
+    assert code == 0, out + err
+    assert "note: --against empty: the directory holds no spec files" in err
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "rule"),
+    [
+        (
+            "        Y = CastLike (result, X)\n",
+            "        Y = CastLike (blurred, X)\n",
+            "FUNCTION-BODY-CHANGED",
+        ),
+        (
+            BLUR_V4,
+            BLUR_V4 + '    outputs:\n      - {name: Y, type: T, shape: "[X[0], X[1], X[2], X[3]]"}\n',
+            "SHAPE-RULE-CHANGED",
+        ),
+    ],
+    ids=["function-body", "shape-rule"],
+)
+def test_bodies_and_shape_rules_of_an_open_opset_may_change(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    old: str,
+    new: str,
+    rule: str,
+) -> None:
+    monkeypatch.setenv("OPSET_TOOLKIT_NO_CACHE", "1")
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(SPECS, "old")
+    shutil.copytree(SPECS, "new")
+    _edit(tmp_path / "new" / BLUR, old, new)
+    code, out, err = _diff(capsys, "--against", "old", "--specs", "new")
+    assert (code, _findings(out)) == (0, []), out + err
+    # without the release table every opset of the base is released: the rule reports the edit
+    for tree in ("old", "new"):
+        (tmp_path / tree / "releases.yaml").unlink()
+    code, out, err = _diff(capsys, "--against", "old", "--specs", "new", "--fail-on", "info")
+    assert code == 1 and f"[{rule}]" in out and out.startswith(f"new/{BLUR}:"), out + err
