@@ -203,3 +203,54 @@ def test_bodies_and_shape_rules_of_an_open_opset_may_change(
         (tmp_path / tree / "releases.yaml").unlink()
     code, out, err = _diff(capsys, "--against", "old", "--specs", "new", "--fail-on", "info")
     assert code == 1 and f"[{rule}]" in out and out.startswith(f"new/{BLUR}:"), out + err
+
+
+NMS = "com.acme.vision/NonMaxSuppressionLite.yaml"
+NMS_T = "      T: {allowed: [tensor(float), tensor(float16)]}\n"
+NMS_I = '      I: {allowed: "@index_types", doc: Index tensors.}\n'
+NMS_SELECTED = "      - {name: selected, type: I, doc: Indices of the kept boxes in visiting order., "
+
+
+@pytest.mark.parametrize(
+    ("edits", "renamed"),
+    [
+        # I renamed to J, and J written first: key order means nothing
+        (
+            [
+                (NMS_T + NMS_I, NMS_I.replace("I:", "J:") + NMS_T),
+                (NMS_SELECTED, NMS_SELECTED.replace("I,", "J,")),
+            ],
+            ["34:7"],
+        ),
+        # T and I swapped: each one renamed to the other's name
+        (
+            [
+                (NMS_T + NMS_I, NMS_T.replace("T:", "I:") + NMS_I.replace("I:", "T:")),
+                (NMS_SELECTED, NMS_SELECTED.replace("I,", "T,")),
+                ("{name: boxes, type: T,", "{name: boxes, type: I,"),
+                ("{name: scores, type: T,", "{name: scores, type: I,"),
+            ],
+            ["34:7", "35:7"],
+        ),
+        # only the keys reordered: no change at all
+        ([(NMS_T + NMS_I, NMS_I + NMS_T)], []),
+    ],
+    ids=["rename-and-reorder", "swap", "reorder-only"],
+)
+def test_type_parameters_are_matched_by_what_they_type_not_by_key_order(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    edits: list[tuple[str, str]],
+    renamed: list[str],
+) -> None:
+    monkeypatch.setenv("OPSET_TOOLKIT_NO_CACHE", "1")
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(SPECS, "old")
+    shutil.copytree(SPECS, "new")
+    for old, new in edits:
+        _edit(tmp_path / "new" / NMS, old, new)
+    code, out, err = _diff(capsys, "--against", "old", "--specs", "new", "--fail-on", "info")
+    # versions 1 and 2 (2 inherits the constraints) report each rename, and nothing else
+    expected = sorted(f"new/{NMS}:{at}: error[TYPE-PARAM-RENAMED]" for at in renamed for _ in (1, 2))
+    assert (code, sorted(_findings(out))) == (1 if renamed else 0, expected), out + err
