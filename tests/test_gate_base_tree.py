@@ -9,7 +9,9 @@ the gate read nothing, or too little, of the base:
 - a `--specs` narrower than the spec root (a domain folder, one file), which used to leave the
   root's releases.yaml unread, so the open opset 4 counted as released;
 - a base with no spec files at all (a ref, or an empty --against directory): no longer silent;
-- function bodies and shape rules edited in the open opset 4 (not released: no finding).
+- function bodies and shape rules edited in the open opset 4 (not released: no finding);
+- type parameters renamed in another key order, or two names swapped (matched by what they type);
+- function bodies that compute the same thing (independent nodes swapped, a local value renamed).
 """
 
 from __future__ import annotations
@@ -254,3 +256,61 @@ def test_type_parameters_are_matched_by_what_they_type_not_by_key_order(
     # versions 1 and 2 (2 inherits the constraints) report each rename, and nothing else
     expected = sorted(f"new/{NMS}:{at}: error[TYPE-PARAM-RENAMED]" for at in renamed for _ in (1, 2))
     assert (code, sorted(_findings(out))) == (1 if renamed else 0, expected), out + err
+
+
+FUSED = "com.acme.vision/FusedConv.yaml"  # FusedConv:2 (released opset 2) has a function body
+RELU_NAME = '        relu_name = Constant <value: tensor = string {"relu"}> ()\n'
+SIGMOID_NAME = '        sigmoid_name = Constant <value: tensor = string {"sigmoid"}> ()\n'
+IS_RELU = "        is_relu = Equal (activation, relu_name)\n"
+
+
+@pytest.mark.parametrize(
+    ("edits", "finding"),
+    [
+        ([(RELU_NAME + SIGMOID_NAME, SIGMOID_NAME + RELU_NAME)], None),  # two independent nodes swapped
+        (
+            [
+                (RELU_NAME, RELU_NAME.replace("relu_name", "rname")),
+                (IS_RELU, IS_RELU.replace("relu_name", "rname")),
+            ],
+            None,
+        ),
+        # a swap that changes what is computed: relu and sigmoid compared with the other's name
+        (
+            [
+                (IS_RELU, IS_RELU.replace("relu_name", "sigmoid_name")),
+                (
+                    "        is_sigmoid = Equal (activation, sigmoid_name)\n",
+                    "        is_sigmoid = Equal (activation, relu_name)\n",
+                ),
+            ],
+            f"new/{FUSED}:62:5: error[FUNCTION-BODY-CHANGED]",
+        ),
+        # a graph output renamed: not a local value
+        (
+            [
+                (
+                    "        Y = Where (is_relu, relu, with_sigmoid)\n",
+                    "        Z = Where (is_relu, relu, with_sigmoid)\n        Y = Identity (Z)\n",
+                )
+            ],
+            f"new/{FUSED}:62:5: error[FUNCTION-BODY-CHANGED]",
+        ),
+    ],
+    ids=["independent-nodes-swapped", "local-renamed", "comparison-swapped", "output-through-identity"],
+)
+def test_function_bodies_are_compared_in_canonical_form(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    edits: list[tuple[str, str]],
+    finding: str | None,
+) -> None:
+    monkeypatch.setenv("OPSET_TOOLKIT_NO_CACHE", "1")
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(SPECS, "old")
+    shutil.copytree(SPECS, "new")
+    for old, new in edits:
+        _edit(tmp_path / "new" / FUSED, old, new)
+    code, out, err = _diff(capsys, "--against", "old", "--specs", "new", "--fail-on", "info")
+    assert (code, _findings(out)) == ((1, [finding]) if finding else (0, [])), out + err

@@ -1,9 +1,12 @@
 """Two function bodies compared as structure, not as text (#26).
 
-What a body computes is its nodes in order (op_type, domain, overload, inputs, outputs), each
-node's attributes by name with their typed values, the graphs of graph attributes (inputs,
-outputs, nodes; not their names) and the opset imports. Layout, comments, attribute order and the
-spelling of a number do not count: a float attribute or float tensor element is compared as the
+What a body computes is its nodes (op_type, domain, overload, inputs, outputs), each node's
+attributes by name with their typed values, the graphs of graph attributes (inputs, outputs,
+nodes; not their names) and the opset imports. Layout, comments, attribute order, the order of
+nodes that do not depend on each other, the names of intermediate values and the spelling of a
+number do not count: bodies are compared in a canonical form (`canonical`: nodes in topological
+order, ties broken by what a node is, intermediate values renamed in that order; the graph's
+inputs and outputs and attribute references keep their names), and a float attribute or float tensor element is compared as the
 float32 it stores (`6.2831855` and `6.283185482025146` are one float32; `6.28319` is another), a
 double as a double, bit for bit (so NaN equals NaN, and -0.0 differs from 0.0).
 
@@ -14,13 +17,14 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Sequence
+from dataclasses import replace
 
 from toolkit.model.onnx_text import GraphLiteral, Scalar, TensorLiteral, TextAttribute, TextNode, ValueDecl
 from toolkit.model.onnx_text_print import attribute_text, float32
 from toolkit.model.spec import AttrType
 from toolkit.model.types import ELEMENT_TYPE_NUMBERS
 
-__all__ = ["body_difference"]
+__all__ = ["body_difference", "canonical"]
 
 _DOUBLE = ELEMENT_TYPE_NUMBERS["double"]
 _FLOAT32_ELEMENTS = frozenset(ELEMENT_TYPE_NUMBERS[t] for t in ("float", "float16", "bfloat16"))
@@ -127,16 +131,64 @@ def nodes_difference(old: Sequence[TextNode], new: Sequence[TextNode]) -> str | 
     return None
 
 
+def canonical(nodes: Sequence[TextNode], kept: frozenset[str]) -> tuple[TextNode, ...]:
+    """`nodes` in one order that depends only on what they compute: topological, the ready node
+    that sorts first (op, attributes, inputs as renamed so far) placed next, and every value a
+    node produces renamed `%0`, `%1`, ... in that order, except the names in `kept` (the
+    version's inputs and outputs) and those a graph attribute reads from the enclosing scope.
+    A body that is not in single-assignment form, or has a cycle, is returned as it is."""
+    produced = [name for node in nodes for name in node.outputs if name]
+    if len(produced) != len(set(produced)):
+        return tuple(nodes)
+    kept = kept | _outer_reads(nodes)
+    names: dict[str, str] = {}
+    pending = list(nodes)
+    placed: list[TextNode] = []
+    while pending:
+        ready = [n for n in pending if all(i not in produced or i in names for i in n.inputs if i)]
+        if not ready:
+            return tuple(nodes)  # a cycle, or a value read before the node producing it runs
+        chosen = min(ready, key=lambda n: repr(_node_key(_renamed(n, names, rename_outputs=False))))
+        pending.remove(chosen)
+        for name in chosen.outputs:
+            if name and name not in kept:
+                names[name] = f"%{len(names)}"
+            elif name:
+                names[name] = name
+        placed.append(_renamed(chosen, names, rename_outputs=True))
+    return tuple(placed)
+
+
+def _renamed(node: TextNode, names: dict[str, str], *, rename_outputs: bool) -> TextNode:
+    inputs = tuple(names.get(i, i) for i in node.inputs)
+    outputs = tuple(names.get(o, o) for o in node.outputs) if rename_outputs else ()
+    return replace(node, inputs=inputs, outputs=outputs)
+
+
+def _outer_reads(nodes: Sequence[TextNode]) -> frozenset[str]:
+    """The names graph attributes (If/Loop bodies) read: their meaning depends on the name."""
+    out: set[str] = set()
+    for node in nodes:
+        for attr in node.attributes:
+            if isinstance(attr.value, GraphLiteral):
+                inner = attr.value.nodes
+                out.update(i for n in inner for i in n.inputs)
+                out.update(_outer_reads(inner))
+    return frozenset(out)
+
+
 def body_difference(
     old_nodes: Sequence[TextNode],
     old_imports: Sequence[tuple[str, int]],
     new_nodes: Sequence[TextNode],
     new_imports: Sequence[tuple[str, int]],
+    kept: frozenset[str] = frozenset(),
 ) -> str | None:
-    """The first difference between two parsed bodies with their opset imports, or None."""
-    found = nodes_difference(old_nodes, new_nodes)
-    if found is not None:
-        return found
+    """The first difference between two parsed bodies with their opset imports, or None. Bodies
+    equal in canonical form (`canonical`; `kept`: the version's input and output names) are
+    equal; otherwise the first difference of the nodes as written is named."""
+    if _nodes_key(canonical(old_nodes, kept)) != _nodes_key(canonical(new_nodes, kept)):
+        return nodes_difference(old_nodes, new_nodes) or "the nodes differ"
     if sorted(old_imports) != sorted(new_imports):
         return f"opset imports {_imports(old_imports)} -> {_imports(new_imports)}"
     return None
