@@ -235,13 +235,13 @@ def diff_paths(args: argparse.Namespace) -> list[str]:
     from toolkit.load.discovery import DOMAIN_FILE, RELEASES_FILE, discover, with_release_table
 
     paths = with_release_table(specs_from_args(args))
-    if not looks_like_git_ref(args.against) and Path(args.against).is_dir():
-        if not any(f.name in (DOMAIN_FILE, RELEASES_FILE) for f in discover([args.against])):
-            print(
-                f"note: --against {args.against}: the directory holds no spec files, so every "
-                "operator, version and domain counts as new",
-                file=sys.stderr,
-            )
+    directory = not looks_like_git_ref(args.against) and Path(args.against).is_dir()
+    if directory and not any(f.name in (DOMAIN_FILE, RELEASES_FILE) for f in discover([args.against])):
+        print(
+            f"note: --against {args.against}: the directory holds no spec files, so every "
+            "operator, version and domain counts as new",
+            file=sys.stderr,
+        )
     return paths
 
 

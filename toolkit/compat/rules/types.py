@@ -98,11 +98,7 @@ def type_set_changed(pair: TypeSetPair) -> Iterator[Hit]:
     old, new = pair.domain.old, pair.domain.new
     if types is None or now is None or old is None or new is None or set(now) == set(types):
         return
-    users = sorted(
-        schema.id
-        for schema in pair.users
-        if pair.domain.released(schema)
-    )
+    users = sorted(schema.id for schema in pair.users if pair.domain.released(schema))
     added = [t for t in now if t not in types]
     removed = [t for t in types if t not in now]
     delta = ", ".join([f"+{t}" for t in added] + [f"-{t}" for t in removed])
