@@ -266,8 +266,11 @@ ONNX = "1.23.2"
 # indented code that could hold markup written as a fence both renderers read as code (the docs
 # of Loop, Scan and Normalizer: their op pages, Operators.md and Changelog.md; CommonMark renders
 # them as before); every `{` at which attr_list's pattern matches written `\{` wherever it stands
-# (`a_\{n-1}`: 19 pages of ai.onnx and ai.onnx.ml, the same HTML in both renderers)
-GOLDEN_PAGES = "1619c6c488353a798f296d9daf72279512e2d9ae618fe3203dd1b7ff67f16240"
+# (`a_\{n-1}`: 19 pages of ai.onnx and ai.onnx.ml, the same HTML in both renderers);
+# type parameters matched by what they type, not by key order: BatchNormalization 15 renames `U`
+# (mean and variance) to `T2`, not to `T1`, so its 4 retyped mean/variance lines are gone (its
+# page and Changelog.md)
+GOLDEN_PAGES = "87800179f064a972be706092611bb0ff76cd13bbd0ae2f06657d3fbf1c12abfb"
 # the findings: #26 and #27 moved their lines (the same 136 findings)
 GOLDEN_FINDINGS = "a464787bae0028f00a4c0e75847a39bfb1471a376699c452eb6aa8b1d23b8374"
 
