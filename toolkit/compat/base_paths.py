@@ -23,6 +23,8 @@ from toolkit.load.discovery import DOMAIN_FILE, RELEASES_FILE, SPEC_SUFFIXES, wa
 from toolkit.load.gittree import list_entries, path_problem
 from toolkit.model.diagnostics import UsageError
 
+_SUFFIXES = tuple(s.encode() for s in SPEC_SUFFIXES)
+
 
 @dataclass(frozen=True)
 class BasePaths:
@@ -33,7 +35,7 @@ class BasePaths:
 def base_paths(commit: str, prefixes: Sequence[str], top: Path, what: str) -> BasePaths:
     """The repository paths to read at `commit` for the new tree's `prefixes` (repository paths;
     "" is the top); `what` starts messages (`--against main`)."""
-    specs = [n for n in _names(commit, top, what) if n.endswith(SPEC_SUFFIXES)]
+    specs = _spec_names(commit, top, what)
     # A spec tree has a domain file or a release table; other YAML (CI workflows) is no spec tree.
     if not any(posixpath.basename(n) in (DOMAIN_FILE, RELEASES_FILE) for n in specs):
         return BasePaths(
@@ -95,16 +97,20 @@ def _domains(prefix: str, below: str, top: Path) -> list[str]:
     return sorted({p.parent.name for p in walk(top / prefix, lambda n: n == DOMAIN_FILE)})
 
 
-def _names(commit: str, top: Path, what: str) -> list[str]:
-    """Every file path of the commit, listed as the spec files are (bounded, same errors);
-    names that are not UTF-8 or cannot be a spec path are left out: they name no root."""
+def _spec_names(commit: str, top: Path, what: str) -> list[str]:
+    """The spec-named file paths of the commit, listed as the spec files are (bounded, same
+    errors); names that are not UTF-8 or cannot be a spec path are left out: they name no
+    folder (reading them reports them). Only spec names are checked: a repository's other
+    files are most of its listing."""
     out = []
     for _mode, kind, _oid, raw in list_entries(commit, "", top, what):
+        if kind != "blob" or not raw.endswith(_SUFFIXES):
+            continue
         try:
             name = raw.decode("utf-8")
         except UnicodeDecodeError:
             continue
-        if kind == "blob" and path_problem(name) is None:
+        if path_problem(name) is None:
             out.append(name)
     return out
 
