@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from output_helpers import as_if_written
 
 from toolkit.cli import main
 from toolkit.generate import GENERATORS, GenerateContext, available_kinds, register_generator
@@ -16,6 +17,7 @@ from toolkit.generate.pipeline import GeneratorError, diff_text, generate_tree, 
 from toolkit.generate.python import builders as python_builders
 from toolkit.load import manifest as writer_manifest
 from toolkit.load import writer
+from toolkit.load.output_folder import OutputRefused
 from toolkit.registry.core import Registry
 
 REPO = Path(__file__).resolve().parent.parent
@@ -83,7 +85,7 @@ def test_generate_writes_only_changed_files_and_prunes(out: Path, shipped_regist
     mtime = textproto.stat().st_mtime_ns
     stale = out / "proto/org.example.abc/opset_99.pb"
     stale.write_bytes(b"old")
-    _list_in_manifest(out, "proto", "proto/org.example.abc/opset_99.pb")  # as if an earlier run wrote it
+    as_if_written(out, "proto/org.example.abc/opset_99.pb")  # as if an earlier run wrote it
     foreign = out / "notes.txt"  # not a generated kind's folder: never pruned
     foreign.write_text("keep me")
     unlisted = out / "proto/org.example.abc/mine.pb"  # not opset's (not in its manifest): left alone
@@ -95,15 +97,6 @@ def test_generate_writes_only_changed_files_and_prunes(out: Path, shipped_regist
     assert not stale.exists()
     assert foreign.read_text() == "keep me" and unlisted.read_bytes() == b"mine"
     assert textproto.stat().st_mtime_ns == mtime  # unchanged files are not rewritten
-
-
-def _list_in_manifest(out: Path, kind: str, rel: str) -> None:
-    import json
-
-    path = out / writer_manifest.MANIFEST
-    data = json.loads(path.read_text())
-    data["kinds"][kind][rel] = "0" * 64
-    path.write_text(json.dumps(data))
 
 
 def test_only_prunes_the_selected_kinds(out: Path, shipped_registry: Registry) -> None:
@@ -138,7 +131,10 @@ def test_check_exit_codes_and_diff(
     textproto.write_bytes(textproto.read_bytes().replace(b'op_type: "B"', b'op_type: "Bee"'))
     (target / "proto/org.example.abc/opset_2.pb").write_bytes(b"\x00garbage")
     (target / "python/stale.py").write_text("x = 1\n")
-    _list_in_manifest(target, "python", "python/stale.py")  # as if an earlier run wrote it
+    as_if_written(target, "python/stale.py")  # as if an earlier run wrote it
+    as_if_written(  # and these bytes: outputs of older specs, not hand edits
+        target, "proto/org.example.abc/opset_2.textproto", "proto/org.example.abc/opset_2.pb"
+    )
     before = snapshot(target)
     code, stdout, stderr = run_cli([*base, "--check"], capsys)
     assert code == 1
@@ -231,7 +227,9 @@ def test_kill_after_journal_is_rolled_forward(
     for rel in ("proto/org.example.abc/opset_1.textproto", "python/opset_toolkit_generated/_runtime.py"):
         (out / rel).write_text("old")
     (out / "proto/org.example.abc/stale.pb").write_bytes(b"stale")
-    _list_in_manifest(out, "proto", "proto/org.example.abc/stale.pb")
+    # as if an earlier run wrote these bytes (hand edits would not be opset's to replace)
+    as_if_written(out, "proto/org.example.abc/stale.pb", "proto/org.example.abc/opset_1.textproto")
+    as_if_written(out, "python/opset_toolkit_generated/_runtime.py")
     real_replace = os.replace
     state = {"n": 0}
 
@@ -247,11 +245,14 @@ def test_kill_after_journal_is_rolled_forward(
         generate_tree([OPSETS], out, kinds=["proto", "python"], registry=shipped_registry, source="opsets")
     monkeypatch.setattr(os, "replace", real_replace)
     assert (out / writer.JOURNAL).exists()  # interrupted mid-commit
-    # the next run (even a --check) finishes the commit before comparing
+    # a --check writes nothing: it reports the pending commit instead of comparing
+    with pytest.raises(OutputRefused, match="interrupted"):
+        generate_tree([OPSETS], out, kinds=["proto", "python"], check=True, registry=shipped_registry)
+    # the next writing run finishes the commit (every step of it), then has nothing left to change
     result = generate_tree(
-        [OPSETS], out, kinds=["proto", "python"], check=True, registry=shipped_registry, source="opsets"
+        [OPSETS], out, kinds=["proto", "python"], registry=shipped_registry, source="opsets"
     )
-    assert result.changes == ()
+    assert result.changes == () and result.left_alone == ()
     assert snapshot(out) == expected
 
 

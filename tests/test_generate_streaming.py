@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from output_helpers import as_if_written
 
 from toolkit.generate import GenerateContext
 from toolkit.generate.pipeline import generate_tree, plan_outputs, run_generators
@@ -31,14 +32,16 @@ def test_streamed_result_matches_the_in_memory_plan(tmp_path: Path, shipped_regi
     # damage: one file changed, one removed (stale files of the manifest: tests/test_generate.py)
     changed, removed = "proto/org.example.abc/opset_1.textproto", "docs/index.md"
     (out / changed).write_text("changed")
+    as_if_written(out, changed)  # an older run's output, not a hand edit
     (out / removed).unlink()
     expected = plan_outputs(out, files, KINDS)
     checked = _generate(out, shipped_registry, check=True)
-    assert checked.changes == tuple(expected)  # same paths, same old and new bytes, same order
+    # same paths, same old and new bytes, same order; and the manifest (`as_if_written` changed it)
+    assert checked.changes == (*expected, checked.changes[-1]) and checked.changes[-1].path == MANIFEST
     assert dict(checked.files) == files
     written = _generate(out, shipped_registry)
     assert [(c.path, c.old is None, c.new is None) for c in written.changes] == [
-        (c.path, c.old is None, c.new is None) for c in expected
+        (c.path, c.old is None, c.new is None) for c in (*expected, checked.changes[-1])
     ]
     assert {p: (out / p).read_bytes() for p in files} == files
     assert dict(written.files) == files
@@ -57,6 +60,7 @@ def test_temporaries_of_a_killed_run_are_swept(tmp_path: Path, shipped_registry:
 
 def _damage(out: Path) -> None:
     (out / "proto/org.example.abc/opset_1.textproto").write_text("changed")
+    as_if_written(out, "proto/org.example.abc/opset_1.textproto")  # an older run's output
     (out / "docs/index.md").unlink()
     (out / "python" / "stray.py").write_text("x = 1\n")
 
@@ -247,7 +251,8 @@ def test_a_first_run_killed_after_its_journal_is_rolled_forward(
         _generate(out, shipped_registry)
     monkeypatch.setattr(os, "replace", real_replace)
     assert (out / writer.JOURNAL).exists() and list(out.glob("*" + writer.TMP_SUFFIX))
-    assert not _generate(out, shipped_registry, check=True).changes  # rolled forward first
+    written = _generate(out, shipped_registry)  # rolled forward first (a --check only reports it)
+    assert not written.changes and not written.left_alone
     assert _tree(out) == _tree(expected_root)
 
 

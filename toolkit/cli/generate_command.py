@@ -111,10 +111,12 @@ def run_generate(args: argparse.Namespace) -> int:
             print(f"opset: error: {exc}", file=sys.stderr)
             print(f"  hint: nothing was written; {args.out}/ is unchanged", file=sys.stderr)
         return 1
+    out = args.out.rstrip("/") or "."
+    for step in result.left_alone:  # even with --quiet: a journal named files opset does not own
+        print(f"opset: warning: {out}/{step} (an interrupted commit's journal named it)", file=sys.stderr)
     if not args.quiet:
         for line in warning_summary(result.diagnostics):
             print(line, file=sys.stderr)
-    out = args.out.rstrip("/") or "."
     if args.check and args.format != "text":
         emit_report(args, _check_report(result.changes, out, args.format))
         return 1 if result.changes else 0

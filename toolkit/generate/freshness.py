@@ -28,13 +28,13 @@ from stat import S_ISREG
 
 from toolkit.load import cache
 from toolkit.load.example_files import example_budget
-from toolkit.load.files import MAX_FILE_BYTES, read_regular_file
+from toolkit.load.files import MAX_FILE_BYTES, content_digest, read_regular_file
 from toolkit.load.manifest import MANIFEST
 from toolkit.load.writer import JOURNAL, TMP_SUFFIX, FilesOnDisk
 from toolkit.model.diagnostics import Diagnostic, diagnostic_from_json, diagnostic_to_json
 from toolkit.registry.core import inputs_key, toolkit_stamp
 
-__all__ = ["file_digest", "inputs_digest", "record", "recorded_outputs"]
+__all__ = ["inputs_digest", "record", "recorded_outputs"]
 
 FORMAT = "generate-record-2"
 # A file whose mtime is this close to (or after) the moment it was recorded may have been
@@ -64,12 +64,6 @@ def _entry(out: Path, kinds: Sequence[str]) -> str:
 
     where = json.dumps([os.path.abspath(out), sorted(kinds)])
     return "generate-" + hashlib.sha256(where.encode()).hexdigest()[:40]
-
-
-def _file_digest(data: bytes) -> str:
-    import hashlib  # imported on use: a cold run with the cache off hashes nothing
-
-    return hashlib.sha256(data).hexdigest()
 
 
 def _walk(out: Path, kinds: Sequence[str]) -> dict[str, os.stat_result] | None:
@@ -139,14 +133,9 @@ def recorded_outputs(
                 content = read_regular_file(out / path, MAX_FILE_BYTES)
             except OSError:
                 return None
-            if _file_digest(content) != sha:
+            if content_digest(content) != sha:
                 return None
     return FilesOnDisk(out, [path for path in found if path != MANIFEST]), diagnostics
-
-
-def file_digest(data: bytes) -> str:
-    """The digest of an output file's content, as `record` expects them."""
-    return _file_digest(data)
 
 
 def previous_units(out: Path, kinds: Sequence[str]) -> dict[str, dict[str, object]]:
@@ -177,7 +166,7 @@ def record(
     diagnostics: Sequence[Diagnostic],
     units: Mapping[str, object] | None = None,
 ) -> None:
-    """Remember that `out` holds the files of `file_digests` ({path: `file_digest`}) for inputs
+    """Remember that `out` holds the files of `file_digests` ({path: `load.files.content_digest`}) for inputs
     `digest` (call right after it does)."""
     if not cache.enabled():
         return

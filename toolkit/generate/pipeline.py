@@ -33,11 +33,22 @@ from toolkit.generate.source_paths import stable_path
 from toolkit.generate.streaming import KindOutput, stream_kind
 from toolkit.load import cache as disk_cache
 from toolkit.load import parallel
-from toolkit.load.files import SpecRoots
-from toolkit.load.manifest import MANIFEST, read_manifest
-from toolkit.load.output_folder import check_kind_folders, check_path
+from toolkit.load.files import SpecRoots, content_digest
+from toolkit.load.manifest import MANIFEST, read_manifest, wrote
+from toolkit.load.output_folder import OutputRefused, check_kind_folders, check_path
 from toolkit.load.output_lock import output_lock
-from toolkit.load.writer import Change, FilesOnDisk, Staging, existing_tree, plan, recover, remove_new_folders
+from toolkit.load.writer import (
+    JOURNAL,
+    Change,
+    FilesOnDisk,
+    Outputs,
+    Staging,
+    existing_tree,
+    pending,
+    plan,
+    recover,
+    remove_new_folders,
+)
 from toolkit.model.diagnostics import Diagnostic
 from toolkit.registry.core import Registry, load_registry
 
@@ -59,6 +70,7 @@ class GenerateResult:
     changes: tuple[Change, ...]  # what differs on disk (applied unless check=True)
     written: bool
     diagnostics: tuple[Diagnostic, ...] = ()  # warnings from loading the specs (errors raise)
+    left_alone: tuple[str, ...] = ()  # steps of an interrupted commit's journal not rolled forward
 
 
 def source_label(spec_paths: Iterable[str | os.PathLike[str]]) -> str:
@@ -152,6 +164,15 @@ def _generate(
     adopt: bool,
     created: bool,
 ) -> GenerateResult:
+    if check and pending(root):
+        # Only a writing run may roll a journal forward (and judges each step, `writer.recover`):
+        # a check writes nothing, so it cannot tell whether the outputs are current.
+        raise OutputRefused(
+            f"{root.as_posix().rstrip('/') or '.'}/{JOURNAL}: a commit of `opset generate` was interrupted "
+            "and is pending; `--check` writes nothing, so it neither finishes it nor compares",
+            "run `opset generate` (without --check) to finish it; if no run of opset was interrupted "
+            "there, the file is not opset's: delete it",
+        )
     label = source if source is not None else source_label(spec_paths)
     # What the outputs depend on besides the specs: the header label and the settings
     # (opset.toml's package name, doc pages), so a changed setting is never answered from a record.
@@ -182,7 +203,7 @@ def _generate(
         memo=memo,
         options=tuple(sorted(options)),
     )
-    files, changes, digests, units = _stream(
+    files, changes, digests, units, left_alone = _stream(
         root, registry, context, selected, check=check, adopt=adopt, created=created
     )
     if digest is not None and (not check or not changes):
@@ -193,6 +214,7 @@ def _generate(
         changes=tuple(changes),
         written=not check,
         diagnostics=registry.diagnostics,
+        left_alone=tuple(left_alone),
     )
 
 
@@ -212,12 +234,15 @@ def _stream(
     check: bool,
     adopt: bool,
     created: bool,
-) -> tuple[FilesOnDisk, list[Change], dict[str, str], dict[str, dict[str, object]]]:
+) -> tuple[FilesOnDisk, list[Change], dict[str, str], dict[str, dict[str, object]], list[str]]:
     """Run the generators kind by kind, comparing (check) or staging (write) each file as it comes
     (`streaming`; the kinds shared out by `_run_kinds`), then commit all-or-nothing:
     the staged files and the manifest are renamed in and the stale ones removed under one journal.
-    `created`: the output folder was made by this run (removed again when it fails)."""
-    recover(root)  # first finish a commit that a kill interrupted (its content was decided)
+    `created`: the output folder was made by this run (removed again when it fails). Also returns
+    the steps of an interrupted commit's journal that were left alone."""
+    # First finish a commit that a kill interrupted (its content was decided), as far as its
+    # steps touch opset's own outputs (the journal may be planted: `writer.recover`).
+    left_alone = [] if check else recover(root, _declared_outputs(root, kinds))
     staging = None if check else Staging(root)
     # What is there before anything is staged: the stale files are those no kind produces, and
     # after a failure the folders that staging made go again.
@@ -263,11 +288,11 @@ def _stream(
             changes.append(Change(rel, _old_bytes(root / rel) if staging is None else b"", None))
         new_manifest = updated_manifest(manifest, kinds, file_digests)
         old_manifest = _old_bytes(root / MANIFEST) if os.path.lexists(root / MANIFEST) else None
+        file_digests[MANIFEST] = content_digest(new_manifest)
         if old_manifest != new_manifest:
             changes.append(Change(MANIFEST, old_manifest, new_manifest))
             if staging is not None:
-                staging.stage(MANIFEST, new_manifest)
-        file_digests[MANIFEST] = freshness.file_digest(new_manifest)
+                staging.stage(MANIFEST, new_manifest, file_digests[MANIFEST])
     except BaseException:
         if staging is not None:
             staging.abandon()
@@ -276,8 +301,20 @@ def _stream(
         raise
     if staging is not None:
         staging.sweep(kinds)
-        staging.finish(stale)
-    return FilesOnDisk(root, produced, overlay), changes, file_digests, units
+        staging.finish(stale, last=MANIFEST)  # the manifest last: see `writer`
+    return FilesOnDisk(root, produced, overlay), changes, file_digests, units, left_alone
+
+
+def _declared_outputs(root: Path, kinds: Sequence[str]) -> Outputs:
+    """What a journal found in `root` may touch: the folders of every kind opset generates and the
+    manifest; of the files there, those opset wrote by the manifest the interrupted run started
+    from (the writer renames the manifest in last)."""
+    manifest = read_manifest(root)
+    return Outputs(
+        frozenset(available_kinds()) | frozenset(kinds),
+        frozenset({MANIFEST}),
+        lambda rel: rel == MANIFEST or wrote(root, manifest, rel),
+    )
 
 
 def _run_kinds(run_kind: Callable[[str], KindOutput], kinds: Sequence[str]) -> dict[str, KindOutput]:

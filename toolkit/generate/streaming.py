@@ -11,12 +11,11 @@ from collections.abc import Container
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from toolkit.generate import freshness
 from toolkit.generate.context import GenerateContext
 from toolkit.generate.running import run_generators
-from toolkit.load.files import read_regular_file
-from toolkit.load.manifest import carries_header
-from toolkit.load.writer import Change, Staging, unlisted
+from toolkit.load.files import content_digest, read_regular_file
+from toolkit.load.manifest import Owned, carries_header, wrote
+from toolkit.load.writer import Change, Staged, Staging, unlisted
 from toolkit.registry.core import Registry
 
 # `--check` keeps the old bytes of a differing file for its diff; a larger one (not something
@@ -34,25 +33,26 @@ class KindOutput:
     produced: list[str] = field(default_factory=list)
     changes: list[Change] = field(default_factory=list)  # new and changed files, in path order
     overlay: dict[str, bytes] = field(default_factory=dict)  # check mode: the bytes that differ
-    digests: dict[str, str] = field(default_factory=dict)  # path -> freshness.file_digest
-    staged: list[tuple[str, str]] = field(default_factory=list)  # (temporary, target) written
+    digests: dict[str, str] = field(default_factory=dict)  # path -> load.files.content_digest
+    staged: list[Staged] = field(default_factory=list)  # (temporary, target, digest) written
     units: dict[str, dict[str, object]] = field(default_factory=dict)  # its incremental units (memo)
     foreign: list[str] = field(default_factory=list)  # files opset did not write it would overwrite
 
 
 @dataclass(frozen=True)
 class Ownership:
-    """Which existing files of a kind opset may overwrite: those the manifest lists (`listed`;
-    None: the kind has no manifest entry, then those that carry the generated header), or any
-    (`adopt`, the invoker's --adopt)."""
+    """Which existing files of a kind opset may overwrite: those it wrote by the manifest
+    (`manifest.wrote`: listed, with their recorded digest; `manifest` None: the kind has no
+    manifest entry, then those that carry the generated header), or any (`adopt`, the invoker's
+    --adopt)."""
 
-    listed: frozenset[str] | None = None
+    manifest: Owned | None = None
     adopt: bool = False
 
-    def allows(self, rel: str, head: bytes) -> bool:
+    def allows(self, root: Path, rel: str, head: bytes) -> bool:
         if self.adopt:
             return True
-        return rel in self.listed if self.listed is not None else carries_header(head)
+        return wrote(root, self.manifest, rel) if self.manifest is not None else carries_header(head)
 
 
 def stream_kind(
@@ -81,20 +81,21 @@ def stream_kind(
         outputs = run_generators(registry, context, [kind])
         for rel, data in outputs.items():
             out.produced.append(rel)
-            if digests:
-                out.digests[rel] = freshness.file_digest(data)
+            digest = content_digest(data) if digests else None
+            if digest is not None:
+                out.digests[rel] = digest
             absent = existing is not None and rel not in existing and not unlisted(rel)
             old, head = (None, b"") if absent else _read_existing(root / rel, data, keep=staging is None)
             if old is _SAME:
                 continue
-            if old is not None and ownership is not None and not ownership.allows(rel, head):
+            if old is not None and ownership is not None and not ownership.allows(root, rel, head):
                 out.foreign.append(rel)
                 continue
             if staging is None:
                 out.changes.append(Change(rel, old, data))
                 out.overlay[rel] = data
             else:
-                staging.stage(rel, data)
+                staging.stage(rel, data, digest)
                 out.changes.append(Change(rel, None if old is None else b"", b""))
     except BaseException:
         if staging is not None:

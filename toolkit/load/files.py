@@ -55,6 +55,48 @@ class LeavesTree(OSError):
     tree: never read. The message names neither the target nor anything about it."""
 
 
+def git_folder_name(part: str) -> bool:
+    """Whether one path component names git's metadata folder on some system: `.git` in any case,
+    also with the trailing dots and spaces Windows drops (`.git.`, `.git `) and as NTFS's short
+    name (`git~1`). Nothing opset reads from a tree or writes may pass through one."""
+    folded = part.rstrip(". ").casefold()
+    return folded in (".git", "git~1")
+
+
+def content_digest(data: bytes) -> str:
+    """THE digest of a file's content wherever opset records one (the manifest, the commit
+    journal, the freshness record): its SHA-256, in hex."""
+    import hashlib  # imported on use: a cold run with the cache off hashes nothing
+
+    return hashlib.sha256(data).hexdigest()
+
+
+def file_digest_of(path: Path, limit: int) -> str | None:
+    """`content_digest` of the regular file at `path` (never through a symlink), or None when it
+    is anything else, is gone, or holds more than `limit` bytes (so a planted huge file costs at
+    most `limit` bytes read)."""
+    import hashlib  # imported on use: only a run that replaces or removes files hashes them
+
+    try:
+        if os.path.islink(path):
+            return None
+        fd = _open_regular(os.fspath(path), os.stat(path), path)
+    except OSError:
+        return None
+    try:
+        digest, total = hashlib.sha256(), 0
+        while chunk := os.read(fd, 1 << 20):  # in chunks: memory stays bounded whatever the size
+            total += len(chunk)
+            if total > limit:
+                return None
+            digest.update(chunk)
+        return digest.hexdigest()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def is_inside(real: str, root: str) -> bool:
     """Whether the real path `real` is `root` (a real path) or lies below it."""
     return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
@@ -137,6 +179,24 @@ def _real(path: str) -> str:
         raise OSError(0, "a symbolic link loop", path) from None
 
 
+_READ_FLAGS = (
+    os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+)
+
+
+def _open_regular(target: str, info: os.stat_result, path: Path) -> int:
+    """A descriptor of `target` (stat'ed as `info`), opened without blocking and checked again with
+    fstat, or NotRegularFile naming `path`."""
+    _require_regular(info.st_mode, path)  # a socket cannot even be opened: say what it is
+    fd = os.open(target, _READ_FLAGS)
+    try:
+        _require_regular(os.fstat(fd).st_mode, path)  # the path may have been swapped in between
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 def read_regular_file(
     path: Path, limit: int, inside: SpecRoots | None = None, named_by: Path | None = None
 ) -> bytes:
@@ -148,17 +208,12 @@ def read_regular_file(
     whose real path is outside them (outside the root of `named_by`, when given: see
     `SpecRoots.locate`) raises LeavesTree before anything is opened. Other failures (missing,
     symlink loop) raise OSError."""
-    flags = (
-        os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
-    )
     if inside is None:
         target, info = os.fspath(path), os.stat(path)
     else:
         target, info = inside.locate(path, named_by)
-    _require_regular(info.st_mode, path)  # a socket cannot even be opened: say what it is
-    fd = os.open(target, flags)
+    fd = _open_regular(target, info, path)
     try:
-        _require_regular(os.fstat(fd).st_mode, path)  # the path may have been swapped in between
         chunks = []
         remaining = limit + 1
         while remaining > 0:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolkit.load.discovery import MAX_FOLDER_DEPTH, SPEC_SUFFIXES, too_deep_diagnostic
-from toolkit.load.files import MAX_FILE_BYTES, too_large_diagnostic
+from toolkit.load.files import MAX_FILE_BYTES, git_folder_name, too_large_diagnostic
 from toolkit.load.git import GitOutputTooLarge, run_git
 from toolkit.model.diagnostics import Diagnostic, UsageError, sort_key
 from toolkit.model.spec import Location
@@ -51,7 +51,7 @@ def path_problem(path: str) -> str | None:
     for part in path.split("/"):
         if part in ("", ".", ".."):
             return f"it has a `{part or '(empty)'}` component"
-        if part.rstrip(". ").lower() == ".git":
+        if git_folder_name(part):
             return "it has a `.git` component"
     if "\\" in path:
         return "it holds a backslash (a folder separator on Windows)"

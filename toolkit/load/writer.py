@@ -13,8 +13,14 @@ renames in once (`Staging(whole=...)`).
 The journal lies in the output folder, which may come from a stranger's pull request: it holds
 paths relative to the root, and one that names anything but this writer's own renames (a
 temporary name beside its target) and removals under the root, or that passes through a symlink,
-is refused (`JournalError`), never rolled forward. Every OSError this module lets through names
-the file it was working on (`_naming`).
+is refused (`JournalError`), never rolled forward. Only a writing run rolls a journal forward
+(`recover`; a `--check` reports it pending), and then only the steps its caller's `Outputs` allow:
+a path among the declared outputs with no `.git` component, a removed or replaced file the
+caller owns (for `opset generate`: `manifest.wrote`), a staged file whose digest is the one the
+journal records for it. Every other step is left alone and named. The file that says what the
+outputs are (the manifest) is renamed in after every other step (`finish(last=...)`), so a
+roll-forward judges each step by the manifest the interrupted run started from. Every OSError
+this module lets through names the file it was working on (`_naming`).
 """
 
 from __future__ import annotations
@@ -22,11 +28,14 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PureWindowsPath
 
+from toolkit.load.files import content_digest, file_digest_of, git_folder_name
+
 JOURNAL = ".opset-toolkit-commit.json"
+JOURNAL_FORMAT = "opset-toolkit-commit-2"
 # All-or-nothing holds against failures and kills without fsync (the kernel keeps what was
 # written); fsync per file also survives power loss, at up to 10x the cost on a busy disk.
 DURABLE = os.environ.get("OPSET_TOOLKIT_FSYNC") == "1"
@@ -40,8 +49,29 @@ class Change:
     new: bytes | None  # None: file is removed
 
 
+# (temporary, target, digest of the staged bytes; None for a folder staged whole)
+Staged = tuple[str, str, str | None]
+
+
 class JournalError(OSError):
     """A journal this writer did not write (or a damaged one): nothing of it was applied."""
+
+
+@dataclass(frozen=True)
+class Outputs:
+    """What a roll-forward of a journal found on disk may touch (`recover`): the files of `folders`
+    (top-level folders under the root; "." for all of them) and the `files` named, and of those
+    that exist, only the ones `owned` says the caller may replace or remove."""
+
+    folders: frozenset[str]
+    files: frozenset[str]
+    owned: Callable[[str], bool] | None = None  # None: every declared file (the caller writes them all)
+
+    def declared(self, rel: str) -> bool:
+        return rel in self.files or "." in self.folders or rel.split("/", 1)[0] in self.folders
+
+    def may_replace(self, rel: str) -> bool:
+        return self.owned(rel) if self.owned is not None else self.declared(rel)
 
 
 @contextlib.contextmanager
@@ -67,8 +97,11 @@ def _named(exc: OSError, path: Path | str, what: str) -> OSError:
 
 
 def plan(root: Path, files: Mapping[str, bytes], prune_dirs: Iterable[str] = ()) -> list[Change]:
-    """Changes needed to make `root` hold exactly `files` (and nothing else in `prune_dirs`)."""
-    recover(root)
+    """Changes needed to make `root` hold exactly `files` (and nothing else in `prune_dirs`), after
+    finishing an interrupted commit of the same outputs (any other journal: JournalError)."""
+    left = recover(root, Outputs(frozenset(prune_dirs), frozenset(files)))
+    if left:
+        raise _refused(root, left)
     changes: list[Change] = []
     for rel in sorted(files):
         target = root / rel
@@ -158,7 +191,7 @@ def commit(root: Path, changes: list[Change]) -> None:
     except BaseException:
         staging.abandon()
         raise
-    staging.finish([c.path for c in changes if c.new is None])
+    staging.finish([c.path for c in changes if c.new is None])  # `plan` ran `recover`
 
 
 class Staging:
@@ -175,7 +208,7 @@ class Staging:
         # What `root / rel` reads as, for joining plain relative paths as strings: pathlib drops a
         # root of "." and writes the platform's separator.
         self._prefix = "" if str(root) == "." else os.path.join(str(root), "")
-        self._staged: list[tuple[str, str]] = []
+        self._staged: list[Staged] = []
         self._folders: set[str] = set()  # made already: one mkdir per folder, not per file
         self._whole = (
             None if whole is None else (whole + "/", str(root / (whole + TMP_SUFFIX)), str(root / whole))
@@ -183,21 +216,24 @@ class Staging:
         if whole is not None and os.path.lexists(root / (whole + TMP_SUFFIX)):
             _remove(root / (whole + TMP_SUFFIX))  # a killed run's, never committed (`recover` ran)
 
-    def stage(self, rel: str, data: bytes) -> None:
-        """Write `data` beside `rel`'s target under a temporary name. `rel`: a relative path with
+    def stage(self, rel: str, data: bytes, digest: str | None = None) -> None:
+        """Write `data` beside `rel`'s target under a temporary name (`digest`: its
+        `content_digest`, when the caller has it already). `rel`: a relative path with
         forward slashes and no empty, `.` or `..` part (as `generate.running` checks a generator's
         paths to be), so joining strings gives the path pathlib would (`_native`). Plain strings
         and os calls rather than pathlib: a run stages hundreds of files, and the Path objects
         cost about a third of staging's CPU time."""
         if self._whole is not None and rel.startswith(self._whole[0]):
             prefix, folder_tmp, folder_target = self._whole
-            if (folder_tmp, folder_target) not in self._staged[:1]:
-                self._staged.insert(0, (folder_tmp, folder_target))  # once; abandon() removes it all
+            if (folder_tmp, folder_target, None) not in self._staged[:1]:
+                self._staged.insert(0, (folder_tmp, folder_target, None))  # once; abandon() removes it all
             tmp = os.path.join(folder_tmp, _native(rel[len(prefix) :]))
         else:
             target = self._prefix + _native(rel)
             tmp = target + TMP_SUFFIX
-            self._staged.append((tmp, target))  # before writing: abandon() removes a partial one
+            # Before writing (abandon() removes a partial one). The digest goes into the journal: a
+            # roll-forward renames in only the bytes this run staged.
+            self._staged.append((tmp, target, digest if digest is not None else content_digest(data)))
         folder = os.path.dirname(tmp) or os.curdir  # a file at the top of a root of "."
         try:
             if folder not in self._folders:
@@ -219,11 +255,11 @@ class Staging:
             raise
 
     @property
-    def staged(self) -> list[tuple[str, str]]:
-        """(temporary, target) of every file staged so far."""
+    def staged(self) -> list[Staged]:
+        """(temporary, target, digest) of every file staged so far."""
         return list(self._staged)
 
-    def adopt(self, staged: Iterable[tuple[str, str]]) -> None:
+    def adopt(self, staged: Iterable[Staged]) -> None:
         """Take over files another process staged under this root (committed or abandoned with
         this staging's own)."""
         self._staged.extend(staged)
@@ -231,7 +267,7 @@ class Staging:
     def sweep(self, prune_dirs: Iterable[str]) -> None:
         """Remove temporary files under root/<dir> that this staging did not write: leftovers of a
         run killed while staging (no journal yet, so they were never part of the tree)."""
-        ours = {tmp for tmp, _ in self._staged}
+        ours = {tmp for tmp, _target, _digest in self._staged}
         for sub in prune_dirs:
             whole = self.root / (sub + TMP_SUFFIX)  # a folder staged whole (`whole`)
             if str(whole) not in ours and whole.is_dir():
@@ -243,57 +279,130 @@ class Staging:
                         _unlink(Path(path))
 
     def abandon(self) -> None:
-        for staged_tmp, _ in self._staged:
+        for staged_tmp, _target, _digest in self._staged:
             _remove(Path(staged_tmp))
         self._staged.clear()
 
-    def finish(self, removals: Iterable[str]) -> None:
-        """Journal the staged renames and the removals (relative paths), then apply them."""
+    def finish(self, removals: Iterable[str], *, last: str | None = None) -> None:
+        """Journal the staged renames and the removals (relative paths), then apply them. `last`:
+        a staged file (the manifest) renamed in after every other step."""
         gone = sorted(removals)
         if not self._staged and not gone:
             return
         journal = self.root / JOURNAL
         journal_tmp = journal.with_name(JOURNAL + TMP_SUFFIX)
-        renames = [[self._relative(tmp), self._relative(target)] for tmp, target in self._staged]
+        renames = [
+            (self._relative(tmp), self._relative(target), digest) for tmp, target, digest in self._staged
+        ]
+        record = {"format": JOURNAL_FORMAT, "renames": renames, "removals": gone, "last": last}
         with _naming(journal_tmp, "write the commit journal"):
             self.root.mkdir(parents=True, exist_ok=True)
-            journal_tmp.write_text(json.dumps({"renames": renames, "removals": gone}), encoding="utf-8")
+            journal_tmp.write_text(json.dumps(record), encoding="utf-8")
             os.replace(journal_tmp, journal)
-        _roll_forward(self.root)
+        _roll_forward(self.root, _Journal(renames, gone, last), None)
+        _unlink(journal)
         self._staged = []
 
     def _relative(self, path: str) -> str:
         return Path(path).relative_to(self.root).as_posix()
 
 
-def recover(root: Path) -> None:
-    """Finish a commit that a kill interrupted after its journal was written."""
+def recover(root: Path, outputs: Outputs) -> list[str]:
+    """Finish a commit that a kill interrupted after its journal was written, as far as `outputs`
+    allows (see the module doc); returns what was left alone, one line per step (JournalError,
+    nothing applied: a journal this writer did not write)."""
+    left: list[str] = []
     if os.path.lexists(root / JOURNAL):
-        _roll_forward(root)
+        left = _roll_forward(root, _read_journal(root), outputs)
+        _unlink(root / JOURNAL)
     stale = root / (JOURNAL + TMP_SUFFIX)
     if os.path.lexists(stale):
         _unlink(stale)
+    return left
+
+
+def pending(root: Path) -> bool:
+    """Whether `root` holds a commit journal (an interrupted commit, or a planted file) that only a
+    writing run may roll forward."""
+    return os.path.lexists(root / JOURNAL)
 
 
 MAX_JOURNAL_BYTES = 256 * 1024 * 1024  # a journal lists paths only: far more than any real one
+# The largest staged file a roll-forward hashes: far above any generated file.
+MAX_STAGED_BYTES = 256 * 1024 * 1024
 
 
-def _roll_forward(root: Path) -> None:
-    """Apply the journal's renames and removals (each at most once: a rename whose temporary is
-    gone was done already, a removal whose file is gone too), then remove the journal."""
-    journal = root / JOURNAL
-    renames, removals = _read_journal(root)
-    for tmp, target in renames:
-        if os.path.lexists(root / tmp):
+@dataclass(frozen=True)
+class _Journal:
+    renames: list[tuple[str, str, str | None]]  # (temporary, target, staged digest) relative to the root
+    removals: list[str]
+    last: str | None  # the target renamed in after every other step
+
+
+def _roll_forward(root: Path, journal: _Journal, outputs: Outputs | None) -> list[str]:
+    """Apply the journal's renames, its removals, then the rename of `last` (each at most once: a
+    rename whose temporary is gone was done already, a removal whose file is gone too). `outputs`
+    None: the commit this process journaled a moment ago, applied as is; else a journal found on
+    disk, each step checked (`_refusal`) and left alone when it fails. Returns what was left."""
+    left: list[str] = []
+    order = [r for r in journal.renames if r[1] != journal.last] + [None]
+    order += [r for r in journal.renames if r[1] == journal.last]
+    for step in order:
+        if step is None:
+            for target in journal.removals:
+                why = None if outputs is None else _refusal(root, target, outputs)
+                if why is None:
+                    _unlink(root / target)
+                elif os.path.lexists(root / target):
+                    left.append(f"{target}: not removed, {why}")
+            continue
+        tmp, target, digest = step
+        if not os.path.lexists(root / tmp):
+            continue  # renamed already
+        why = None if outputs is None else _rename_refusal(root, tmp, target, digest, outputs)
+        if why is None:
             os.replace(root / tmp, root / target)
-    for target in removals:
-        _unlink(root / target)
-    _unlink(journal)
+        else:
+            left.append(f"{target}: not replaced by {tmp}, {why}")
+    return left
 
 
-def _read_journal(root: Path) -> tuple[list[tuple[str, str]], list[str]]:
-    """The journal's (temporary, target) renames and removals, relative to `root`, after checking
-    that they are what `Staging.finish` writes; JournalError otherwise."""
+def _refusal(root: Path, target: str, outputs: Outputs) -> str | None:
+    """Why a journal found on disk may not replace or remove `target`, or None."""
+    if any(git_folder_name(part) for part in target.split("/")):
+        return "it has a `.git` component"
+    if not outputs.declared(target):
+        return "it is not among the outputs of this command"
+    if os.path.lexists(root / target) and not outputs.may_replace(target):
+        return "opset did not write it (not listed with the digest of its bytes)"
+    return None
+
+
+def _rename_refusal(root: Path, tmp: str, target: str, digest: str | None, outputs: Outputs) -> str | None:
+    why = _refusal(root, target, outputs)
+    if why is not None:
+        return why
+    if digest is None:  # a folder staged whole: only ever renamed in where there was none
+        if os.path.lexists(root / target) or os.path.islink(root / tmp) or not os.path.isdir(root / tmp):
+            return "the folder is there already or the staged one is not a folder"
+        return None
+    if file_digest_of(root / tmp, MAX_STAGED_BYTES) != digest:
+        return "the staged file is not the one the journal records"
+    return None
+
+
+def _refused(root: Path, left: Sequence[str]) -> JournalError:
+    return JournalError(
+        0,
+        f"the commit journal named what this command does not write, left alone: {'; '.join(left[:3])}"
+        f"{f' and {len(left) - 3} more' if len(left) > 3 else ''} (the rest of it was applied)",
+        os.fspath(root / JOURNAL),
+    )
+
+
+def _read_journal(root: Path) -> _Journal:
+    """The journal's steps, relative to `root`, after checking that they are what `Staging.finish`
+    writes; JournalError otherwise."""
     from toolkit.load.files import read_regular_file  # imported on use: only a kill leaves a journal
 
     journal = root / JOURNAL
@@ -305,18 +414,23 @@ def _read_journal(root: Path) -> tuple[list[tuple[str, str]], list[str]]:
     )
     try:
         data = json.loads(read_regular_file(journal, MAX_JOURNAL_BYTES))
-        renames = [(tmp, target) for tmp, target in data["renames"]]
+        if data["format"] != JOURNAL_FORMAT:
+            raise refused
+        renames = [(tmp, target, digest) for tmp, target, digest in data["renames"]]
         removals = list(data["removals"])
+        last = data["last"]
     except OSError:
         raise
     except (ValueError, KeyError, TypeError, RecursionError):  # json recurses per nested array
         raise refused from None
-    for tmp, target in renames:
+    for tmp, target, digest in renames:
         if not (_inside(root, tmp) and _inside(root, target) and tmp == target + TMP_SUFFIX):
             raise refused
-    if not all(_inside(root, target) for target in removals):
+        if digest is not None and not isinstance(digest, str):
+            raise refused
+    if not all(_inside(root, target) for target in removals) or not (last is None or _inside(root, last)):
         raise refused
-    return renames, removals
+    return _Journal(renames, removals, last)
 
 
 def _inside(root: Path, rel: object) -> bool:
