@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import shutil
 from pathlib import Path
 
 from toolkit.load.manifest import MANIFEST, manifest_bytes
+
+REPO = Path(__file__).resolve().parent.parent
+DOMAINS = ("org.example.abc", "com.acme.vision")
 
 
 def as_if_written(out: Path, *rels: str) -> None:
@@ -21,3 +26,28 @@ def as_if_written(out: Path, *rels: str) -> None:
             (out / rel).read_bytes()
         ).hexdigest()
     path.write_bytes(manifest_bytes(data["kinds"]))  # in opset's own form
+
+
+def project_with_specs(root: Path, toml: str = "") -> Path:
+    """A project at `root` with the repository's example domains under `specs/` and an opset.toml
+    (`spec_root = "specs"`, then `toml`)."""
+    for domain in DOMAINS:
+        shutil.copytree(REPO / "opsets" / domain, root / "specs" / domain)
+    (root / "opset.toml").write_text('spec_root = "specs"\n' + toml)
+    return root
+
+
+def tree_state(root: Path) -> dict[str, str]:
+    """Every entry under root: a file's sha256, a symlink's target, a folder's mark."""
+    found: dict[str, str] = {}
+    for dirpath, dirs, names in os.walk(root):
+        for name in dirs + names:
+            path = Path(dirpath) / name
+            rel = path.relative_to(root).as_posix()
+            if path.is_symlink():
+                found[rel] = "-> " + os.readlink(path)
+            elif path.is_dir():
+                found[rel] = "dir"
+            else:
+                found[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return found

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import errno
 import fcntl
-import hashlib
 import json
 import os
 import re
@@ -19,40 +18,16 @@ import sys
 from pathlib import Path
 
 import pytest
-from output_helpers import as_if_written
+from output_helpers import as_if_written, project_with_specs, tree_state
 
 from toolkit.cli import main
 from toolkit.load.manifest import MANIFEST
 from toolkit.load.writer import JOURNAL, TMP_SUFFIX
 
 REPO = Path(__file__).resolve().parent.parent
-DOMAINS = ("org.example.abc", "com.acme.vision")
 LOCATED = re.compile(
     r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?P<col>\d+): error\[PROJECT-PATH-UNSAFE\]: ", re.M
 )
-
-
-def _project(root: Path, toml: str = "") -> Path:
-    for domain in DOMAINS:
-        shutil.copytree(REPO / "opsets" / domain, root / "specs" / domain)
-    (root / "opset.toml").write_text('spec_root = "specs"\n' + toml)
-    return root
-
-
-def _tree(root: Path) -> dict[str, str]:
-    """Every entry under root: a file's sha256, a symlink's target, a folder's mark."""
-    found: dict[str, str] = {}
-    for dirpath, dirs, names in os.walk(root):
-        for name in dirs + names:
-            path = Path(dirpath) / name
-            rel = path.relative_to(root).as_posix()
-            if path.is_symlink():
-                found[rel] = "-> " + os.readlink(path)
-            elif path.is_dir():
-                found[rel] = "dir"
-            else:
-                found[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
-    return found
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
@@ -71,21 +46,21 @@ def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return project
 
 
-# --------------------------------------------------------------------------- out = "."
+# --------------------------------------------------------------------------- --out .
 
 
 def test_out_dot_refuses_the_projects_own_files_then_adopt_keeps_them(
     here: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _project(here, 'out = "."\n')
+    project_with_specs(here)  # `--out .`: the invoker's choice (the tree's own `out = "."` is refused)
     (here / "docs").mkdir()
     (here / "docs/notes.md").write_text("my notes\n")
     (here / "docs/index.md").write_text("# my site\n")
     (here / "python").mkdir()
     (here / "python/setup.cfg").write_text("[metadata]\nname = mine\n")
-    before = _tree(here)
+    before = tree_state(here)
 
-    code, text = _run(capsys)
+    code, text = _run(capsys, "--out", ".")
     assert code == 2
     assert (
         "docs/index.md (would be overwritten)" in text
@@ -93,9 +68,9 @@ def test_out_dot_refuses_the_projects_own_files_then_adopt_keeps_them(
         and "python/setup.cfg" in text
     )
     assert "--adopt" in text
-    assert _tree(here) == before  # nothing written, nothing deleted
+    assert tree_state(here) == before  # nothing written, nothing deleted
 
-    code, text = _run(capsys, "--adopt")
+    code, text = _run(capsys, "--out", ".", "--adopt")
     assert code == 0, text
     assert (here / "docs/notes.md").read_text() == "my notes\n"
     assert (here / "python/setup.cfg").read_text() == "[metadata]\nname = mine\n"
@@ -110,33 +85,33 @@ def test_out_dot_refuses_the_projects_own_files_then_adopt_keeps_them(
     assert vision_pages
     shutil.rmtree(here / "specs/com.acme.vision")
     (here / "docs/com.acme.vision/mine.md").write_text("my page\n")  # in a folder opset writes
-    code, text = _run(capsys)
+    code, text = _run(capsys, "--out", ".")
     assert code == 0, text
     assert not any((here / rel).exists() for rel in vision_pages)
     assert (here / "docs/com.acme.vision/mine.md").read_text() == "my page\n"
     assert (here / "docs/notes.md").exists() and (here / "python/setup.cfg").exists()
-    assert _run(capsys, "--check")[0] == 0
+    assert _run(capsys, "--out", ".", "--check")[0] == 0
 
 
 def test_a_file_in_the_place_of_an_output_is_not_overwritten_after_the_manifest_exists(
     here: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _project(here)
+    project_with_specs(here)
     assert _run(capsys)[0] == 0
     page = here / "generated/docs/org.example.abc/ops/A.md"
     listed = json.loads((here / "generated" / MANIFEST).read_text())
     del listed["kinds"]["docs"]["docs/org.example.abc/ops/A.md"]  # a file opset never wrote
     (here / "generated" / MANIFEST).write_text(json.dumps(listed))
     page.write_text("written by hand\n")
-    before = _tree(here)
+    before = tree_state(here)
     code, text = _run(capsys)
     assert code == 2 and "ops/A.md (would be overwritten)" in text
-    assert _tree(here) == before
+    assert tree_state(here) == before
     assert _run(capsys, "--check")[0] == 2  # a check says the same, it does not pretend to diff
 
 
 def test_check_verifies_the_manifest(here: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    _project(here)
+    project_with_specs(here)
     assert _run(capsys)[0] == 0
     (here / "generated" / MANIFEST).unlink()
     code, text = _run(capsys, "--check")
@@ -152,7 +127,7 @@ def test_check_verifies_the_manifest(here: Path, capsys: pytest.CaptureFixture[s
 def test_a_symlinked_output_or_kind_folder_is_refused(
     here: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], link: str
 ) -> None:
-    _project(here)
+    project_with_specs(here)
     elsewhere = tmp_path / "elsewhere"
     (elsewhere / "org.example.abc").mkdir(parents=True)
     (elsewhere / "keep.md").write_text("not opset's\n")
@@ -161,16 +136,16 @@ def test_a_symlinked_output_or_kind_folder_is_refused(
     )
     (here / link).parent.mkdir(parents=True, exist_ok=True)
     (here / link).symlink_to(elsewhere)
-    before, outside = _tree(here), _tree(elsewhere)
+    before, outside = tree_state(here), tree_state(elsewhere)
     code, text = _run(capsys)
     assert code == 2 and "symlink" in text and link in text
-    assert _tree(here) == before and _tree(elsewhere) == outside
+    assert tree_state(here) == before and tree_state(elsewhere) == outside
 
 
 def test_a_symlinked_out_setting_is_located(
     here: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _project(here, 'out = "site/ops"\n')
+    project_with_specs(here, 'out = "site/ops"\n')
     (tmp_path / "elsewhere").mkdir()
     (here / "site").symlink_to(tmp_path / "elsewhere")
     code, text = _run(capsys)
@@ -189,19 +164,19 @@ def test_an_out_setting_outside_the_project_needs_the_invokers_out_flag(
 ) -> None:
     target = tmp_path / "elsewhere"
     setting = str(target) if absolute else "../elsewhere"
-    _project(
+    project_with_specs(
         here,
         '\n[python]\npackage = "acme_ops"\n\n[docs]\npages = ["domains"]\n'.replace(
             "[python]", f'out = "{setting}"\n\n[python]', 1
         ),
     )
-    before = _tree(tmp_path)
+    before = tree_state(tmp_path)
     code, text = _run(capsys)
     assert code == 2
     found = LOCATED.search(text)
     assert found and found["file"] == "opset.toml" and found["line"] == "3", text
     assert "--out" in text
-    assert _tree(tmp_path) == before and not target.exists()
+    assert tree_state(tmp_path) == before and not target.exists()
     code, text = _run(capsys, "--out", setting)  # the invoker's own choice
     assert code == 0, text
     assert (target / "python/acme_ops/__init__.py").is_file()
@@ -213,7 +188,7 @@ def test_an_out_setting_outside_the_project_needs_the_invokers_out_flag(
 def test_a_planted_journal_is_never_rolled_forward(
     here: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _project(here)
+    project_with_specs(here)
     victim = tmp_path / "victim.txt"
     victim.write_text("precious\n")
     (here / "generated").mkdir()
@@ -237,7 +212,7 @@ def _opset(cwd: Path, *argv: str, env: dict[str, str] | None = None) -> subproce
 
 
 def test_two_runs_at_once_both_finish_and_leave_no_journal(here: Path) -> None:
-    _project(here)
+    project_with_specs(here)
     for _ in range(3):
         shutil.rmtree(here / "generated", ignore_errors=True)
         runs = [_opset(here), _opset(here)]
@@ -251,7 +226,7 @@ def test_two_runs_at_once_both_finish_and_leave_no_journal(here: Path) -> None:
 
 
 def test_a_run_waits_for_the_lock_then_gives_up_with_a_message(here: Path) -> None:
-    _project(here)
+    project_with_specs(here)
     (here / "generated").mkdir()
     fd = os.open(here / "generated", os.O_RDONLY)
     try:
@@ -273,12 +248,12 @@ def test_a_run_waits_for_the_lock_then_gives_up_with_a_message(here: Path) -> No
 def test_disk_full_names_the_file_and_leaves_the_outputs(
     here: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _project(here)
+    project_with_specs(here)
     assert _run(capsys)[0] == 0
     page = here / "generated/docs/org.example.abc/ops/B.md"
     page.write_text("<!-- generated by opset-toolkit from specs; do not edit -->\nold\n")  # to be rewritten
     as_if_written(here / "generated", "docs/org.example.abc/ops/B.md")  # an older run's page
-    before = _tree(here)
+    before = tree_state(here)
     real_write = os.write
 
     def full(fd: int, data: bytes) -> int:
@@ -294,7 +269,7 @@ def test_disk_full_names_the_file_and_leaves_the_outputs(
         r"generated/docs/org\.example\.abc/ops/B\.md: cannot write: No space left on device", text
     ), text
     assert "opset: error: : " not in text
-    assert _tree(here) == before  # nothing half-written, no temporary file left
+    assert tree_state(here) == before  # nothing half-written, no temporary file left
 
 
 # --------------------------------------------------------------------------- spec_root
@@ -302,7 +277,7 @@ def test_disk_full_names_the_file_and_leaves_the_outputs(
 
 @pytest.mark.parametrize("command", ["validate", "generate"])
 @pytest.mark.parametrize("spec_root", ["../elsewhere", "ABSOLUTE", "linked"])
-def test_a_spec_root_setting_may_not_read_outside_the_project(
+def test_a_spec_root_setting_may_not_read_outside_theproject_with_specs(
     here: Path, capsys: pytest.CaptureFixture[str], command: str, spec_root: str
 ) -> None:
     """The tree's `spec_root` is read, and what is read is published in the generated docs: it
@@ -312,7 +287,7 @@ def test_a_spec_root_setting_may_not_read_outside_the_project(
     (here / "linked").symlink_to(elsewhere, target_is_directory=True)
     value = str(elsewhere) if spec_root == "ABSOLUTE" else spec_root
     (here / "opset.toml").write_text(f'# settings\nspec_root = "{value}"\n')
-    before = _tree(here.parent)
+    before = tree_state(here.parent)
 
     code = main([command])
 
@@ -321,7 +296,7 @@ def test_a_spec_root_setting_may_not_read_outside_the_project(
     found = LOCATED.search(err)
     assert found is not None and (found["file"], found["line"], found["col"]) == ("opset.toml", "2", "1"), err
     assert "hint:" in err and "Traceback" not in err
-    assert _tree(here.parent) == before
+    assert tree_state(here.parent) == before
     invoker = (
         ["--no-cache", "--specs", str(elsewhere), "--out", "out"]
         if command == "generate"

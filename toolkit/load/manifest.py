@@ -15,7 +15,8 @@ they are recognised by their content). Anything else is a file opset did not wri
 The manifest is part of the outputs: written by the same journaled commit, byte-stable (sorted
 keys, one entry per line) so a checked-in `generated/` stays diff-free, and compared by
 `generate --check`. It comes from the tree, so it is read with a size limit and every entry is
-checked: one that is not a plain relative path under its kind's folder makes the whole manifest
+checked: one that is not a plain relative path under its kind's folder (or has a `.git` component)
+makes the whole manifest
 count as absent (the header rule then applies, which never claims a user's file).
 """
 
@@ -27,7 +28,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from toolkit.load.files import file_digest_of, read_regular_file
+from toolkit.load.files import file_digest_of, git_folder_name, read_regular_file
 
 MANIFEST = ".opset-toolkit-manifest.json"
 FORMAT = "opset-toolkit-manifest-1"
@@ -77,7 +78,7 @@ def wrote(root: Path, owned: Owned, rel: str) -> bool:
 def _plain_path(rel: object, kind: str) -> bool:
     if not isinstance(rel, str) or not rel.startswith(kind + "/") or "\\" in rel or os.path.isabs(rel):
         return False
-    return not any(part in ("", ".", "..") for part in rel.split("/"))
+    return not any(part in ("", ".", "..") or git_folder_name(part) for part in rel.split("/"))
 
 
 def manifest_bytes(owned: Mapping[str, Mapping[str, str]]) -> bytes:

@@ -5,7 +5,10 @@ The output folder's path comes from the invoker (`--out`) or from the tree (`out
 request, so what it says cannot send the outputs elsewhere:
 
 - a path from the tree's settings must stay inside the project folder (no absolute path, no
-  `..` out of it); `--out` on the command line is the invoker's own choice and may name any folder;
+  `..` out of it), must not pass through git's metadata folder (`.git`, also as `.GIT`, `.git.`,
+  `git~1`: what some file system folds to it), and `out` must not be the project folder itself
+  (its manifest and commit journal would lie among the project's own files); `--out` on the
+  command line is the invoker's own choice and may name any folder;
 - the output folder, every folder between the project folder and it, the kinds' folders and the
   folders below them must not be symlinks: a write or a removal through one lands wherever it
   points.
@@ -23,6 +26,7 @@ import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from toolkit.load.files import git_folder_name
 from toolkit.load.writer import symlinked_folders
 from toolkit.model.diagnostics import Diagnostic, UsageError
 from toolkit.model.rules import register
@@ -33,7 +37,7 @@ register(
     PATH_UNSAFE,
     "load",
     "error",
-    "A folder setting (`out`, `spec_root`) leads outside the project folder or through a symlink; nothing is read or written.",
+    "A folder setting (`out`, `spec_root`) leads outside the project folder, through a symlink or into `.git`, or `out` is the project folder itself; nothing is read or written.",
     category="Generated documents",
     hint="name a real folder inside the project, or pass the folder on the command line (--out, --specs)",
     doc="""\
@@ -41,11 +45,15 @@ register(
 request. A setting that points the outputs at an absolute path, at `..` beyond the project
 folder, or through a symlink would let that tree write (and replace files) anywhere the command
 can; a `spec_root` that does so would have the toolkit read, and publish in the generated docs,
-files from elsewhere on the machine. So the command refuses it and exits 2 with nothing read or
-written. Another folder is the invoker's decision: `--out DIR` or `--specs DIR` on the command line.
+files from elsewhere on the machine. Inside the project, git's metadata folder (`.git`, and the
+spellings a file system folds to it: `.GIT`, `.git.`, `git~1`) is no place for outputs or specs,
+and `out` may not be the project folder itself: the output folder's manifest and commit journal,
+which the tree can plant, would then sit among (and name) the project's own files. So the command
+refuses it and exits 2 with nothing read or written. Another folder is the invoker's decision:
+`--out DIR` or `--specs DIR` on the command line.
 
-**Before:** `out = "../website/static/ops"` or `spec_root = "/srv/specs"` in `opset.toml`, or
-`generated` a symlink to `/srv/www`
+**Before:** `out = "../website/static/ops"`, `out = "."`, `out = ".git/x"` or
+`spec_root = "/srv/specs"` in `opset.toml`, or `generated` a symlink to `/srv/www`
 
 **After:** `out = "generated"` and `spec_root = "opsets"` (real folders inside the project), and a
 CI step that runs `opset generate --out ../website/static/ops` when the outputs really belong there""",
@@ -62,13 +70,24 @@ class OutputRefused(UsageError):
 
 def check_setting(key: str, value: str, folder: Path, setting: Location, flag: str) -> None:
     """Refuse a folder setting of the tree (`key` = `value`, relative to the project `folder`,
-    written at `setting`) that leaves the project folder; `flag` is the invoker's way to name it."""
-    inside = _under(os.path.normpath(os.path.join(os.path.abspath(folder), value)), os.path.abspath(folder))
-    if not os.path.isabs(value) and inside:
+    written at `setting`) that leaves the project folder, passes through git's metadata folder
+    (`.git` in any spelling a file system folds to it), or (`out`) is the project folder itself,
+    where the outputs, the manifest and the commit journal would lie among the project's own
+    files; `flag` is the invoker's way to name it."""
+    base = os.path.abspath(folder)
+    resolved = os.path.normpath(os.path.join(base, value))
+    if os.path.isabs(value):
+        what = "an absolute path"
+    elif not _under(resolved, base):
+        what = "outside the project folder"
+    elif any(git_folder_name(part) for part in value.replace("\\", "/").split("/")):
+        what = "inside git's metadata folder (.git)"
+    elif key == "out" and resolved == base:
+        what = "the project folder itself"
+    else:
         return
-    what = "an absolute path" if os.path.isabs(value) else "outside the project folder"
     message = f"`{key}` = {value!r} is {what}; opset uses it only when you pass the folder with {flag}"
-    hint = f"write a folder inside {_shown(folder)}, or run the command with {flag} {value}"
+    hint = f"write a folder of its own inside {_shown(folder)}, or run the command with {flag} {value}"
     raise OutputRefused(message, hint, Diagnostic(PATH_UNSAFE, message, setting, hint))
 
 
