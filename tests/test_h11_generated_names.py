@@ -32,7 +32,7 @@ HOSTILE_OPS = (
     "get", "versions", "importlib", "math", "annotations", "OPERATORS", "CLASSES", "OpSchemaInfo",
     "__init__", "__class__", "__name__", "__pycache__", "__x", "_one", "_count", "nodes", "mro",
     "DOMAIN", "class", "match", "_", "int", "str", "tuple", "sorted", "type", "KeyError",
-    "Sequence", "Any", "ClassVar", "TensorValue", "Value", "Get", "get_",
+    "Sequence", "Any", "ClassVar", "TensorValue", "Value", "get_",  # "Get": OUTPUT-NAME-CLASH with "get"
 )  # fmt: skip
 
 # Imports the generated package, then for every operator: its schema class by spec name, and its

@@ -21,8 +21,8 @@ import pytest
 from output_helpers import as_if_written, project_with_specs, tree_state
 
 from toolkit.cli import main
+from toolkit.load.journal import JOURNAL, TMP_SUFFIX
 from toolkit.load.manifest import MANIFEST
-from toolkit.load.writer import JOURNAL, TMP_SUFFIX
 
 REPO = Path(__file__).resolve().parent.parent
 LOCATED = re.compile(

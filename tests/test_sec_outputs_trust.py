@@ -20,8 +20,8 @@ from output_helpers import as_if_written, project_with_specs, tree_state
 
 from toolkit.cli import main
 from toolkit.load import writer
+from toolkit.load.journal import JOURNAL, JOURNAL_FORMAT, TMP_SUFFIX
 from toolkit.load.manifest import MANIFEST
-from toolkit.load.writer import JOURNAL, JOURNAL_FORMAT, TMP_SUFFIX
 
 LOCATED = re.compile(
     r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?P<col>\d+): error\[PROJECT-PATH-UNSAFE\]: ", re.M
@@ -303,3 +303,53 @@ def test_the_staged_digest_is_recorded_in_the_journal(tmp_path: Path) -> None:
         (str(tmp_path / ("a/b.txt" + TMP_SUFFIX)), str(tmp_path / "a/b.txt"), _sha(b"bytes"))
     ]
     staging.abandon()
+
+
+# --------------------------------------------------------------------------- D: name clashes
+
+GAIN = """\
+operator: {name}
+domain: com.evil
+versions:
+  - since_version: 1
+    doc: Multiplies every element of `X` by `gain`.
+    inputs:
+      - {{name: X, type: T, doc: The input signal.}}
+    outputs:
+      - {{name: Y, type: T, doc: The output.}}
+    attributes:
+      gain: {{type: float, default: 1.0, doc: The factor.}}
+    type_constraints:
+      T: {{allowed: [float], doc: Floating-point tensors.}}
+    examples:
+      - name: {example}
+        attributes: {{gain: 2.0}}
+        inputs:
+          - {{dtype: float, shape: [2], data: [1, 2]}}
+        outputs:
+          - {{dtype: float, shape: [2], data: [2, 4]}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("second", "example", "line"),
+    [("gain", "x", 1), ("Gain_a", "b", 15)],  # one docs page (case) / one test folder test_gain_a_b
+)
+def test_generated_names_equal_ignoring_case_are_an_error(
+    here: Path, capsys: pytest.CaptureFixture[str], second: str, example: str, line: int
+) -> None:
+    folder = here / "specs/com.evil"
+    folder.mkdir(parents=True)
+    (here / "opset.toml").write_text('spec_root = "specs"\n')
+    (folder / "domain.yaml").write_text(
+        "domain: com.evil\nopset_versions:\n  - {version: 1, ir_version: 9}\n"
+    )
+    (folder / "Gain.yaml").write_text(GAIN.format(name="Gain", example="x" if second == "gain" else "a_b"))
+    (folder / f"{second}.yaml").write_text(GAIN.format(name=second, example=example))
+    code = main(["generate", "--no-cache", "--only", "docs,backend_tests"])
+    text = "".join(capsys.readouterr())
+    assert code == 1, text
+    found = re.search(r"^(\S+):(\d+):(\d+): error\[OUTPUT-NAME-CLASH\]: .*'Gain'", text, re.M)
+    assert found and found[1].endswith(f"com.evil/{second}.yaml") and int(found[2]) == line, text
+    assert "hint: rename one of them" in text
+    assert not (here / "generated").exists()

@@ -15,8 +15,8 @@ import pytest
 
 from toolkit.cli import main
 from toolkit.load.build_defaults import MAX_SPARSE_ELEMENTS
+from toolkit.load.journal import JOURNAL
 from toolkit.load.manifest import MANIFEST
-from toolkit.load.writer import JOURNAL
 from toolkit.model.onnx_text import MAX_NESTING
 
 DOMAIN = "domain: com.test.lit\nopset_versions:\n  - {version: 1, ir_version: 9}\n"

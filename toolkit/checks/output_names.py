@@ -1,7 +1,10 @@
 """NAME-TOO-LONG: a spec name whose output file or folder name no file system holds.
+OUTPUT-NAME-CLASH: two spec names whose output file or folder names are equal ignoring case.
 
 The components are the ones `opset generate` writes (`toolkit.model.output_names`, the functions
-the generators call), so `validate` fails at the name where `generate` would fail unlocated.
+the generators call), so `validate` fails at the name where `generate` would fail unlocated, or
+would silently write one output over another (on a case-insensitive file system, or everywhere
+where the backend test folder name folds two names into one).
 """
 
 from __future__ import annotations
@@ -16,10 +19,11 @@ from toolkit.model.output_names import (
     domain_components,
     example_components,
     operator_components,
+    operator_page_file,
     too_long,
 )
 from toolkit.model.rules import rule
-from toolkit.model.spec import DomainSpec, SpecSet, display_domain
+from toolkit.model.spec import DomainSpec, OperatorSpec, SpecSet, display_domain
 
 HINT = f"shorten the name: the file or folder named after it must stay within {NAME_MAX} bytes"
 
@@ -64,3 +68,57 @@ def _too_long(what: str, components: Iterable[str], subject: Located) -> Iterato
                 HINT,
             )
             return  # one finding per name
+
+
+CLASH = "OUTPUT-NAME-CLASH"
+CLASH_HINT = (
+    "rename one of them: generated file names ignore case (and test folders fold other characters to '_')"
+)
+
+
+@rule(
+    CLASH,
+    "spec",
+    "error",
+    "Two operators or examples of a domain map to one generated file name (equal ignoring case).",
+    category="Generated documents",
+    hint=CLASH_HINT,
+    doc="""\
+**Why:** `opset generate` names a docs page after its operator (`ops/Gain.md`) and a backend test
+folder after its operator and example in lower case (`test_gain_x`, other characters as `_`).
+Operators `Gain` and `gain` are distinct names in the specs, but their pages are one file on a
+case-insensitive file system (macOS, Windows) and their examples' test folders are one folder
+everywhere: one output would silently replace the other. So do `Gain` with example `a_b` and
+`Gain_a` with example `b` (both `test_gain_a_b`).
+
+**Before:** `opsets/com.acme.audio/Gain.yaml` (`operator: Gain`) and `gain.yaml`
+(`operator: gain`), each with an example `x`
+
+**After:** one of them renamed (`operator: GainDb`), or the two merged into one operator""",
+)
+def name_clashes(specs: SpecSet, domains: dict[str, DomainSpec]) -> Iterator[Diagnostic]:
+    pages: dict[tuple[str, str], OperatorSpec] = {}
+    folders: dict[tuple[str, str], tuple[OperatorSpec, str]] = {}
+    for op in sorted(specs.operators, key=lambda o: (o.location.file, o.location.line, o.name)):
+        page = pages.setdefault((op.domain, operator_page_file(op.name).casefold()), op)
+        if page.name != op.name:  # the same name twice is another rule's finding (NAME-DUPLICATE)
+            yield located(
+                CLASH,
+                f"operator '{shorten(op.name)}' and '{shorten(page.name)}' ({page.location}) of domain "
+                f"'{display_domain(op.domain)}' have one docs page on a case-insensitive file system "
+                f"({shorten(operator_page_file(op.name))})",
+                op,
+                CLASH_HINT,
+            )
+        for example, folder in example_components(op):
+            first, name = folders.setdefault((op.domain, folder.casefold()), (op, example.name))
+            if first.name == op.name and name.lower() == example.name.lower():
+                continue  # this example, or a duplicate name: EXAMPLE-NAME-DUPLICATE's (or NAME-DUPLICATE's)
+            yield located(
+                CLASH,
+                f"example '{shorten(example.name)}' of {shorten(op.name)} and example '{shorten(name)}' of "
+                f"operator '{shorten(first.name)}' ({first.location}) have one backend test folder "
+                f"({shorten(folder)})",
+                example,
+                CLASH_HINT,
+            )

@@ -29,8 +29,9 @@ from stat import S_ISREG
 from toolkit.load import cache
 from toolkit.load.example_files import example_budget
 from toolkit.load.files import MAX_FILE_BYTES, content_digest, read_regular_file
+from toolkit.load.journal import JOURNAL, TMP_SUFFIX
 from toolkit.load.manifest import MANIFEST
-from toolkit.load.writer import JOURNAL, TMP_SUFFIX, FilesOnDisk
+from toolkit.load.writer import FilesOnDisk
 from toolkit.model.diagnostics import Diagnostic, diagnostic_from_json, diagnostic_to_json
 from toolkit.registry.core import inputs_key, toolkit_stamp
 

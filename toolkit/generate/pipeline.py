@@ -34,21 +34,11 @@ from toolkit.generate.streaming import KindOutput, stream_kind
 from toolkit.load import cache as disk_cache
 from toolkit.load import parallel
 from toolkit.load.files import SpecRoots, content_digest
+from toolkit.load.journal import JOURNAL, Outputs, pending, recover
 from toolkit.load.manifest import MANIFEST, read_manifest, wrote
 from toolkit.load.output_folder import OutputRefused, check_kind_folders, check_path
 from toolkit.load.output_lock import output_lock
-from toolkit.load.writer import (
-    JOURNAL,
-    Change,
-    FilesOnDisk,
-    Outputs,
-    Staging,
-    existing_tree,
-    pending,
-    plan,
-    recover,
-    remove_new_folders,
-)
+from toolkit.load.writer import Change, FilesOnDisk, Staging, existing_tree, plan, remove_new_folders
 from toolkit.model.diagnostics import Diagnostic
 from toolkit.registry.core import Registry, load_registry
 

@@ -14,8 +14,9 @@ from pathlib import Path
 from toolkit.generate.context import GenerateContext
 from toolkit.generate.running import run_generators
 from toolkit.load.files import content_digest, read_regular_file
+from toolkit.load.journal import Staged
 from toolkit.load.manifest import Owned, carries_header, wrote
-from toolkit.load.writer import Change, Staged, Staging, unlisted
+from toolkit.load.writer import Change, Staging, unlisted
 from toolkit.registry.core import Registry
 
 # `--check` keeps the old bytes of a differing file for its diff; a larger one (not something
