@@ -155,7 +155,7 @@ def _generate(
     created: bool,
 ) -> GenerateResult:
     if check and pending(root):
-        # Only a writing run may roll a journal forward (and judges each step, `writer.recover`):
+        # Only a writing run may roll a journal forward (and judges each step, `journal.recover`):
         # a check writes nothing, so it cannot tell whether the outputs are current.
         raise OutputRefused(
             f"{root.as_posix().rstrip('/') or '.'}/{JOURNAL}: a commit of `opset generate` was interrupted "
@@ -231,7 +231,7 @@ def _stream(
     `created`: the output folder was made by this run (removed again when it fails). Also returns
     the steps of an interrupted commit's journal that were left alone."""
     # First finish a commit that a kill interrupted (its content was decided), as far as its
-    # steps touch opset's own outputs (the journal may be planted: `writer.recover`).
+    # steps touch opset's own outputs (the journal may be planted: `journal.recover`).
     left_alone = [] if check else recover(root, _declared_outputs(root, kinds))
     staging = None if check else Staging(root)
     # What is there before anything is staged: the stale files are those no kind produces, and
@@ -291,7 +291,7 @@ def _stream(
         raise
     if staging is not None:
         staging.sweep(kinds)
-        staging.finish(stale, last=MANIFEST)  # the manifest last: see `writer`
+        staging.finish(stale, last=MANIFEST)  # the manifest last: see `load.journal`
     return FilesOnDisk(root, produced, overlay), changes, file_digests, units, left_alone
 
 

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PureWindowsPath
 
-from toolkit.load.files import file_digest_of, git_folder_name
+from toolkit.load.files import file_digest_of, git_folder_name, read_regular_file
 
 JOURNAL = ".opset-toolkit-commit.json"
 JOURNAL_FORMAT = "opset-toolkit-commit-2"
@@ -33,7 +33,8 @@ Staged = tuple[str, str, str | None]
 
 
 class JournalError(OSError):
-    """A journal this writer did not write (or a damaged one): nothing of it was applied."""
+    """A journal this writer did not write (or a damaged one: nothing of it was applied), or one
+    naming steps its caller does not own (`journal_refused`)."""
 
 
 @dataclass(frozen=True)
@@ -155,8 +156,6 @@ def journal_refused(root: Path, left: Sequence[str]) -> JournalError:
 def _read_journal(root: Path) -> _Journal:
     """The journal's steps, relative to `root`, after checking that they are what `Staging.finish`
     writes; JournalError otherwise."""
-    from toolkit.load.files import read_regular_file  # imported on use: only a kill leaves a journal
-
     journal = root / JOURNAL
     refused = JournalError(
         0,
