@@ -2,9 +2,9 @@
 
 The manifest (`toolkit.load.manifest`) lists what the last run wrote, per kind, with digests. A
 run replaces a file opset wrote (`manifest.wrote`: listed, and its bytes still have the recorded
-digest), removes one no generator produces any more (stale), and leaves every other file where it
-is; a listed file whose bytes changed is refused like any file opset did not write (`--adopt` lets
-the run overwrite it, never delete it). A kind the manifest does not list yet (an output folder from before manifests,
+digest or its generated header), removes one no generator produces any more (stale), and leaves
+every other file where it is; a listed file that is neither is refused like any file opset did not
+write (`--adopt` lets the run overwrite it, never delete it). A kind the manifest does not list yet (an output folder from before manifests,
 or one someone else filled: `out = "."` puts the `docs/` and `python/` kinds beside the project's
 own files) is judged by the generated header: header files are opset's; if any other file is
 there the run is refused before anything is written, naming the files, unless the invoker passes
@@ -32,8 +32,9 @@ def stale_files(
     root: Path, kinds: Sequence[str], before: Iterable[str], produced: Iterable[str], manifest: Owned
 ) -> tuple[list[str], list[str]]:
     """(opset's files under the kinds' folders that no generator produced: to remove, the other
-    files there that opset would have removed but did not write: a listed file whose bytes changed
-    since, or any file of a kind without a manifest entry but the header files), both sorted."""
+    files there that opset would have removed but did not write: a listed file without its recorded
+    digest or the header, or any file of a kind without a manifest entry but the header files),
+    both sorted."""
     made = set(produced)
     remove: list[str] = []
     foreign: list[str] = []

@@ -43,7 +43,7 @@ class KindOutput:
 @dataclass(frozen=True)
 class Ownership:
     """Which existing files of a kind opset may overwrite: those it wrote by the manifest
-    (`manifest.wrote`: listed, with their recorded digest; `manifest` None: the kind has no
+    (`manifest.wrote`: listed, with their recorded digest or the header; `manifest` None: the kind has no
     manifest entry, then those that carry the generated header), or any (`adopt`, the invoker's
     --adopt)."""
 

@@ -68,11 +68,20 @@ def read_manifest(root: Path) -> Owned:
 
 def wrote(root: Path, owned: Owned, rel: str) -> bool:
     """THE test of "a file opset wrote" (`rel` relative to the output `root`): the manifest `owned`
-    lists it under its kind and the file's current bytes have the digest recorded there. Every
-    replacement or removal on the manifest's word asks this (stale files, overwrites, the commit
-    journal's roll-forward)."""
+    lists it under its kind, and the file's current bytes have the digest recorded there or still
+    start with the generated header. The header keeps a generated file that was edited since (by
+    hand, or by a merge of two branches' outputs) opset's to regenerate, as its header says; a
+    file of the user's own, which a manifest committed by a stranger could list, has no such
+    header and a digest no one else knows. Every replacement or removal on the manifest's word
+    asks this (stale files, overwrites, the commit journal's roll-forward)."""
     recorded = owned.get(rel.split("/", 1)[0], {}).get(rel)
-    return recorded is not None and file_digest_of(root / rel, MAX_OUTPUT_BYTES) == recorded
+    if recorded is None:
+        return False
+    path = root / rel
+    if file_digest_of(path, MAX_OUTPUT_BYTES) == recorded:
+        return True
+    head = head_of(path)
+    return head is not None and carries_header(head)
 
 
 def _plain_path(rel: object, kind: str) -> bool:
