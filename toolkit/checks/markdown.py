@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from toolkit.checks.markdown_blocks import Runs
 from toolkit.checks.markdown_code import CodeBlock, code_block
 from toolkit.checks.markdown_links import (
     Spans,
@@ -313,7 +314,7 @@ def _analysed(lines: tuple[str, ...]) -> Analysis:
         return Analysis((), (), (), (), ())
     source = "\n".join(lines) + "\n"
     tokens = parser().parse(source)
-    found = _Found()
+    found = _Found(lines)
     cut = "|" in source and _DELIMITER_ROW.search(source) is not None  # tables may cut spans
     for index, token in enumerate(tokens):
         kind = token.type
@@ -361,7 +362,8 @@ def _analysed(lines: tuple[str, ...]) -> Analysis:
 class _Found:
     """What `analyse_lines` collects."""
 
-    def __init__(self) -> None:
+    def __init__(self, lines: tuple[str, ...]) -> None:
+        self.runs = Runs(lines, _inline_spans)  # read on first use: most docs never ask
         self.html: list[RawHtml] = []
         self.fences: list[OpenFence] = []
         self.headings: list[Heading] = []
@@ -420,6 +422,11 @@ def _inline(token: Token, lines: tuple[str, ...], found: _Found, cut: bool) -> N
     loose = any(
         name == "backticks" and not content[start:stop].strip("`") for name, start, stop, _, _ in spans
     )
+    # Lines Python-Markdown may group otherwise (`markdown_blocks`): backticks a neighbouring line
+    # leaves open pair across the block boundary there, and a span over a line it may cut is
+    # text there (each line is then read on its own too, as a table row is).
+    ambiguous = found.runs.ambiguous(first, parts)
+    loose = loose or (ambiguous and not found.runs.balanced(first))
     for name, start, stop, target, opening in spans:
         if name == "escape" and content[start + 1 : start + 2] not in ESCAPED_BY_BOTH:
             # Python-Markdown keeps the backslash and reads the character as it stands: a tag
@@ -461,8 +468,9 @@ def _inline(token: Token, lines: tuple[str, ...], found: _Found, cut: bool) -> N
             fixes.add(at)
             found.links.append(UnsafeLink(*position(at), construct, scheme, position(at)))
     tag_like = (match.start() for match in TAG_LIKE.finditer(content))
-    # A table reads each row on its own: what protects there must protect in that reading too.
-    rows = _row_spans(content, starts) if cut and len(starts) > 1 else None
+    # A table reads each row on its own, and so may Python-Markdown cut an ambiguous content:
+    # what protects there must protect in that reading too.
+    rows = _row_spans(content, starts, cut) if (cut or ambiguous) and len(starts) > 1 else None
     for out, offsets, covered, row_covered in (
         (found.tag_like, tag_like, Spans(protected), rows and rows[0]),
         (found.marks, attribute_lists(content), Spans(protected + code_only), rows and rows[1]),
@@ -479,10 +487,10 @@ def _inline(token: Token, lines: tuple[str, ...], found: _Found, cut: bool) -> N
     found.marks.sort()
 
 
-def _row_spans(content: str, starts: list[int]) -> tuple[Spans, Spans]:
+def _row_spans(content: str, starts: list[int], cut: bool) -> tuple[Spans, Spans]:
     """The spans that protect a `<`, and those that protect a `{`, when each line of `content`
-    is read as a table row: on its own, cut at its unescaped `|`s, but for a `{` a code span is
-    kept whole (Python-Markdown). Raw HTML protects nothing: it is what is looked for."""
+    is read on its own; as a table row (`cut`) also cut at its unescaped `|`s, but for a `{` a
+    code span is kept whole (Python-Markdown). Raw HTML protects nothing: it is looked for."""
     tags: list[tuple[int, int]] = []
     code: list[tuple[int, int]] = []
     for row, start in enumerate(starts):
@@ -492,7 +500,7 @@ def _row_spans(content: str, starts: list[int]) -> tuple[Spans, Spans]:
                 continue
             if name == "escape" and line[first + 1 : first + 2] not in ESCAPED_BY_BOTH:
                 continue
-            if _CELL_BREAK.search(line, first, stop):
+            if cut and _CELL_BREAK.search(line, first, stop):
                 if name == "backticks":
                     code.append((start + first, start + stop))
                 continue

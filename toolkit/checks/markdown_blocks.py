@@ -1,0 +1,73 @@
+"""Where the two renderers may group a doc's lines into inline content differently.
+
+The analysis (`toolkit.checks.markdown`) reads a doc's blocks as CommonMark does; Python-Markdown
+(mkdocs) cuts a doc into blocks at blank lines first and reads the lines between them otherwise:
+a list item, a `1)` item or a widely spaced thematic break does not interrupt its paragraph (the
+lines join it, lazily), and a `#` line without a space, a `>` line behind a four-space list
+indent or a setext underline cuts one that CommonMark keeps whole. A code span or link that
+CommonMark reads in one block then pairs with backticks or brackets of a neighbouring line in
+the other reading (`x `a` over `* `<img ...>``: the tag is code in one, live in the other).
+
+So an inline content whose lines are not exactly a run of non-blank lines, or that holds a line
+Python-Markdown may cut at, is *ambiguous*: what protects a `<` or `{` in it must protect in every
+grouping of the run's lines. Two facts make that checkable without a second parser: backtick
+pairing is greedy, so when every line of the run pairs all its backtick runs on its own, any
+grouping of consecutive lines pairs them the same way (else code spans protect nothing there);
+and reading each line on its own (the analysis's row reading) is the grouping that cuts most.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+# What a line of a paragraph may start with (after blanks) where Python-Markdown may cut it:
+# an ATX heading (no space needed), a blockquote, a setext underline or a thematic break, a list
+# marker or an admonition. A superset: cutting more often only protects less.
+_CUT_STARTS = frozenset("#>=-*_+!|0123456789")
+
+
+class Runs:
+    """The runs of non-blank lines of one doc (`lines`), computed once, and whether each run's
+    backtick runs all pair within their own lines (`spans_of` reads one line's inline spans)."""
+
+    def __init__(self, lines: tuple[str, ...], spans_of: Callable[[str], list[Any]]) -> None:
+        self._lines = lines
+        self._spans_of = spans_of
+        self._bounds: list[tuple[int, int]] | None = None
+        self._balanced: dict[int, bool] = {}
+
+    def _run(self, line: int) -> tuple[int, int]:
+        if self._bounds is None:  # one pass for the doc: a long run is not walked per block
+            bounds: list[tuple[int, int]] = []
+            start = 0
+            for index, text in enumerate(self._lines):
+                if not text.strip():
+                    bounds.extend((start, index) for _ in range(start, index + 1))
+                    start = index + 1
+            bounds.extend((start, len(self._lines)) for _ in range(start, len(self._lines)))
+            self._bounds = bounds
+        return self._bounds[line]
+
+    def ambiguous(self, first: int, parts: list[str]) -> bool:
+        """Whether the inline content on lines `first` on (`parts`: each line as CommonMark reads
+        it) may be grouped otherwise by Python-Markdown."""
+        if self._run(first) != (first, first + len(parts)):
+            return True
+        return any(part.lstrip()[:1] in _CUT_STARTS for part in parts[1:])
+
+    def balanced(self, line: int) -> bool:
+        """Whether every line of the run holding `line` pairs all its backtick runs on its own."""
+        start, end = self._run(line)
+        found = self._balanced.get(start)
+        if found is None:
+            found = all(self._line_balanced(text) for text in self._lines[start:end])
+            self._balanced[start] = found
+        return found
+
+    def _line_balanced(self, text: str) -> bool:
+        # a backtick run CommonMark finds no closer for is recorded as a span of backticks only
+        return "`" not in text or not any(
+            name == "backticks" and not text[start:stop].strip("`")
+            for name, start, stop, _, _ in self._spans_of(text)
+        )
