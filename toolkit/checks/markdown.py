@@ -314,7 +314,7 @@ def _analysed(lines: tuple[str, ...]) -> Analysis:
         return Analysis((), (), (), (), ())
     source = "\n".join(lines) + "\n"
     tokens = parser().parse(source)
-    found = _Found(lines)
+    found = _Found(lines, tokens)
     cut = "|" in source and _DELIMITER_ROW.search(source) is not None  # tables may cut spans
     for index, token in enumerate(tokens):
         kind = token.type
@@ -362,8 +362,8 @@ def _analysed(lines: tuple[str, ...]) -> Analysis:
 class _Found:
     """What `analyse_lines` collects."""
 
-    def __init__(self, lines: tuple[str, ...]) -> None:
-        self.runs = Runs(lines, _inline_spans)  # read on first use: most docs never ask
+    def __init__(self, lines: tuple[str, ...], tokens: list[Token]) -> None:
+        self.runs = Runs(lines, tokens, _inline_spans)  # read on first use: most docs never ask
         self.html: list[RawHtml] = []
         self.fences: list[OpenFence] = []
         self.headings: list[Heading] = []

@@ -19,7 +19,10 @@ and reading each line on its own (the analysis's row reading) is the grouping th
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from markdown_it.token import Token
 
 # What a line of a paragraph may start with (after blanks) where Python-Markdown may cut it:
 # an ATX heading (no space needed), a blockquote, a setext underline or a thematic break, a list
@@ -28,14 +31,19 @@ _CUT_STARTS = frozenset("#>=-*_+!|0123456789")
 
 
 class Runs:
-    """The runs of non-blank lines of one doc (`lines`), computed once, and whether each run's
-    backtick runs all pair within their own lines (`spans_of` reads one line's inline spans)."""
+    """The runs of non-blank lines of one doc (`lines`, read as `tokens`), computed once, and
+    whether each run's backtick runs outside code all pair within their own lines (`spans_of`
+    reads one line's inline spans)."""
 
-    def __init__(self, lines: tuple[str, ...], spans_of: Callable[[str], list[Any]]) -> None:
+    def __init__(
+        self, lines: tuple[str, ...], tokens: list[Token], spans_of: Callable[[str], list[Any]]
+    ) -> None:
         self._lines = lines
+        self._tokens = tokens
         self._spans_of = spans_of
         self._bounds: list[tuple[int, int]] | None = None
         self._balanced: dict[int, bool] = {}
+        self._code: set[int] | None = None
 
     def _run(self, line: int) -> tuple[int, int]:
         if self._bounds is None:  # one pass for the doc: a long run is not walked per block
@@ -61,9 +69,22 @@ class Runs:
         start, end = self._run(line)
         found = self._balanced.get(start)
         if found is None:
-            found = all(self._line_balanced(text) for text in self._lines[start:end])
+            # Code is taken out before paragraphs are read (superfences stashes its fences): the
+            # lines around it still join, but its own backticks pair nothing.
+            code = self._code_lines()
+            found = all(
+                self._line_balanced(self._lines[index]) for index in range(start, end) if index not in code
+            )
             self._balanced[start] = found
         return found
+
+    def _code_lines(self) -> set[int]:
+        if self._code is None:  # once for the doc
+            self._code = set()
+            for token in self._tokens:
+                if token.map is not None and token.type in ("fence", "code_block"):
+                    self._code.update(range(*token.map))
+        return self._code
 
     def _line_balanced(self, text: str) -> bool:
         # a backtick run CommonMark finds no closer for is recorded as a span of backticks only
