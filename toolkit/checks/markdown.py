@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolkit.checks.markdown_blocks import Runs
 from toolkit.checks.markdown_code import CodeBlock, code_block
+from toolkit.checks.markdown_fast import may_need_repair
 from toolkit.checks.markdown_links import (
     Spans,
     autolink_kept,
@@ -330,6 +331,9 @@ def _analysed(lines: tuple[str, ...]) -> Analysis:
                 # lines are indented less than its opening line
                 found.fences.append(OpenFence(first, column, token.markup, end, _continuation(line[:column])))
             block = code_block(token, lines, closed)
+            if found.runs.unfenced(first) and (block is not None or may_need_repair(token.content)):
+                # no fence written there is code to Python-Markdown: the doc is shown as code
+                block = CodeBlock(first, end, None, (), "", True, closed)
             if block is not None:
                 found.code.append(block)
         elif kind == "html_block":

@@ -18,6 +18,7 @@ and reading each line on its own (the analysis's row reading) is the grouping th
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +29,9 @@ if TYPE_CHECKING:
 # an ATX heading (no space needed), a blockquote, a setext underline or a thematic break, a list
 # marker or an admonition. A superset: cutting more often only protects less.
 _CUT_STARTS = frozenset("#>=-*_+!|0123456789")
+# A line Python-Markdown reads as indented code when it opens a block (behind blockquote markers;
+# a list item's content takes four spaces more, so this is a superset there).
+_INDENTED = re.compile(r"(?:[ ]{0,3}>[ ]?)*[ ]{4}")
 
 
 class Runs:
@@ -63,6 +67,13 @@ class Runs:
         if self._run(first) != (first, first + len(parts)):
             return True
         return any(part.lstrip()[:1] in _CUT_STARTS for part in parts[1:])
+
+    def unfenced(self, line: int) -> bool:
+        """Whether a fence or code block at `line` is in a run that opens, before it, with a line
+        Python-Markdown reads as indented code: superfences then gives every fence of the run
+        back as text (its "greedy fences" revert), so none there is code to it."""
+        start, _ = self._run(line)
+        return start < line and _INDENTED.match(self._lines[start]) is not None
 
     def balanced(self, line: int) -> bool:
         """Whether every line of the run holding `line` pairs all its backtick runs on its own."""
