@@ -47,6 +47,7 @@ BLOCK_SPLITS = [
     # found by the two-renderer property: a run that opens as indented code gets its fences
     # back as text from superfences, the one the repair wrote for the second block included
     "    >\n-   -   -\n    - " + IMG,
+    "> x\n>\n>     code\n> -   -   -\n>     - " + IMG,  # in a blockquote: after a `>` line
 ]
 
 

@@ -48,6 +48,7 @@ class Runs:
         self._bounds: list[tuple[int, int]] | None = None
         self._balanced: dict[int, bool] = {}
         self._code: set[int] | None = None
+        self._quoted_starts: list[int] | None = None
 
     def _run(self, line: int) -> tuple[int, int]:
         if self._bounds is None:  # one pass for the doc: a long run is not walked per block
@@ -69,11 +70,24 @@ class Runs:
         return any(part.lstrip()[:1] in _CUT_STARTS for part in parts[1:])
 
     def unfenced(self, line: int) -> bool:
-        """Whether a fence or code block at `line` is in a run that opens, before it, with a line
-        Python-Markdown reads as indented code: superfences then gives every fence of the run
-        back as text (its "greedy fences" revert), so none there is code to it."""
-        start, _ = self._run(line)
-        return start < line and _INDENTED.match(self._lines[start]) is not None
+        """Whether a fence or code block at `line` is in a block that opens, before it, with a
+        line Python-Markdown reads as indented code: superfences then gives every fence of the
+        block back as text (its "greedy fences" revert), so none there is code to it. The block
+        is a run, or inside a blockquote the lines after its last line of only `>`s."""
+        if not line or not self._lines[line - 1].strip():
+            return False  # a block's first line: not after one
+        if self._quoted_starts is None:  # one pass for the doc
+            starts: list[int] = []
+            start = 0
+            for index, text in enumerate(self._lines):
+                if not text.strip(" >"):
+                    start = index + 1
+                starts.append(start)
+            self._quoted_starts = starts
+        return any(
+            start < line and _INDENTED.match(self._lines[start]) is not None
+            for start in (self._run(line)[0], self._quoted_starts[line])
+        )
 
     def balanced(self, line: int) -> bool:
         """Whether every line of the run holding `line` pairs all its backtick runs on its own."""
