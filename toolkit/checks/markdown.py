@@ -20,6 +20,8 @@ source offsets are recorded while they are parsed. Nothing here guesses structur
 * `{` in literal text that opens what Python-Markdown's attr_list extension (used by mkdocs sites)
   reads as attributes of an element (`{onclick=...}`), and a line that opens an admonition
   (`!!! note`, the admonition extension): escaped with a backslash (renders the same in both);
+* a span in content Python-Markdown may group into blocks otherwise protects only what it
+  protects in every grouping (`markdown_blocks`: `x `a` over `* `<b>``);
 * a backslash escape of a character Python-Markdown does not escape (`ESCAPED_BY_BOTH`) protects
   nothing: to it `\\<img ...>` is a backslash and a tag, so that `<` is raw HTML here too;
 * code that Python-Markdown may not read as code (`CodeBlock`): every indented code block whose
@@ -426,9 +428,8 @@ def _inline(token: Token, lines: tuple[str, ...], found: _Found, cut: bool) -> N
     loose = any(
         name == "backticks" and not content[start:stop].strip("`") for name, start, stop, _, _ in spans
     )
-    # Lines Python-Markdown may group otherwise (`markdown_blocks`): backticks a neighbouring line
-    # leaves open pair across the block boundary there, and a span over a line it may cut is
-    # text there (each line is then read on its own too, as a table row is).
+    # Lines Python-Markdown may group otherwise (`markdown_blocks`): backticks another line leaves
+    # open pair across the block boundary there; each line is read on its own too (`rows`).
     ambiguous = found.runs.ambiguous(first, parts)
     loose = loose or (ambiguous and not found.runs.balanced(first))
     for name, start, stop, target, opening in spans:
