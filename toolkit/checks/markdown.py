@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from toolkit.checks.markdown_blocks import Runs
+from toolkit.checks.markdown_blocks import CELL_BREAK, Runs
 from toolkit.checks.markdown_code import CodeBlock, code_block
 from toolkit.checks.markdown_fast import may_need_repair
 from toolkit.checks.markdown_links import (
@@ -52,7 +52,13 @@ from toolkit.checks.markdown_links import (
     unsafe_scheme,
     url_scheme,
 )
-from toolkit.checks.markdown_text import TAG_LIKE, attribute_lists, definition_literals, normalize
+from toolkit.checks.markdown_text import (
+    ESCAPED_BY_BOTH,
+    TAG_LIKE,
+    attribute_lists,
+    definition_literals,
+    normalize,
+)
 
 if TYPE_CHECKING:  # the parser is imported on first use: most docs never need it
     from markdown_it import MarkdownIt
@@ -69,12 +75,6 @@ _INLINE_RISK = re.compile(r"<[A-Za-z/!?]|\][(:]|\{|!!!")
 # What Python-Markdown's admonition extension opens a block with, at the start of any line of a
 # block (its RE: `!!!`, an optional space, a type word).
 ADMONITION = re.compile(r"!!! ?[\w-]")
-# The characters a backslash escapes in both renderers: CommonMark escapes every ASCII
-# punctuation character, Python-Markdown only these (`markdown.Markdown.ESCAPED_CHARS`, plus the
-# `|` of its tables extension, which mkdocs.yml enables). Before any other character it keeps the
-# backslash and reads the character as if unescaped, so only these escapes protect anything
-# (tests/test_docs_two_renderers.py compares this with the installed Python-Markdown).
-ESCAPED_BY_BOTH = frozenset("\\`*_{}[]()>#+-.!|")
 # A table's delimiter row: a line of `|`, `-`, `:` and blanks holding a `|` (after the prefix of
 # its containers: quote markers, list markers, indentation). GitHub's tables need a `-` in it,
 # Python-Markdown's (mkdocs.yml) do not (`:|:`). Where a doc holds one, a renderer may cut the
@@ -83,7 +83,6 @@ ESCAPED_BY_BOTH = frozenset("\\`*_{}[]()>#+-.!|")
 # `# x|y` over `--|--` as a table, not a heading), so it is looked for in the whole doc.
 # Possessive quantifiers: one pass per line whatever it holds.
 _DELIMITER_ROW = re.compile(r"^(?=[^\n]*\|)(?:[ \t>]|[-+*][ \t]|\d{1,9}[.)][ \t])*+[ \t|:-]++$", re.M)
-_CELL_BREAK = re.compile(r"(?<!\\)\|")
 
 
 @dataclass(frozen=True, slots=True)
@@ -429,9 +428,12 @@ def _inline(token: Token, lines: tuple[str, ...], found: _Found, cut: bool) -> N
         name == "backticks" and not content[start:stop].strip("`") for name, start, stop, _, _ in spans
     )
     # Lines Python-Markdown may group otherwise (`markdown_blocks`): backticks another line leaves
-    # open pair across the block boundary there; each line is read on its own too (`rows`).
-    ambiguous = found.runs.ambiguous(first, parts)
-    loose = loose or (ambiguous and not found.runs.balanced(first))
+    # open pair across the block boundary there (asked where a code span holds a `<` or `{`).
+    if not loose and any(
+        name == "backticks" and _holds_mark(content, start, stop) for name, start, stop, _, _ in spans
+    ):
+        loose = found.runs.pairs_otherwise(first, parts)
+    crossing = False  # whether a span that protects holds a line break
     for name, start, stop, target, opening in spans:
         if name == "escape" and content[start + 1 : start + 2] not in ESCAPED_BY_BOTH:
             # Python-Markdown keeps the backslash and reads the character as it stands: a tag
@@ -456,13 +458,14 @@ def _inline(token: Token, lines: tuple[str, ...], found: _Found, cut: bool) -> N
             continue  # backticks pair otherwise in Python-Markdown: what it holds is read as text
         if cut and content.find("\n", start, stop) >= 0:
             continue  # a table reads each row on its own: a span over two lines is text there
-        if cut and _CELL_BREAK.search(content, start, stop):
+        if cut and CELL_BREAK.search(content, start, stop):
             # a table cell ends inside it (GFM cuts rows before reading spans): what it holds is
             # text to markdown-it. Python-Markdown, the one renderer with attribute lists, keeps
             # code spans whole: a `{` in one is code to it.
             if name == "backticks":
                 code_only.append((start, stop))
             continue
+        crossing = crossing or content.find("\n", start, stop) >= 0  # a link's text counts too
         if name == "link":
             protected.append((opening, stop) if opening >= 0 else (start, stop))
             continue
@@ -473,9 +476,11 @@ def _inline(token: Token, lines: tuple[str, ...], found: _Found, cut: bool) -> N
             fixes.add(at)
             found.links.append(UnsafeLink(*position(at), construct, scheme, position(at)))
     tag_like = (match.start() for match in TAG_LIKE.finditer(content))
-    # A table reads each row on its own, and so may Python-Markdown cut an ambiguous content:
-    # what protects there must protect in that reading too.
-    rows = _row_spans(content, starts, cut) if (cut or ambiguous) and len(starts) > 1 else None
+    # A table reads each row on its own, and Python-Markdown may cut content it groups otherwise
+    # at any line: a span over a line break must protect in that reading too.
+    rows = None
+    if len(starts) > 1 and (cut or (crossing and found.runs.ambiguous(first, parts))):
+        rows = found.runs.rows(content, starts, cut)
     for out, offsets, covered, row_covered in (
         (found.tag_like, tag_like, Spans(protected), rows and rows[0]),
         (found.marks, attribute_lists(content), Spans(protected + code_only), rows and rows[1]),
@@ -492,25 +497,8 @@ def _inline(token: Token, lines: tuple[str, ...], found: _Found, cut: bool) -> N
     found.marks.sort()
 
 
-def _row_spans(content: str, starts: list[int], cut: bool) -> tuple[Spans, Spans]:
-    """The spans that protect a `<`, and those that protect a `{`, when each line of `content`
-    is read on its own; as a table row (`cut`) also cut at its unescaped `|`s, but for a `{` a
-    code span is kept whole (Python-Markdown). Raw HTML protects nothing: it is looked for."""
-    tags: list[tuple[int, int]] = []
-    code: list[tuple[int, int]] = []
-    for row, start in enumerate(starts):
-        line = content[start : starts[row + 1] - 1 if row + 1 < len(starts) else len(content)]
-        for name, first, stop, _, opening in _inline_spans(line):
-            if name == "html_inline":
-                continue
-            if name == "escape" and line[first + 1 : first + 2] not in ESCAPED_BY_BOTH:
-                continue
-            if cut and _CELL_BREAK.search(line, first, stop):
-                if name == "backticks":
-                    code.append((start + first, start + stop))
-                continue
-            tags.append((start + (opening if name == "link" and opening >= 0 else first), start + stop))
-    return Spans(tags), Spans(tags + code)
+def _holds_mark(content: str, start: int, stop: int) -> bool:
+    return content.find("<", start, stop) >= 0 or content.find("{", start, stop) >= 0
 
 
 def _row(starts: list[int], at: int) -> int:

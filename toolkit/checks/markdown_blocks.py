@@ -22,6 +22,9 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from toolkit.checks.markdown_links import Spans
+from toolkit.checks.markdown_text import ESCAPED_BY_BOTH
+
 if TYPE_CHECKING:
     from markdown_it.token import Token
 
@@ -29,15 +32,17 @@ if TYPE_CHECKING:
 # an ATX heading (no space needed), a blockquote, a setext underline or a thematic break, a list
 # marker or an admonition. A superset: cutting more often only protects less.
 _CUT_STARTS = frozenset("#>=-*_+!|0123456789")
+# A `|` that ends a table cell (not escaped): a table cuts its rows there before reading spans.
+CELL_BREAK = re.compile(r"(?<!\\)\|")
 # A line Python-Markdown reads as indented code when it opens a block (behind blockquote markers;
 # a list item's content takes four spaces more, so this is a superset there).
 _INDENTED = re.compile(r"(?:[ ]{0,3}>[ ]?)*[ ]{4}")
 
 
 class Runs:
-    """The runs of non-blank lines of one doc (`lines`, read as `tokens`), computed once, and
-    whether each run's backtick runs outside code all pair within their own lines (`spans_of`
-    reads one line's inline spans)."""
+    """The runs of non-blank lines of one doc (`lines`, read as `tokens`), computed once; whether
+    each run's backtick runs outside code all pair within their own lines; and the reading of a
+    content line by line (`rows`). `spans_of` reads one line's inline spans (the analysis's)."""
 
     def __init__(
         self, lines: tuple[str, ...], tokens: list[Token], spans_of: Callable[[str], list[Any]]
@@ -89,6 +94,12 @@ class Runs:
             for start in (self._run(line)[0], self._quoted_starts[line])
         )
 
+    def pairs_otherwise(self, first: int, parts: list[str]) -> bool:
+        """Whether Python-Markdown may pair the backticks of the inline content on lines `first`
+        on (`parts`) otherwise than CommonMark: it may group it with other lines, and a line of
+        its run leaves a backtick run open."""
+        return self.ambiguous(first, parts) and not self.balanced(first)
+
     def balanced(self, line: int) -> bool:
         """Whether every line of the run holding `line` pairs all its backtick runs on its own."""
         start, end = self._run(line)
@@ -102,6 +113,26 @@ class Runs:
             )
             self._balanced[start] = found
         return found
+
+    def rows(self, content: str, starts: list[int], cut: bool) -> tuple[Spans, Spans]:
+        """The spans that protect a `<`, and those that protect a `{`, when each line of `content`
+        is read on its own; as a table row (`cut`) also cut at its unescaped `|`s, but for a `{` a
+        code span is kept whole (Python-Markdown). Raw HTML protects nothing: it is looked for."""
+        tags: list[tuple[int, int]] = []
+        code: list[tuple[int, int]] = []
+        for row, start in enumerate(starts):
+            line = content[start : starts[row + 1] - 1 if row + 1 < len(starts) else len(content)]
+            for name, first, stop, _, opening in self._spans_of(line):
+                if name == "html_inline":
+                    continue
+                if name == "escape" and line[first + 1 : first + 2] not in ESCAPED_BY_BOTH:
+                    continue
+                if cut and CELL_BREAK.search(line, first, stop):
+                    if name == "backticks":
+                        code.append((start + first, start + stop))
+                    continue
+                tags.append((start + (opening if name == "link" and opening >= 0 else first), start + stop))
+        return Spans(tags), Spans(tags + code)
 
     def _code_lines(self) -> set[int]:
         if self._code is None:  # once for the doc

@@ -15,6 +15,13 @@ from collections.abc import Iterator
 # (`<b<b<b>`): so each one is escaped, all in one repair round (the doc renders the same).
 TAG_LIKE = re.compile(r"<[A-Za-z/!?]")
 
+# The characters a backslash escapes in both renderers: CommonMark escapes every ASCII
+# punctuation character, Python-Markdown only these (`markdown.Markdown.ESCAPED_CHARS`, plus the
+# `|` of its tables extension, which mkdocs.yml enables). Before any other character it keeps the
+# backslash and reads the character as if unescaped, so only these escapes protect anything
+# (tests/test_docs_two_renderers.py compares this with the installed Python-Markdown).
+ESCAPED_BY_BOTH = frozenset("\\`*_{}[]()>#+-.!|")
+
 # attr_list's pattern (its BASE_RE: `{`, an optional `:`, blanks, then a body without `}` or a
 # line break up to a `}`) matches at a `{` exactly when the next `}` or line break after it is a
 # `}` and something other than blanks comes before it; `_LIST_END` finds that `}` or break.
