@@ -41,7 +41,9 @@ BLOCK_SPLITS = [
     "x `a\n- a\n    `" + IMG + "`",  # and four-space (Python-Markdown's fixed list indent)
     "x `a\n```\ncode\n```\n`" + IMG + "`",  # superfences stashes the fence: the lines around join
     "x `\n> `a\n* `" + IMG + "`",  # a quote's lazy line: joined in neither reading of its own
-    "x [a\n#](" + IMG + ")",  # a `#` line cuts the paragraph (and the link) to Python-Markdown
+    "x [a\n#](" + IMG + ")",
+    "x `a\n* [b`](" + IMG + ")",  # a link with a backtick in its text: cut by the code span
+    "x `a\n* ![b`](" + IMG + ")",  # a `#` line cuts the paragraph (and the link) to Python-Markdown
     "> x `a\n> * `" + IMG + "`",  # in a blockquote
     "- y\n\n  x `a\n  * `" + IMG + "`",  # in a list item
     # found by the two-renderer property: a run that opens as indented code gets its fences
@@ -59,6 +61,16 @@ def test_a_span_in_content_grouped_otherwise_protects_nothing(doc: str) -> None:
     # the tag escaped; a `{` in code that is text in the other reading: the doc shown as code
     # (a backslash there is code too), as for any code span Python-Markdown pairs otherwise
     assert "&lt;img" in safe.text or safe.text == "```\n" + doc + "\n```"
+
+
+@pytest.mark.parametrize("doc", ["x `` y [b`](" + IMG + ")", "x `` y ![b`](" + IMG + ")"])
+def test_a_link_holding_a_backtick_protects_nothing_where_backticks_pair_otherwise(doc: str) -> None:
+    """In one paragraph too: a backtick run CommonMark leaves unpaired makes Python-Markdown pair
+    others (tests/test_docs_two_renderers.py); a code span there may cut a link, not only code."""
+    assert live(render_pm(doc))
+    safe = sanitize(doc).text
+    assert "&lt;img" in safe
+    assert_safe_in_both(safe)
 
 
 CLEAN = [

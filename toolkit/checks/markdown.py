@@ -422,16 +422,16 @@ def _inline(token: Token, lines: tuple[str, ...], found: _Found, cut: bool) -> N
     html_starts: set[int] = set()
     spans = _inline_spans(content)
     # A backtick run CommonMark finds no closer for is literal there; Python-Markdown then tries
-    # the run's shorter prefixes as openers and may pair other backticks: code spans are read
-    # differently, so none protects anything (a `<` in one is escaped, shown `&lt;` there).
+    # the run's shorter prefixes as openers and may pair other backticks: a span holding a
+    # backtick (a code span, a link with one in its text) may be cut by a code span there, so
+    # none protects anything (a `<` in one is escaped, shown `&lt;` there).
     loose = any(
         name == "backticks" and not content[start:stop].strip("`") for name, start, stop, _, _ in spans
     )
     # Lines Python-Markdown may group otherwise (`markdown_blocks`): backticks another line leaves
-    # open pair across the block boundary there (asked where a code span holds a `<` or `{`).
-    if not loose and any(
-        name == "backticks" and _holds_mark(content, start, stop) for name, start, stop, _, _ in spans
-    ):
+    # open pair across the block boundary there (asked where a span with a backtick holds a `<`
+    # or `{`: a span without one is whole inside or outside any code span Python-Markdown pairs).
+    if not loose and any(_fragile(content, start, stop) for _, start, stop, _, _ in spans):
         loose = found.runs.pairs_otherwise(first, parts)
     crossing = False  # whether a span that protects holds a line break
     for name, start, stop, target, opening in spans:
@@ -454,8 +454,8 @@ def _inline(token: Token, lines: tuple[str, ...], found: _Found, cut: bool) -> N
                 fix = start if name == "autolink" else opening
                 fixes.add(fix)
                 found.links.append(UnsafeLink(*position(start), name, scheme or "", position(fix)))
-        if loose and name == "backticks":
-            continue  # backticks pair otherwise in Python-Markdown: what it holds is read as text
+        if loose and content.find("`", start, stop) >= 0:
+            continue  # backticks pair otherwise in Python-Markdown: a code span may cut it there
         if cut and content.find("\n", start, stop) >= 0:
             continue  # a table reads each row on its own: a span over two lines is text there
         if cut and CELL_BREAK.search(content, start, stop):
@@ -497,8 +497,11 @@ def _inline(token: Token, lines: tuple[str, ...], found: _Found, cut: bool) -> N
     found.marks.sort()
 
 
-def _holds_mark(content: str, start: int, stop: int) -> bool:
-    return content.find("<", start, stop) >= 0 or content.find("{", start, stop) >= 0
+def _fragile(content: str, start: int, stop: int) -> bool:
+    """Whether the span from `start` to `stop` holds a backtick and a `<` or `{`."""
+    return content.find("`", start, stop) >= 0 and (
+        content.find("<", start, stop) >= 0 or content.find("{", start, stop) >= 0
+    )
 
 
 def _row(starts: list[int], at: int) -> int:
