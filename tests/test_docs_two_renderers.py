@@ -288,7 +288,7 @@ SHAPES = st.sampled_from(
         "\\", "<img src=x onerror=alert(1)>", "<b onclick=x>", "text", "|", "| a | b |\n|---|---|\n",
         "[", "]:", "{", ":|:", "`", "](", "{onclick=x}",
         # lines that interrupt a paragraph in one renderer and continue it in the other
-        # (tests/test_docs_blocks.py): list items, `1)`, a `#` without a space, wide breaks
+        # (tests/test_docs_grouping.py): list items, `1)`, a `#` without a space, wide breaks
         "\n* ", "\n+ ", "\n1) ", "\n2. ", "\n#", "\n # ", "\n-   -   -\n", "\n===\n",
         "\n```\nc\n```\n", "\n    ", "\n> ",
     ]

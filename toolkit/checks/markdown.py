@@ -21,7 +21,7 @@ source offsets are recorded while they are parsed. Nothing here guesses structur
   reads as attributes of an element (`{onclick=...}`), and a line that opens an admonition
   (`!!! note`, the admonition extension): escaped with a backslash (renders the same in both);
 * a span in content Python-Markdown may group into blocks otherwise protects only what it
-  protects in every grouping (`markdown_blocks`: `x `a` over `* `<b>``);
+  protects in every grouping (`markdown_grouping`: `x `a` over `* `<b>``);
 * a backslash escape of a character Python-Markdown does not escape (`ESCAPED_BY_BOTH`) protects
   nothing: to it `\\<img ...>` is a backslash and a tag, so that `<` is raw HTML here too;
 * code that Python-Markdown may not read as code (`CodeBlock`): every indented code block whose
@@ -42,9 +42,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from toolkit.checks.markdown_blocks import CELL_BREAK, Runs
 from toolkit.checks.markdown_code import CodeBlock, code_block
 from toolkit.checks.markdown_fast import may_need_repair
+from toolkit.checks.markdown_grouping import CELL_BREAK, Runs
 from toolkit.checks.markdown_links import (
     Spans,
     autolink_kept,
@@ -428,7 +428,7 @@ def _inline(token: Token, lines: tuple[str, ...], found: _Found, cut: bool) -> N
     loose = any(
         name == "backticks" and not content[start:stop].strip("`") for name, start, stop, _, _ in spans
     )
-    # Lines Python-Markdown may group otherwise (`markdown_blocks`): backticks another line leaves
+    # Lines Python-Markdown may group otherwise (`markdown_grouping`): backticks another line leaves
     # open pair across the block boundary there (asked where a span with a backtick holds a `<`
     # or `{`: a span without one is whole inside or outside any code span Python-Markdown pairs).
     if not loose and any(_fragile(content, start, stop) for _, start, stop, _, _ in spans):

@@ -10,7 +10,7 @@ block pairs with backticks or brackets of the neighbouring line in the other rea
     * `<img src=x onerror=alert(1)>`
 
 is a lone backtick and a list item holding code to CommonMark, and a code span `a\\n* ` followed
-by a live tag to Python-Markdown. `toolkit.checks.markdown_blocks` finds such ambiguous content;
+by a live tag to Python-Markdown. `toolkit.checks.markdown_grouping` finds such ambiguous content;
 what protects a `<` or `{` there must protect in every grouping (else it is escaped). Each doc
 below makes its payload live in Python-Markdown as written, and is safe in both once sanitized.
 """
