@@ -19,6 +19,7 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
+from output_helpers import as_if_written
 
 from toolkit.cli import build_parser, main
 
@@ -352,6 +353,8 @@ def test_generate_check_shows_a_stale_pb_decoded(tmp_path: Path, capsys: pytest.
     message.doc_string = "tampered \x1b]0;title\x07 doc"
     document.write_bytes(message.SerializeToString())
     (out / "proto/org.example.abc/opset_1.pb").write_bytes(b"\x00not a message")
+    # as if an earlier run had written them: a binary output edited since is not opset's by its bytes
+    as_if_written(out, "proto/org.example.abc/opset_2.pb", "proto/org.example.abc/opset_1.pb")
     code, stdout, _ = run(capsys, *base, "--check")
     assert code == 1
     assert f"--- a/{document} (decoded)" in stdout
