@@ -10,6 +10,7 @@ import pytest
 from vision_copy import REPO, VISION, newest_opset, operator_older_than, since
 
 from toolkit import load_registry
+from toolkit.authoring.bump import STUB_COMMENT
 from toolkit.cli import main
 
 ABC = REPO / "opsets" / "org.example.abc"
@@ -68,7 +69,8 @@ def test_bump_adds_lines_only(tree: Path, capsys: pytest.CaptureFixture[str]) ->
     assert f"bumped com.acme.vision.FusedConv to version {new_opset} (based_on: {based_on})" in out
     end = before["com.acme.vision/FusedConv.yaml"].count("\n")  # the new version starts below
     assert f"FusedConv.yaml:{end + 1}: write what changes in version {new_opset}" in out
-    assert f"FusedConv.yaml:{end + 8}: fill in the empty adapter stub" in out
+    stub_lines = STUB_COMMENT.count("\n") + 1  # the TODO comment lists every step kind
+    assert f"FusedConv.yaml:{end + 4 + stub_lines}: fill in the empty adapter stub" in out
 
     registry = load_registry([tree], cache=False)
     domain = registry.domain("com.acme.vision")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import io
 import os
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,15 +27,20 @@ from typing import Any
 from toolkit.checks.run import load_specs
 from toolkit.load import writer
 from toolkit.load.discovery import display_path
+from toolkit.model.adapter_steps import STEP_KINDS
 from toolkit.model.diagnostics import SpecError, UsageError
 from toolkit.model.released import has_release_rows, open_opset, released_through
 from toolkit.model.spec import DomainSpec, OperatorSpec, Release, SpecSet, canonical_domain, display_domain
 
-STUB_COMMENT = (
-    "TODO(opset bump): list the steps that turn a version-{old} node into a version-{new} node\n"
-    "(compatible if old nodes are valid unchanged; remove_attribute, rename_attribute,\n"
-    "set_attribute_if_absent, attribute_to_input, input_to_attribute, type_restriction, python).\n"
-    "Until then the empty list counts as no adapter; see docs/guide/authoring.md."
+# The kinds are listed from `STEP_KINDS`, the one table, so a new kind is named here too.
+STUB_COMMENT = "\n".join(
+    textwrap.wrap(
+        "TODO(opset bump): list the steps that turn a version-{old} node into a version-{new} node "
+        "(compatible if old nodes are valid unchanged; "
+        + ", ".join(kind for kind in STEP_KINDS if kind != "compatible")
+        + "). Until then the empty list counts as no adapter; see opset-toolkit's docs/guide/authoring.md.",
+        width=92,
+    )
 )
 STUB = "{upgrade: []}"
 VERSION_COMMENT = (

@@ -1,0 +1,121 @@
+"""What a newcomer following the guides literally meets (r12): the guides' worked examples are what
+the tool prints, natural mistakes get hints that say what to do, suggested commands work, and
+nothing surprising happens silently.
+
+The worked examples are checked with the docs code-block extraction of
+`tests/test_docs_code_blocks.py` (`blocks()`): a block whose fence follows
+`<!-- checked: output -->` is a console block whose `$ opset ...` commands run in order, in a
+fresh copy of the guide's repository, each printing exactly the lines shown after it; one that
+follows `<!-- checked: excerpt of PATH after `opset ...` -->` is a run of lines of PATH after
+that command.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+from pathlib import Path
+
+import pytest
+from test_docs_code_blocks import REPO, Block, blocks
+
+from toolkit.cli import main
+from toolkit.model.adapter_steps import STEP_KINDS
+
+CHECKED = re.compile(r"<!--\s*checked:\s*(.+?)\s*-->")
+EXCERPT = re.compile(r"excerpt of (\S+) after `([^`]+)`")
+
+
+def _marker(block: Block) -> str | None:
+    lines = block.file.read_text(encoding="utf-8").splitlines()
+    found = CHECKED.search(lines[block.line - 2]) if block.line >= 2 else None
+    return found.group(1) if found else None
+
+
+CHECKED_BLOCKS = [(b, m) for b in blocks() if (m := _marker(b)) is not None]
+
+
+def _fresh_context(block: Block, tmp_path: Path) -> Path:
+    """A fresh copy of the repository the block's guide works in."""
+    if block.file.name == "vendor-domain.md":
+        root = tmp_path / "newco-ops"
+        assert main(["init", "-q", str(root), "--domain", "com.newco.audio"]) == 0
+        return root
+    shutil.copytree(REPO / "opsets", tmp_path / "opsets")
+    return tmp_path
+
+
+def _run(line: str, capsys: pytest.CaptureFixture[str]) -> list[str]:
+    words = shlex.split(line.removeprefix("$ "), comments=True)
+    assert words[0] == "opset", line
+    capsys.readouterr()
+    main(words[1:])
+    out = capsys.readouterr()
+    return (out.out + out.err).rstrip("\n").splitlines()
+
+
+def test_the_guides_check_their_worked_examples() -> None:
+    names = {b.file.name for b, _ in CHECKED_BLOCKS}
+    assert {"authoring.md", "add-operator.md", "new-operator-version.md"} <= names
+
+
+@pytest.mark.parametrize(
+    ("block", "marker"), CHECKED_BLOCKS, ids=lambda v: v.name if isinstance(v, Block) else ""
+)
+def test_worked_example_is_what_the_tool_prints(
+    block: Block,
+    marker: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(_fresh_context(block, tmp_path))
+    excerpt = EXCERPT.fullmatch(marker)
+    if excerpt is not None:
+        _run(excerpt.group(2), capsys)
+        text = Path(excerpt.group(1)).read_text(encoding="utf-8")
+        assert block.code in text, f"{block.name}: not a run of lines of {excerpt.group(1)}:\n{text[-2000:]}"
+        return
+    assert marker == "output" and block.lang == "console", block.name
+    shown: list[tuple[str, list[str]]] = []
+    for line in block.code.splitlines():
+        if line.startswith("$ "):
+            shown.append((line, []))
+        else:
+            shown[-1][1].append(line)
+    for command, expected in shown:
+        assert _run(command, capsys) == expected, f"{block.name}: `{command}` prints otherwise"
+
+
+def test_authoring_guide_tables_every_step_kind() -> None:
+    page = (REPO / "docs" / "guide" / "authoring.md").read_text(encoding="utf-8")
+    section = page[page.index("## Version adapters") : page.index("### What an absent attribute")]
+    assert re.findall(r"^\| `(\w+)` \|", section, flags=re.M) == list(STEP_KINDS)
+
+
+def test_bump_stub_names_every_step_kind_and_whose_guide(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shutil.copytree(REPO / "opsets", tmp_path / "opsets")
+    monkeypatch.chdir(tmp_path)
+    assert main(["bump", "com.acme.vision.FusedConv"]) == 0
+    text = (tmp_path / "opsets" / "com.acme.vision" / "FusedConv.yaml").read_text(encoding="utf-8")
+    stub = text[text.index("# TODO(opset bump)") : text.index("adapter: {upgrade: []}")]
+    words = " ".join(line.strip().removeprefix("# ") for line in stub.splitlines())
+    for kind in STEP_KINDS:
+        assert re.search(rf"\b{kind}\b", words), kind
+    assert "see opset-toolkit's docs/guide/authoring.md" in words
+
+
+def test_vendor_guide_lists_every_file_init_writes(tmp_path: Path) -> None:
+    root = tmp_path / "newco-ops"
+    assert main(["init", "-q", str(root), "--domain", "com.newco.audio"]) == 0
+    written = {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
+    page = (REPO / "docs" / "guide" / "vendor-domain.md").read_text(encoding="utf-8")
+    section = page[page.index("## 1. Create the repository") : page.index("### Editors")]
+    listed: set[str] = set()
+    for row in re.findall(r"^\| (.+?) \|", section, flags=re.M):
+        for pattern in re.findall(r"`([^`]+)`", row):
+            listed |= {p.relative_to(root).as_posix() for p in root.glob(pattern) if p.is_file()}
+    assert listed == written
