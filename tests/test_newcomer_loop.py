@@ -119,3 +119,95 @@ def test_vendor_guide_lists_every_file_init_writes(tmp_path: Path) -> None:
         for pattern in re.findall(r"`([^`]+)`", row):
             listed |= {p.relative_to(root).as_posix() for p in root.glob(pattern) if p.is_file()}
     assert listed == written
+
+
+# --------------------------------------------------------------------------- natural YAML mistakes
+
+GAIN = Path("opsets/com.newco.audio/Gain.yaml")
+
+
+@pytest.fixture
+def newco(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The repository `opset init` makes (docs/guide/vendor-domain.md), as the working directory."""
+    root = tmp_path / "newco-ops"
+    assert main(["init", "-q", str(root), "--domain", "com.newco.audio"]) == 0
+    monkeypatch.chdir(root)
+    return root
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, old
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def _validate(capsys: pytest.CaptureFixture[str]) -> tuple[int, list[str]]:
+    capsys.readouterr()
+    code = main(["validate"])
+    out = capsys.readouterr()
+    return code, (out.err + out.out).splitlines()
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "located", "hint"),
+    [
+        (
+            '{allowed: "@float_types",',
+            "{allowed: @float_types,",
+            "Gain.yaml:16:20: error[YAML-SYNTAX]",
+            'a value cannot start with `@` unquoted: quote it, "@float_types"',
+        ),
+        (
+            "    outputs:",
+            "\toutputs:",
+            "Gain.yaml:11:1: error[YAML-SYNTAX]",
+            "YAML does not allow tabs for indentation; use spaces",
+        ),
+        (
+            "    doc: |\n      Multiplies every element of `X`",
+            "    doc: |\n    TODO: multiplies every element of `X`",
+            "Gain.yaml:8:5: error[SCHEMA-UNKNOWN-KEY]: unknown key 'TODO'",
+            "the `doc:` block on line 7 is empty: indent its text more than `doc:`",
+        ),
+        (
+            "    doc: |\n      Multiplies",
+            "    doc: |\n    Multiplies",
+            "Gain.yaml:9:5: error[YAML-SYNTAX]",
+            "the `doc:` block on line 7 is empty: indent its text more than `doc:`",
+        ),
+        (
+            "{type: float, default: 1.0,",
+            "{type: int, default: true,",
+            "Gain.yaml:14:34: error[ATTR-DEFAULT-TYPE]: default true is not a valid int value",
+            "write a whole number",
+        ),
+        (
+            "{type: float, default: 1.0,",
+            '{type: float, default: "1.5",',
+            'Gain.yaml:14:36: error[ATTR-DEFAULT-TYPE]: default "1.5" is not a valid float value',
+            "write the number without quotes",
+        ),
+    ],
+    ids=["unquoted-at", "tab-indent", "dedented-doc-key", "dedented-doc-text", "yaml-true", "quoted-number"],
+)
+def test_natural_yaml_mistake_gets_a_hint_that_says_what_to_do(
+    newco: Path, capsys: pytest.CaptureFixture[str], old: str, new: str, located: str, hint: str
+) -> None:
+    _edit(newco / GAIN, old, new)
+    code, lines = _validate(capsys)
+    assert code == 1
+    at = next(i for i, line in enumerate(lines) if located in line)
+    assert lines[at].startswith(f"{GAIN.as_posix().rsplit('/', 1)[0]}/")
+    assert lines[at + 1] == f"  hint: {hint}"
+
+
+def test_doc_html_hint_says_whose_ir_md(newco: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _edit(newco / GAIN, "Multiplies every element", "Multiplies <b>every</b> element")
+    code, lines = _validate(capsys)
+    assert code == 0  # a warning
+    at = next(i for i, line in enumerate(lines) if "warning[DOC-HTML]" in line)
+    assert lines[at].startswith("opsets/com.newco.audio/Gain.yaml:8:")
+    assert (
+        lines[at + 1]
+        == "  hint: ONNX's IR.md allows Markdown only: use Markdown syntax or put the markup in `code`"
+    )

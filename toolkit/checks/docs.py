@@ -50,11 +50,11 @@ DOC_HTML = register(
     "DOC-HTML",
     "docs",
     "warning",
-    "A doc contains raw HTML; IR.md allows Markdown only (the docs generator escapes it).",
+    "A doc contains raw HTML; ONNX's IR.md allows Markdown only (the docs generator escapes it).",
     category=DOCS,
-    hint="IR.md allows Markdown only: use Markdown syntax or put the markup in `code`",
+    hint="ONNX's IR.md allows Markdown only: use Markdown syntax or put the markup in `code`",
     doc="""\
-**Why:** schema docs are Markdown (IR.md). Raw HTML is rendered differently, or not at all, by
+**Why:** schema docs are Markdown (ONNX's IR.md). Raw HTML is rendered differently, or not at all, by
 each viewer, and an unclosed tag can swallow the rest of a generated page, so the docs generator
 shows it as text (`&lt;b>`) with a note. What counts as HTML is what a CommonMark parser reads as
 HTML: `a < b`, autolinks such as `<https://onnx.ai>` and anything inside code are not.

@@ -10,6 +10,7 @@ of their protobuf field.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterator
 from typing import Any
@@ -131,17 +132,33 @@ def attribute_default(
 
 
 def _bad_default(attr_type: AttrType, value: Any, where: Location) -> Diagnostic:
+    element = attr_type.element.value
+    if isinstance(value, str) and element in ("int", "float") and _reads_as_number(value):
+        hint = "write the number without quotes"
+    else:
+        hint = {"int": "write a whole number", "float": "write a number such as 1.0", "string": "quote the value"}.get(
+            element, ""
+        )
     return Diagnostic(
         "ATTR-DEFAULT-TYPE",
-        f"default {value!r} is not a valid {attr_type.value} value",
+        f"default {_yaml_spelling(value)} is not a valid {attr_type.value} value",
         where,
-        {
-            "int": "write a whole number",
-            "float": "write a number such as 1.0",
-            "string": "quote the value",
-        }.get(attr_type.element.value, "")
-        + (" (as a list: [a, b])" if attr_type.is_list else ""),
+        hint + (" (as a list: [a, b])" if attr_type.is_list else ""),
     )
+
+
+def _yaml_spelling(value: Any) -> str:
+    """The value as the spec file could spell it (`true`, `null`, `"1.0"`; JSON is YAML), cut short."""
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _reads_as_number(text: str) -> bool:
+    try:
+        float(text.strip())
+    except ValueError:
+        return False
+    return True
 
 
 def _out_of_range(attr_type: AttrType, where: Location) -> Diagnostic:

@@ -8,6 +8,7 @@ imports it, so the catalog is complete whenever specs are checked.
 
 from __future__ import annotations
 
+from toolkit.load import yaml_hints
 from toolkit.load.example_files import BUDGET_ENV, DEFAULT_MAX_EXAMPLE_BYTES
 from toolkit.model.rules import register
 
@@ -154,8 +155,15 @@ register(
     "error",
     "The file is not well-formed YAML.",
     category=FILES,
-    hint="check indentation, quoting and `key: value` pairs around this position",
-    doc="**Why:** the YAML parser stopped at the given position; nothing in the file can be used.",
+    hint=yaml_hints.GENERAL,
+    doc="""\
+**Why:** the YAML parser stopped at the given position; nothing in the file can be used. The hint
+names the usual mistakes when it sees one: a value starting with `@` or a backtick unquoted, a
+tab used for indentation, the text of a `doc: |` block written no deeper than `doc:`.
+
+**Before:** `T: {allowed: @float_types}`
+
+**After:** `T: {allowed: "@float_types"}`""",
 )
 register(
     "YAML-DUPLICATE-KEY",

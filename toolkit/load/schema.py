@@ -80,6 +80,16 @@ def _suppressed_rules(data: Any, path: tuple[Any, ...]) -> frozenset[str]:
     return frozenset()
 
 
+def _emptied_block_hint(source: Source, path: tuple[Any, ...], mapping: dict[Any, Any], line: int) -> str:
+    """An unknown key on the line after a key holding an empty string is, most often, the text of
+    a `doc: |` block written no deeper than `doc:` (so the block ended empty and its first line
+    became a key): say so instead of listing the allowed keys."""
+    for other, value in mapping.items():
+        if value == "" and isinstance(other, str) and source.loc(*path, other, key=True).line == line - 1:
+            return f"the `{other}:` block on line {line - 1} is empty: indent its text more than `{other}:`"
+    return ""
+
+
 def _map_schema_error(source: Source, error: Any) -> list[Diagnostic]:
     path = tuple(error.absolute_path)
     where = source.loc(*path)
@@ -92,11 +102,9 @@ def _map_schema_error(source: Source, error: Any) -> list[Diagnostic]:
         for key in sorted(set(error.instance) - set(allowed)):
             close = difflib.get_close_matches(key, allowed, n=1)
             hint = f"did you mean '{close[0]}'?" if close else f"allowed keys: {', '.join(allowed)}"
-            out.append(
-                Diagnostic(
-                    "SCHEMA-UNKNOWN-KEY", f"unknown key '{key}'", source.loc(*path, key, key=True), hint
-                )
-            )
+            where = source.loc(*path, key, key=True)
+            hint = _emptied_block_hint(source, path, error.instance, where.line) or hint
+            out.append(Diagnostic("SCHEMA-UNKNOWN-KEY", f"unknown key '{key}'", where, hint))
         return out
     if keyword == "required":
         missing = error.message.split("'")[1] if "'" in error.message else error.message

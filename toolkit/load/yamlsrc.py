@@ -17,6 +17,7 @@ import yaml
 
 from toolkit.load import yaml12
 from toolkit.load.files import MAX_FILE_BYTES, read_regular_file, too_large_diagnostic
+from toolkit.load.yaml_hints import syntax_hint
 from toolkit.model.diagnostics import Diagnostic
 from toolkit.model.integers import IntegerOutOfRange
 from toolkit.model.spec import Location
@@ -144,13 +145,9 @@ def parse_yaml_text(text: str, display: str) -> Any:
         problem = exc.problem or exc.context or "malformed YAML"
         if "nesting depth" in problem:  # libyaml's own limit
             raise YamlProblem(_depth_diagnostic(Location(display, line, column))) from None
+        where = Location(display, line, column)
         raise YamlProblem(
-            Diagnostic(
-                "YAML-SYNTAX",
-                f"malformed YAML: {problem}",
-                Location(display, line, column),
-                "check indentation, quoting and `key: value` pairs around this position",
-            )
+            Diagnostic("YAML-SYNTAX", f"malformed YAML: {problem}", where, syntax_hint(_LINE_BREAK.split(text), line, column))
         ) from None
     except yaml.YAMLError as exc:
         raise YamlProblem(
