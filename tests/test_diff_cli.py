@@ -493,6 +493,9 @@ def test_missing_ref_message(
     capsys: pytest.CaptureFixture[str], repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(repo)
+    # The fetch is suggested only where there is a remote to fetch from (tests/test_newcomer_loop.py:
+    # without one, the message says so).
+    _git(repo, "remote", "add", "origin", "https://example.invalid/specs.git")
     code, _, err = run(capsys, "diff", "--against", "origin/release-1")
     assert code == 2
     assert "no such git ref" in err and "git fetch origin release-1" in err

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import shlex
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -211,3 +212,84 @@ def test_doc_html_hint_says_whose_ir_md(newco: Path, capsys: pytest.CaptureFixtu
         lines[at + 1]
         == "  hint: ONNX's IR.md allows Markdown only: use Markdown syntax or put the markup in `code`"
     )
+
+
+# --------------------------------------------------------------------------- hints that propose commands
+
+
+def _git(root: Path, *args: str) -> None:
+    subprocess.run(
+        [
+            "git",
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.com",
+            "-c",
+            "init.defaultBranch=main",
+            *args,
+        ],
+        cwd=root,
+        check=True,
+        capture_output=True,
+    )
+
+
+def _opset(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[str]]:
+    capsys.readouterr()
+    code = main(list(args))
+    out = capsys.readouterr()
+    return code, (out.err + out.out).splitlines()
+
+
+def test_adapter_missing_after_bump_names_the_stub_line_and_the_step(
+    newco: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _git(newco, "init", "-q")
+    _git(newco, "add", "-A")
+    _git(newco, "commit", "-qm", "opset 1")
+    assert main(["bump", "com.newco.audio.Gain"]) == 0
+    with (newco / GAIN).open("a", encoding="utf-8") as file:
+        file.write("    attributes:\n      gain: {type: float, default: 2.0, doc: The factor.}\n")
+    stub = next(n for n, line in enumerate((newco / GAIN).read_text().splitlines(), 1) if "adapter:" in line)
+    code, lines = _opset(capsys, "diff", "--against", "HEAD")
+    assert code == 1
+    at = next(i for i, line in enumerate(lines) if "error[ADAPTER-MISSING]" in line)
+    assert lines[at].startswith(f"opsets/com.newco.audio/Gain.yaml:{stub}:")
+    assert "(attribute `gain` default changed from 1.0 to 2.0)" in lines[at]
+    hint = next(line for line in lines[at:] if line.startswith("  hint: "))
+    assert hint == (
+        f"  hint: fill in the `upgrade` list on line {stub}: "
+        "`{kind: set_attribute_if_absent, attribute: gain, value: 1.0}` (the old default)"
+    )
+
+
+def test_diff_against_head_before_the_first_commit_says_commit_first(
+    newco: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _git(newco, "init", "-q")
+    code, lines = _opset(capsys, "diff", "--against", "HEAD")
+    assert code == 2
+    assert lines[:2] == [
+        "opset: error: --against HEAD: this repository has no commit yet, so there is nothing to compare "
+        "with (every spec is new)",
+        "  hint: commit the specs first (`git add -A && git commit`); later changes are then compared with a commit",
+    ]
+    assert not any("git fetch" in line for line in lines)
+
+
+@pytest.mark.parametrize("committed", [False, True], ids=["fresh", "committed"])
+def test_diff_against_origin_without_origin_says_the_remote_is_missing(
+    newco: Path, capsys: pytest.CaptureFixture[str], committed: bool
+) -> None:
+    _git(newco, "init", "-q")
+    if committed:
+        _git(newco, "add", "-A")
+        _git(newco, "commit", "-qm", "opset 1")
+    code, lines = _opset(capsys, "diff", "--against", "origin/main")
+    assert code == 2
+    assert lines[0] == (
+        "opset: error: --against origin/main: no such git ref or commit, and this repository has no remote named origin"
+    )
+    assert lines[1].startswith("  hint: check the spelling") and "`git remote add origin URL`" in lines[1]
+    assert not any("git fetch" in line for line in lines)

@@ -93,6 +93,7 @@ def test_a_ref_in_a_fetch_hint_is_shell_quoted(repo: Path, capsys: pytest.Captur
     """`git fetch origin $(...)` pasted unquoted would run the ref's command substitution when
     the user copies the hint into a shell; quoted, the shell reads it as one word."""
     ref = "x$(touch${IFS}pwned)"
+    _git(repo, "remote", "add", "origin", "https://example.invalid/specs.git")  # else no fetch is hinted
     code, text = _run(capsys, "diff", f"--against={ref}")
     assert code == 2
     command = text.split("fetch it with `", 1)[1].split("`", 1)[0]

@@ -172,10 +172,27 @@ def _resolve(ref: str, top: Path, here: Path) -> str:
     # The ref is pasted into a command the user may copy into a shell (it may come from the
     # environment, PRE_COMMIT_FROM_REF): quoted, so `$(...)` or `;` in it stays text.
     remote, _, branch = ref.partition("/")
-    if branch and (remote == "origin" or remote in _git(["remote"], top).text().split()):
+    remotes = _git(["remote"], top).text().split()
+    # Where the ref would be fetched from: its own remote, else origin. Without it, a fetch fails.
+    no_remote = "origin" not in remotes and not (branch and remote in remotes)
+    names_origin = branch != "" and remote == "origin"
+    if not (no_remote and names_origin) and _git(["rev-parse", "--verify", "--quiet", "HEAD"], top).returncode:
+        raise UsageError(  # a fresh `git init`: nothing was committed, so nothing is released either
+            f"--against {ref}: this repository has no commit yet, so there is nothing to compare with "
+            "(every spec is new)\n"
+            "  hint: commit the specs first (`git add -A && git commit`); later changes are then "
+            "compared with a commit"
+        )
+    if no_remote:
+        raise UsageError(
+            f"--against {ref}: no such git ref or commit, and this repository has no remote named origin\n"
+            "  hint: check the spelling (`git branch -a`, `git tag`, `git remote -v`), or add the "
+            "remote (`git remote add origin URL`) and fetch; a directory path is also accepted"
+        )
+    if branch and remote in remotes:
         refspec = f"{shlex.quote(remote)} {shlex.quote(f'{branch}:refs/remotes/{remote}/{branch}')}"
     else:
-        remote, refspec = "origin", f"origin {shlex.quote(f'{ref}:{ref}')}"
+        refspec = f"origin {shlex.quote(f'{ref}:{ref}')}"
     fetch = f"git fetch {refspec}"
     if shallow:
         raise UsageError(

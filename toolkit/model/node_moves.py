@@ -18,6 +18,7 @@ other than its default cannot go back). Every other new version needs a declared
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 from toolkit.model.adapter_inverse import implied_downgrade
@@ -36,6 +37,35 @@ def upgrade_blockers(changes: Sequence[SchemaChange]) -> tuple[str, ...]:
     if blockers or any(change.breaking for change in changes):
         return blockers
     return (SAME_SIGNATURE,)
+
+
+def suggested_steps(changes: Sequence[SchemaChange]) -> tuple[str, ...]:
+    """For each reason `upgrade_blockers` gives, the adapter step that usually answers it, as the
+    `upgrade` list item to write (the author decides; `python` where no declarative kind fits)."""
+    if not upgrade_blockers(changes):
+        return ()
+    out = [_step_for(change) for change in changes if change.bc]
+    return tuple(dict.fromkeys(out)) or ("`{kind: compatible}` if old nodes still compute the same",)
+
+
+def _step_for(change: SchemaChange) -> str:
+    name = change.subject
+    if change.kind == "ATTR-DEFAULT-CHANGED" and change.old is not None:
+        old = json.dumps(list(change.old) if isinstance(change.old, tuple) else change.old, default=str)
+        return f"`{{kind: set_attribute_if_absent, attribute: {name}, value: {old}}}` (the old default)"
+    if change.kind in ("ATTR-ADDED", "ATTR-REQUIRED-CHANGED"):
+        return f"`{{kind: set_attribute_if_absent, attribute: {name}, value: ...}}` (what old nodes computed)"
+    if change.kind == "ATTR-RENAMED":
+        return f"`{{kind: rename_attribute, attribute: {name}, to: {change.new}}}`"
+    if change.kind == "ATTR-REMOVED":
+        return f"`{{kind: remove_attribute, attribute: {name}}}` (or `require_attribute` if some values differ)"
+    if change.kind == "INPUT-ADDED":
+        return f"`{{kind: attribute_to_input, attribute: ..., input: {name}}}` if an attribute became `{name}`"
+    if change.kind == "INPUT-REMOVED":
+        return f"`{{kind: remove_input, input: {name}}}` (or `input_to_attribute` if it became one)"
+    if change.kind == "TYPE-REMOVED":
+        return f"`{{kind: type_restriction, param: {name}, types: [...]}}`"
+    return f"a `python` step for {change.message}"
 
 
 def moves_unchanged(old: OpSchema, new: OpSchema) -> bool:

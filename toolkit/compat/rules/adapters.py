@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from toolkit.compat.engine import Hit, NewVersion, OperatorPair, is_exempt
 from toolkit.compat.handlers import operator_pairs
 from toolkit.compat.rules.base import compat_rule, rule_doc
-from toolkit.model.node_moves import upgrade_blockers
+from toolkit.model.node_moves import suggested_steps, upgrade_blockers
 from toolkit.model.spec import OpSchema
 
 OPTION = "require_adapters"
@@ -75,14 +75,22 @@ def breaking_bumps_without_adapter(pair: OperatorPair) -> Iterator[Hit]:
         previous = bump.previous
         assert previous is not None
         listed = "; ".join(blockers[:3]) + ("; ..." if len(blockers) > 3 else "")
+        steps = "; ".join(suggested_steps(bump.changes)[:3])
+        stub = bump.schema.adapter
+        if stub is not None:  # the empty stub `opset bump` wrote: say what to fill it with
+            hint = f"fill in the `upgrade` list on line {stub.location.line}: {steps}"
+        else:
+            hint = (
+                f"add `adapter: {{upgrade: [...]}}` to {bump.schema.id}: how a version-"
+                f"{previous.since_version} node becomes a node of this version: {steps}"
+            )
         yield Hit(
             bump.schema.id,
             f"version-{previous.since_version} nodes may not mean the same under this version "
             f"({listed}) but it declares no adapter"
             + (" (its `upgrade` list is empty)" if bump.schema.adapter is not None else ""),
-            bump.schema.adapter.location if bump.schema.adapter is not None else bump.schema.location,
-            hint=f"add `adapter: {{upgrade: [...]}}` to {bump.schema.id}: how a version-{previous.since_version} "
-            "node becomes a node of this version (the rule lists what it cannot keep)",
+            stub.location if stub is not None else bump.schema.location,
+            hint=hint,
             subject="adapter",
         )
 
