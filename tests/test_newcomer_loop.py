@@ -293,3 +293,110 @@ def test_diff_against_origin_without_origin_says_the_remote_is_missing(
     )
     assert lines[1].startswith("  hint: check the spelling") and "`git remote add origin URL`" in lines[1]
     assert not any("git fetch" in line for line in lines)
+
+
+# --------------------------------------------------------------------------- silent surprises
+
+EXAMPLE = """    examples:
+      - name: double
+        attributes: {gain: 2.0}
+        inputs:
+          - {dtype: float, data: [1, 2]}
+        outputs:
+          - {dtype: float, data: [2, 5]}
+"""
+
+
+def test_test_runtime_where_nothing_ran_is_exit_1_unless_allowed(
+    newco: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("onnx")
+    with (newco / GAIN).open("a", encoding="utf-8") as file:
+        file.write(EXAMPLE)  # a wrong expected output that no kernel checks
+    code, lines = _opset(capsys, "test-runtime")
+    assert code == 1
+    assert lines[0].startswith(
+        "opset test-runtime: nothing ran: every example was skipped, so none was tested;"
+    )
+    assert "`function:` body" in lines[0] and "--custom-op-library PATH" in lines[0]
+    assert lines[1].startswith("  hint: ") and "--allow-all-skipped" in lines[1]
+    assert "      opsets/com.newco.audio/Gain.yaml:18:9: " in [
+        line[:45] for line in lines
+    ]  # where it was skipped
+    code, lines = _opset(capsys, "test-runtime", "--allow-all-skipped")
+    assert code == 0 and not any("nothing ran" in line for line in lines)
+
+
+def test_generate_prunes_the_folders_its_removals_emptied_only(
+    newco: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["generate", "-q", "--only", "python"]) == 0
+    old = newco / "generated" / "python" / "com_newco_audio_ops"
+    assert (old / "com_newco_audio" / "schemas").is_dir()
+    (old / "mine").mkdir()  # a folder of the user's under the old package: held, never opset's
+    (old / "mine" / "notes.txt").write_text("mine\n")
+    (newco / "generated" / "python" / "empty-of-mine").mkdir()
+    _edit(newco / "opset.toml", 'package = "com_newco_audio_ops"', 'package = "newco"')
+    assert main(["generate", "-q", "--only", "python"]) == 0
+    assert (newco / "generated" / "python" / "newco").is_dir()
+    left = sorted(p.relative_to(old).as_posix() for p in old.rglob("*"))
+    assert left == ["mine", "mine/notes.txt"]  # com_newco_audio/ and its schemas/ went with their files
+    assert (newco / "generated" / "python" / "empty-of-mine").is_dir()  # no removal emptied it
+
+
+def test_generate_summary_counts_the_files_it_names(newco: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, lines = _opset(capsys, "generate")
+    assert code == 0
+    found = re.fullmatch(r"generated/: (\d+) files \(.*\); (\d+) added, 0 changed, 0 removed", lines[-1])
+    assert found is not None and found.group(1) == found.group(2), lines[-1]
+
+
+def test_validate_summary_says_one_domain(newco: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, lines = _validate(capsys)
+    assert code == 0
+    assert lines[-1] == "2 files, 1 domain, 1 operator, 1 operator version: 0 error(s), 0 warning(s)"
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (
+            ["bump", "com.newco.audio.Gian"],
+            [
+                "opset: error: no operator 'Gian' in domain 'com.newco.audio'",
+                "  hint: did you mean com.newco.audio.Gain?",
+            ],
+        ),
+        (
+            ["bump", "com.newco.audoi.Gain"],
+            ["opset: error: no domain 'com.newco.audoi' under opsets (known: com.newco.audio)"],
+        ),
+        (
+            ["generate", "--only", "pyhton"],
+            [
+                "opset: error: unknown generator kind(s) pyhton (known: backend_tests, docs, proto, python); "
+                "did you mean python?"
+            ],
+        ),
+    ],
+    ids=["bump-op", "bump-domain", "only-kind"],
+)
+def test_a_typo_gets_did_you_mean(
+    newco: Path, capsys: pytest.CaptureFixture[str], args: list[str], expected: list[str]
+) -> None:
+    code, lines = _opset(capsys, *args)
+    assert code == 2
+    assert lines[: len(expected)] == expected
+    if args[1].startswith("com.newco.audoi"):
+        assert lines[1].startswith("  hint: did you mean com.newco.audio? Else write DOMAIN.OP")
+    assert not (newco / "generated").exists()
+
+
+def test_dry_runs_say_would(newco: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, lines = _opset(capsys, "new", "com.newco.audio.Sharpen", "--add-opset", "--dry-run")
+    assert code == 0 and lines[0] == "would create com.newco.audio.Sharpen (since_version 2)", lines
+    assert lines[-1] == "(dry run: nothing written)"
+    code, lines = _opset(capsys, "bump", "com.newco.audio.Gain", "--dry-run")
+    assert code == 0 and lines[0].startswith("would bump com.newco.audio.Gain to version 2"), lines
+    assert not (newco / "opsets" / "com.newco.audio" / "Sharpen.yaml").exists()

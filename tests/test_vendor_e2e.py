@@ -177,7 +177,7 @@ def test_a_new_vendor_end_to_end(tmp_path: Path, steps: Steps) -> None:
     repo = tmp_path / "vendor"
     steps.run("git init", ["git", "init", "-q", "-b", "main"], repo, env)
     out = steps.run("opset validate", [opset, "validate"], repo, env)
-    assert "1 operators" in out.stdout and "0 error(s), 0 warning(s)" in out.stdout
+    assert "1 operator," in out.stdout and "0 error(s), 0 warning(s)" in out.stdout
     steps.run("opset schemas --check", [opset, "schemas", "--check"], repo, env)
     steps.run("opset generate", [opset, "generate"], repo, env)
     assert (repo / "generated" / "python" / PACKAGE / "py.typed").is_file()

@@ -49,7 +49,7 @@ def test_one_operator_file_is_validated_with_its_domain_file(
     assert main(["validate", "Mix.yaml"]) == 0
     out = capsys.readouterr()
     assert "DOMAIN-UNKNOWN" not in out.err and "FILE-PLACEMENT" not in out.err
-    assert "2 files, 1 domains, 1 operators" in out.out
+    assert "2 files, 1 domain, 1 operator" in out.out
 
 
 @pytest.mark.parametrize(

@@ -30,6 +30,7 @@ from toolkit.load.discovery import display_path
 from toolkit.model.adapter_steps import STEP_KINDS
 from toolkit.model.diagnostics import SpecError, UsageError
 from toolkit.model.released import has_release_rows, open_opset, released_through
+from toolkit.model.suggest import close_names, did_you_mean, suggest_operators
 from toolkit.model.spec import DomainSpec, OperatorSpec, Release, SpecSet, canonical_domain, display_domain
 
 # The kinds are listed from `STEP_KINDS`, the one table, so a new kind is named here too.
@@ -67,10 +68,11 @@ class BumpPlan:
     adapter_line: int = 0
     opset_line: int = 0
 
-    def report(self) -> str:
+    def report(self, *, dry_run: bool = False) -> str:
         op_file, dom_file = display_path(self.operator_file), display_path(self.domain_file)
         ref = f"{display_domain(self.domain)}.{self.operator}"
-        lines = [f"bumped {ref} to version {self.opset} (based_on: {self.based_on})"]
+        done = "would bump" if dry_run else "bumped"
+        lines = [f"{done} {ref} to version {self.opset} (based_on: {self.based_on})"]
         if self.add_opset:
             lines.append(
                 f"  {dom_file}:{self.opset_line}: added opset version {self.opset} (IR version {self.ir_version})"
@@ -105,11 +107,13 @@ def load_domain(
     wanted = canonical_domain(domain)
     dom = next((d for d in result.specs.domains if d.name == wanted), None)
     if dom is None:
-        known = ", ".join(sorted(d.display_name for d in result.specs.domains)) or "none"
+        names = sorted(d.display_name for d in result.specs.domains)
+        close = did_you_mean(close_names(display_domain(wanted), names))
         raise refused(
-            f"no domain '{display_domain(wanted)}' under {', '.join(map(str, paths))} (known: {known})\n"
-            "  hint: write DOMAIN.OP with one of the known domains, or start a domain with a "
-            "folder and its domain.yaml (docs/guide/vendor-domain.md)"
+            f"no domain '{display_domain(wanted)}' under {', '.join(map(str, paths))} "
+            f"(known: {', '.join(names) or 'none'})\n"
+            f"  hint: {close + ' Else ' if close else ''}write DOMAIN.OP with one of the known domains, or "
+            "start a domain with a folder and its domain.yaml (docs/guide/vendor-domain.md)"
         )
     return result.specs, dom
 
@@ -128,7 +132,11 @@ def plan_bump(
     wanted = dom.name
     op = next((o for o in specs.operators if o.domain == wanted and o.name == operator), None)
     if op is None:
-        raise BumpRefused(f"no operator '{operator}' in domain '{dom.display_name}'")
+        close = suggest_operators(operator, ((o.domain, o.name) for o in specs.operators if o.domain == wanted))
+        raise BumpRefused(
+            f"no operator '{operator}' in domain '{dom.display_name}'"
+            + (f"\n  hint: {did_you_mean(close)}" if close else "")
+        )
     # Without --opset: the open opset (the newest declared one if it has not shipped, else a new
     # one), by the same definition of "released" the gate uses (toolkit.model.released).
     target = opset if opset is not None else open_opset(dom, specs.releases, newest_unreleased=unreleased)

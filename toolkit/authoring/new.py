@@ -79,9 +79,10 @@ class NewPlan:
     texts: dict[Path, str] = field(default_factory=dict)
     opset_line: int = 0
 
-    def report(self) -> str:
+    def report(self, *, dry_run: bool = False) -> str:
         op_file, dom_file = display_path(self.operator_file), display_path(self.domain_file)
-        lines = [f"created {display_domain(self.domain)}.{self.operator} (since_version {self.since})"]
+        done = "would create" if dry_run else "created"
+        lines = [f"{done} {display_domain(self.domain)}.{self.operator} (since_version {self.since})"]
         if self.add_opset:
             lines.append(
                 f"  {dom_file}:{self.opset_line}: added opset version {self.since} (IR version {self.ir_version})"

@@ -115,7 +115,7 @@ def run_bump(args: argparse.Namespace) -> int:
     )
     if not args.dry_run:
         apply_bump(plan)
-    print(plan.report() + ("\n(dry run: nothing written)" if args.dry_run else ""))
+    print(plan.report(dry_run=args.dry_run) + ("\n(dry run: nothing written)" if args.dry_run else ""))
     return 0
 
 
@@ -138,7 +138,7 @@ def run_new(args: argparse.Namespace) -> int:
     )
     if not args.dry_run:
         apply_new(plan)
-    print(plan.report() + ("\n(dry run: nothing written)" if args.dry_run else ""))
+    print(plan.report(dry_run=args.dry_run) + ("\n(dry run: nothing written)" if args.dry_run else ""))
     return 0
 
 

@@ -47,6 +47,7 @@ def register(subparsers: Any) -> None:
 
 def _kinds(text: str | None) -> list[str] | None:
     from toolkit.generate import available_kinds
+    from toolkit.model.suggest import close_names, did_you_mean
 
     if text is None:
         return None
@@ -54,8 +55,10 @@ def _kinds(text: str | None) -> list[str] | None:
     known = available_kinds()
     unknown = [k for k in kinds if k not in known]
     if unknown or not kinds:
+        close = [name for word in unknown for name in close_names(word, known, 1)]
         raise UsageError(
             f"unknown generator kind(s) {', '.join(unknown) or repr(text)} (known: {', '.join(known)})"
+            + (f"; {did_you_mean(close)}" if close else "")
         )
     return kinds
 
@@ -135,9 +138,13 @@ def run_generate(args: argparse.Namespace) -> int:
             sys.stdout.write(up_to_date)
         return 0
     if not args.quiet:
-        added = sum(1 for c in result.changes if c.old is None)
-        removed = sum(1 for c in result.changes if c.new is None)
-        changed = len(result.changes) - added - removed
+        from toolkit.load.manifest import MANIFEST
+
+        # The counts are of the generated files, as `result.files` is: the manifest is opset's record.
+        generated = [c for c in result.changes if c.path != MANIFEST]
+        added = sum(1 for c in generated if c.old is None)
+        removed = sum(1 for c in generated if c.new is None)
+        changed = len(generated) - added - removed
         print(
             f"{out}/: {len(result.files)} files ({', '.join(result.kinds)}); "
             f"{added} added, {changed} changed, {removed} removed"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from toolkit.cli.common import add_report_arguments, add_specs_argument, emit_report, registry_from_args
 
@@ -15,7 +16,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "writes) and run it on the runtime through its Python API; compare the outputs with the "
         "expected ones within the example's tolerance. An operator version the runtime has no kernel "
         "for and cannot run through its function body is skipped, with the reason. Exit 0 none "
-        "failed (passed or skipped), 1 an example failed or could not run, 2 usage problem "
+        "failed (passed or skipped), 1 an example failed or could not run, or every example was "
+        "skipped (nothing ran; --allow-all-skipped accepts that), 2 usage problem "
         "(runtime not installed, bad specs).",
     )
     add_specs_argument(parser)
@@ -46,13 +48,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         metavar="OP",
         help="only the examples of this operator (repeatable)",
     )
+    parser.add_argument(
+        "--allow-all-skipped",
+        action="store_true",
+        help="exit 0 when every example was skipped (by default that is exit 1: nothing was tested)",
+    )
     add_report_arguments(parser)
     parser.set_defaults(handler=_test_runtime)
 
 
 def _test_runtime(args: argparse.Namespace) -> int:
     from toolkit.onnx_bridge.runtime_test import run_examples, selected
-    from toolkit.reporting.runtime_test import exit_code, render
+    from toolkit.reporting.runtime_test import NOTHING_RAN, exit_code, nothing_ran, render
 
     registry = registry_from_args(args)
     for domain in args.domain:
@@ -68,6 +75,8 @@ def _test_runtime(args: argparse.Namespace) -> int:
         custom_op_libraries=args.custom_op_library,
         use_cache=not args.no_cache,
     )
-    code = exit_code(results)
+    code = exit_code(results, allow_all_skipped=args.allow_all_skipped)
     emit_report(args, render(results, args.format, runtime=args.runtime), clean=code == 0)
+    if nothing_ran(results) and not args.allow_all_skipped:
+        print(NOTHING_RAN, file=sys.stderr)
     return code

@@ -99,9 +99,12 @@ def run_validate(args: argparse.Namespace) -> int:
     errors = len(result.errors)
     warnings = sum(1 for d in result.diagnostics if d.severity is Severity.WARNING)
     versions = sum(len(op.versions) for op in result.specs.operators)
+    from toolkit.model.change_words import counted
+
     summary = (
-        f"{result.files} files, {len(result.specs.domains)} domains, {len(result.specs.operators)} operators, "
-        f"{versions} operator versions: {errors} error(s), {warnings} warning(s)"
+        f"{counted(result.files, 'file')}, {counted(len(result.specs.domains), 'domain')}, "
+        f"{counted(len(result.specs.operators), 'operator')}, {counted(versions, 'operator version')}: "
+        f"{errors} error(s), {warnings} warning(s)"
     )
     failed = errors > 0 or (args.warnings_as_errors and warnings > 0)
     if args.format == "json":

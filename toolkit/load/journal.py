@@ -101,12 +101,15 @@ def roll_forward(root: Path, journal: _Journal, outputs: Outputs | None) -> list
     order += [r for r in journal.renames if r[1] == journal.last]
     for step in order:
         if step is None:
+            removed = []
             for target in journal.removals:
                 why = None if outputs is None else _refusal(root, target, outputs)
                 if why is None:
                     unlink_if_present(root / target)
+                    removed.append(target)
                 elif os.path.lexists(root / target):
                     left.append(f"{target}: not removed, {why}")
+            _prune_emptied(root, removed)
             continue
         tmp, target, digest = step
         if not os.path.lexists(root / tmp):
@@ -117,6 +120,20 @@ def roll_forward(root: Path, journal: _Journal, outputs: Outputs | None) -> list
         else:
             left.append(f"{target}: not replaced by {tmp}, {why}")
     return left
+
+
+def _prune_emptied(root: Path, removed: list[str]) -> None:
+    """The folders these removals left empty go too (a package renamed leaves none behind), up to
+    but not including a target's first folder (the kind's): deepest first, each only while
+    `rmdir` finds it empty, so a folder holding anything else, or that no removal emptied, stays."""
+    for target in sorted(removed, key=lambda t: -t.count("/")):
+        parts = target.split("/")[:-1]
+        while len(parts) > 1:
+            try:
+                (root / "/".join(parts)).rmdir()
+            except OSError:  # not empty (or gone already): stop here
+                break
+            parts.pop()
 
 
 def _refusal(root: Path, target: str, outputs: Outputs) -> str | None:

@@ -38,8 +38,13 @@ def codes(items: Iterable[str]) -> str:
     return ", ".join(f"`{item}`" for item in items)
 
 
-def plural(word: str, items: Sequence[str]) -> str:
+def plural(word: str, items: Sequence[object]) -> str:
     return word if len(items) == 1 else word + "s"
+
+
+def counted(number: int, word: str) -> str:
+    """`1 domain`, `2 domains`."""
+    return f"{number} {plural(word, range(number))}"
 
 
 def via_text(sets: tuple[str, ...]) -> str:

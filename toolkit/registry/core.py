@@ -6,7 +6,6 @@ the operator was removed at or before v.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import os
 import re
@@ -23,6 +22,7 @@ from toolkit.load.parallel import gc_paused
 from toolkit.load.result import LoadResult
 from toolkit.model.diagnostics import Diagnostic, SpecError
 from toolkit.model.resolution import index_at
+from toolkit.model.suggest import did_you_mean, suggest_operators
 from toolkit.model.spec import (
     DomainSpec,
     OperatorSpec,
@@ -104,17 +104,12 @@ class Registry:
                 message += f" (domain not loaded; loaded: {known})"
             suggestions = self.suggest_operators(op)
             if suggestions:
-                message += f"; did you mean {' or '.join(suggestions)}?"
+                message += f"; {did_you_mean(suggestions)}"
             raise SchemaNotFound(message) from None
 
     def suggest_operators(self, op: str, limit: int = 3) -> list[str]:
         """`domain.Op` spellings of loaded operators named `op`, or close to it."""
-        exact = [f"{display_domain(d)}.{name}" for d, name in sorted(self._operators) if name == op]
-        if exact:
-            return exact[:limit]
-        names = sorted({name for _, name in self._operators})
-        close = set(difflib.get_close_matches(op, names, n=limit))
-        return [f"{display_domain(d)}.{name}" for d, name in sorted(self._operators) if name in close][:limit]
+        return suggest_operators(op, self._operators, limit)
 
     def versions(self, op: str, domain: str = "") -> tuple[OpSchema, ...]:
         return self.operator(op, domain).versions

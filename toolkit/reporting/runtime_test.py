@@ -32,9 +32,26 @@ def render(results: Sequence[ExampleResult], fmt: str, *, runtime: str) -> str:
     raise UsageError(f"unknown format '{fmt}' (one of: {', '.join(FORMATS)})")
 
 
-def exit_code(results: Sequence[ExampleResult]) -> int:
-    """0 when no example failed or erred (skipped ones do not count), else 1."""
+def exit_code(results: Sequence[ExampleResult], *, allow_all_skipped: bool = True) -> int:
+    """0 when no example failed or erred (skipped ones do not count), else 1; also 1 when every
+    example was skipped (nothing ran, so nothing was tested) unless `allow_all_skipped`."""
+    if not allow_all_skipped and nothing_ran(results):
+        return 1
     return 0 if all(r.status in (PASS, SKIP) for r in results) else 1
+
+
+def nothing_ran(results: Sequence[ExampleResult]) -> bool:
+    """There were examples, and the runtime could run none of them."""
+    return bool(results) and all(r.status == SKIP for r in results)
+
+
+NOTHING_RAN = (
+    "opset test-runtime: nothing ran: every example was skipped, so none was tested; "
+    "an operator version runs when it has a `function:` body of operators the runtime has, or "
+    "its kernels are loaded with --custom-op-library PATH\n"
+    "  hint: give the versions a function body or pass their kernel library; "
+    "--allow-all-skipped accepts a run where nothing ran"
+)
 
 
 def summary(results: Sequence[ExampleResult]) -> str:
