@@ -30,8 +30,8 @@ from toolkit.load.discovery import display_path
 from toolkit.model.adapter_steps import STEP_KINDS
 from toolkit.model.diagnostics import SpecError, UsageError
 from toolkit.model.released import has_release_rows, open_opset, released_through
-from toolkit.model.suggest import close_names, did_you_mean, suggest_operators
 from toolkit.model.spec import DomainSpec, OperatorSpec, Release, SpecSet, canonical_domain, display_domain
+from toolkit.model.suggest import close_names, did_you_mean, suggest_operators
 
 # The kinds are listed from `STEP_KINDS`, the one table, so a new kind is named here too.
 STUB_COMMENT = "\n".join(
@@ -132,7 +132,9 @@ def plan_bump(
     wanted = dom.name
     op = next((o for o in specs.operators if o.domain == wanted and o.name == operator), None)
     if op is None:
-        close = suggest_operators(operator, ((o.domain, o.name) for o in specs.operators if o.domain == wanted))
+        close = suggest_operators(
+            operator, ((o.domain, o.name) for o in specs.operators if o.domain == wanted)
+        )
         raise BumpRefused(
             f"no operator '{operator}' in domain '{dom.display_name}'"
             + (f"\n  hint: {did_you_mean(close)}" if close else "")

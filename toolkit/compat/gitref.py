@@ -176,7 +176,10 @@ def _resolve(ref: str, top: Path, here: Path) -> str:
     # Where the ref would be fetched from: its own remote, else origin. Without it, a fetch fails.
     no_remote = "origin" not in remotes and not (branch and remote in remotes)
     names_origin = branch != "" and remote == "origin"
-    if not (no_remote and names_origin) and _git(["rev-parse", "--verify", "--quiet", "HEAD"], top).returncode:
+    if (
+        not (no_remote and names_origin)
+        and _git(["rev-parse", "--verify", "--quiet", "HEAD"], top).returncode
+    ):
         raise UsageError(  # a fresh `git init`: nothing was committed, so nothing is released either
             f"--against {ref}: this repository has no commit yet, so there is nothing to compare with "
             "(every spec is new)\n"

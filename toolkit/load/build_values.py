@@ -136,9 +136,11 @@ def _bad_default(attr_type: AttrType, value: Any, where: Location) -> Diagnostic
     if isinstance(value, str) and element in ("int", "float") and _reads_as_number(value):
         hint = "write the number without quotes"
     else:
-        hint = {"int": "write a whole number", "float": "write a number such as 1.0", "string": "quote the value"}.get(
-            element, ""
-        )
+        hint = {
+            "int": "write a whole number",
+            "float": "write a number such as 1.0",
+            "string": "quote the value",
+        }.get(element, "")
     return Diagnostic(
         "ATTR-DEFAULT-TYPE",
         f"default {_yaml_spelling(value)} is not a valid {attr_type.value} value",

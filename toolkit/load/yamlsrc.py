@@ -147,7 +147,12 @@ def parse_yaml_text(text: str, display: str) -> Any:
             raise YamlProblem(_depth_diagnostic(Location(display, line, column))) from None
         where = Location(display, line, column)
         raise YamlProblem(
-            Diagnostic("YAML-SYNTAX", f"malformed YAML: {problem}", where, syntax_hint(_LINE_BREAK.split(text), line, column))
+            Diagnostic(
+                "YAML-SYNTAX",
+                f"malformed YAML: {problem}",
+                where,
+                syntax_hint(_LINE_BREAK.split(text), line, column),
+            )
         ) from None
     except yaml.YAMLError as exc:
         raise YamlProblem(

@@ -58,9 +58,13 @@ def _step_for(change: SchemaChange) -> str:
     if change.kind == "ATTR-RENAMED":
         return f"`{{kind: rename_attribute, attribute: {name}, to: {change.new}}}`"
     if change.kind == "ATTR-REMOVED":
-        return f"`{{kind: remove_attribute, attribute: {name}}}` (or `require_attribute` if some values differ)"
+        return (
+            f"`{{kind: remove_attribute, attribute: {name}}}` (or `require_attribute` if some values differ)"
+        )
     if change.kind == "INPUT-ADDED":
-        return f"`{{kind: attribute_to_input, attribute: ..., input: {name}}}` if an attribute became `{name}`"
+        return (
+            f"`{{kind: attribute_to_input, attribute: ..., input: {name}}}` if an attribute became `{name}`"
+        )
     if change.kind == "INPUT-REMOVED":
         return f"`{{kind: remove_input, input: {name}}}` (or `input_to_attribute` if it became one)"
     if change.kind == "TYPE-REMOVED":

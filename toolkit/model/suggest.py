@@ -1,4 +1,4 @@
-""""Did you mean": the names close to one the user typed, for every command that looks a name up
+"""The "did you mean" names: close to one the user typed, for every command that looks a name up
 (`opset show`, `opset bump`, `generate --only`), so they all suggest alike."""
 
 from __future__ import annotations

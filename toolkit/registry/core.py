@@ -22,7 +22,6 @@ from toolkit.load.parallel import gc_paused
 from toolkit.load.result import LoadResult
 from toolkit.model.diagnostics import Diagnostic, SpecError
 from toolkit.model.resolution import index_at
-from toolkit.model.suggest import did_you_mean, suggest_operators
 from toolkit.model.spec import (
     DomainSpec,
     OperatorSpec,
@@ -32,6 +31,7 @@ from toolkit.model.spec import (
     canonical_domain,
     display_domain,
 )
+from toolkit.model.suggest import did_you_mean, suggest_operators
 
 CACHE_FORMAT = 2
 
