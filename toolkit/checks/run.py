@@ -40,17 +40,25 @@ def load_specs(
     display: Callable[[Path], str] | None = None,
     jobs: int | None = None,
     contents: Mapping[Path, bytes] | None = None,
+    project_folder: Path | None = None,
 ) -> LoadResult:
     """Read every spec under `paths` and run the semantic checks over what could be built.
     Never raises for bad specs: problems are diagnostics (see `toolkit.load.loader.read_specs`,
-    which also says what `contents` is)."""
+    which also says what `contents` and `project_folder` are)."""
     # The doc checks of an operator and the spec checks marked `per_operator` need that operator
     # only (and the domains): the loader runs them where it builds the operator, so on a large
     # tree they are shared out between its processes too, and `check_specs` leaves them out
     # below. Which list a diagnostic joins first does not change the result: every list is
     # sorted (by location, rule and message) and deduplicated below. The workers' Markdown
     # analyses come back to this process's memo: the docs generator reads the same docs here.
-    result = read_specs(paths, display=display, jobs=jobs, check_operator=OPERATOR_CHECKS, contents=contents)
+    result = read_specs(
+        paths,
+        display=display,
+        jobs=jobs,
+        check_operator=OPERATOR_CHECKS,
+        contents=contents,
+        project_folder=project_folder,
+    )
     checked = [*check_specs(result.specs, per_operator=False), *domain_doc_diagnostics(result.specs)]
     if checked:
         result.diagnostics = sorted(dedupe([*result.diagnostics, *checked]), key=sort_key)

@@ -94,13 +94,10 @@ def spec_paths(values: list[str] | None, *, required: bool = True) -> list[str]:
 
     project = load_project()
     if project.source is not None:
-        from toolkit.load.output_folder import check_path, check_setting
+        from toolkit.load.output_folder import checked_spec_root
 
         # The tree's own setting: it may not lead outside the project (PROJECT-PATH-UNSAFE).
-        setting = project.key_location("spec_root")
-        if setting is not None:
-            check_setting("spec_root", project.spec_root, project.folder, setting, "--specs")
-            check_path(Path(project.spec_path), project.folder, setting)
+        checked_spec_root(project.folder, project.spec_root, project.key_location("spec_root"))
         if not Path(project.spec_path).is_dir():
             if not required:
                 return []
@@ -134,7 +131,12 @@ def _spec_roots() -> list[str]:
 
 def default_spec_dir() -> str | None:
     """`./opsets`, else `opsets/` at the top of the git work tree (a command run from a subfolder)."""
+    from toolkit.load.output_folder import checked_spec_root
+
+    # A symlinked default folder is refused (exit 2) as a symlinked `spec_root` is: a link in
+    # the tree could otherwise have a folder outside it read and published.
     if Path(DEFAULT_SPECS).is_dir():
+        checked_spec_root(Path.cwd(), DEFAULT_SPECS, None)
         return DEFAULT_SPECS
     # only when ./opsets is not here: every command imports this module
     from toolkit.load.git import GitOutputTooLarge, run_git
@@ -144,9 +146,10 @@ def default_spec_dir() -> str | None:
     except (OSError, GitOutputTooLarge):  # no git on PATH
         return None
     if proc.ok:
-        candidate = Path(proc.text() or ".") / DEFAULT_SPECS
-        if candidate.is_dir():
-            return candidate.as_posix()
+        top = Path(proc.text() or ".")
+        if (top / DEFAULT_SPECS).is_dir():
+            checked_spec_root(top, DEFAULT_SPECS, None)
+            return (top / DEFAULT_SPECS).as_posix()
     return None
 
 

@@ -77,20 +77,19 @@ def parse_size(text: str) -> int:
     return int(digits) * _UNITS[unit]
 
 
-def example_budget(tree_limit: int | None = None) -> int:
+def example_budget(project_folder: Path | None = None) -> int:
     """The byte budget of a tree's example files: the invoker's (`OPSET_TOOLKIT_MAX_EXAMPLE_BYTES`,
     which `--max-example-bytes` sets) or the default, lowered to the project's
-    `max_example_bytes` when that is smaller (`tree_limit`; default: read from the project file
-    around the working directory)."""
+    `max_example_bytes` when that is smaller: the project file found from `project_folder` (the
+    tree's own; default: the working directory, where the CLI runs)."""
     raw = os.environ.get(BUDGET_ENV, "")
     try:
         invoker = parse_size(raw) if raw else DEFAULT_MAX_EXAMPLE_BYTES
     except ValueError as exc:
         raise UsageError(f"{BUDGET_ENV}: {exc}") from None
-    if tree_limit is None:
-        from toolkit.load.project import load_project
+    from toolkit.load.project import load_project
 
-        tree_limit = load_project().max_example_bytes
+    tree_limit = load_project(project_folder).max_example_bytes
     return invoker if tree_limit is None else min(invoker, tree_limit)
 
 

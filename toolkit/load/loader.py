@@ -73,6 +73,7 @@ def read_specs(
     jobs: int | None = None,
     check_operator: OperatorCheck[Any] | None = None,
     contents: Mapping[Path, bytes] | None = None,
+    project_folder: Path | None = None,
 ) -> LoadResult:
     """Read every spec under `paths` into model objects, with the structural diagnostics (files,
     YAML, JSON Schema, building the model). Never raises for bad specs: problems are diagnostics.
@@ -90,6 +91,9 @@ def read_specs(
     `contents`: the files' bytes, read already (the git-ref loader reads them from git objects):
     the spec files are then exactly its keys, nothing is looked for or read on disk, and `paths`
     is not used.
+
+    `project_folder`: where the tree's project file (its `max_example_bytes`) is looked for
+    (default: the working directory; the language server passes the tree's own folder).
     """
     too_deep: list[Path] = []
     files = sorted(contents) if contents is not None else discover(paths, too_deep)
@@ -99,11 +103,24 @@ def read_specs(
     roots = SpecRoots() if contents is not None else SpecRoots.of(paths)
     workers = parallel.worker_count(jobs)  # first: a bad OPSET_TOOLKIT_JOBS fails on any tree
     if len(files) < parallel.MIN_FILES:
-        result = load_files(files, show, check_operator=check_operator, contents=contents, roots=roots)
+        result = load_files(
+            files,
+            show,
+            check_operator=check_operator,
+            contents=contents,
+            roots=roots,
+            project_folder=project_folder,
+        )
     else:
         with parallel.gc_paused():
             result = load_files(
-                files, show, workers=workers, check_operator=check_operator, contents=contents, roots=roots
+                files,
+                show,
+                workers=workers,
+                check_operator=check_operator,
+                contents=contents,
+                roots=roots,
+                project_folder=project_folder,
             )
     if too_deep:
         result.diagnostics = sorted(
@@ -120,6 +137,7 @@ def load_files(
     check_operator: OperatorCheck[Any] | None = None,
     contents: Mapping[Path, bytes] | None = None,
     roots: SpecRoots | Sequence[Path] = (),
+    project_folder: Path | None = None,
 ) -> LoadResult:
     """Load the given spec files; `workers` > 1 splits the operator files across processes
     (the result is the same either way). `check_operator`, `contents`: see `read_specs`. The
@@ -168,7 +186,7 @@ def load_files(
         for result in results:
             check_operator.reuse(result[5])
     refs = [ref for result in results for ref in result[4]]  # in load order: the budget's order
-    tensors = ExampleFiles(roots, example_budget()).read(refs, diags) if refs else {}
+    tensors = ExampleFiles(roots, example_budget(project_folder)).read(refs, diags) if refs else {}
     operators = [filled(spec, tensors) for spec in _merge_operators(results, diags)]
     specs = SpecSet(
         domains=tuple(sorted(domains.values(), key=lambda d: d.name)),

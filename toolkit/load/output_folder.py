@@ -91,21 +91,35 @@ def check_setting(key: str, value: str, folder: Path, setting: Location, flag: s
     raise OutputRefused(message, hint, Diagnostic(PATH_UNSAFE, message, setting, hint))
 
 
-def check_path(out: Path, folder: Path, setting: Location | None) -> None:
+def check_path(
+    out: Path, folder: Path, setting: Location | None, *, flag: str = "--out", verb: str = "write"
+) -> None:
     """Refuse an output folder reached through a symlink below the project `folder` (or that is one
-    itself, wherever it is). `setting`: where the tree's `out` is written, when it comes from there."""
+    itself, wherever it is). `setting`: where the tree's `out` is written, when it comes from there;
+    `flag` and `verb`: how the invoker names the folder and what opset would do there."""
     target = Path(os.path.abspath(out))
     base = Path(os.path.abspath(folder))
     steps = [target] if not _under(str(target), str(base)) else _between(base, target)
     for step in steps:
         if os.path.islink(step):
             link = _shown(step)
-            message = f"{link} is a symlink (to {os.readlink(step)}); opset does not write through symlinks"
-            hint = f"make {link} a real folder, or pass the folder it points to with --out"
+            message = f"{link} is a symlink (to {os.readlink(step)}); opset does not {verb} through symlinks"
+            hint = f"make {link} a real folder, or pass the folder it points to with {flag}"
             located = Diagnostic(PATH_UNSAFE, message, setting, hint) if setting is not None else None
             raise OutputRefused(message, hint, located)
         if not os.path.lexists(step):
             return
+
+
+def checked_spec_root(folder: Path, value: str, setting: Location | None) -> Path:
+    """The spec root `value` of the project `folder` (absolute, links not followed), refused when
+    the tree's setting (written at `setting`; None: the default folder) leads out of the folder or
+    through a symlink: the one check of the CLI and the language server, which both read it."""
+    if setting is not None:
+        check_setting("spec_root", value, folder, setting, "--specs")
+    root = Path(os.path.normpath(os.path.join(os.path.abspath(folder), value)))
+    check_path(root, folder, setting, flag="--specs", verb="read")
+    return root
 
 
 def check_kind_folders(out: Path, kinds: Sequence[str]) -> None:

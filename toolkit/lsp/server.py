@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
@@ -59,6 +60,13 @@ class OpsetServer(LanguageServer):
         self.gate: RefGate | None = None  # the gate against a git ref, when the settings name one
         self.options: object = None  # the client's initializationOptions
         self.told: set[str] = set()  # problems already shown to the user (each once)
+        # The client's URI of each open document by its real path: findings and look-ups go
+        # through the name the editor knows (a symlinked workspace, another spelling of the URI).
+        self.uris: dict[Path, str] = {}
+        self.refusals: set[Path] = set()  # project files the server published a refusal on
+        self.stamps: dict[Path, tuple[int, int] | None] = {}  # project files as last seen
+        self.shut_down = False
+        self.exit_code = 0
         self.onnx = OnnxCatalog(self.pool)
         # Every rule registered, so each finding carries its doc link: in the checking thread,
         # before the first check, while the client initializes.
@@ -80,16 +88,63 @@ class OpsetServer(LanguageServer):
         try:
             root = spec_root_for(path, self.folders())
         except UsageError as exc:
-            self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Warning, f"opset: {exc}"))
+            self.refused(exc)
             return None
         if root is None:
             return None
         state = self.trees.setdefault(root, _TreeState(SpecTree(root)))
         return state
 
+    def refused(self, exc: UsageError) -> None:
+        """A project file or setting the server cannot use (the CLI exits 2 on it): told to the
+        user once, and published on the project file when the error names a place in it."""
+        self.tell(f"opset: {exc}")
+        diag = exc.diagnostic
+        if diag is None:
+            return
+        path = Path(os.path.abspath(diag.location.file))
+        self.refusals.add(path)
+        self.publish(path, [to_lsp(diag, Document(self.text(path)), self.workspace.position_codec)], None)
+
+    def project_changed(self, path: Path) -> None:
+        """A project file (opset.toml, pyproject.toml) was opened, saved, closed or changed on
+        disk: when its text on disk differs from the last seen, the trees it may configure are
+        dropped and every open file is checked again (its spec root, its settings)."""
+        try:
+            info = path.stat()
+            stamp: tuple[int, int] | None = (info.st_mtime_ns, info.st_size)
+        except OSError:
+            stamp = None
+        if path in self.stamps and self.stamps[path] == stamp:
+            return
+        self.stamps[path] = stamp
+        for root in [r for r in self.trees if path.parent == r or path.parent in r.parents]:
+            state = self.trees.pop(root)
+            for gone in state.published:
+                self.publish(gone, [], None)
+        for refusal in self.refusals:  # published again below if still refused
+            self.publish(refusal, [], None)
+        self.refusals.clear()
+        self.told.clear()
+        for uri in list(self.workspace.text_documents):
+            if not is_project_file(path_of(uri)):
+                self.changed(uri)
+
+    def client_uri(self, path: Path) -> str:
+        """The URI the editor knows a file by: its own for an open one, else the path below the
+        workspace folder as the editor names that folder (a symlinked folder), else the path's."""
+        found = self.uris.get(path)
+        if found is not None:
+            return found
+        for folder in self.workspace.folders.values():
+            real = path_of(folder.uri)
+            if real is not None and real in path.parents:
+                return folder.uri.rstrip("/") + "/" + quote(path.relative_to(real).as_posix())
+        return uri_of(path)
+
     def buffer_text(self, path: Path) -> str | None:
         """The editor's text of an open file, else None."""
-        doc = self.workspace.text_documents.get(uri_of(path))
+        doc = self.workspace.text_documents.get(self.uris.get(path, uri_of(path)))
         return doc.source if doc is not None else None
 
     def text(self, path: Path) -> str:
@@ -114,6 +169,9 @@ class OpsetServer(LanguageServer):
     def changed(self, uri: str) -> None:
         path = path_of(uri)
         if path is None:
+            return
+        if is_project_file(path):
+            self.project_changed(path)
             return
         state = self.state_for(path)
         if state is None:
@@ -246,8 +304,35 @@ class OpsetServer(LanguageServer):
 
     def publish(self, path: Path, diags: list[lsp.Diagnostic], version: int | None) -> None:
         self.text_document_publish_diagnostics(
-            lsp.PublishDiagnosticsParams(uri=uri_of(path), diagnostics=diags, version=version)
+            lsp.PublishDiagnosticsParams(uri=self.client_uri(path), diagnostics=diags, version=version)
         )
+
+    async def watch(self) -> None:
+        """Ask the client to report spec and project files changed on disk (a checkout, another
+        tool), when it can register that dynamically; the incremental check also notices a
+        changed file on its own (`SpecTree.update`)."""
+        workspace = self.client_capabilities.workspace
+        watched = workspace.did_change_watched_files if workspace is not None else None
+        if watched is None or not watched.dynamic_registration:
+            return
+        options = lsp.DidChangeWatchedFilesRegistrationOptions(
+            watchers=[lsp.FileSystemWatcher(glob_pattern=glob) for glob in WATCHED]
+        )
+        registration = lsp.Registration(
+            id="opset-watched-files", method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES, register_options=options
+        )
+        try:
+            await self.client_register_capability_async(lsp.RegistrationParams(registrations=[registration]))
+        except Exception as exc:  # a client that refuses: the incremental check's own look remains
+            log.warning("opset: watching files failed: %s", exc)
+
+
+WATCHED = ("**/*.yaml", "**/opset.toml", "**/pyproject.toml")
+PROJECT_FILES = ("opset.toml", "pyproject.toml")
+
+
+def is_project_file(path: Path | None) -> bool:
+    return path is not None and path.name in PROJECT_FILES
 
 
 def build_server() -> OpsetServer:
@@ -259,6 +344,7 @@ def build_server() -> OpsetServer:
 
     @server.feature(lsp.INITIALIZED)
     async def initialized(ls: OpsetServer, params: lsp.InitializedParams) -> None:
+        await ls.watch()
         await ls.configure(ls.options)
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -267,6 +353,9 @@ def build_server() -> OpsetServer:
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: OpsetServer, params: lsp.DidOpenTextDocumentParams) -> None:
+        path = path_of(params.text_document.uri)
+        if path is not None:
+            ls.uris[path] = params.text_document.uri
         ls.changed(params.text_document.uri)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
@@ -282,8 +371,11 @@ def build_server() -> OpsetServer:
         path = path_of(params.text_document.uri)
         if path is not None and path in ls.outside:
             ls.outside.discard(path)
+            ls.uris.pop(path, None)
             return
         ls.changed(params.text_document.uri)  # re-read from disk; a deleted file's findings go
+        if path is not None:  # after its findings went out under the editor's URI
+            ls.uris.pop(path, None)
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def watched(ls: OpsetServer, params: lsp.DidChangeWatchedFilesParams) -> None:
@@ -292,7 +384,12 @@ def build_server() -> OpsetServer:
 
     @server.feature(lsp.SHUTDOWN)
     def shutdown(ls: OpsetServer, params: Any) -> None:
+        ls.shut_down = True
         ls.pool.shutdown(wait=False, cancel_futures=True)
+
+    @server.feature(lsp.EXIT)
+    def exit_(ls: OpsetServer, params: Any) -> None:
+        ls.exit_code = 0 if ls.shut_down else 1  # the protocol's rule: exit without shutdown is 1
 
     hover.register(server)
     navigation.register(server)
@@ -307,5 +404,6 @@ def serve() -> int:
     # process may deadlock the child: every load it runs (a git ref, the onnx catalog) stays in
     # this process.
     os.environ[JOBS_ENV] = "1"
-    build_server().start_io()
-    return 0
+    server = build_server()
+    server.start_io()
+    return server.exit_code

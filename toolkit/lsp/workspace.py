@@ -26,6 +26,7 @@ from toolkit.checks.spec import check_specs
 from toolkit.load.discovery import classify, discover, too_deep_diagnostic
 from toolkit.load.files import MAX_FILE_BYTES, SpecRoots, read_regular_file
 from toolkit.load.loader import dedupe
+from toolkit.load.output_folder import checked_spec_root
 from toolkit.load.project import Project, load_project
 from toolkit.model.diagnostics import Diagnostic, UsageError, sort_key
 from toolkit.model.spec import DomainSpec, OperatorSpec, SpecSet
@@ -76,6 +77,10 @@ class SpecTree:
     structural: dict[Path, list[Diagnostic]] = field(default_factory=dict)  # per file: load + doc checks
     semantic: list[Diagnostic] = field(default_factory=list)  # the tree-wide checks
     loaded: bool = False
+    # Each file's (mtime, size) on disk at the last full load: a file changed behind the server's
+    # back (a checkout, another tool; a client that does not report watched files) is noticed on
+    # the next edit, which then reloads the tree.
+    stamps: dict[Path, tuple[int, int] | None] = field(default_factory=dict)
     full_loads: int = 0  # how many times the whole tree was read (tests and the benchmark read it)
 
     def contains(self, path: Path) -> bool:
@@ -88,8 +93,13 @@ class SpecTree:
         too_deep: list[Path] = []
         on_disk = discover([self.root], too_deep) if self.root.is_dir() else []
         self.files = sorted(set(on_disk) | {p for p in self.buffers if _is_spec_path(p)})
+        self.stamps = {p: _stamp(p) for p in self.files}
         result = load_specs(
-            [], display=_show, jobs=JOBS, contents=Overlay(self.files, self.buffers, self.root)
+            [],
+            display=_show,
+            jobs=JOBS,
+            contents=Overlay(self.files, self.buffers, self.root),
+            project_folder=self.root,  # the tree's own settings, never the server's cwd's
         )
         self.specs = result.specs
         self.semantic = _semantic(result.specs)
@@ -110,6 +120,9 @@ class SpecTree:
         gone = path not in self.buffers and not path.is_file()  # closed, and never saved or deleted
         if not self.loaded or gone or path not in self.files or classify(path) != "operator":
             return self.reload()
+        if any(_stamp(p) != self.stamps.get(p) for p in self.files if p != path and p not in self.buffers):
+            return self.reload()  # another file changed on disk since the last load
+        self.stamps[path] = _stamp(path)
         if self._has_duplicates():  # a name two files define: the load kept one of them
             return self.reload()
         old = self._operator_of(path)
@@ -117,7 +130,11 @@ class SpecTree:
             return self.reload()
         meta = [p for p in self.files if classify(p) in ("domain", "releases")]
         part = load_specs(
-            [], display=_show, jobs=JOBS, contents=Overlay([*meta, path], self.buffers, self.root)
+            [],
+            display=_show,
+            jobs=JOBS,
+            contents=Overlay([*meta, path], self.buffers, self.root),
+            project_folder=self.root,
         )
         new = next((op for op in part.specs.operators if Path(op.location.file) == path), None)
         if new is not None and self._defined_elsewhere(new, path):
@@ -173,23 +190,44 @@ def _semantic(specs: SpecSet) -> list[Diagnostic]:
     return [*check_specs(specs), *domain_doc_diagnostics(specs)]
 
 
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_size
+
+
 def _is_spec_path(path: Path) -> bool:
     return path.suffix == ".yaml"
 
 
 def spec_root_for(path: Path, folders: list[Path]) -> Path | None:
-    """The spec root a file belongs to: the `spec_root` of the opset.toml (or pyproject.toml) above
-    it, else `opsets/` of the workspace folder holding it; None when it lies in neither (the server
-    then reports nothing for it). UsageError: a project file that cannot be read."""
+    """The spec root a file (a real path) belongs to: the `spec_root` of the opset.toml (or
+    pyproject.toml) above it, else `opsets/` of the workspace folder holding it; None when it lies
+    in neither (the server then reports nothing for it). The root is checked as the CLI checks it
+    (`checked_spec_root`): a setting or a symlink that leads out of the project is a UsageError
+    (OutputRefused, located at the setting when one is at fault), as is a project file that
+    cannot be read."""
     project: Project = load_project(path.parent)
-    candidates = []
     if project.source is not None:
-        candidates.append((project.folder / project.spec_root).resolve())
+        setting = project.key_location("spec_root")
+        candidates = [(project.folder, setting)]
     else:
-        candidates += [(folder / project.spec_root).resolve() for folder in folders]
-    for root in candidates:
+        candidates = [(folder, None) for folder in folders]
+    refused: UsageError | None = None
+    for folder, setting in candidates:
+        try:
+            root = checked_spec_root(folder, project.spec_root, setting)
+        except UsageError as exc:
+            if folder in path.parents:  # the refused root is the one meant for this file
+                refused = refused or exc
+            continue
+        # No link lies between the (real) folder and the root: the root is a real path too.
         if root == path or root in path.parents:
             return root
+    if refused is not None:  # the root that should hold the file is refused: say why
+        raise refused
     return None
 
 

@@ -9,12 +9,14 @@ converts to the client's position encoding).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import yaml
 
 from toolkit.load.files import MAX_FILE_BYTES
+from toolkit.load.yamlsrc import MAX_DEPTH, MAX_EXPANDED_NODES
 
 try:
     _Loader: Any = yaml.CSafeLoader
@@ -41,17 +43,26 @@ class Span:
 
 
 class Document:
-    """One buffer's node graph; `root` is None when the text is not YAML (or is too large)."""
+    """One buffer's node graph; `root` is None when the text is not YAML, is too large, or nests
+    deeper or holds more nodes than the loader accepts (`yamlsrc.MAX_DEPTH`,
+    `yamlsrc.MAX_EXPANDED_NODES`): such a file has no index, and a finding in it spans a word."""
 
     def __init__(self, text: str) -> None:
         self.lines = text.split("\n")
         self.root: yaml.Node | None = None
-        self.mappings: list[tuple[yaml.MappingNode, Path_]] = []
-        self.scalars: list[tuple[yaml.ScalarNode, Path_, bool]] = []
+        # Each indexed node's parent entry and its key or index there: a path is built when asked
+        # for, so the index costs one entry per node however deep the nodes lie.
+        self._parents: list[int] = []
+        self._steps: list[str | int] = []
+        self._mappings: list[tuple[yaml.MappingNode, int]] = []
+        self._scalars: list[tuple[yaml.ScalarNode, int, bool]] = []
         if len(text.encode("utf-8", errors="replace")) > MAX_FILE_BYTES:
             return
+        text = text.lstrip("\ufeff")
         try:
-            self.root = yaml.compose(text.lstrip("\ufeff"), Loader=_Loader)
+            if not _within_limits(text):
+                return
+            self.root = yaml.compose(text, Loader=_Loader)
         except (yaml.YAMLError, RecursionError):
             return
         if self.root is not None:
@@ -59,38 +70,60 @@ class Document:
 
     def _index(self, top: yaml.Node) -> None:
         seen: set[int] = set()
-        stack: list[tuple[yaml.Node, Path_]] = [(top, ())]
+        stack: list[tuple[yaml.Node, int]] = [(top, self._entry(-1, ""))]
         while stack:
-            node, path = stack.pop()
+            node, entry = stack.pop()
             if id(node) in seen:
                 continue
             seen.add(id(node))
             if isinstance(node, yaml.MappingNode):
-                self.mappings.append((node, path))
+                self._mappings.append((node, entry))
                 for key, value in node.value:
-                    name = key.value if isinstance(key, yaml.ScalarNode) else ""
+                    child = self._entry(entry, key.value if isinstance(key, yaml.ScalarNode) else "")
                     if isinstance(key, yaml.ScalarNode):
-                        self.scalars.append((key, (*path, name), True))
-                    stack.append((value, (*path, name)))
+                        self._scalars.append((key, child, True))
+                    stack.append((value, child))
             elif isinstance(node, yaml.SequenceNode):
                 for index, item in enumerate(node.value):
-                    stack.append((item, (*path, index)))
+                    stack.append((item, self._entry(entry, index)))
             elif isinstance(node, yaml.ScalarNode):
-                self.scalars.append((node, path, False))
+                self._scalars.append((node, entry, False))
+
+    def _entry(self, parent: int, step: str | int) -> int:
+        self._parents.append(parent)
+        self._steps.append(step)
+        return len(self._parents) - 1
+
+    def _path(self, entry: int) -> Path_:
+        steps: list[str | int] = []
+        while self._parents[entry] >= 0:
+            steps.append(self._steps[entry])
+            entry = self._parents[entry]
+        return tuple(reversed(steps))
+
+    @property
+    def mappings(self) -> list[tuple[yaml.MappingNode, Path_]]:
+        """Every mapping with its path."""
+        return [(node, self._path(entry)) for node, entry in self._mappings]
+
+    @property
+    def scalars(self) -> Iterator[tuple[yaml.ScalarNode, Path_, bool]]:
+        """Every scalar with its path (a key's: the path of its value) and whether it is a key."""
+        return ((node, self._path(entry), is_key) for node, entry, is_key in self._scalars)
 
     def hit(self, line: int, column: int) -> Hit | None:
         """The innermost scalar (key or value) whose text holds the position."""
-        best: Hit | None = None
-        for node, path, is_key in self.scalars:
+        best: tuple[yaml.ScalarNode, int, bool] | None = None
+        for node, entry, is_key in self._scalars:
             start, end = _marks(node)
-            if start <= (line, column) <= end and (best is None or _marks(best.node)[0] <= start):
-                best = Hit(path, node, is_key)
-        return best
+            if start <= (line, column) <= end and (best is None or _marks(best[0])[0] <= start):
+                best = (node, entry, is_key)
+        return Hit(self._path(best[1]), best[0], best[2]) if best is not None else None
 
     def end_of(self, line: int, column: int) -> tuple[int, int]:
         """Where the finding that starts at the position ends: the end of the node starting there
         (a scalar first, else a collection's first line), else the end of the word."""
-        for node, _, _ in self.scalars:
+        for node, _, _ in self._scalars:
             start, end = _marks(node)
             if start == (line, column) and end[0] == line:
                 return end
@@ -141,6 +174,25 @@ class Document:
             else:
                 return None
         return node
+
+
+def _within_limits(text: str) -> bool:
+    """Whether the text nests and counts its nodes within the loader's limits, read from the event
+    stream (nothing is kept): a file beyond them (which the loader refuses anyway) is never
+    composed, so its cost stays bounded however it is built."""
+    depth = nodes = 0
+    for event in yaml.parse(text, Loader=_Loader):
+        if isinstance(event, yaml.NodeEvent):
+            nodes += 1
+            if nodes > MAX_EXPANDED_NODES:
+                return False
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                return False
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+    return True
 
 
 def _marks(node: yaml.Node) -> tuple[tuple[int, int], tuple[int, int]]:
