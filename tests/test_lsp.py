@@ -31,10 +31,12 @@ REPO = Path(__file__).resolve().parent.parent
 
 def _client() -> LanguageClient:
     """pytest-lsp's client, also recording every publishDiagnostics (with its version) and
-    answering workspace/applyEdit (recorded, applied=True) as an editor does."""
+    answering workspace/applyEdit (recorded, applied=True) and client/registerCapability
+    (recorded) as an editor does."""
     client = LanguageClient()
     client.published = []  # type: ignore[attr-defined]
     client.applied = []  # type: ignore[attr-defined]
+    client.registered = []  # type: ignore[attr-defined]
 
     def publish(c: LanguageClient, params: lsp.PublishDiagnosticsParams) -> None:
         c.diagnostics[params.uri] = params.diagnostics
@@ -44,8 +46,12 @@ def _client() -> LanguageClient:
         c.applied.append(params.edit)  # type: ignore[attr-defined]
         return lsp.ApplyWorkspaceEditResult(applied=True)
 
+    def register(c: LanguageClient, params: lsp.RegistrationParams) -> None:
+        c.registered.extend(params.registrations)  # type: ignore[attr-defined]
+
     features = {
         **DEFAULT_CLIENT_FEATURES,
+        lsp.CLIENT_REGISTER_CAPABILITY: register,
         lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: publish,
         lsp.WORKSPACE_APPLY_EDIT: apply_edit,
     }

@@ -137,9 +137,10 @@ class OpsetServer(LanguageServer):
         if found is not None:
             return found
         for folder in self.workspace.folders.values():
-            real = path_of(folder.uri)
+            named: str = folder.uri
+            real = path_of(named)
             if real is not None and real in path.parents:
-                return folder.uri.rstrip("/") + "/" + quote(path.relative_to(real).as_posix())
+                return named.rstrip("/") + "/" + quote(path.relative_to(real).as_posix())
         return uri_of(path)
 
     def buffer_text(self, path: Path) -> str | None:
@@ -179,6 +180,7 @@ class OpsetServer(LanguageServer):
                 self.outside.add(path)
                 self.publish(path, [], None)  # nothing stale from another server or root
             return
+        self.outside.discard(path)  # (a project file fixed since: the file is checked now)
         state.dirty.add(path)
         if state.running is None or state.running.done():
             state.running = asyncio.ensure_future(self._run(state))

@@ -220,8 +220,8 @@ def spec_root_for(path: Path, folders: list[Path]) -> Path | None:
         try:
             root = checked_spec_root(folder, project.spec_root, setting)
         except UsageError as exc:
-            if folder in path.parents:  # the refused root is the one meant for this file
-                refused = refused or exc
+            # (the file's real path may lie anywhere: a symlinked root leads out of its folder)
+            refused = refused or exc
             continue
         # No link lies between the (real) folder and the root: the root is a real path too.
         if root == path or root in path.parents:
