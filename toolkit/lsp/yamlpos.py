@@ -60,34 +60,38 @@ class Document:
             return
         text = text.lstrip("\ufeff")
         try:
-            if not _within_limits(text):
-                return
             self.root = yaml.compose(text, Loader=_Loader)
         except (yaml.YAMLError, RecursionError):
             return
-        if self.root is not None:
-            self._index(self.root)
+        if self.root is not None and not self._index(self.root):
+            self.root = None  # beyond the loader's limits: no index (the loader reports the file)
+            self._parents, self._steps, self._mappings, self._scalars = [], [], [], []
 
-    def _index(self, top: yaml.Node) -> None:
+    def _index(self, top: yaml.Node) -> bool:
+        """Index every node once; False when the graph nests deeper or holds more nodes than
+        the loader accepts (the walk stops there, so the index never outgrows those limits)."""
         seen: set[int] = set()
-        stack: list[tuple[yaml.Node, int]] = [(top, self._entry(-1, ""))]
+        stack: list[tuple[yaml.Node, int, int]] = [(top, self._entry(-1, ""), 0)]
         while stack:
-            node, entry = stack.pop()
+            node, entry, depth = stack.pop()
             if id(node) in seen:
                 continue
             seen.add(id(node))
+            if len(seen) > MAX_EXPANDED_NODES or depth > MAX_DEPTH:
+                return False
             if isinstance(node, yaml.MappingNode):
                 self._mappings.append((node, entry))
                 for key, value in node.value:
                     child = self._entry(entry, key.value if isinstance(key, yaml.ScalarNode) else "")
                     if isinstance(key, yaml.ScalarNode):
                         self._scalars.append((key, child, True))
-                    stack.append((value, child))
+                    stack.append((value, child, depth + 1))
             elif isinstance(node, yaml.SequenceNode):
                 for index, item in enumerate(node.value):
-                    stack.append((item, self._entry(entry, index)))
+                    stack.append((item, self._entry(entry, index), depth + 1))
             elif isinstance(node, yaml.ScalarNode):
                 self._scalars.append((node, entry, False))
+        return True
 
     def _entry(self, parent: int, step: str | int) -> int:
         self._parents.append(parent)
@@ -174,25 +178,6 @@ class Document:
             else:
                 return None
         return node
-
-
-def _within_limits(text: str) -> bool:
-    """Whether the text nests and counts its nodes within the loader's limits, read from the event
-    stream (nothing is kept): a file beyond them (which the loader refuses anyway) is never
-    composed, so its cost stays bounded however it is built."""
-    depth = nodes = 0
-    for event in yaml.parse(text, Loader=_Loader):
-        if isinstance(event, yaml.NodeEvent):
-            nodes += 1
-            if nodes > MAX_EXPANDED_NODES:
-                return False
-        if isinstance(event, yaml.CollectionStartEvent):
-            depth += 1
-            if depth > MAX_DEPTH:
-                return False
-        elif isinstance(event, yaml.CollectionEndEvent):
-            depth -= 1
-    return True
 
 
 def _marks(node: yaml.Node) -> tuple[tuple[int, int], tuple[int, int]]:
