@@ -19,7 +19,12 @@ ELEMENT_OF_ATTR = {
 
 
 class AdapterError(Exception):
-    """A step cannot be applied to this node; the message says which and why."""
+    """A step cannot be applied to this node; the message says which and why, `hint` (when
+    given) what the model's author can do about it."""
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message)
+        self.hint = hint
 
 
 class MissingAdapter(AdapterError):

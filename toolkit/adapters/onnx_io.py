@@ -25,16 +25,31 @@ def default_proto(attr: Attribute) -> AttributeProto:
 
 
 def node_from_onnx(proto: NodeProto) -> Node:
-    """A NodeProto as a neutral Node (strings decoded; tensors and graphs kept as protos)."""
+    """A NodeProto as a neutral Node (strings decoded; tensors and graphs kept as protos).
+
+    AdapterError for what a Node cannot hold: an attribute a function body takes by reference
+    (`ref_attr_name`: its value is the caller's, unknown here) and a string that is not UTF-8."""
     from onnx import helper
 
     attributes: dict[str, Any] = {}
     for attr in proto.attribute:
+        if attr.ref_attr_name:
+            raise AdapterError(
+                f"attribute '{attr.name}' refers to the function's attribute '{attr.ref_attr_name}', "
+                "whose value each call gives",
+                hint="inline the function (or write the attribute's value in its body) before converting",
+            )
         value = helper.get_attribute_value(attr)
-        if isinstance(value, bytes):
-            value = value.decode("utf-8")
-        elif isinstance(value, list) and value and isinstance(value[0], bytes):
-            value = [v.decode("utf-8") for v in value]
+        try:
+            if isinstance(value, bytes):
+                value = value.decode("utf-8")
+            elif isinstance(value, list) and value and isinstance(value[0], bytes):
+                value = [v.decode("utf-8") for v in value]
+        except UnicodeDecodeError as exc:
+            raise AdapterError(
+                f"attribute '{attr.name}' holds a string that is not UTF-8 (byte {exc.start})",
+                hint="write the attribute's strings as UTF-8",
+            ) from None
         attributes[attr.name] = value
     return Node(
         op_type=proto.op_type,

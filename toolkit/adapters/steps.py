@@ -38,7 +38,7 @@ def apply_steps(steps: Sequence[AdapterStep], node: Node, ctx: AdapterContext) -
             raise  # the version has no adapter at all (`onnx_ops.no_adapter`): not this node's doing
         except AdapterError as exc:
             raise AdapterError(
-                f"{ctx.direction} {ctx.source.id} -> {ctx.target.id}, {result.node.label}: {exc}"
+                f"{ctx.direction} {ctx.source.id} -> {ctx.target.id}, {result.node.label}: {exc}", exc.hint
             ) from exc
     result.node.inputs = _trim(result.node.inputs)
     return result

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 import os
-from collections import ChainMap
 from collections.abc import Container, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,10 +30,11 @@ from toolkit.model.spec import (
     canonical_domain,
     display_domain,
 )
-from toolkit.onnx_bridge.check import ModelFinding, check_model, declared_types, load_model
+from toolkit.onnx_bridge.check import check_model, load_model
 from toolkit.onnx_bridge.compat_model import RuntimeTable
-from toolkit.onnx_bridge.convert_rules import Blocker, ConversionError
-from toolkit.onnx_bridge.convert_types import value_types
+from toolkit.onnx_bridge.convert_rules import Blocker, ConversionError, convert_finding
+from toolkit.onnx_bridge.convert_scope import Scope, constant_value
+from toolkit.onnx_bridge.convert_types import GraphKey, GraphShapes, GraphTypes, value_types
 from toolkit.onnx_bridge.graph import (
     function_path,
     graph_path,
@@ -150,16 +150,20 @@ class _Converter:
         self.blocked: set[tuple[str, tuple[str, ...]]] = set()  # (graph path, outputs) of blocked nodes
         self.current: tuple[str, tuple[str, ...]] = ("", ())
         self.step = ""
-        self.shapes: dict[str, tuple[int | None, ...]] = {}
+        # the values of the graphs being walked (the main graph's, or a function body's): their
+        # own types and shapes per graph, which `Scope.child` chains
+        self.types: GraphTypes = {}
+        self.shapes: GraphShapes = {}
 
-    def block(self, rule: str, path: str, operator: str, message: str) -> tuple[list[Any], list[str]]:
+    def block(
+        self, rule: str, path: str, operator: str, message: str, hint: str = ""
+    ) -> tuple[list[Any], list[str]]:
         """Record that a node cannot move at this step; it stays as it is so that the walk goes on
         and every other node's blocker is found too (nothing is written when there is one). Later
         steps leave the node alone: what they would say about an unmoved node is noise."""
         self.blocked.add(self.current)
-        self.blockers.append(
-            Blocker(self.step, ModelFinding(rule, f"{self.step}: {message}", path, operator=operator))
-        )
+        finding = convert_finding(rule, f"{self.step}: {message}", path, operator, hint)
+        self.blockers.append(Blocker(self.step, finding))
         return [], []
 
     def domain(self, domain: str, target: int) -> None:
@@ -169,11 +173,11 @@ class _Converter:
             self.blockers.append(
                 Blocker(
                     f"{label} -> {target}",
-                    ModelFinding(
+                    convert_finding(
                         "CONVERT-DOMAIN-NOT-IMPORTED",
                         f"the model does not import domain '{label}'",
                         graph_path(self.model),
-                        operator=label,
+                        label,
                     ),
                 )
             )
@@ -183,30 +187,15 @@ class _Converter:
             step = 1 if target > current else -1
             self.step = f"{label} {current} -> {current + step}"
             before = self.result.converted
-            main_types, function_types, self.shapes = value_types(self.model, self.registry)
-            self.graph(
-                self.model.graph,
-                domain,
-                current,
-                current + step,
-                graph_path(self.model),
-                ChainMap(),
-                ChainMap(main_types),
-            )
+            self.types, function_types, self.shapes = value_types(self.model, self.registry)
+            moving = (domain, current, current + step)
+            self.graph(self.model.graph, moving, graph_path(self.model), (), Scope.empty())
             for function in self.model.functions:
                 own = next((o for o in function.opset_import if canonical_domain(o.domain) == domain), None)
                 if own is None or own.version == current:
-                    local = function_types.get((function.domain, function.name), {})
+                    self.types = function_types.get((function.domain, function.name), {})
                     self.shapes = {}  # function bodies: types per call site, no shapes
-                    self.graph(
-                        function,
-                        domain,
-                        current,
-                        current + step,
-                        function_path(function),
-                        ChainMap(),
-                        ChainMap(local),
-                    )
+                    self.graph(function, moving, function_path(function), (), Scope.empty())
                     if own is not None:
                         own.version = current + step
             entry.version = current + step
@@ -214,30 +203,19 @@ class _Converter:
             self.result.steps.append(f"{label} {current} -> {current + step}: {moved} node(s) moved")
 
     def graph(
-        self,
-        graph: Any,
-        domain: str,
-        current: int,
-        nxt: int,
-        path: str,
-        constants: ChainMap[str, Any],
-        types: ChainMap[str, str | None],
+        self, graph: Any, moving: tuple[str, int, int], path: str, key: GraphKey, outer: Scope
     ) -> None:
-        is_function = not hasattr(graph, "initializer")
-        local_consts: dict[str, Any] = (
-            {} if is_function else {init.name: _LazyTensor(init) for init in graph.initializer}
-        )
-        scope_consts = constants.new_child(local_consts)
-        scope_types = types.new_child({} if is_function else declared_types(graph))
+        """Move the nodes of `graph` (and of its subgraphs) of domain `moving[0]` from opset
+        `moving[1]` to `moving[2]`; `key` names the graph in `self.types` / `self.shapes`."""
+        domain, current, nxt = moving
+        scope = outer.child(graph, self.types.get(key, {}), self.shapes.get(key, {}))
         nodes = list(graph.node)
         out: list[Any] = []
         dropped: list[str] = []
         for index, node in enumerate(nodes):
             here = node_path(path, node, index)
             for suffix, sub in subgraphs(node):
-                self.graph(sub, domain, current, nxt, f"{here}/{suffix}", scope_consts, scope_types)
-            if node.op_type == "Constant" and canonical_domain(node.domain) == "" and node.output:
-                local_consts[node.output[0]] = _ConstantNode(node)
+                self.graph(sub, moving, f"{here}/{suffix}", (*key, (index, suffix)), scope)
             if canonical_domain(node.domain) != domain or (node.domain, node.op_type) in self.functions:
                 out.append(node)
                 continue
@@ -246,7 +224,7 @@ class _Converter:
                 out.append(node)  # reported at the step that first blocked it; it stays unmoved
                 continue
             self.current = key
-            new_nodes, gone = self.node(node, domain, current, nxt, here, scope_consts, scope_types)
+            new_nodes, gone = self.node(node, domain, current, nxt, here, scope)
             out.extend(new_nodes or [node])
             dropped.extend(gone)
         del graph.node[:]
@@ -261,8 +239,7 @@ class _Converter:
         current: int,
         nxt: int,
         path: str,
-        constants: Mapping[str, Any],
-        types: Mapping[str, str | None],
+        scope: Scope,
     ) -> tuple[list[Any], list[str]]:
         ref = f"{display_domain(domain)}.{node.op_type}"
         here = self.registry.find_schema(node.op_type, current, domain)
@@ -284,16 +261,18 @@ class _Converter:
         if here.since_version == there.since_version:
             return [node], []
         context = {
-            "constants": lambda name: _constant_value(constants.get(name)),
-            "value_types": lambda name: types.get(name),
+            "constants": lambda name: constant_value(scope.constants.get(name)),
+            "value_types": scope.types.get,
             "taken": self.taken,
-            "value_shapes": self.shapes.get,
+            "value_shapes": scope.shapes.get,
         }
+        owner = (there if nxt > current else here).id
         try:
+            plain = node_from_onnx(node)
             if nxt > current:
-                moved = apply_upgrade(node_from_onnx(node), here, there, **context)  # type: ignore[arg-type]
+                moved = apply_upgrade(plain, here, there, **context)  # type: ignore[arg-type]
             else:
-                moved = apply_downgrade(node_from_onnx(node), here, there, **context)  # type: ignore[arg-type]
+                moved = apply_downgrade(plain, here, there, **context)  # type: ignore[arg-type]
         except MissingAdapter as exc:
             newer = there if nxt > current else here
             direction = "upgrade" if nxt > current else "downgrade"
@@ -304,11 +283,11 @@ class _Converter:
                 f"no adapter to {direction} {here.id} -> {there.id} (opset {current} -> {nxt}): {exc}",
             )
         except AdapterError as exc:
-            return self.block("CONVERT-REFUSED", path, (there if nxt > current else here).id, str(exc))
+            return self.block("CONVERT-REFUSED", path, owner, str(exc), exc.hint)
         try:
-            built = [self.constant(constant, moved.node, types) for constant in moved.constants]
+            built = [self.constant(constant, moved.node, scope.types) for constant in moved.constants]
         except AdapterError as exc:
-            return self.block("CONVERT-REFUSED", path, (there if nxt > current else here).id, str(exc))
+            return self.block("CONVERT-REFUSED", path, owner, str(exc), exc.hint)
         rebuilt = _rebuild(
             node, moved.node, there, self.registry.find_schema(moved.node.op_type, nxt, domain)
         )
@@ -381,8 +360,10 @@ class _Converter:
         return helper.make_node("Constant", [], [constant.name], value=constant_tensor(constant, elem))
 
     def drop_unused(self, graph: Any, names: list[str]) -> None:
-        """Remove constants that an input-to-attribute move left without readers."""
+        """Remove constants that an input-to-attribute move left without readers; never a graph
+        input (the caller's interface, whether or not an initializer gives it a default)."""
         used = set(read_names(self.model)) | set(output_names(graph))
+        used.update(value if isinstance(value, str) else value.name for value in graph.input)
         for name in names:
             if name in used:
                 continue
@@ -392,37 +373,7 @@ class _Converter:
             if hasattr(graph, "initializer"):
                 for init in [i for i in graph.initializer if i.name == name]:
                     graph.initializer.remove(init)
-                for info in [i for i in graph.input if i.name == name]:
-                    graph.input.remove(info)
 
-
-@dataclass
-class _LazyTensor:
-    proto: Any
-
-    def value(self) -> Any:
-        from onnx import numpy_helper
-
-        return numpy_helper.to_array(self.proto).tolist()
-
-
-@dataclass
-class _ConstantNode:
-    proto: Any
-
-    def value(self) -> Any:
-        from onnx import helper, numpy_helper
-
-        for attr in self.proto.attribute:
-            if attr.name == "value":
-                return numpy_helper.to_array(attr.t).tolist()
-            if attr.name in ("value_int", "value_ints", "value_float", "value_floats"):
-                return helper.get_attribute_value(attr)
-        return None
-
-
-def _constant_value(entry: Any) -> Any:
-    return None if entry is None else entry.value()
 
 
 def _rebuild(original: Any, node: Any, schema: OpSchema, replaced: OpSchema | None = None) -> Any:
@@ -475,7 +426,7 @@ def convert_file(
         try:
             inlined = inline_missing(result.model, registry, inline_for)
         except InlineError as exc:
-            finding = ModelFinding("CONVERT-INLINE-FAILED", str(exc), graph_path(result.model))
+            finding = convert_finding("CONVERT-INLINE-FAILED", str(exc), graph_path(result.model))
             raise ConversionError.of([Blocker(f"inline for {inline_for.name}", finding)]) from None
         result.model = inlined.model
         counts = {op: inlined.inlined.count(op) for op in sorted(set(inlined.inlined))}

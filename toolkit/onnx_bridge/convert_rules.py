@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from toolkit.model.rules import Rule, register
 from toolkit.onnx_bridge.check import ModelFinding
+from toolkit.onnx_bridge.check.findings import finding
 
 CONVERT_RULES: tuple[Rule, ...] = (
     register(
@@ -111,6 +112,14 @@ something the runtime lacks, cannot be replaced, and the model would not run the
 **After:** `--to ai.onnx=13`.""",
     ),
 )
+
+
+_BY_ID = {rule.id: rule for rule in CONVERT_RULES}
+
+
+def convert_finding(rule: str, message: str, path: str, operator: str = "", hint: str = "") -> ModelFinding:
+    """A finding of the CONVERT-* rule `rule`, with its hint unless a more precise one is given."""
+    return finding(_BY_ID[rule], path, message, hint, operator)
 
 
 @dataclass(frozen=True)

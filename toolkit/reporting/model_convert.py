@@ -36,19 +36,17 @@ def render(
                         "path": b.finding.path,
                         "operator": b.finding.operator,
                         "message": b.finding.message,
-                        "hint": _hint(b),
+                        "hint": b.finding.hint,
                     }
                     for b in blockers
                 ],
             )
         )
     if fmt in ("github", "sarif", "junit"):
-        from dataclasses import replace
-
         from toolkit.reporting.formats import render as render_report
         from toolkit.reporting.model_check import model_report
 
-        findings = [replace(b.finding, hint=_hint(b)) for b in blockers]
+        findings = [b.finding for b in blockers]
         summary = (
             f"wrote {output} ({result.converted} node move(s))"
             if result is not None
@@ -72,8 +70,3 @@ def render(
     lines = [*result.steps, *(f"note: {note}" for note in result.notes)]
     lines.append(f"wrote {output} ({result.converted} node move(s), ir_version {result.model.ir_version})")
     return "\n".join(lines) + "\n"
-
-
-def _hint(blocker: Blocker) -> str:
-    rule = next((r for r in CONVERT_RULES if r.id == blocker.finding.rule), None)
-    return blocker.finding.hint or (rule.hint if rule is not None else "")
