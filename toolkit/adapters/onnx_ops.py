@@ -13,6 +13,7 @@ from toolkit.adapters.node import (
     NewConstant,
     Node,
 )
+from toolkit.adapters.onnx_io import element_type_number
 from toolkit.model.spec import AttrType
 
 
@@ -34,6 +35,29 @@ def inference_only(node: Node, ctx: AdapterContext) -> Node:
             f"outputs {', '.join(used)} are training statistics, which {ctx.target.id} defines differently"
         )
     return node.copy()
+
+
+def dropout_mask_cast(node: Node, ctx: AdapterContext) -> AdapterResult:
+    """Dropout 7 <-> 10: opset 7's mask has the data's type, opset 10's is bool (1 / true where
+    an element is kept). A node whose mask is read writes it under a fresh name, and a Cast
+    gives its readers the mask in the type they read (bool going up to 10, the data's type down)."""
+    if len(node.outputs) < 2 or not node.outputs[1]:
+        return AdapterResult(node.copy())
+    to = "bool"
+    if ctx.direction == "upgrade":
+        data = ctx.value_type(node.inputs[0]) if node.inputs else None
+        if data is None or not data.startswith("tensor("):
+            raise AdapterError(
+                f"the mask of {ctx.source.id} has the type of '{node.inputs[0]}', which the model does not declare",
+                hint="declare the data input's type (value_info), then convert",
+            )
+        to = data[len("tensor(") : -1]
+    out = node.copy()
+    used: set[str] = set(node.inputs) | set(node.outputs)
+    raw = fresh_name(ctx, node, "mask", used)
+    mask, out.outputs[1] = out.outputs[1], raw
+    cast = Node("Cast", [raw], [mask], {"to": element_type_number(to) or 0}, name=f"{raw}_cast")
+    return AdapterResult(out, after=[cast], notes=[f"Dropout mask '{mask}': cast to {to}"])
 
 
 def same_type_as_input(node: Node, ctx: AdapterContext) -> Node:

@@ -32,7 +32,7 @@ from toolkit.model.spec import (
 )
 from toolkit.onnx_bridge.check import check_model, load_model
 from toolkit.onnx_bridge.compat_model import RuntimeTable
-from toolkit.onnx_bridge.convert_rules import Blocker, ConversionError, convert_finding
+from toolkit.onnx_bridge.convert_rules import Blocker, ConversionError, convert_finding, output_blockers
 from toolkit.onnx_bridge.convert_scope import Scope, constant_value
 from toolkit.onnx_bridge.convert_types import GraphKey, GraphShapes, GraphTypes, value_types
 from toolkit.onnx_bridge.graph import (
@@ -117,6 +117,10 @@ def convert_model(
     if converter.blockers:
         raise ConversionError.of(converter.blockers)
     _raise_ir_version(result, registry)
+    steps = ", ".join(f"{display_domain(canonical_domain(d))} -> {v}" for d, v in sorted(targets.items()))
+    invalid = output_blockers(model, result.model, registry, unchecked_attributes, steps)
+    if invalid:
+        raise ConversionError.of(invalid)
     return result
 
 
@@ -288,9 +292,21 @@ class _Converter:
             built = [self.constant(constant, moved.node, scope.types) for constant in moved.constants]
         except AdapterError as exc:
             return self.block("CONVERT-REFUSED", path, owner, str(exc), exc.hint)
-        rebuilt = _rebuild(
-            node, moved.node, there, self.registry.find_schema(moved.node.op_type, nxt, domain)
-        )
+        landed = self.registry.find_schema(moved.node.op_type, nxt, domain)
+        if landed is not None and landed.deprecated:
+            # a deprecated version has the signature of its predecessor, so a `compatible` step
+            # lands there, but runtimes refuse to load it: only a step replacing the operator
+            # (Scatter -> ScatterElements) may move a node past its deprecation
+            return self.block(
+                "CONVERT-REFUSED",
+                path,
+                owner,
+                f"{landed.id} is deprecated, and runtimes refuse to load it"
+                + (f" ({landed.deprecated_reason})" if landed.deprecated_reason else ""),
+                f"keep {display_domain(domain)} below opset {landed.since_version} for this model, "
+                "or replace the operator by its successor first",
+            )
+        rebuilt = _rebuild(node, moved.node, there, landed)
         extra_before = [self.new_node(n, nxt) for n in moved.before]
         extra_after = [self.new_node(n, nxt) for n in moved.after]
         problems = "; ".join(

@@ -4,12 +4,17 @@ can report them), and `ConversionError`, which carries all of them at once."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from toolkit.model.rules import Rule, register
 from toolkit.onnx_bridge.check import ModelFinding
 from toolkit.onnx_bridge.check.findings import finding
+
+if TYPE_CHECKING:
+    from toolkit.registry.core import Registry
 
 CONVERT_RULES: tuple[Rule, ...] = (
     register(
@@ -144,3 +149,36 @@ class ConversionError(Exception):
     @classmethod
     def of(cls, blockers: Sequence[Blocker]) -> ConversionError:
         return cls("\n".join(b.text for b in blockers), blockers)
+
+
+def output_blockers(
+    source: Any, converted: Any, registry: Registry, unchecked_attributes: Container[str], step: str
+) -> list[Blocker]:
+    """The errors check-model finds in the converted model that the source did not have: a net
+    under the adapters (each moved node is checked alone, against its schema; this checks the
+    graph: a changed output type that a reader of it does not accept, an operator version a
+    runtime refuses). An error is new when its rule reports more errors than in the source
+    (paths and versions in the messages change with the conversion; counts per rule do not)."""
+    from toolkit.onnx_bridge.check import check_model
+
+    after = check_model(converted, registry, unchecked_attributes=unchecked_attributes).errors
+    if not after:
+        return []  # the common case: one check only
+    had = check_model(source, registry, unchecked_attributes=unchecked_attributes).errors
+    before = Counter(f.rule for f in had)
+    known = {(f.rule, f.message) for f in had}
+    grown = {rule for rule, n in Counter(f.rule for f in after).items() if n > before[rule]}
+    return [
+        Blocker(
+            step,
+            convert_finding(
+                "CONVERT-INVALID-NODE",
+                f"{step}: the converted model fails check-model: {f.message} [{f.rule}]",
+                f.path,
+                f.operator,
+                f.hint,
+            ),
+        )
+        for f in after
+        if f.rule in grown and (f.rule, f.message) not in known
+    ]
