@@ -40,7 +40,7 @@ def apply_steps(steps: Sequence[AdapterStep], node: Node, ctx: AdapterContext) -
             raise AdapterError(
                 f"{ctx.direction} {ctx.source.id} -> {ctx.target.id}, {result.node.label}: {exc}", exc.hint
             ) from exc
-    result.node.inputs = _trim(result.node.inputs)
+    result.node.inputs = _trim(result.node.inputs, ctx.target.min_input)
     return result
 
 
@@ -307,8 +307,10 @@ def load_callable(spec: str) -> Callable[..., Any]:
     return func  # type: ignore[no-any-return]
 
 
-def _trim(inputs: list[str]) -> list[str]:
-    while inputs and not inputs[-1]:
+def _trim(inputs: list[str], keep: int) -> list[str]:
+    """Drop trailing omitted inputs, never below the `keep` positions the target requires (Loop's
+    `M` and `cond` may be omitted, by an empty name, but not left out)."""
+    while len(inputs) > keep and not inputs[-1]:
         inputs.pop()
     return inputs
 
