@@ -174,15 +174,18 @@ def test_sibling_branches_keep_their_own_shapes(tmp_path: Path, capsys: Any) -> 
     # Both branches name their value `t`: 4 elements in one (splits evenly), 3 in the other
     # (Split 18 splits [2, 1]; Split 13 only equally): only the odd one is refused.
     source = model(
-        [helper.make_node("If", ["c"], ["y"], then_branch=branch("even", 4), else_branch=branch("odd", 3))],
+        [
+            helper.make_node("Identity", ["c"], ["c2"]),  # a node that moves before the If
+            helper.make_node("If", ["c2"], ["y"], then_branch=branch("even", 4), else_branch=branch("odd", 3)),
+        ],
         [info("c", [], BOOL)],
         [info("y", [])],
         18,
     )
     code, text, out = convert(tmp_path, source, "ai.onnx=13", capsys)
-    assert_refused(code, text, out, "g/If/0/else_branch/Split/1", "splits a dimension of 3 unevenly")
+    assert_refused(code, text, out, "g/If/1/else_branch/Split/1", "splits a dimension of 3 unevenly")
     assert "then_branch" not in text
-    odd = next(a for a in source.graph.node[0].attribute if a.name == "else_branch")
+    odd = next(a for a in source.graph.node[1].attribute if a.name == "else_branch")
     odd.g.CopyFrom(branch("odd", 6))  # now even on both sides
     code, text, out = convert(tmp_path, source, "ai.onnx=13", capsys)
     assert code == 0, text

@@ -223,11 +223,11 @@ class _Converter:
             if canonical_domain(node.domain) != domain or (node.domain, node.op_type) in self.functions:
                 out.append(node)
                 continue
-            key = (path, tuple(node.output))
-            if key in self.blocked:
+            at = (path, tuple(node.output))
+            if at in self.blocked:
                 out.append(node)  # reported at the step that first blocked it; it stays unmoved
                 continue
-            self.current = key
+            self.current = at
             new_nodes, gone = self.node(node, domain, current, nxt, here, scope)
             out.extend(new_nodes or [node])
             dropped.extend(gone)
@@ -313,12 +313,11 @@ class _Converter:
             p for p in (self.validate(n, version=nxt) for n in (*extra_before, rebuilt, *extra_after)) if p
         )
         if problems:
-            owner = there if nxt > current else here
             return self.block(
                 "CONVERT-INVALID-NODE",
                 path,
-                owner.id,
-                f"the adapter of {owner.id} produced a node that is not a valid {there.id} node: {problems}",
+                owner,
+                f"the adapter of {owner} produced a node that is not a valid {there.id} node: {problems}",
             )
         self.taken.update(constant.name for constant in moved.constants)
         for extra in (*moved.before, *moved.after):
