@@ -176,7 +176,9 @@ def test_sibling_branches_keep_their_own_shapes(tmp_path: Path, capsys: Any) -> 
     source = model(
         [
             helper.make_node("Identity", ["c"], ["c2"]),  # a node that moves before the If
-            helper.make_node("If", ["c2"], ["y"], then_branch=branch("even", 4), else_branch=branch("odd", 3)),
+            helper.make_node(
+                "If", ["c2"], ["y"], then_branch=branch("even", 4), else_branch=branch("odd", 3)
+            ),
         ],
         [info("c", [], BOOL)],
         [info("y", [])],

@@ -206,9 +206,7 @@ class _Converter:
             moved = self.result.converted - before
             self.result.steps.append(f"{label} {current} -> {current + step}: {moved} node(s) moved")
 
-    def graph(
-        self, graph: Any, moving: tuple[str, int, int], path: str, key: GraphKey, outer: Scope
-    ) -> None:
+    def graph(self, graph: Any, moving: tuple[str, int, int], path: str, key: GraphKey, outer: Scope) -> None:
         """Move the nodes of `graph` (and of its subgraphs) of domain `moving[0]` from opset
         `moving[1]` to `moving[2]`; `key` names the graph in `self.types` / `self.shapes`."""
         domain, current, nxt = moving
@@ -388,7 +386,6 @@ class _Converter:
             if hasattr(graph, "initializer"):
                 for init in [i for i in graph.initializer if i.name == name]:
                     graph.initializer.remove(init)
-
 
 
 def _rebuild(original: Any, node: Any, schema: OpSchema, replaced: OpSchema | None = None) -> Any:
