@@ -48,12 +48,13 @@ def value_types(
         inferred = model
     types: GraphTypes = {}
     infos: dict[GraphKey, dict[str, Any]] = {}
-    _collect(inferred.graph, types, infos)
+    graphs = _graphs(inferred.graph)  # walked once: the model's attributes are many protobuf reads
+    _collect(graphs, types, infos)
     if registry is not None:
         # The toolkit's own inference (check-model's) also types the outputs of ai.onnx.ml and
         # vendor operators that onnx's shape inference leaves unknown.
         result = infer_model_shapes(model, registry)
-        keys = {id(graph): key for key, graph in _graphs(model.graph)}
+        keys = {id(graph): key for key, graph in _graphs(model.graph)} if result.subgraphs else {}
         _fill(types.setdefault((), {}), result.types)
         for sub in result.subgraphs:
             if id(sub.graph) in keys:
@@ -61,7 +62,7 @@ def value_types(
     functions: dict[FunctionKey, GraphTypes] = {}
     for function in model.functions:
         functions[(function.domain, function.name)] = _function_types(inferred, function, infos)
-    shapes = {key: _shapes(graph, infos.get(key, {})) for key, graph in _graphs(inferred.graph)}
+    shapes = {key: _shapes(graph, infos.get(key, {})) for key, graph in graphs}
     return types, functions, shapes
 
 
@@ -91,9 +92,11 @@ def _shapes(graph: Any, infos: dict[str, Any]) -> Shapes:
     return out
 
 
-def _collect(graph: Any, types: GraphTypes, infos: dict[GraphKey, dict[str, Any]]) -> None:
+def _collect(
+    graphs: list[tuple[GraphKey, Any]], types: GraphTypes, infos: dict[GraphKey, dict[str, Any]]
+) -> None:
     """Each graph's declared (and onnx-inferred) types and value infos, under its key."""
-    for here, sub in _graphs(graph):
+    for here, sub in graphs:
         own = types.setdefault(here, {})
         for name, found in declared_types(sub).items():
             if found is not None:
@@ -140,7 +143,7 @@ def _function_types(model: Any, function: Any, infos: dict[GraphKey, dict[str, A
             except Exception:
                 continue
             body: GraphTypes = {}
-            _collect(inferred.graph, body, {})
+            _collect(_graphs(inferred.graph), body, {})
             for key, found_types in body.items():
                 merged = seen.setdefault(key, {})
                 for name, found in found_types.items():
