@@ -1,10 +1,11 @@
 """`generate --check`'s diff of a stale binary file, in readable form.
 
 The protobuf files the generators write are decoded by their message type (known from the file's
-name) and printed with protobuf's `text_format` on both sides, then diffed like a text file and
-capped; anything else binary (a `model.onnx`, a file that does not decode) is one summary line.
-Raw bytes never reach the terminal: `text_format` escapes every control byte of a string field
-and every non-ASCII byte of a bytes field."""
+name) and printed with protobuf's `text_format` on both sides, then diffed like a text file (the
+caller, `pipeline.diff_text`, caps and escapes the lines); anything else binary (a `model.onnx`,
+a file that does not decode) is one summary line. Raw bytes never reach the terminal:
+`text_format` escapes every control byte of a string field and every non-ASCII byte of a bytes
+field."""
 
 from __future__ import annotations
 
@@ -13,8 +14,6 @@ import re
 from collections.abc import Callable
 
 from google.protobuf.message import DecodeError, Message
-
-MAX_DIFF_LINES = 200  # per file: enough to see what changed, never a wall of text
 
 
 def _message_types() -> list[tuple[re.Pattern[str], Callable[[], Message]]]:
@@ -48,21 +47,17 @@ def _as_text(path: str, data: bytes) -> list[str] | None:
     return None
 
 
-def binary_diff(label: str, old: bytes | None, new: bytes | None) -> str:
-    """A unified diff of the decoded messages of a changed file (capped), else one summary line
-    (a file that is new or to be removed is one line too: there is no change to show)."""
-    if old is None or new is None:
-        return f"Binary file {label} {'is new' if old is None else 'would be removed'}\n"
+def binary_diff(label: str, old: bytes, new: bytes) -> list[str]:
+    """The unified diff lines (without their line ends) of the decoded messages of a changed
+    file, else one summary line (a file that is new or to be removed is named by the caller:
+    there is no change to show)."""
     old_text, new_text = _as_text(label, old), _as_text(label, new)
     if old_text is None or new_text is None:
-        return f"Binary file {label} differs ({len(old)} -> {len(new)} bytes; not a message it can decode)\n"
+        return [f"Binary file {label} differs ({len(old)} -> {len(new)} bytes; not a message it can decode)"]
     lines = [
-        line if line.endswith("\n") else line + "\n"
+        line.removesuffix("\n")
         for line in difflib.unified_diff(old_text, new_text, f"a/{label} (decoded)", f"b/{label} (decoded)")
     ]
     if not lines:  # the same message, serialized differently
-        return f"Binary file {label} differs (the same message when decoded, serialized differently)\n"
-    if len(lines) > MAX_DIFF_LINES:
-        rest = len(lines) - MAX_DIFF_LINES
-        lines = [*lines[:MAX_DIFF_LINES], f"... {rest} more line(s) of the decoded diff of {label}\n"]
-    return "".join(lines)
+        return [f"Binary file {label} differs (the same message when decoded, serialized differently)"]
+    return lines

@@ -340,23 +340,71 @@ def _is_text(data: bytes | None) -> bool:
     return True
 
 
+# `--check`'s text report is read by a person (and runs in a pre-commit hook): a fresh output
+# folder names its new files rather than printing them, and a changed file's diff is capped per
+# file and in total. The report formats (`--format json|sarif|github`) list every stale file.
+DIFF_LINES_PER_FILE = 80
+REPORT_LINES = 400
+_WRITES_THEM = "`opset generate` writes them"
+
+
 def diff_text(changes: Iterable[Change], out_label: str = "generated") -> str:
-    """A unified diff of stale files; binary files decoded to text and diffed, or a one-line note
-    (`binary_diff`)."""
+    """The human `--check` report: a file to add or remove is one line with its size; a changed
+    file is a unified diff (a binary one decoded, `binary_diff`), at most `DIFF_LINES_PER_FILE`
+    lines of it and `REPORT_LINES` lines in all, each cut saying how many lines it left out.
+    Every line is escaped (`escape`): the old side is the tree's bytes, and a control character
+    in it would reach the terminal."""
+    from toolkit.model.diagnostics import escape
+
+    shown: list[str] = []
+    hidden_lines = hidden_files = 0  # what the total cap left out
+    for change in changes:
+        body = _change_lines(f"{out_label.rstrip('/')}/{change.path}", change)
+        cut = max(len(body) - DIFF_LINES_PER_FILE, 0)
+        entry = body[:DIFF_LINES_PER_FILE]
+        if cut:
+            entry.append(f"... {cut} more line(s) of this diff left out; {_WRITES_THEM}")
+        room = max(REPORT_LINES - len(shown), 0)
+        if len(entry) <= room:
+            shown += entry
+            continue
+        shown += body[:room]  # room < len(entry) <= DIFF_LINES_PER_FILE + 1: a cut file's note goes
+        hidden_lines += len(body) - room
+        hidden_files += room == 0
+    if hidden_lines:
+        files = f" ({hidden_files} more file(s) not shown)" if hidden_files else ""
+        shown.append(
+            f"... {hidden_lines} more line(s) left out{files}; {_WRITES_THEM} "
+            "(`--format json` lists every stale file)"
+        )
+    return "".join(escape(line) + "\n" for line in shown)
+
+
+def _change_lines(label: str, change: Change) -> list[str]:
+    """The report lines of one stale file, without their line ends."""
     import difflib  # only `--check` with stale outputs diffs: not on a writing run's path
 
     from toolkit.generate.binary_diff import binary_diff, is_binary_kind
 
-    chunks: list[str] = []
-    for change in changes:
-        label = f"{out_label.rstrip('/')}/{change.path}"
-        if is_binary_kind(change.path) or not (_is_text(change.old) and _is_text(change.new)):
-            chunks.append(binary_diff(label, change.old, change.new))
-            continue
-        old = (change.old or b"").decode("utf-8").splitlines(keepends=True)
-        new = (change.new or b"").decode("utf-8").splitlines(keepends=True)
-        from_file = "/dev/null" if change.old is None else f"a/{label}"
-        to_file = "/dev/null" if change.new is None else f"b/{label}"
-        for line in difflib.unified_diff(old, new, from_file, to_file):
-            chunks.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
-    return "".join(chunks)
+    if change.old is None or change.new is None:
+        present = change.new if change.old is None else change.old
+        verb = "would add" if change.old is None else "would remove"
+        size = len(present or b"")
+        return [f"{verb} {label} ({size} byte{'' if size == 1 else 's'})"]
+    if is_binary_kind(change.path) or not (_is_text(change.old) and _is_text(change.new)):
+        return binary_diff(label, change.old, change.new)
+    lines: list[str] = []
+    old, new = _text_lines(change.old), _text_lines(change.new)
+    for line in difflib.unified_diff(old, new, f"a/{label}", f"b/{label}"):
+        if line.endswith("\n"):
+            lines.append(line[:-1])
+        else:
+            lines += [line, "\\ No newline at end of file"]
+    return lines
+
+
+def _text_lines(data: bytes) -> list[str]:
+    """`data` as lines broken at `\\n` only (`str.splitlines` also breaks at form feeds and
+    Unicode separators, which `escape` shows instead), each with its `\\n` but the last."""
+    parts = data.decode("utf-8").split("\n")
+    return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
