@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mkdocs.config import config_options as opt
 from mkdocs.config.base import Config
@@ -35,6 +35,9 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
+
+if TYPE_CHECKING:
+    from toolkit.load.project import Project
 
 log = logging.getLogger("mkdocs.plugins.opset")
 
@@ -53,10 +56,8 @@ class OpsetPlugin(BasePlugin[OpsetPluginConfig]):  # type: ignore[no-untyped-cal
         self.rendered: set[str] = set()  # the site paths of the pages rendered from the specs
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
-        from toolkit.load.project import load_project
-
         site_folder = Path(config.config_file_path or ".").resolve().parent
-        project = load_project(site_folder)
+        project = _project(site_folder, from_tree=not self.config.specs)
         root = site_folder / (self.config.specs or project.spec_path_from(site_folder))
         _check_options(self.config, root, site_folder)
         pages = self.config.pages if self.config.pages is not None else list(project.doc_pages)
@@ -92,6 +93,25 @@ class OpsetPlugin(BasePlugin[OpsetPluginConfig]):  # type: ignore[no-untyped-cal
         if self.spec_root is not None and self.spec_root.is_dir():
             server.watch(str(self.spec_root))
         return server
+
+
+def _project(site_folder: Path, *, from_tree: bool) -> Project:
+    """The project settings around the site; `from_tree`: the spec folder is the tree's
+    `spec_root` (or the default folder), checked as the CLI and the language server check it
+    (`checked_spec_root`: not out of the project, not through a symlink). A refusal, or a
+    project file that cannot be read, stops the build with the located message."""
+    from toolkit.load.output_folder import checked_spec_root
+    from toolkit.load.project import load_project
+    from toolkit.model.diagnostics import UsageError
+
+    try:
+        project = load_project(site_folder)
+        if from_tree:
+            checked_spec_root(project.folder, project.spec_root, project.key_location("spec_root"))
+    except UsageError as exc:
+        message = exc.diagnostic.format() if exc.diagnostic is not None else str(exc)
+        raise PluginError(f"opset: {message}") from None
+    return project
 
 
 def _check_options(options: OpsetPluginConfig, root: Path, site_folder: Path) -> None:
