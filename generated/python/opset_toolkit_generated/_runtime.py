@@ -154,6 +154,10 @@ class OpSchemaInfo:
         left out of the node (its default then applies); any other value given is on the node,
         the default value too (as onnx.helper.make_node does).
         """
+        if name is not None and not isinstance(name, str):
+            raise BuildError(f"{cls.label()}: the node name must be a str, got {_type_name(name)}")
+        if name is not None and not _is_utf8(name):
+            raise BuildError(f"{cls.label()}: the node name is not a str UTF-8 can encode: {name[:40]!r}")
         ins = _check_params(cls, "input", cls.inputs, inputs, cls.min_input, cls.max_input)
         outs = _check_params(cls, "output", cls.outputs, outputs, cls.min_output, cls.max_output)
         attrs = _check_attributes(cls, attributes or {})
@@ -178,6 +182,10 @@ def _check_params(
             raise BuildError(
                 f"{schema.label()}: {kind} {index} must be a value name (str), got {type(value).__name__}"
             )
+        if not _is_utf8(value):
+            raise BuildError(
+                f"{schema.label()}: {kind} {index} is not a name UTF-8 can encode: {value[:40]!r}"
+            )
     while names and not names[-1]:
         names.pop()  # trailing omitted optionals are simply left out
     if len(names) > high:
@@ -199,7 +207,10 @@ def _type_name(value: object) -> str:
 
 
 def _bad(schema: type[OpSchemaInfo], attr: AttrInfo, value: object, expected: str) -> BuildError:
-    shown = repr(value)
+    if isinstance(value, int) and value.bit_length() > 128:
+        shown = f"<{value.bit_length()} bits>"  # repr of a huge int is slow, past 4300 digits refused
+    else:
+        shown = repr(value)
     if len(shown) > 60:
         shown = shown[:57] + "..."
     return BuildError(
@@ -208,22 +219,47 @@ def _bad(schema: type[OpSchemaInfo], attr: AttrInfo, value: object, expected: st
     )
 
 
+# AttributeProto's int fields are int64: a larger Python int fails deep inside protobuf.
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _is_utf8(text: str) -> bool:
+    """Whether a str can be a protobuf string field (lone surrogates cannot be encoded)."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _scalar(schema: type[OpSchemaInfo], attr: AttrInfo, kind: str, value: object) -> object:
+    # Every value the node's fields cannot hold is refused here, naming the operator and the
+    # attribute, rather than by onnx or protobuf with an error that names neither (and so that a
+    # LightNode, built without onnx, holds only what a NodeProto could).
     if kind == "int":
-        if isinstance(value, bool) or not isinstance(value, int):
-            if isinstance(value, bool):
-                return int(value)
+        if isinstance(value, bool):
+            return int(value)
+        if not isinstance(value, int):
             raise _bad(schema, attr, value, "an int")
+        if not _INT64_MIN <= value <= _INT64_MAX:
+            raise _bad(schema, attr, value, "an int within int64")
         return value
     if kind == "float":
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise _bad(schema, attr, value, "a float")
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:
+            raise _bad(schema, attr, value, "a float (an int this large has no float)") from None
     if kind == "string":
         if isinstance(value, bytes):
             return value
         if not isinstance(value, str):
             raise _bad(schema, attr, value, "a str")
+        if not _is_utf8(value):
+            raise _bad(schema, attr, value, "a str that UTF-8 can encode")
         return value
     message = _MESSAGE_TYPES[kind]
     if _type_name(value) != message:
