@@ -65,8 +65,8 @@ BAD_CALLS = [
         {"mode": "re\udcffflect"},
         r"ai\.onnx\.Pad-\d+: attribute 'mode' expects a str that UTF-8 can encode",
     ),
-    ("Relu", {"_name": 3}, r"ai\.onnx\.Relu-14: the node name must be a str, got int"),
-    ("Relu", {"_name": "n\udcff"}, r"the node name is not a str UTF-8 can encode"),
+    ("Relu", {"_name": 3}, r"ai\.onnx\.Relu-14: the node name must be a str UTF-8 can encode, got 3$"),
+    ("Relu", {"_name": "n\udcff"}, r"the node name must be a str UTF-8 can encode, got 'n\\udcff'"),
     ("Relu", {"_outputs": ["y\ud800"]}, r"ai\.onnx\.Relu-14: output 0 is not a name UTF-8 can encode"),
 ]
 
@@ -98,7 +98,9 @@ def test_light_nodes_hold_only_what_a_node_proto_could(
     op = _opset(catalog, 21)
     with pytest.raises(runtime.BuildError, match=r"expects an int within int64"):
         op.Gather("data", "indices", axis=2**63)
-    with pytest.raises(runtime.BuildError, match=r"the node name must be a str, got bytes"):
+    with pytest.raises(
+        runtime.BuildError, match=r"the node name must be a str UTF-8 can encode, got b'relu'"
+    ):
         op.Relu("x", _name=b"relu")
     # the edges of the range are values, kept as given
     node = op.Gather("data", "indices", axis=2**63 - 1).node

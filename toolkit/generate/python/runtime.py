@@ -138,10 +138,8 @@ class OpSchemaInfo:
         left out of the node (its default then applies); any other value given is on the node,
         the default value too (as onnx.helper.make_node does).
         """
-        if name is not None and not isinstance(name, str):
-            raise BuildError(f"{cls.label()}: the node name must be a str, got {_type_name(name)}")
-        if name is not None and not _is_utf8(name):
-            raise BuildError(f"{cls.label()}: the node name is not a str UTF-8 can encode: {name[:40]!r}")
+        if name is not None and not (isinstance(name, str) and _is_utf8(name)):
+            raise BuildError(f"{cls.label()}: the node name must be a str UTF-8 can encode, got {name!r:.60}")
         ins = _check_params(cls, "input", cls.inputs, inputs, cls.min_input, cls.max_input)
         outs = _check_params(cls, "output", cls.outputs, outputs, cls.min_output, cls.max_output)
         attrs = _check_attributes(cls, attributes or {})
@@ -209,19 +207,12 @@ _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 def _is_utf8(text: str) -> bool:
     """Whether a str can be a protobuf string field (lone surrogates cannot be encoded)."""
-    if text.isascii():
-        return True
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+    return text.isascii() or not any("\ud800" <= c <= "\udfff" for c in text)
 
 
 def _scalar(schema: type[OpSchemaInfo], attr: AttrInfo, kind: str, value: object) -> object:
-    # Every value the node's fields cannot hold is refused here, naming the operator and the
-    # attribute, rather than by onnx or protobuf with an error that names neither (and so that a
-    # LightNode, built without onnx, holds only what a NodeProto could).
+    # A value no NodeProto field can hold is refused here, naming the operator and attribute (not
+    # by protobuf, naming neither; and a LightNode, built without onnx, holds the same values).
     if kind == "int":
         if isinstance(value, bool):
             return int(value)
