@@ -148,23 +148,17 @@ def operator_set_document(
     return document
 
 
-_FUNCTIONS: dict[tuple[object, ...], bytes] = {}  # a version's body recurs in every later opset
+# A version's body recurs in every later opset's document: encoded once per schema, keyed by the
+# frozen schema itself (its equality and hash), so a field `encode_function` starts to read can
+# never be missing from the key.
+_FUNCTIONS: dict[OpSchema, bytes] = {}
 
 
 def _function_bytes(schema: OpSchema) -> bytes:
     assert schema.function is not None
-    key = (
-        schema.domain,
-        schema.name,
-        schema.since_version,
-        schema.function,
-        schema.inputs,
-        schema.outputs,
-        schema.attributes,
-    )
-    found = _FUNCTIONS.get(key)
+    found = _FUNCTIONS.get(schema)
     if found is None:
-        found = _FUNCTIONS[key] = encode_function(schema).SerializeToString(deterministic=True)
+        found = _FUNCTIONS[schema] = encode_function(schema).SerializeToString(deterministic=True)
     return found
 
 
