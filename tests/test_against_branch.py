@@ -10,28 +10,16 @@ are taken exactly.
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+from git_helpers import git as _git
 
 from toolkit.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
 ABC = REPO / "opsets" / "org.example.abc"
-
-
-def _git(cwd: Path, *args: str) -> str:
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.com",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.com",
-    }
-    return subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True).stdout
 
 
 @pytest.fixture()

@@ -11,9 +11,7 @@ SARIF Multitool's GitHub rules; the JUnit validates against the strict schema (p
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -23,6 +21,7 @@ import jsonschema
 import junitparser
 import pytest
 import xmlschema
+from git_helpers import git as _git
 
 from toolkit.cli import main
 
@@ -30,17 +29,6 @@ REPO = Path(__file__).resolve().parent.parent
 ABC = REPO / "opsets" / "org.example.abc"
 SPECS = "ml/opsets/org.example.abc"
 FORMATS = ("text", "json", "github", "sarif", "junit")
-
-
-def _git(cwd: Path, *args: str) -> None:
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.com",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.com",
-    }
-    subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True)
 
 
 def _line_of(path: Path, needle: str) -> int:

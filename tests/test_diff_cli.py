@@ -15,6 +15,7 @@ import jsonschema
 import pydantic
 import pytest
 import sarif_pydantic
+from git_helpers import git as _git
 
 from toolkit.cli import main
 
@@ -427,18 +428,6 @@ def test_pyproject_table(
 
 
 # --------------------------------------------------------------------------- git refs
-
-
-def _git(cwd: Path, *args: str) -> str:
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.com",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.com",
-    }
-    proc = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True)
-    return proc.stdout
 
 
 @pytest.fixture()

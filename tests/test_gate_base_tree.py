@@ -16,13 +16,13 @@ the gate read nothing, or too little, of the base:
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from git_helpers import git as _git
 
 from toolkit.cli import main
 
@@ -33,17 +33,6 @@ BLUR = "com.acme.vision/GaussianBlur.yaml"
 BLUR_V4 = "  - since_version: 4\n"  # the open opset's version of GaussianBlur
 SIGMA = "      sigma: {type: float, required: true, doc: Standard deviation in pixels.}\n"  # GaussianBlur:2
 FINDING = re.compile(r"^\S+:[0-9]+:[0-9]+: [a-z]+\[[A-Z0-9-]+\]", re.MULTILINE)
-
-
-def _git(cwd: Path, *args: str) -> str:
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.com",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.com",
-    }
-    return subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True).stdout
 
 
 def _edit(path: Path, old: str, new: str) -> None:

@@ -8,15 +8,14 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-import os
 import shutil
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from git_helpers import git as _git
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -339,17 +338,6 @@ def test_cli_output_is_the_same_with_the_fast_path(
         outputs.append((code, capsys.readouterr().out))
     assert outputs[0] == outputs[1] == outputs[2]
     assert outputs[0][0] == 1
-
-
-def _git(cwd: Path, *args: str) -> None:
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.com",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.com",
-    }
-    subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, check=True)
 
 
 def test_cli_against_a_git_ref_uses_the_fast_path_too(

@@ -7,31 +7,19 @@ Every hostile input is built at test time; the CLI runs in-process (`toolkit.cli
 
 from __future__ import annotations
 
-import os
 import shlex
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from git_helpers import git as _git
 
 from toolkit.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
 ABC = REPO / "opsets" / "org.example.abc"
 SECRET = "API_TOKEN=hunter2"
-
-
-def _git(cwd: Path, *args: str) -> str:
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.com",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.com",
-    }
-    proc = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, check=True)
-    return proc.stdout.decode().strip()
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
