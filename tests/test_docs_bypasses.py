@@ -23,13 +23,12 @@ The review's findings after the two-renderer repair (tests/test_docs_two_rendere
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
 import pytest
 from site_markdown import render_cm, render_pm
-from test_docs_two_renderers import IMG, OPERATOR, assert_pages_safe, assert_safe_in_both
+from test_docs_two_renderers import IMG, assert_pages_safe, assert_safe_in_both, write_domain
 
 from toolkit.cli import main
 from toolkit.generate import mdsafe
@@ -202,16 +201,7 @@ def test_generated_pages_hold_no_live_markup_from_any_payload(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("OPSET_TOOLKIT_NO_CACHE", "1")
-    domain = tmp_path / "specs" / "com.evil.two"
-    domain.mkdir(parents=True)
-    (domain / "domain.yaml").write_text(
-        "domain: com.evil.two\ndoc: " + json.dumps(PAYLOADS[0]) + "\nopset_versions:\n"
-        "  - {version: 1, ir_version: 9}\n",
-        encoding="utf-8",
-    )
-    for index, doc in enumerate(PAYLOADS):
-        text = OPERATOR.format(name=f"Op{index}", doc=json.dumps(doc))
-        (domain / f"Op{index}.yaml").write_text(text, encoding="utf-8")
+    write_domain(tmp_path, list(PAYLOADS))
     assert main(["generate", "--specs", "specs", "--out", "out", "--only", "docs", "-q"]) == 0
     pages = sorted((tmp_path / "out" / "docs").rglob("*.md"))
     assert len(pages) >= len(PAYLOADS) + 3

@@ -17,14 +17,13 @@ below makes its payload live in Python-Markdown as written, and is safe in both 
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
 import pytest
 from site_markdown import render_cm, render_pm
 from test_docs_bypasses import BUDGET, SIZE, _fresh_sanitize
-from test_docs_two_renderers import IMG, OPERATOR, assert_pages_safe, assert_safe_in_both, live
+from test_docs_two_renderers import IMG, assert_pages_safe, assert_safe_in_both, live, write_domain
 
 from toolkit.cli import main
 from toolkit.generate.mdsafe import sanitize
@@ -106,16 +105,7 @@ def test_generated_pages_hold_no_live_markup_from_block_splits(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("OPSET_TOOLKIT_NO_CACHE", "1")
-    domain = tmp_path / "specs" / "com.evil.two"
-    domain.mkdir(parents=True)
-    (domain / "domain.yaml").write_text(
-        "domain: com.evil.two\ndoc: " + json.dumps(BLOCK_SPLITS[0]) + "\nopset_versions:\n"
-        "  - {version: 1, ir_version: 9}\n",
-        encoding="utf-8",
-    )
-    for index, doc in enumerate(BLOCK_SPLITS):
-        text = OPERATOR.format(name=f"Op{index}", doc=json.dumps(doc))
-        (domain / f"Op{index}.yaml").write_text(text, encoding="utf-8")
+    write_domain(tmp_path, list(BLOCK_SPLITS))
     started = time.process_time()
     assert main(["generate", "--specs", "specs", "--out", "out", "--only", "docs", "-q"]) == 0
     assert time.process_time() - started < 30

@@ -235,14 +235,21 @@ versions:
 CELL_PAYLOADS = ["cell \\" + IMG, "!!! note", "x | \\<svg onload=alert(1)> | y"]
 
 
-def make_tree(root: Path) -> Path:
-    specs = root / "specs"
-    domain = specs / "com.evil.two"
+def write_domain(root: Path, docs: list[str]) -> Path:
+    """`root/specs/com.evil.two`: the domain's doc is `docs[0]`, and operator `Op<i>` carries
+    `docs[i]` in every kind of doc it has (its own, an input's, an attribute's, a constraint's)."""
+    domain = root / "specs" / "com.evil.two"
     domain.mkdir(parents=True)
-    (domain / "domain.yaml").write_text(DOMAIN.format(doc=json.dumps(PAYLOADS[0])), encoding="utf-8")
-    for index, doc in enumerate(PAYLOADS + CELL_PAYLOADS):
+    (domain / "domain.yaml").write_text(DOMAIN.format(doc=json.dumps(docs[0])), encoding="utf-8")
+    for index, doc in enumerate(docs):
         text = OPERATOR.format(name=f"Op{index}", doc=json.dumps(doc))
         (domain / f"Op{index}.yaml").write_text(text, encoding="utf-8")
+    return domain
+
+
+def make_tree(root: Path) -> Path:
+    specs = root / "specs"
+    domain = write_domain(root, PAYLOADS + CELL_PAYLOADS)
     literal = "operator: Lit\ndomain: com.evil.two\nversions:\n  - since_version: 1\n    doc: |\n"
     literal += "      Fine text.\n      Then \\" + IMG + "\n"
     literal += "    inputs: [{name: X, type: tensor(float)}]\n    outputs: [{name: Y, type: tensor(float)}]\n"
