@@ -5,9 +5,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
+import pytest
+
+from toolkit.cli import main
 from toolkit.load.manifest import MANIFEST, manifest_bytes
 
 REPO = Path(__file__).resolve().parent.parent
@@ -51,3 +55,18 @@ def tree_state(root: Path) -> dict[str, str]:
             else:
                 found[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
     return found
+
+
+# A located PROJECT-PATH-UNSAFE finding (a setting of the tree's project file at fault).
+LOCATED = re.compile(
+    r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?P<col>\d+): error\[PROJECT-PATH-UNSAFE\]: ", re.M
+)
+
+
+def run_generate(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    """`opset generate` of the docs and python kinds in-process, never from a cache: (exit code,
+    stdout and stderr), with no traceback or internal error in them."""
+    code = main(["generate", "--no-cache", "--only", "docs,python", *argv])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err and "internal error" not in out + err
+    return code, out + err

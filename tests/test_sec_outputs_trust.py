@@ -16,23 +16,13 @@ import re
 from pathlib import Path
 
 import pytest
-from output_helpers import as_if_written, project_with_specs, tree_state
+from output_helpers import LOCATED, as_if_written, project_with_specs, tree_state
+from output_helpers import run_generate as _run
 
 from toolkit.cli import main
 from toolkit.load import writer
 from toolkit.load.journal import JOURNAL, JOURNAL_FORMAT, TMP_SUFFIX
 from toolkit.load.manifest import MANIFEST
-
-LOCATED = re.compile(
-    r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?P<col>\d+): error\[PROJECT-PATH-UNSAFE\]: ", re.M
-)
-
-
-def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
-    code = main(["generate", "--no-cache", "--only", "docs,python", *argv])
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err and "internal error" not in out + err
-    return code, out + err
 
 
 def _sha(data: bytes) -> str:
