@@ -41,6 +41,23 @@ def _edit(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new), encoding="utf-8")
 
 
+def _diff_edited(
+    root: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    file: str,
+    edits: list[tuple[str, str]],
+) -> tuple[int, str, str]:
+    """`opset diff` of a copy of the example specs against one whose `file` has `edits`."""
+    monkeypatch.setenv("OPSET_TOOLKIT_NO_CACHE", "1")
+    monkeypatch.chdir(root)
+    shutil.copytree(SPECS, "old")
+    shutil.copytree(SPECS, "new")
+    for old, new in edits:
+        _edit(root / "new" / file, old, new)
+    return _diff(capsys, "--against", "old", "--specs", "new", "--fail-on", "info")
+
+
 def _open_attribute(path: Path) -> None:
     """An attribute added to GaussianBlur:4, the version of the open opset 4."""
     _edit(path, BLUR_V4, BLUR_V4 + "    attributes:\n      extra: {type: int, default: 0}\n")
@@ -235,13 +252,7 @@ def test_type_parameters_are_matched_by_what_they_type_not_by_key_order(
     edits: list[tuple[str, str]],
     renamed: list[str],
 ) -> None:
-    monkeypatch.setenv("OPSET_TOOLKIT_NO_CACHE", "1")
-    monkeypatch.chdir(tmp_path)
-    shutil.copytree(SPECS, "old")
-    shutil.copytree(SPECS, "new")
-    for old, new in edits:
-        _edit(tmp_path / "new" / NMS, old, new)
-    code, out, err = _diff(capsys, "--against", "old", "--specs", "new", "--fail-on", "info")
+    code, out, err = _diff_edited(tmp_path, capsys, monkeypatch, NMS, edits)
     # versions 1 and 2 (2 inherits the constraints) report each rename, and nothing else
     expected = sorted(f"new/{NMS}:{at}: error[TYPE-PARAM-RENAMED]" for at in renamed for _ in (1, 2))
     assert (code, sorted(_findings(out))) == (1 if renamed else 0, expected), out + err
@@ -295,11 +306,5 @@ def test_function_bodies_are_compared_in_canonical_form(
     edits: list[tuple[str, str]],
     finding: str | None,
 ) -> None:
-    monkeypatch.setenv("OPSET_TOOLKIT_NO_CACHE", "1")
-    monkeypatch.chdir(tmp_path)
-    shutil.copytree(SPECS, "old")
-    shutil.copytree(SPECS, "new")
-    for old, new in edits:
-        _edit(tmp_path / "new" / FUSED, old, new)
-    code, out, err = _diff(capsys, "--against", "old", "--specs", "new", "--fail-on", "info")
+    code, out, err = _diff_edited(tmp_path, capsys, monkeypatch, FUSED, edits)
     assert (code, _findings(out)) == ((1, [finding]) if finding else (0, [])), out + err
