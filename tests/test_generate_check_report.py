@@ -60,14 +60,17 @@ def test_a_fresh_output_folder_is_listed_by_name_and_size(
     assert "do not edit" not in text and "+++" not in text
 
 
+def _docs_generated(out: Path) -> Path:
+    """`out` with the example specs' docs generated into it."""
+    argv = ["generate", "--specs", str(OPSETS), "--out", str(out), "--no-cache", "-q", "--only", "docs"]
+    assert main(argv) == 0
+    return out
+
+
 def test_a_changed_file_shows_a_capped_diff_and_a_removed_file_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    out = tmp_path / "gen"
-    assert (
-        main(["generate", "--specs", str(OPSETS), "--out", str(out), "--no-cache", "-q", "--only", "docs"])
-        == 0
-    )
+    out = _docs_generated(tmp_path / "gen")
     page = max((p for p in out.rglob("*.md")), key=lambda p: len(p.read_bytes().splitlines()))
     rel = page.relative_to(out).as_posix()
     lines = page.read_text().splitlines()
@@ -94,11 +97,7 @@ def test_a_changed_file_shows_a_capped_diff_and_a_removed_file_one_line(
 def test_the_whole_report_is_capped_and_the_json_report_is_complete(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    out = tmp_path / "gen"
-    assert (
-        main(["generate", "--specs", str(OPSETS), "--out", str(out), "--no-cache", "-q", "--only", "docs"])
-        == 0
-    )
+    out = _docs_generated(tmp_path / "gen")
     pages = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.md"))
     for rel in pages:
         (out / rel).write_text("".join(f"{n}\n" for n in range(DIFF_LINES_PER_FILE)))
@@ -122,11 +121,7 @@ def test_no_control_character_of_the_trees_bytes_reaches_the_terminal(
 ) -> None:
     """The old side of a diff is the tree's (a pull request's) bytes: a title-setting escape,
     a carriage return that overprints, a bidi override are shown escaped."""
-    out = tmp_path / "gen"
-    assert (
-        main(["generate", "--specs", str(OPSETS), "--out", str(out), "--no-cache", "-q", "--only", "docs"])
-        == 0
-    )
+    out = _docs_generated(tmp_path / "gen")
     page = out / "docs" / "index.md"
     page.write_text(page.read_text() + "x\x1b]0;pwned\x07 y\rz \u202e w\n")
     as_if_written(out, "docs/index.md")
