@@ -96,3 +96,14 @@ def onnx_node_cases():  # type: ignore[no-untyped-def]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return list(node.collect_testcases(None))
+
+
+@pytest.fixture()
+def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty project folder (`tmp_path/project`) as the working folder, with a cache of its own
+    beside it (the output-folder tests build their trees here)."""
+    project = tmp_path / "project"
+    project.mkdir()
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("OPSET_TOOLKIT_CACHE", str(tmp_path / "cache"))
+    return project

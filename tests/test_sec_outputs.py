@@ -28,15 +28,6 @@ from toolkit.load.manifest import MANIFEST
 REPO = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture()
-def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    project = tmp_path / "project"
-    project.mkdir()
-    monkeypatch.chdir(project)
-    monkeypatch.setenv("OPSET_TOOLKIT_CACHE", str(tmp_path / "cache"))
-    return project
-
-
 # --------------------------------------------------------------------------- --out .
 
 

@@ -30,15 +30,6 @@ def _sha(data: bytes) -> str:
 
 
 @pytest.fixture()
-def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    project = tmp_path / "project"
-    project.mkdir()
-    monkeypatch.chdir(project)
-    monkeypatch.setenv("OPSET_TOOLKIT_CACHE", str(tmp_path / "cache"))
-    return project
-
-
-@pytest.fixture()
 def generated(here: Path, capsys: pytest.CaptureFixture[str]) -> Path:
     """A project whose outputs `opset generate` wrote (generated/), with a fake `.git` folder."""
     project_with_specs(here)
