@@ -356,21 +356,38 @@ versions:
 
 
 @pytest.mark.parametrize(
-    ("change", "why"),
+    ("change", "why", "step"),
     [
-        ("    attributes: {alpha: {type: float, required: true}}", "attribute `alpha` added"),
-        ("    attributes: {mode: {type: string, required: true}}", "attribute `mode` became required"),
-        ("    attributes: {mode: null}", "attribute `mode` removed"),
-        ("    inputs: [{name: X, type: T}, {name: amount, type: T}]", "input `amount` is no longer optional"),
+        (
+            "    attributes: {alpha: {type: float, required: true}}",
+            "attribute `alpha` added",
+            "set_attribute_if_absent, attribute: alpha",
+        ),
+        (
+            "    attributes: {mode: {type: string, required: true}}",
+            "attribute `mode` became required",
+            "set_attribute_if_absent, attribute: mode",
+        ),
+        ("    attributes: {mode: null}", "attribute `mode` removed", "remove_attribute, attribute: mode"),
+        (
+            "    inputs: [{name: X, type: T}, {name: amount, type: T}]",
+            "input `amount` is no longer optional",
+            "a `python` step",
+        ),
         (
             "    inputs: [{name: X, type: T}, {name: amount, type: T}, {name: scale, type: T}]",
             "input `scale` added",
+            "attribute_to_input, attribute: ..., input: scale",
         ),
-        ("    inputs: [{name: X, type: T}]", "input `amount` removed"),
-        ("    type_constraints: {T: {allowed: [tensor(float)]}}", "tensor(double)"),
+        ("    inputs: [{name: X, type: T}]", "input `amount` removed", "remove_input, input: amount"),
+        (
+            "    type_constraints: {T: {allowed: [tensor(float)]}}",
+            "tensor(double)",
+            "type_restriction, param: T",
+        ),
     ],
 )
-def test_compatible_step_on_an_invalidating_change(tmp_path: Path, change: str, why: str) -> None:
+def test_compatible_step_on_an_invalidating_change(tmp_path: Path, change: str, why: str, step: str) -> None:
     folder = tmp_path / "com.example.compat"
     folder.mkdir()
     (folder / "domain.yaml").write_text(COMPAT_DOMAIN, encoding="utf-8")
@@ -380,6 +397,9 @@ def test_compatible_step_on_an_invalidating_change(tmp_path: Path, change: str, 
         ("ADAPTER-NOT-COMPATIBLE", "error", 16)
     ]
     assert why in diags[0].message and "com.example.compat.Shift:1 node is not a valid" in diags[0].message
+    # the hint proposes the step for the change found (`node_moves.step_for`), not a fixed list
+    assert diags[0].hint.startswith("write the steps that move the node instead of `compatible`: ")
+    assert step in diags[0].hint, diags[0].hint
 
 
 @pytest.mark.parametrize(

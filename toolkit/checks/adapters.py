@@ -20,6 +20,7 @@ from toolkit.model.adapter_steps import (
     invalidating_changes,
 )
 from toolkit.model.diagnostics import Diagnostic, Severity
+from toolkit.model.node_moves import step_for
 from toolkit.model.rules import register, rule
 from toolkit.model.spec import AdapterStep, AttrType, DomainSpec, OpSchema, SpecSet
 
@@ -101,8 +102,8 @@ def compatible_steps(
             "ADAPTER-NOT-COMPATIBLE",
             f"compatible: a {source.id} node is not a valid {target.id} node as it is ({listed})",
             step,
-            "write the steps that move the node (set_attribute_if_absent for a new required attribute, "
-            "remove_attribute, rename_attribute, attribute_to_input, type_restriction, python)",
+            "write the steps that move the node instead of `compatible`: "
+            + "; ".join(dict.fromkeys(step_for(change) for change in changes[:3])),
         )
 
 

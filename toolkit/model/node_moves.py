@@ -44,11 +44,13 @@ def suggested_steps(changes: Sequence[SchemaChange]) -> tuple[str, ...]:
     `upgrade` list item to write (the author decides; `python` where no declarative kind fits)."""
     if not upgrade_blockers(changes):
         return ()
-    out = [_step_for(change) for change in changes if change.bc]
+    out = [step_for(change) for change in changes if change.bc]
     return tuple(dict.fromkeys(out)) or ("`{kind: compatible}` if old nodes still compute the same",)
 
 
-def _step_for(change: SchemaChange) -> str:
+def step_for(change: SchemaChange) -> str:
+    """The adapter step that usually answers `change` (from the source version to the target), as
+    the list item to write; a `python` step where no declarative kind fits."""
     name = change.subject
     if change.kind == "ATTR-DEFAULT-CHANGED" and change.old is not None:
         old = json.dumps(list(change.old) if isinstance(change.old, tuple) else change.old, default=str)
