@@ -145,6 +145,40 @@ def test_a_narrow_specs_reads_the_release_table_of_its_root_in_directory_mode(
     assert (code, _findings(out)) == (0, []), out + err
 
 
+@pytest.mark.parametrize(
+    "specs", ["new/com.acme.vision", "new/com.acme.vision/GaussianBlur.yaml", "new/org.example.abc/C.yaml"]
+)
+def test_a_narrow_specs_is_compared_with_the_same_domain_of_a_whole_directory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, specs: str
+) -> None:
+    """`--against old` (the whole spec root) with `--specs` one domain folder or one file: the
+    domains and operators left out are not removed, an open-opset edit passes, and a breaking edit
+    in what --specs names is still found."""
+    monkeypatch.setenv("OPSET_TOOLKIT_NO_CACHE", "1")
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(SPECS, "old")
+    shutil.copytree(SPECS, "new")
+    _open_attribute(tmp_path / "new" / BLUR)
+    code, out, err = _diff(capsys, "--against", "old", "--specs", specs)
+    assert (code, _findings(out)) == (0, []), out + err
+    _edit(tmp_path / "new/org.example.abc/C.yaml", C_TYPES, "      T: {allowed: [tensor(float)]}\n")
+    code, out, err = _diff(capsys, "--against", "old", "--specs", specs)
+    expected = ["new/org.example.abc/C.yaml:12:7: error[TYPE-REMOVED]"] if "org.example.abc" in specs else []
+    assert (code, _findings(out)) == (1 if expected else 0, expected), out + err
+
+
+def test_a_narrow_specs_naming_a_domain_the_directory_lacks_is_new_and_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPSET_TOOLKIT_NO_CACHE", "1")
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(SPECS / "org.example.abc", "old/org.example.abc")
+    shutil.copytree(SPECS, "new")
+    code, out, err = _diff(capsys, "--against", "old", "--specs", "new/com.acme.vision")
+    assert (code, _findings(out)) == (0, []), out + err
+    assert "holds none of the domain folders --specs names, so they count as new" in err
+
+
 def test_a_ref_without_spec_files_is_an_empty_base_and_says_so(
     repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

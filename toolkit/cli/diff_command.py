@@ -166,7 +166,7 @@ def load_trees(
     tree (`paths`), with the old tree's label and commit ("" for a directory); EXIT_USAGE when
     either has load errors (reported). `opset diff` and `opset changelog` read trees this way."""
     from toolkit.compat.gitref import load_resolved_tree
-    from toolkit.load.discovery import with_release_table
+    from toolkit.load.discovery import base_directory_paths
     from toolkit.registry.core import Registry, load_registry
 
     cache = not args.no_cache
@@ -191,7 +191,7 @@ def load_trees(
         if tree.note:
             print(tree.note, file=sys.stderr)
     else:
-        against = with_release_table([args.against])
+        against = base_directory_paths(args.against, paths)
         old = _load(args, f"the old tree ({args.against})", lambda: load_registry(against, cache=cache))
         label = args.against
     if old is None:
@@ -205,12 +205,12 @@ def _fast_gate(
     """Both trees in the cache: the gate decoding only the operators that differ (None: load
     them and run the plain gate)."""
     from toolkit.compat.gate_fast import run_gate_cached
-    from toolkit.load.discovery import with_release_table
+    from toolkit.load.discovery import base_directory_paths
     from toolkit.registry.core import cache_key
 
     def old() -> tuple[str | None, str]:
         if git_ref is None:
-            return cache_key(with_release_table([against])), against
+            return cache_key(base_directory_paths(against, paths)), against
         ref = git_ref()
         return ref.key, ref.label
 
@@ -232,7 +232,13 @@ def diff_paths(args: argparse.Namespace) -> list[str]:
     (`with_release_table`); a directory --against that holds no spec tree gets a note: every
     operator then counts as new, which must not pass silently."""
     from toolkit.compat.gitref import looks_like_git_ref
-    from toolkit.load.discovery import DOMAIN_FILE, RELEASES_FILE, discover, with_release_table
+    from toolkit.load.discovery import (
+        DOMAIN_FILE,
+        RELEASES_FILE,
+        base_directory_paths,
+        discover,
+        with_release_table,
+    )
 
     paths = with_release_table(specs_from_args(args))
     directory = not looks_like_git_ref(args.against) and Path(args.against).is_dir()
@@ -240,6 +246,12 @@ def diff_paths(args: argparse.Namespace) -> list[str]:
         print(
             f"note: --against {args.against}: the directory holds no spec files, so every "
             "operator, version and domain counts as new",
+            file=sys.stderr,
+        )
+    elif directory and not base_directory_paths(args.against, paths):
+        print(
+            f"note: --against {args.against}: the directory holds none of the domain folders "
+            "--specs names, so they count as new",
             file=sys.stderr,
         )
     return paths
