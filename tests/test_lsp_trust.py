@@ -210,8 +210,8 @@ async def test_the_example_budget_is_the_trees_own(client: LanguageClient, tmp_p
 
 @pytest.mark.asyncio
 async def test_an_invalid_project_file_is_told_and_located(client: LanguageClient, tmp_path: Path) -> None:
-    """An invalid setting is told to the user (the settings' own errors carry no place); one that
-    is located (a spec_root out of the project) is published on the project file too. Each time
+    """An invalid setting is told to the user and, located at its key (PROJECT-SETTING), published on
+    the project file too, as a spec_root out of the project is (PROJECT-PATH-UNSAFE). Each time
     the file changes on disk (a watched-file event) the trees are dropped and checked again: the
     finding goes when the file is fixed, and the spec file gets its own."""
     repo = _project(tmp_path)
@@ -222,6 +222,10 @@ async def test_an_invalid_project_file_is_told_and_located(client: LanguageClien
     uri = _open(client, path, path.read_text().replace("operator: A", "operator: A\nbogus: 1", 1))
     await _until(lambda: _told(client, "max_example_bytes"), "the user told")
     assert not [p for p in client.published if p.uri == uri and p.diagnostics]  # type: ignore[attr-defined]
+    # the setting's error is located (PROJECT-SETTING at its key's line): published there too
+    await _until(
+        lambda: _last_codes(client, toml.as_uri()) == [("PROJECT-SETTING", 1)], "the setting published"
+    )
 
     def on_disk(text: str) -> None:
         toml.write_text(text)
@@ -229,14 +233,21 @@ async def test_an_invalid_project_file_is_told_and_located(client: LanguageClien
         client.workspace_did_change_watched_files(lsp.DidChangeWatchedFilesParams(changes=[event]))
 
     on_disk('spec_root = "../"\n')
-    [diag] = await _diagnostics(client, toml.as_uri())
-    assert diag.code == "PROJECT-PATH-UNSAFE" and diag.range.start.line == 0
+    await _until(
+        lambda: _last_codes(client, toml.as_uri()) == [("PROJECT-PATH-UNSAFE", 0)], "the root refused"
+    )
     on_disk('spec_root = "opsets"\n')
     await _until(lambda: _published_empty(client, toml.as_uri()), "the finding withdrawn")
     await _until(
         lambda: [d for p in client.published if p.uri == uri for d in p.diagnostics if "bogus" in d.message],  # type: ignore[attr-defined]
         "A.yaml's findings",
     )
+
+
+def _last_codes(client: LanguageClient, uri: str) -> list[tuple[object, int]]:
+    """(rule id, 0-based line) of each diagnostic last published for `uri`."""
+    found = [p for p in client.published if p.uri == uri]  # type: ignore[attr-defined]
+    return [(d.code, d.range.start.line) for d in found[-1].diagnostics] if found else []
 
 
 def _published_empty(client: LanguageClient, uri: str) -> bool:

@@ -37,3 +37,39 @@ def test_a_pyproject_that_only_names_the_package_is_not_parsed(tmp_path: Path) -
     (tmp_path / "pyproject.toml").write_text("[tool.opset-toolkit]\nbroken = \n")
     with pytest.raises(Exception, match="invalid TOML"):
         find_project_file(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "message"),
+    [
+        (
+            '# the project\nspec_root = "opsets"\nmax_example_bytes = "16M"\n',
+            "opset.toml:3:1",
+            "`max_example_bytes` = '16M' is not valid",
+        ),
+        ('out = ""\n', "opset.toml:1:1", "`out` = '' is not valid"),
+        (
+            'spec_root = "opsets"\n[python]\npakage = "x"\n',
+            "opset.toml:1:1",
+            "unknown key(s) in [python]: pakage",
+        ),
+    ],
+)
+def test_a_bad_setting_is_a_located_project_setting_error(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    text: str,
+    where: str,
+    message: str,
+) -> None:
+    """Exit 2 with `file:line:col: error[PROJECT-SETTING]`, the key's line when it is a top-level
+    key, and a hint (the settings errors used to name the file only, with no rule id)."""
+    from toolkit.cli import main
+
+    (tmp_path / "opset.toml").write_text(text, encoding="utf-8")
+    (tmp_path / "opsets").mkdir()
+    monkeypatch.chdir(tmp_path)
+    assert main(["validate"]) == 2
+    err = capsys.readouterr().err
+    assert f"{where}: error[PROJECT-SETTING]: {message}" in err and "\n  hint: " in err, err

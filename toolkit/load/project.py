@@ -36,6 +36,7 @@ from toolkit.model.diagnostics import Diagnostic, UsageError
 from toolkit.model.integers import RANGE, IntegerOutOfRange, check_range, read_int
 from toolkit.model.output_names import NAME_MAX, too_long
 from toolkit.model.python_names import shadowed_module
+from toolkit.model.rules import register
 from toolkit.model.spec import Location
 
 CONFIG_FILE = "opset.toml"
@@ -290,15 +291,41 @@ def _shown(path: Path) -> str:
         return str(path)
 
 
+SETTING = "PROJECT-SETTING"
+register(
+    SETTING,
+    "load",
+    "error",
+    "A setting of the project file (`opset.toml`, `[tool.opset-toolkit]`) has a value of the wrong kind, or a table holds an unknown key; nothing is read or written.",
+    category="Generated documents",
+    hint="write the value the hint names, or remove the key",
+    doc="""\
+**Why:** the project file decides where specs are read and outputs written, how the Python
+package is named and how large an example file may be; a value the toolkit cannot use is not
+guessed at. The command exits 2, located at the key (line 1 when the key is spelled in a way
+the locator does not follow, such as a key of a sub-table).
+
+**Before:** `max_example_bytes = "16M"`, or `[python]` with `pakage = "acme_ops"`
+
+**After:** `max_example_bytes = 16777216`, or `[python]` with `package = "acme_ops"`""",
+)
+
+
 def _parse(path: Path, table: dict[str, Any]) -> Project:
     where = _shown(path)
 
-    def fail(message: str, hint: str) -> UsageError:
-        return UsageError(f"{where}: {message}\n  hint: {hint}")
+    def fail(message: str, hint: str, key: str = "") -> UsageError:
+        """A PROJECT-SETTING error located at `key` (a top-level key; line 1 otherwise)."""
+        try:
+            text = read_project_text(path)
+        except UsageError:
+            text = ""
+        location = toml_key_location(path, text, key, where) if key else Location(where, 1, 1)
+        return _located(Diagnostic(SETTING, message, location, hint))
 
     def text(value: Any, key: str, pattern: re.Pattern[str] | None = None) -> str:
         if not isinstance(value, str) or not value or (pattern is not None and not pattern.fullmatch(value)):
-            raise fail(f"`{key}` = {value!r} is not valid", _HINTS.get(key, "write a non-empty string"))
+            raise fail(f"`{key}` = {value!r} is not valid", _HINTS.get(key, "write a non-empty string"), key)
         return value
 
     settings: dict[str, Any] = {}
@@ -324,12 +351,16 @@ def _parse(path: Path, table: dict[str, Any]) -> Project:
     if "pages" in docs:
         pages = docs["pages"]
         if not isinstance(pages, list) or any(p not in DOC_PAGES for p in pages):
-            raise fail(f"`docs.pages` = {pages!r} is not valid", f"a list of: {', '.join(DOC_PAGES)}")
+            raise fail(f"`docs.pages` = {pages!r} is not valid", f"a list of: {', '.join(DOC_PAGES)}", "docs")
         settings["doc_pages"] = tuple(p for p in DOC_PAGES if p in pages)
     if "max_example_bytes" in table:
         limit = table["max_example_bytes"]
         if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
-            raise fail(f"`max_example_bytes` = {limit!r} is not valid", "a number of bytes, e.g. 16777216")
+            raise fail(
+                f"`max_example_bytes` = {limit!r} is not valid",
+                "a number of bytes, e.g. 16777216",
+                "max_example_bytes",
+            )
         settings["max_example_bytes"] = limit
     return Project(folder=path.parent, source=path, **settings)
 
@@ -338,11 +369,15 @@ def _table(table: dict[str, Any], name: str, keys: set[str], fail: Any) -> dict[
     value = table.get(name, {})
     if not isinstance(value, dict):
         raise fail(
-            f"`{name}` must be a table ([{name}])", f"write [{name}] with the keys {', '.join(sorted(keys))}"
+            f"`{name}` must be a table ([{name}])",
+            f"write [{name}] with the keys {', '.join(sorted(keys))}",
+            name,
         )
     unknown = sorted(set(value) - keys)
     if unknown:
-        raise fail(f"unknown key(s) in [{name}]: {', '.join(unknown)}", f"known: {', '.join(sorted(keys))}")
+        raise fail(
+            f"unknown key(s) in [{name}]: {', '.join(unknown)}", f"known: {', '.join(sorted(keys))}", name
+        )
     return value
 
 

@@ -498,4 +498,4 @@ missing or later base, or `name: null` for something the base does not have, can
 )
 
 # The naming and YAML-version rules live in their own module (this one is near its size limit).
-from toolkit.load import output_folder, rules_naming  # noqa: E402, F401  (PROJECT-PATH-UNSAFE)
+from toolkit.load import output_folder, project, rules_naming  # noqa: E402, F401  (PROJECT-PATH-UNSAFE, PROJECT-SETTING)
