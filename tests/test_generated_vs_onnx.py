@@ -120,3 +120,43 @@ def test_light_nodes_hold_only_what_a_node_proto_could(
     pad = op.Pad("x", "p", mode="reflect", _outputs=["\u00ff"]).node
     assert list(pad.output) == ["\u00ff"]
     onnx.checker.check_node(pad, ctx)
+
+
+def test_numpy_numbers_and_arrays_are_values_as_onnx_takes_them(catalog: ModuleType) -> None:
+    """A producer computes attribute values with numpy: the builder takes what onnx's own
+    `helper.make_node` takes (any Integral, any Real, a 1-D array) and builds the node onnx
+    builds from the same numbers as plain Python values (an int for a float attribute is a float:
+    the schema says so); what no node can hold stays a BuildError."""
+    np = pytest.importorskip("numpy")
+    runtime = sys.modules[f"{PACKAGE}._runtime"]
+    op = _opset(catalog, 21)
+    # (operator, inputs, numpy values, the same values as onnx's helper is given them)
+    calls = [
+        ("LeakyRelu", ["x"], {"alpha": np.float32(0.1)}, {"alpha": 0.1}),
+        ("LeakyRelu", ["x"], {"alpha": np.int8(3)}, {"alpha": 3.0}),
+        ("Gather", ["data", "indices"], {"axis": np.int64(-1)}, {"axis": -1}),
+        ("Gather", ["data", "indices"], {"axis": np.uint8(1)}, {"axis": 1}),
+        ("Transpose", ["x"], {"perm": np.array([1, 0, 2])}, {"perm": [1, 0, 2]}),
+        ("Transpose", ["x"], {"perm": [np.int32(2), np.int64(0), 1]}, {"perm": [2, 0, 1]}),
+        (
+            "Resize",
+            ["x", "", "scales"],
+            {"axes": np.arange(2, dtype=np.int16), "cubic_coeff_a": np.float16(-0.5)},
+            {"axes": [0, 1], "cubic_coeff_a": -0.5},
+        ),
+    ]
+    for op_type, inputs, given, plain in calls:
+        built = getattr(op, op_type)(*inputs, **given, _name="n", _outputs=["y"]).node
+        expected = onnx.helper.make_node(op_type, inputs, ["y"], name="n", domain="", **plain)
+        assert built == expected, (op_type, given)
+    refused = [
+        ("Gather", {"axis": np.uint64(2**64 - 1)}, r"attribute 'axis' expects an int within int64"),
+        ("Gather", {"axis": np.float64(1.0)}, r"attribute 'axis' expects an int \(int\), got float64"),
+        ("Transpose", {"perm": {1, 0}}, r"attribute 'perm' expects a list, a tuple or a 1-D array"),
+        ("Transpose", {"perm": np.array(3)}, r"attribute 'perm' expects a list, a tuple or a 1-D array"),
+        ("Transpose", {"perm": np.array([[1, 0]])}, r"attribute 'perm' expects an int \(ints\), got list"),
+        ("LeakyRelu", {"alpha": np.bool_(True)}, r"attribute 'alpha' expects a float \(float\), got bool"),
+    ]
+    for op_type, kwargs, message in refused:
+        with pytest.raises(runtime.BuildError, match=message):
+            getattr(op, op_type)(*_inputs(op_type), **kwargs)

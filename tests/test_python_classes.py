@@ -535,7 +535,8 @@ def test_bad_calls_raise_clear_errors(catalog_python: Path) -> None:
         ):
             op.Conv("x", "w", group="2")
         with pytest.raises(
-            runtime.BuildError, match=r"attribute 'pads' expects a list or tuple \(ints\), got int 1"
+            runtime.BuildError,
+            match=r"attribute 'pads' expects a list, a tuple or a 1-D array \(ints\), got int 1",
         ):
             op.Conv("x", "w", pads=1)
         with pytest.raises(runtime.BuildError, match=r"attribute 'alpha' expects a float \(float\), got str"):

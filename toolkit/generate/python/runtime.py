@@ -184,10 +184,6 @@ def _check_params(
     return names
 
 
-def _type_name(value: object) -> str:
-    return type(value).__name__
-
-
 def _bad(schema: type[OpSchemaInfo], attr: AttrInfo, value: object, expected: str) -> BuildError:
     if isinstance(value, int) and value.bit_length() > 128:
         shown = f"<{value.bit_length()} bits>"  # repr of a huge int is slow, past 4300 digits refused
@@ -197,7 +193,7 @@ def _bad(schema: type[OpSchemaInfo], attr: AttrInfo, value: object, expected: st
         shown = shown[:57] + "..."
     return BuildError(
         f"{schema.label()}: attribute '{attr.name}' expects {expected} ({attr.type}), "
-        f"got {_type_name(value)} {shown}"
+        f"got {type(value).__name__} {shown}"
     )
 
 
@@ -212,17 +208,18 @@ def _is_utf8(text: str) -> bool:
 
 def _scalar(schema: type[OpSchemaInfo], attr: AttrInfo, kind: str, value: object) -> object:
     # A value no NodeProto field can hold is refused here, naming the operator and attribute (not
-    # by protobuf, naming neither; and a LightNode, built without onnx, holds the same values).
+    # by protobuf, naming neither; a LightNode, built without onnx, holds the same values). A number
+    # is what onnx's helper takes (numpy's np.int64, np.float32 too), held as Python's.
+    import numbers  # on the first attribute built: importing an opset module stays cheap
+
     if kind == "int":
-        if isinstance(value, bool):
-            return int(value)
-        if not isinstance(value, int):
+        if not isinstance(value, numbers.Integral):
             raise _bad(schema, attr, value, "an int")
-        if not _INT64_MIN <= value <= _INT64_MAX:
+        if not _INT64_MIN <= int(value) <= _INT64_MAX:
             raise _bad(schema, attr, value, "an int within int64")
-        return value
+        return int(value)
     if kind == "float":
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
             raise _bad(schema, attr, value, "a float")
         try:
             return float(value)
@@ -237,7 +234,7 @@ def _scalar(schema: type[OpSchemaInfo], attr: AttrInfo, kind: str, value: object
             raise _bad(schema, attr, value, "a str that UTF-8 can encode")
         return value
     message = _MESSAGE_TYPES[kind]
-    if _type_name(value) != message:
+    if type(value).__name__ != message:
         raise _bad(schema, attr, value, f"an onnx {message}")
     return value
 
@@ -247,9 +244,12 @@ def _convert(schema: type[OpSchemaInfo], attr: AttrInfo, value: object) -> objec
     if kind not in ATTRIBUTE_TYPE_NUMBERS:
         raise BuildError(f"{schema.label()}: attribute '{attr.name}' has unknown type {kind!r}")
     if kind.endswith("s") and kind != "string":
-        if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
-            raise _bad(schema, attr, value, "a list or tuple")
-        return [_scalar(schema, attr, kind[:-1], item) for item in value]
+        # a list or a tuple, or a 1-D numpy array as `tolist()` gives it (onnx's helper takes one)
+        tolist = None if isinstance(value, (list, tuple)) else getattr(type(value), "tolist", None)
+        items = value if tolist is None else tolist(value)
+        if not isinstance(items, (list, tuple)):
+            raise _bad(schema, attr, value, "a list, a tuple or a 1-D array")
+        return [_scalar(schema, attr, kind[:-1], item) for item in items]
     return _scalar(schema, attr, kind, value)
 
 
