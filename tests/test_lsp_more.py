@@ -255,6 +255,12 @@ async def test_gate_imports_no_plugin_and_follows_the_ref_to_its_new_commit(
             break
         assert version < 60, "the gate never saw main's new commit"
         await asyncio.sleep(0.2)
+    # The server logs the count after publishing the diagnostics: wait for that log line, then
+    # check that no third read followed it.
+    await _until(
+        lambda: [m for m in client.log_messages if m.message.endswith("old tree read 2 time(s)")],
+        "the log of the second read",
+    )
     said = [m.message for m in client.log_messages if "old tree read" in m.message]
     assert said[-1] == "opset: gate against main: old tree read 2 time(s)", said
 
