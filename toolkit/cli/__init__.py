@@ -188,14 +188,9 @@ def _unknown_command(parser: argparse.ArgumentParser, word: str | None) -> None:
     known = commands(parser)
     if word is None or word in known:
         return
-    import difflib
+    from toolkit.model.suggest import close_names, did_you_mean
 
-    close = difflib.get_close_matches(word, list(known), n=3, cutoff=0.6)
-    hint = (
-        f"did you mean {' or '.join(f'`opset {name}`' for name in close)}?"
-        if close
-        else "`opset --help` lists the commands"
-    )
+    hint = did_you_mean(close_names(word, known), "`opset {}`") or "`opset --help` lists the commands"
     parser.print_usage(sys.stderr)
     raise UsageError(f"unknown command '{word}'\n  hint: {hint}")
 

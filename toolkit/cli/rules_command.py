@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ from toolkit.cli.common import add_format_argument
 from toolkit.cli.diff_command import add_plugin_arguments, gate_config
 from toolkit.model.diagnostics import UsageError
 from toolkit.model.rules import FAMILIES
+from toolkit.model.suggest import close_names, did_you_mean
 
 
 def register(subparsers: Any) -> None:
@@ -57,8 +57,7 @@ def run_rules(args: argparse.Namespace) -> int:
         by_id = {r.id: r for r in rules}
         rule = by_id.get(args.rule.upper())
         if rule is None:
-            close = difflib.get_close_matches(args.rule.upper(), list(by_id), n=1)
-            hint = f"did you mean {close[0]}?" if close else "`opset rules` lists them"
+            hint = did_you_mean(close_names(args.rule, by_id, 1)) or "`opset rules` lists them"
             raise UsageError(f"unknown rule '{args.rule}'\n  hint: {hint}")
         if args.format == "json":
             print(json.dumps(sarif_rule(rule), indent=2))

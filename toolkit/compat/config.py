@@ -36,7 +36,6 @@ taken from `OPSET_TODAY` (YYYY-MM-DD) when set, so CI runs can be reproduced.
 from __future__ import annotations
 
 import datetime as dt
-import difflib
 import os
 import re
 from collections.abc import Mapping
@@ -56,6 +55,7 @@ from toolkit.model.change_compat import ADDITIVE, BREAKS_FC, BREAKS_NEITHER, FIN
 from toolkit.model.diagnostics import Diagnostic, Severity, UsageError
 from toolkit.model.rules import Rule
 from toolkit.model.spec import Location
+from toolkit.model.suggest import QUOTED, close_names, did_you_mean
 
 TOOL_KEY = "opset-toolkit"
 DEFAULT_PROFILE = "onnx-strict"
@@ -246,10 +246,9 @@ class _Parser:
             if name in BUILTIN_PROFILES:
                 return BUILTIN_PROFILES[name]
             known = sorted(set(BUILTIN_PROFILES) | set(profiles))
-            close = difflib.get_close_matches(name, known, n=1)
             raise self.fail(
                 f"unknown profile '{name}'",
-                f"did you mean '{close[0]}'?" if close else "known profiles: " + ", ".join(known),
+                did_you_mean(close_names(name, known, 1), QUOTED) or "known profiles: " + ", ".join(known),
             )
         if not isinstance(body, dict):
             raise self.fail(f"profile '{name}' must be a table")
@@ -321,20 +320,20 @@ class _Parser:
 
     def rule_id(self, rule_id: str, where: str) -> str:
         if self.known_rules and rule_id not in self.known_rules:
-            close = difflib.get_close_matches(rule_id, sorted(self.known_rules), n=1)
             raise self.fail(
                 f"{where}: unknown rule id '{rule_id}'",
-                f"did you mean '{close[0]}'?" if close else "`opset rules` lists the rule ids",
+                did_you_mean(close_names(rule_id, self.known_rules, 1), QUOTED)
+                or "`opset rules` lists the rule ids",
             )
         return rule_id
 
     def check_keys(self, table: dict[str, Any], allowed: set[str], where: str) -> None:
         for key in sorted(table):
             if key not in allowed:
-                close = difflib.get_close_matches(key, sorted(allowed), n=1)
                 raise self.fail(
                     f"{where}: unknown key '{key}'",
-                    f"did you mean '{close[0]}'?" if close else "allowed: " + ", ".join(sorted(allowed)),
+                    did_you_mean(close_names(key, allowed, 1), QUOTED)
+                    or "allowed: " + ", ".join(sorted(allowed)),
                 )
 
     def allowlist(self, entries: Any) -> tuple[AllowEntry, ...]:

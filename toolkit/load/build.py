@@ -7,7 +7,6 @@ file placement) as located diagnostics. `build_adapter` is shared with the adapt
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -45,6 +44,7 @@ from toolkit.model.spec import (
     canonical_domain,
     display_domain,
 )
+from toolkit.model.suggest import QUOTED, close_names, did_you_mean
 from toolkit.model.types import MAX_TYPE_SET_DEPTH, TypeStringError, canonical_type, looks_like_type_string
 
 
@@ -144,8 +144,8 @@ class Builder:
         return tuple(sorted(expanded.items()))
 
     def unknown_type_set(self, ref: str, known: list[str], where: Location) -> None:
-        close = difflib.get_close_matches(ref, known, n=1)
-        hint = f"did you mean '@{close[0]}'?" if close else "declare it under `type_sets:` in the domain file"
+        close = close_names(ref, known, 1)
+        hint = did_you_mean(close, QUOTED.format("@{}")) or "declare it under `type_sets:` in the domain file"
         self.error("TYPE-SET-UNKNOWN", f"unknown type set '@{ref}'", where, hint)
 
     def type_string(self, text: str, where: Location) -> str | None:

@@ -7,7 +7,6 @@ mapped to a rule id (SCHEMA-*, NAME-NOT-IDENTIFIER) at the file:line:col of the 
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -18,6 +17,7 @@ from toolkit.load.schema_fast import end_anchored
 from toolkit.load.schema_files import SCHEMA_DIR, json_schema
 from toolkit.load.yamlsrc import Source
 from toolkit.model.diagnostics import Diagnostic
+from toolkit.model.suggest import QUOTED, close_names, did_you_mean
 
 __all__ = [
     "SCHEMA_DIR",
@@ -100,18 +100,17 @@ def _map_schema_error(source: Source, error: Any) -> list[Diagnostic]:
         allowed = sorted(error.schema.get("properties", {}))
         out = []
         for key in sorted(set(error.instance) - set(allowed)):
-            close = difflib.get_close_matches(key, allowed, n=1)
-            hint = f"did you mean '{close[0]}'?" if close else f"allowed keys: {', '.join(allowed)}"
+            hint = did_you_mean(close_names(key, allowed, 1), QUOTED) or f"allowed keys: {', '.join(allowed)}"
             where = source.loc(*path, key, key=True)
             hint = _emptied_block_hint(source, path, error.instance, where.line) or hint
             out.append(Diagnostic("SCHEMA-UNKNOWN-KEY", f"unknown key '{key}'", where, hint))
         return out
     if keyword == "required":
         missing = error.message.split("'")[1] if "'" in error.message else error.message
-        known = set(error.schema.get("properties", {}))
+        known = sorted(error.schema.get("properties", {}))
         strays = [k for k in error.instance if k not in known] if isinstance(error.instance, dict) else []
-        if difflib.get_close_matches(missing, strays, n=1):
-            return []  # the misspelt key is reported as SCHEMA-UNKNOWN-KEY with a "did you mean"
+        if any(close_names(stray, known, 1) == [missing] for stray in strays):
+            return []  # the misspelt key is reported as SCHEMA-UNKNOWN-KEY, its hint naming this one
         return [
             Diagnostic("SCHEMA-REQUIRED", f"missing required key '{missing}'", where, f"add `{missing}:`")
         ]
@@ -129,8 +128,8 @@ def _map_schema_error(source: Source, error: Any) -> list[Diagnostic]:
         ]
     if keyword == "enum":
         options = [str(v) for v in error.validator_value]
-        close = difflib.get_close_matches(str(error.instance), options, n=1)
-        hint = f"did you mean '{close[0]}'?" if close else f"use one of: {', '.join(options)}"
+        close = close_names(str(error.instance), options, 1)
+        hint = did_you_mean(close, QUOTED) or f"use one of: {', '.join(options)}"
         return [
             Diagnostic(
                 "SCHEMA-ENUM",

@@ -1,7 +1,8 @@
 """Code actions: the mechanical fixes the findings' hints describe, and `opset bump` as a command.
 
 - A hint "did you mean 'X'?" (the loader's SCHEMA-UNKNOWN-KEY, SCHEMA-ENUM, TYPE-SET-UNKNOWN: the
-  one phrase their hints share, read here and nowhere else) replaces the text the finding covers.
+  one phrase their hints share, written and read by `model.suggest`) replaces the text the finding
+  covers.
 - VERSION-NOT-IN-DOMAIN adds the opset version to domain.yaml (`authoring.bump.add_opset_text`,
   comments and layout kept), with the IR version of the newest opset.
 - YAML-DUPLICATE-KEY (the located YAML reader's, at the second key) removes that second entry,
@@ -13,7 +14,6 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
@@ -24,14 +24,9 @@ from toolkit.lsp.context import Context, Host
 from toolkit.lsp.convert import text_range, uri_of
 from toolkit.lsp.yamlpos import Document
 from toolkit.model.diagnostics import SpecError, UsageError
+from toolkit.model.suggest import suggested
 
 BUMP = "opset.bump"
-_SUGGESTION = re.compile(r"did you mean '([^'\n]+)'\?")
-
-
-def suggestion(hint: str) -> str | None:
-    found = _SUGGESTION.search(hint)
-    return found.group(1) if found else None
 
 
 def _whole(text: str) -> lsp.Range:
@@ -48,7 +43,7 @@ def fixes(ctx: Context, diagnostics: list[lsp.Diagnostic]) -> list[lsp.CodeActio
     for diag in diagnostics:
         data: Any = diag.data if isinstance(diag.data, dict) else {}
         rule = str(diag.code or data.get("rule", ""))
-        word = suggestion(str(data.get("hint", "")))
+        word = suggested(str(data.get("hint", "")))
         if word is not None:
             edit = lsp.WorkspaceEdit(
                 changes={uri_of(ctx.path): [lsp.TextEdit(range=diag.range, new_text=word)]}

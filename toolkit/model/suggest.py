@@ -1,17 +1,38 @@
-"""The "did you mean" names: close to one the user typed, for every command that looks a name up
-(`opset show`, `opset bump`, `generate --only`), so they all suggest alike."""
+"""The "did you mean" names: close to one the user typed, for every place that looks a name up
+(commands, keys and values of spec files, the gate's configuration, shape rules, check-model's
+operators), so they all suggest alike, and the one way such a hint is written and read back (the
+language server's quick fix replaces the name with the one a hint suggests).
+
+One policy for every caller: names are compared ignoring case (`relu` for `Relu` is the commonest
+near miss, and difflib counts `r` and `R` as different letters), by difflib's ratio, at CUTOFF.
+"""
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Sequence
 
 from toolkit.model.spec import display_domain
 
+# Above difflib's default (0.6): on a long list of compound names (the onnx catalog's operators)
+# 0.6 offers `ReduceL1` for `Reul`; one wrong, missing or swapped letter of a name of 4 letters or
+# more still scores 0.71 or better.
+CUTOFF = 0.7
+
+# How a hint names one suggestion a tool may apply as is (`QUOTED.format(name)`).
+QUOTED = "'{}'"
+_SUGGESTED = re.compile(r"did you mean '([^'\n]+)'\?")
+
 
 def close_names(word: str, names: Iterable[str], limit: int = 3) -> list[str]:
-    """The names most like `word`, best first (none when nothing is close)."""
-    return difflib.get_close_matches(word, sorted(set(names)), n=limit)
+    """The names most like `word`, best first (none when nothing is close); `limit`: how many the
+    caller's message has room for."""
+    by_folded: dict[str, list[str]] = {}
+    for name in sorted(set(names)):
+        by_folded.setdefault(name.casefold(), []).append(name)
+    close = difflib.get_close_matches(word.casefold(), list(by_folded), n=limit, cutoff=CUTOFF)
+    return [name for folded in close for name in by_folded[folded]][:limit]
 
 
 def suggest_operators(op: str, operators: Iterable[tuple[str, str]], limit: int = 3) -> list[str]:
@@ -24,6 +45,13 @@ def suggest_operators(op: str, operators: Iterable[tuple[str, str]], limit: int 
     return [f"{display_domain(d)}.{name}" for d, name in pairs if name in close][:limit]
 
 
-def did_you_mean(suggestions: list[str]) -> str:
-    """`did you mean A or B?`, or "" for no suggestion."""
-    return f"did you mean {' or '.join(suggestions)}?" if suggestions else ""
+def did_you_mean(suggestions: Sequence[str], form: str = "{}") -> str:
+    """`did you mean A or B?`, each suggestion written as `form` says (QUOTED: one a quick fix
+    applies), or "" for no suggestion."""
+    return f"did you mean {' or '.join(form.format(s) for s in suggestions)}?" if suggestions else ""
+
+
+def suggested(hint: str) -> str | None:
+    """The name a hint suggests in the QUOTED form (`did you mean 'X'?`), else None."""
+    found = _SUGGESTED.search(hint)
+    return found.group(1) if found else None

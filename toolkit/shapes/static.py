@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from difflib import get_close_matches
 
 from toolkit.model.spec import AttrType, OpSchema
+from toolkit.model.suggest import QUOTED, close_names, did_you_mean
 from toolkit.shapes.builtins import BUILTINS
 from toolkit.shapes.lang import (
     Attr,
@@ -131,11 +131,8 @@ class _Checker:
         return kind
 
     def unknown(self, word: str, pos: int, known: list[str], what: str) -> None:
-        close = get_close_matches(word, known, n=1)
-        hint = (
-            f"did you mean '{close[0]}'?"
-            if close
-            else f"the {what} names: {', '.join(sorted(known)) or 'none'}"
+        hint = did_you_mean(close_names(word, known, 1), QUOTED) or (
+            f"the {what} names: {', '.join(sorted(known)) or 'none'}"
         )
         self.fail("SHAPE-UNKNOWN-NAME", f"'{word}' is not {what}", pos, hint)
 

@@ -193,17 +193,16 @@ class _Walk:
     def closest_ops(self, op: str, domain: str, version: int) -> str:
         """A did-you-mean hint: the operators of the domain in effect at the imported opset whose
         names are closest to `op` (a misspelling, or the wrong case); "" for the rule's own hint."""
-        import difflib
+        from toolkit.model.suggest import close_names, did_you_mean  # on a miss only
 
         names = self.op_names.get((domain, version))
         if names is None:
             names = self.op_names[domain, version] = list(self.registry.inventory(domain, version))
-        by_case = {name.lower(): name for name in names}
-        close = difflib.get_close_matches(op.lower(), list(by_case), n=3, cutoff=0.7)
+        close = close_names(op, names)
         if not close:
             return ""
         return (
-            f"did you mean {' or '.join(by_case[name] for name in close)}? (operators of "
+            f"{did_you_mean(close)} (operators of "
             f"'{display_domain(domain)}' at opset {version}; `opset inventory {display_domain(domain) or 'ai.onnx'} "
             f"--opset {version}` lists them)"
         )
