@@ -169,7 +169,9 @@ def test_a_deeply_nested_opset_toml_is_a_usage_error(
     argv = ["validate"] if command == "validate" else ["diff", "--against", "specs", "--config", "opset.toml"]
     code, text = _run(capsys, *argv, "--no-cache")
     assert code == 2
-    assert "opset.toml: invalid TOML: arrays or inline tables nested too deeply" in text
+    # located at the deepest bracket of line 2, with the rule id (PROJECT-TOML)
+    where = f"opset.toml:2:{len('x = ') + TOO_DEEP}"
+    assert f"{where}: error[PROJECT-TOML]: invalid TOML: arrays or inline tables nested too deeply" in text
 
 
 def test_a_deeply_nested_planted_manifest_is_no_manifest(

@@ -214,7 +214,9 @@ def read_toml(path: Path) -> dict[str, Any]:
 
 def parse_toml(path: Path, text: str) -> dict[str, Any]:
     """`text`, the content of the project file at `path`, as TOML, or a UsageError saying why
-    not. An integer outside 64 bits (TOML's own range) is refused at the literal (SCHEMA-VALUE)."""
+    not: invalid TOML is PROJECT-TOML where the parser stopped, an integer outside 64 bits (TOML's
+    own range) SCHEMA-VALUE at the literal. Every reader of the project file (the settings, the
+    gate's configuration, the language server through them) parses it here."""
     # Imported on use: most commands run where no project file needs parsing.
     if sys.version_info >= (3, 11):
         import tomllib
@@ -224,9 +226,11 @@ def parse_toml(path: Path, text: str) -> dict[str, Any]:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise UsageError(f"{_shown(path)}: invalid TOML: {exc}") from None
+        raise _located(_invalid_toml(path, text, exc)) from None
     except RecursionError:  # tomllib recurses once per nested array or inline table, with no limit
-        raise UsageError(f"{_shown(path)}: invalid TOML: arrays or inline tables nested too deeply") from None
+        where = _offset_location(path, text, _deepest(text))
+        message = "invalid TOML: arrays or inline tables nested too deeply"
+        raise _located(Diagnostic(TOML, message, where, TOML_HINT)) from None
     except ValueError:
         # tomllib converts integers itself, with no hook to bound them (unlike parse_float), and
         # Python refuses to convert one of more than 4300 digits.
@@ -235,6 +239,64 @@ def parse_toml(path: Path, text: str) -> dict[str, Any]:
         raise _located(_integer_out_of_range(path, text))
     return data
 
+
+TOML = "PROJECT-TOML"
+TOML_HINT = "write TOML: text in quotes (`out = \"generated\"`), one `key = value` a line, tables as `[name]`"
+register(
+    TOML,
+    "load",
+    "error",
+    "The project file (`opset.toml`, or `pyproject.toml` with `[tool.opset-toolkit]`) is not valid TOML; nothing is read or written.",
+    category="Generated documents",
+    hint=TOML_HINT,
+    doc="""\
+**Why:** the project file says where specs are read and outputs written, and configures the
+gate; a file the TOML parser refuses has no settings to follow, and guessing them could read or
+write the wrong folders. The command exits 2, located where the parser stopped (for arrays or
+inline tables nested too deeply: at the deepest one).
+
+**Before:** `out = generated` (text without quotes), or `spec_root = "opsets` (an unclosed string)
+
+**After:** `out = "generated"`, `spec_root = "opsets"`
+
+**Fix:** correct the TOML at the place named; `python -c "import tomllib, sys;
+tomllib.load(open(sys.argv[1], 'rb'))" opset.toml` reads it the same way.""",
+)
+
+# Where tomllib (and tomli) say they stopped, at the end of their message; Python 3.14 also
+# gives `lineno` and `colno` (1-based both), read first.
+_TOML_WHERE = re.compile(r" \(at (?:line ([0-9]+), column ([0-9]+)|end of document)\)$")
+
+
+def _invalid_toml(path: Path, text: str, exc: ValueError) -> Diagnostic:
+    """PROJECT-TOML where the parser stopped (line 1 when it did not say)."""
+    message = str(exc)
+    found = _TOML_WHERE.search(message)
+    if found is not None:
+        message = message[: found.start()]
+    line, column = getattr(exc, "lineno", None), getattr(exc, "colno", None)
+    if isinstance(line, int) and isinstance(column, int):
+        where = Location(_shown(path), line, column)
+    elif found is not None and found.group(1):
+        where = Location(_shown(path), int(found.group(1)), int(found.group(2)))
+    else:  # at the end of the document
+        where = _offset_location(path, text, len(text) if found is not None else 0)
+    message = getattr(exc, "msg", None) or message
+    return Diagnostic(TOML, f"invalid TOML: {message[:1].lower()}{message[1:]}", where, TOML_HINT)
+
+
+def _deepest(text: str) -> int:
+    """The offset of the first bracket or brace at the deepest nesting of `text`, counted
+    without reading strings (only to point at a nesting tomllib could not follow)."""
+    depth = deepest = at = 0
+    for found in _BRACKET.finditer(text):
+        depth += 1 if found.group() in "[{" else -1
+        if depth > deepest:
+            deepest, at = depth, found.start()
+    return at
+
+
+_BRACKET = re.compile(r"[\[\]{}]")
 
 # An integer as TOML spells one; only to find the one out of range (tomllib read them all).
 _INTEGER = re.compile(r"(?<![\w.+-])[+-]?(?:0x[0-9A-Fa-f_]+|0o[0-7_]+|0b[01_]+|[0-9][0-9_]*)(?![\w.:])")
