@@ -176,7 +176,7 @@ def test_a_narrow_specs_naming_a_domain_the_directory_lacks_is_new_and_says_so(
     shutil.copytree(SPECS, "new")
     code, out, err = _diff(capsys, "--against", "old", "--specs", "new/com.acme.vision")
     assert (code, _findings(out)) == (0, []), out + err
-    assert "holds none of the domain folders --specs names, so they count as new" in err
+    assert "the directory holds spec files, but nothing of new/com.acme.vision/ nor of its domains" in err
 
 
 def test_a_ref_without_spec_files_is_an_empty_base_and_says_so(

@@ -128,13 +128,14 @@ def run_diff(args: argparse.Namespace) -> int:
             refs.append(resolve_git_tree(args.against, paths, cache=cache))
         return refs[0]
 
+    old = resolved if git else directory_base(args.against, paths)
     if cache:
-        fast = _fast_gate(args.against, paths, config, resolved if git else None)
+        fast = _fast_gate(args.against, paths, config, old)
         if fast is not None:
             if git and resolved().note:
                 print(resolved().note, file=sys.stderr)
             return _emit(args, fast, resolved().commit if git else "")
-    trees = load_trees(args, paths, resolved if git else None)
+    trees = load_trees(args, paths, old)
     if isinstance(trees, int):
         return trees
     old, new, label, commit = trees
@@ -151,7 +152,7 @@ def run_changelog(args: argparse.Namespace) -> int:
     paths = diff_paths(args)
     git = looks_like_git_ref(args.against)
     ref = (lambda: resolve_git_tree(args.against, paths, cache=not args.no_cache)) if git else None
-    trees = load_trees(args, paths, ref)
+    trees = load_trees(args, paths, ref or directory_base(args.against, paths))
     if isinstance(trees, int):
         return trees
     old, new, label, _commit = trees
@@ -160,13 +161,13 @@ def run_changelog(args: argparse.Namespace) -> int:
 
 
 def load_trees(
-    args: argparse.Namespace, paths: list[str], git_ref: Callable[[], GitTreeRef] | None
+    args: argparse.Namespace, paths: list[str], base: Callable[[], GitTreeRef] | Sequence[str]
 ) -> tuple[Registry, Registry, str, str] | int:
-    """The old tree (`args.against`: a directory, or the git ref `git_ref` resolves) and the new
-    tree (`paths`), with the old tree's label and commit ("" for a directory); EXIT_USAGE when
-    either has load errors (reported). `opset diff` and `opset changelog` read trees this way."""
+    """The old tree (`args.against`: the git ref `base` resolves, or a directory's paths `base`,
+    `directory_base`) and the new tree (`paths`), with the old tree's label and commit ("" for a
+    directory); EXIT_USAGE when either has load errors (reported). `opset diff` and `opset
+    changelog` read trees this way."""
     from toolkit.compat.gitref import load_resolved_tree
-    from toolkit.load.discovery import base_directory_paths
     from toolkit.registry.core import Registry, load_registry
 
     cache = not args.no_cache
@@ -174,8 +175,8 @@ def load_trees(
     if new is None:
         return EXIT_USAGE
     commit = ""
-    if git_ref is not None:
-        tree = load_resolved_tree(git_ref())
+    if callable(base):
+        tree = load_resolved_tree(base())
         if tree.result.errors:
             _report_load_errors(
                 args,
@@ -191,8 +192,7 @@ def load_trees(
         if tree.note:
             print(tree.note, file=sys.stderr)
     else:
-        against = base_directory_paths(args.against, paths)
-        old = _load(args, f"the old tree ({args.against})", lambda: load_registry(against, cache=cache))
+        old = _load(args, f"the old tree ({args.against})", lambda: load_registry(list(base), cache=cache))
         label = args.against
     if old is None:
         return EXIT_USAGE
@@ -200,18 +200,17 @@ def load_trees(
 
 
 def _fast_gate(
-    against: str, paths: list[str], config: GateConfig, git_ref: Callable[[], GitTreeRef] | None
+    against: str, paths: list[str], config: GateConfig, base: Callable[[], GitTreeRef] | Sequence[str]
 ) -> GateResult | None:
     """Both trees in the cache: the gate decoding only the operators that differ (None: load
-    them and run the plain gate)."""
+    them and run the plain gate). `base` as `load_trees` takes it."""
     from toolkit.compat.gate_fast import run_gate_cached
-    from toolkit.load.discovery import base_directory_paths
     from toolkit.registry.core import cache_key
 
     def old() -> tuple[str | None, str]:
-        if git_ref is None:
-            return cache_key(base_directory_paths(against, paths)), against
-        ref = git_ref()
+        if not callable(base):
+            return cache_key(list(base)), against
+        ref = base()
         return ref.key, ref.label
 
     return run_gate_cached(cache_key(paths), old, config)
@@ -229,32 +228,25 @@ def _emit(args: argparse.Namespace, result: GateResult, commit: str = "") -> int
 
 def diff_paths(args: argparse.Namespace) -> list[str]:
     """The new tree's spec paths, with the release table above a domain folder given alone
-    (`with_release_table`); a directory --against that holds no spec tree gets a note: every
-    operator then counts as new, which must not pass silently."""
-    from toolkit.compat.gitref import looks_like_git_ref
-    from toolkit.load.discovery import (
-        DOMAIN_FILE,
-        RELEASES_FILE,
-        base_directory_paths,
-        discover,
-        with_release_table,
-    )
+    (`with_release_table`)."""
+    from toolkit.load.discovery import with_release_table
 
-    paths = with_release_table(specs_from_args(args))
-    directory = not looks_like_git_ref(args.against) and Path(args.against).is_dir()
-    if directory and not any(f.name in (DOMAIN_FILE, RELEASES_FILE) for f in discover([args.against])):
-        print(
-            f"note: --against {args.against}: the directory holds no spec files, so every "
-            "operator, version and domain counts as new",
-            file=sys.stderr,
-        )
-    elif directory and not base_directory_paths(args.against, paths):
-        print(
-            f"note: --against {args.against}: the directory holds none of the domain folders "
-            "--specs names, so they count as new",
-            file=sys.stderr,
-        )
-    return paths
+    return with_release_table(specs_from_args(args))
+
+
+def directory_base(against: str, paths: list[str]) -> list[str]:
+    """The paths of the directory `against` compared with the new tree's `paths`
+    (`compat.base_paths`, the mapping a git ref gets too), worked out once per command; its note
+    (an empty base, domains it lacks) goes to stderr: every operator then counts as new, which
+    must not pass silently. A file given as `--against` is read as it is."""
+    from toolkit.compat.base_paths import directory_base_paths
+
+    if not Path(against).is_dir():
+        return [against]
+    base = directory_base_paths(against, paths)
+    if base.note:
+        print(base.note, file=sys.stderr)
+    return list(base.prefixes)
 
 
 def _require_against(against: str) -> None:

@@ -1,4 +1,5 @@
-"""Which paths of a git ref hold the old tree's specs: the base's own, not the pull request's.
+"""Which paths of the old tree (a git ref, or an `--against` directory) hold the specs the new
+tree is compared with: the base's own, not the pull request's.
 
 The spec paths of the new tree come from `--specs` or the new tree's `spec_root`, and the new
 tree may come from a stranger. Reading the ref at those paths only lets a pull request hide
@@ -8,19 +9,27 @@ where the base keeps it: each domain folder of the new tree (by name, as the loa
 it to be named) is read at the base's folder of that name, wherever it is, with the release
 table (`releases.yaml`) of the base's spec root above it, which decides what is released. The
 spec paths themselves are read too (what they held in the base). A new spec tree whose domains
-the base has nowhere is new (a monorepo's second tree), and a note says so; a ref with no spec
+the base has nowhere is new (a monorepo's second tree), and a note says so; a base with no spec
 files at all is an empty base, and a note says that too.
+
+One mapping (`map_base`) answers for both kinds of base, over a listing of its spec files
+(`BaseTree`): a ref is listed from its git objects, its paths the repository's; a directory from
+disk, its top the spec root the new tree's paths are compared with (a domain folder given as the
+directory stands alone in its spec root), so a narrowed `--specs` (a domain folder, one file) is
+compared with the same-named domain folder there and not with the whole directory.
 """
 
 from __future__ import annotations
 
+import os
 import posixpath
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolkit.load.discovery import DOMAIN_FILE, RELEASES_FILE, SPEC_SUFFIXES, walk
+from toolkit.load.discovery import DOMAIN_FILE, RELEASES_FILE, SPEC_SUFFIXES, walk, with_release_table
 from toolkit.load.gittree import list_entries, path_problem
+from toolkit.load.pbload import is_pb_tree
 from toolkit.model.diagnostics import UsageError
 
 _SUFFIXES = tuple(s.encode() for s in SPEC_SUFFIXES)
@@ -28,73 +37,104 @@ _SUFFIXES = tuple(s.encode() for s in SPEC_SUFFIXES)
 
 @dataclass(frozen=True)
 class BasePaths:
-    prefixes: tuple[str, ...]  # repository paths to read at the ref
+    prefixes: tuple[str, ...]  # the base's paths to read (a ref: repository paths; a directory: real ones)
     note: str  # said on stderr ("" when the paths are the new tree's own)
 
 
-def base_paths(commit: str, prefixes: Sequence[str], top: Path, what: str) -> BasePaths:
-    """The repository paths to read at `commit` for the new tree's `prefixes` (repository paths;
-    "" is the top); `what` starts messages (`--against main`)."""
-    specs = _spec_names(commit, top, what)
+@dataclass(frozen=True)
+class BaseTree:
+    """The old tree as the mapping sees it: its spec-named files, as paths below its top."""
+
+    specs: tuple[str, ...]
+    what: str  # starts the notes (`--against main`)
+    noun: str  # "ref" or "directory"
+    shown_top: str  # prepended to a path of it in a note ("" for a ref's repository paths)
+
+
+@dataclass(frozen=True)
+class HeadPath:
+    """One spec path of the new tree, placed in the base tree's coordinates."""
+
+    root: str  # the spec root it lies in, as a path of the base tree ("" its top)
+    below: str  # the path below that root: "" (a root), releases.yaml, DOMAIN or DOMAIN/FILE
+    domains: tuple[str, ...]  # the names of the domain folders it holds or lies in
+    shown: str  # how a note names it (the new tree's path)
+
+    @property
+    def at(self) -> str:
+        return _join(self.root, self.below)
+
+
+def map_base(base: BaseTree, heads: Sequence[HeadPath]) -> BasePaths:
+    """The paths of `base` to read as the old side of the new tree's `heads`, and the note."""
+    heads = list({head.at: head for head in heads}.values())
+    shown = ", ".join(h.shown for h in heads if posixpath.basename(h.below) != RELEASES_FILE) or "the top folder"
     # A spec tree has a domain file or a release table; other YAML (CI workflows) is no spec tree.
-    if not any(posixpath.basename(n) in (DOMAIN_FILE, RELEASES_FILE) for n in specs):
+    if not any(posixpath.basename(n) in (DOMAIN_FILE, RELEASES_FILE) for n in base.specs):
         return BasePaths(
-            tuple(prefixes),
-            f"note: {what}: the ref holds no spec files, so every operator, version and domain counts as new",
+            tuple(h.at for h in heads),
+            f"note: {base.what}: the {base.noun} holds no spec files, so every operator, version and "
+            "domain counts as new",
         )
     folders: dict[str, list[str]] = {}  # domain folder name -> the base's folders of that name
-    for name in specs:
+    for name in base.specs:
         if posixpath.basename(name) == DOMAIN_FILE:
             folder = posixpath.dirname(name)
             folders.setdefault(posixpath.basename(folder), []).append(folder)
     read: list[str] = []
     moved: list[str] = []  # the base's domain folders read for domains the new tree keeps elsewhere
-    prefixes = list(dict.fromkeys(prefixes))
-    for prefix in prefixes:
-        root, below = _split(prefix, top)
-        read.append(prefix)
-        for domain in _domains(prefix, below, top):
+    for head in heads:
+        read.append(head.at)
+        for domain in head.domains:
             found = folders.get(domain, [])
-            if any(_below(f, prefix) or _below(prefix, f) for f in found):
+            if any(_below(f, head.at) or _below(head.at, f) for f in found):
                 continue  # the base keeps it where the new tree does
             if len(found) > 1:
                 raise UsageError(
-                    f"{what}: the ref holds domain folder {domain} in {', '.join(found)}; which one "
-                    f"{prefix} corresponds to is not clear\n"
+                    f"{base.what}: the {base.noun} holds domain folder {domain} in "
+                    f"{', '.join(base.shown_top + f for f in found)}; which one {head.shown} corresponds "
+                    "to is not clear\n"
                     "  hint: pass --specs with the spec root that holds it in both trees"
                 )
             if found:  # moved (or copied): the base's own folder is the old side
-                base_root = posixpath.dirname(found[0])
-                tail = below.split("/", 1)[1] if below and "/" in below else ""
-                read.append(_join(found[0], tail) if tail else found[0])
+                tail = head.below.split("/", 1)[1] if "/" in head.below else ""
+                read.append(_join(found[0], tail))
                 moved.append(found[0])
-                read.append(_join(base_root, RELEASES_FILE))
-        if below:  # a domain folder or a file in one: the release table of its root decides too
-            read.append(_join(root, RELEASES_FILE))
-            if "/" in below:
-                read.append(_join(root, f"{below.split('/')[0]}/{DOMAIN_FILE}"))
+                read.append(_join(posixpath.dirname(found[0]), RELEASES_FILE))
+        if head.below:  # a domain folder or a file in one: the release table of its root decides too
+            read.append(_join(head.root, RELEASES_FILE))
+            if "/" in head.below:
+                read.append(_join(head.root, f"{head.below.split('/')[0]}/{DOMAIN_FILE}"))
     unique = tuple(dict.fromkeys(read))
     if moved:
         note = (
-            f"note: {what}: the ref keeps {', '.join(sorted(set(moved)))}, whose domains the new tree has in "
-            f"{', '.join(_shown(p) for p in prefixes)}: they are compared with them"
+            f"note: {base.what}: the {base.noun} keeps "
+            f"{', '.join(base.shown_top + m for m in sorted(set(moved)))}, whose domains the new tree has "
+            f"in {shown}: they are compared with them"
         )
-    elif not any(_holds(specs, p) for p in unique):
+    elif not any(_holds(base.specs, p) for p in unique if posixpath.basename(p) != RELEASES_FILE):
+        # (a release table alone holds no operator: everything is new all the same)
         note = (
-            f"note: {what}: the ref holds spec files, but nothing of {', '.join(_shown(p) for p in prefixes)} "
-            "nor of its domains: every operator, version and domain there counts as new"
+            f"note: {base.what}: the {base.noun} holds spec files, but nothing of {shown} nor of its "
+            "domains: every operator, version and domain there counts as new"
         )
     else:
         note = ""
     return BasePaths(unique, note)
 
 
-def _domains(prefix: str, below: str, top: Path) -> list[str]:
-    """The names of the domain folders a path of the work tree holds or lies in."""
-    if below:
-        head = below.split("/")[0]
-        return [] if head == RELEASES_FILE else [head]
-    return sorted({p.parent.name for p in walk(top / prefix, lambda n: n == DOMAIN_FILE)})
+# --------------------------------------------------------------------------- a git ref
+
+
+def base_paths(commit: str, prefixes: Sequence[str], top: Path, what: str) -> BasePaths:
+    """The repository paths to read at `commit` for the new tree's `prefixes` (repository paths;
+    "" is the top); `what` starts messages (`--against main`)."""
+    base = BaseTree(tuple(_spec_names(commit, top, what)), what, "ref", "")
+    heads = []
+    for prefix in prefixes:
+        root, below = _split(prefix, top)
+        heads.append(HeadPath(root, below, tuple(_domains(prefix, below, top)), _shown(prefix, top)))
+    return map_base(base, heads)
 
 
 def _spec_names(commit: str, top: Path, what: str) -> list[str]:
@@ -113,6 +153,54 @@ def _spec_names(commit: str, top: Path, what: str) -> list[str]:
         if path_problem(name) is None:
             out.append(name)
     return out
+
+
+# --------------------------------------------------------------------------- a directory
+
+
+def directory_base_paths(against: str, paths: Sequence[str]) -> BasePaths:
+    """The paths of the directory `against` to read as the old tree of the new tree's `paths`
+    (each placed below its own spec root, which the directory stands for), and the note. The
+    directory is listed once; what is read is only what it holds."""
+    if is_pb_tree(against):  # generated schema documents: one file holds every domain
+        return BasePaths((against,), "")
+    top, scope = Path(against), ""
+    if (top / DOMAIN_FILE).is_file():  # a domain folder: alone in its spec root
+        top, scope = top.parent, top.name
+    listed = [p.relative_to(top).as_posix() for p in walk(top / scope, _is_spec_name)]
+    if scope and (top / RELEASES_FILE).is_file():
+        listed.append(RELEASES_FILE)
+    shown_top = "" if top == Path(".") else f"{top.as_posix().rstrip('/')}/"
+    base = BaseTree(tuple(listed), f"--against {against}", "directory", shown_top)
+    heads = []
+    for raw in paths:
+        # `.` or `..` has no folder name to match: named by its real path
+        prefix = (Path(raw) if Path(raw).name else Path(raw).resolve()).as_posix()
+        _root, below = _split(prefix, Path("."))
+        heads.append(HeadPath("", below, tuple(_domains(prefix, below, Path("."))), _shown(prefix, Path("."))))
+    mapped = map_base(base, heads)
+    read: list[str] = []
+    for rel in mapped.prefixes:
+        if not rel:  # the whole tree: the directory (and a domain folder's release table)
+            read.extend(with_release_table([against]))
+        elif _holds(listed, rel):  # nothing of the directory's parent beyond what was listed
+            read.append(os.fspath(top / rel))
+    return BasePaths(tuple(dict.fromkeys(read)), mapped.note)
+
+
+def _is_spec_name(name: str) -> bool:
+    return name.lower().endswith(SPEC_SUFFIXES)
+
+
+# --------------------------------------------------------------------------- the new tree
+
+
+def _domains(prefix: str, below: str, top: Path) -> list[str]:
+    """The names of the domain folders a path of the work tree holds or lies in."""
+    if below:
+        head = below.split("/")[0]
+        return [] if head == RELEASES_FILE else [head]
+    return sorted({p.parent.name for p in walk(top / prefix, lambda n: n == DOMAIN_FILE)})
 
 
 def _split(prefix: str, top: Path) -> tuple[str, str]:
@@ -138,7 +226,7 @@ def _split(prefix: str, top: Path) -> tuple[str, str]:
     return prefix, ""
 
 
-def _holds(specs: list[str], folder: str) -> bool:
+def _holds(specs: Sequence[str], folder: str) -> bool:
     return any(_below(s, folder) for s in specs)
 
 
@@ -150,5 +238,8 @@ def _join(folder: str, name: str) -> str:
     return posixpath.join(folder, name) if folder and name else folder or name
 
 
-def _shown(path: str) -> str:
-    return f"{path}/" if path else "the top folder"
+def _shown(path: str, top: Path) -> str:
+    """A path of the new tree as a note names it: a folder ends in `/`."""
+    if not path or path == ".":
+        return "the top folder"
+    return path if (top / path).is_file() else f"{path.rstrip('/')}/"

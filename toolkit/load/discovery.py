@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from toolkit.model.diagnostics import Diagnostic, UsageError
@@ -57,36 +57,6 @@ def with_release_table(paths: Iterable[str]) -> list[str]:
         if table.is_file() and os.fspath(table) not in out:
             out.append(os.fspath(table))
     return out
-
-
-def base_directory_paths(against: str, paths: Sequence[str]) -> list[str]:
-    """The paths of a directory `--against` to read as the old tree of the new tree's `paths`: the
-    whole directory, unless every path is a domain folder or a file in one (a narrowed `--specs`);
-    then only the same-named domain folders of `against` (for a file, that folder's domain file and
-    the file of the same name), with the release table above them. So the domains and operators
-    that `--specs` leaves out are not read as removed, and a domain the old tree lacks is new."""
-    wanted: list[tuple[str, str | None]] = []  # (domain folder name, operator file name or None)
-    for raw in paths:
-        path = Path(raw)
-        if path.name == RELEASES_FILE:
-            continue
-        folder = path if path.is_dir() else path.parent
-        if not (folder / DOMAIN_FILE).is_file():
-            return with_release_table([against])
-        wanted.append((folder.name, None if path.is_dir() or path.name == DOMAIN_FILE else path.name))
-    if not wanted:
-        return with_release_table([against])
-    folders: dict[str, list[Path]] = {}
-    for found in discover([against]):
-        if found.name == DOMAIN_FILE:
-            folders.setdefault(found.parent.name, []).append(found.parent)
-    picked: list[str] = []
-    for name, file in wanted:
-        for folder in folders.get(name, []):
-            picked.append(os.fspath(folder if file is None else folder / DOMAIN_FILE))
-            if file is not None and (folder / file).is_file():
-                picked.append(os.fspath(folder / file))
-    return with_release_table(list(dict.fromkeys(picked)))
 
 
 def _is_spec_name(name: str) -> bool:
