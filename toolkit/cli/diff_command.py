@@ -128,14 +128,14 @@ def run_diff(args: argparse.Namespace) -> int:
             refs.append(resolve_git_tree(args.against, paths, cache=cache))
         return refs[0]
 
-    old = resolved if git else directory_base(args.against, paths)
+    base = resolved if git else directory_base(args.against, paths)
     if cache:
-        fast = _fast_gate(args.against, paths, config, old)
+        fast = _fast_gate(args.against, paths, config, base)
         if fast is not None:
             if git and resolved().note:
                 print(resolved().note, file=sys.stderr)
             return _emit(args, fast, resolved().commit if git else "")
-    trees = load_trees(args, paths, old)
+    trees = load_trees(args, paths, base)
     if isinstance(trees, int):
         return trees
     old, new, label, commit = trees

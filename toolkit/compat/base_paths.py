@@ -68,7 +68,9 @@ class HeadPath:
 def map_base(base: BaseTree, heads: Sequence[HeadPath]) -> BasePaths:
     """The paths of `base` to read as the old side of the new tree's `heads`, and the note."""
     heads = list({head.at: head for head in heads}.values())
-    shown = ", ".join(h.shown for h in heads if posixpath.basename(h.below) != RELEASES_FILE) or "the top folder"
+    shown = (
+        ", ".join(h.shown for h in heads if posixpath.basename(h.below) != RELEASES_FILE) or "the top folder"
+    )
     # A spec tree has a domain file or a release table; other YAML (CI workflows) is no spec tree.
     if not any(posixpath.basename(n) in (DOMAIN_FILE, RELEASES_FILE) for n in base.specs):
         return BasePaths(
@@ -162,12 +164,13 @@ def directory_base_paths(against: str, paths: Sequence[str]) -> BasePaths:
     """The paths of the directory `against` to read as the old tree of the new tree's `paths`
     (each placed below its own spec root, which the directory stands for), and the note. The
     directory is listed once; what is read is only what it holds."""
-    if is_pb_tree(against):  # generated schema documents: one file holds every domain
-        return BasePaths((against,), "")
     top, scope = Path(against), ""
     if (top / DOMAIN_FILE).is_file():  # a domain folder: alone in its spec root
         top, scope = top.parent, top.name
     listed = [p.relative_to(top).as_posix() for p in walk(top / scope, _is_spec_name)]
+    # Generated schema documents (no YAML): one file holds every domain, read whole.
+    if not listed and is_pb_tree(against):
+        return BasePaths((against,), "")
     if scope and (top / RELEASES_FILE).is_file():
         listed.append(RELEASES_FILE)
     shown_top = "" if top == Path(".") else f"{top.as_posix().rstrip('/')}/"
@@ -177,7 +180,9 @@ def directory_base_paths(against: str, paths: Sequence[str]) -> BasePaths:
         # `.` or `..` has no folder name to match: named by its real path
         prefix = (Path(raw) if Path(raw).name else Path(raw).resolve()).as_posix()
         _root, below = _split(prefix, Path("."))
-        heads.append(HeadPath("", below, tuple(_domains(prefix, below, Path("."))), _shown(prefix, Path("."))))
+        heads.append(
+            HeadPath("", below, tuple(_domains(prefix, below, Path("."))), _shown(prefix, Path(".")))
+        )
     mapped = map_base(base, heads)
     read: list[str] = []
     for rel in mapped.prefixes:

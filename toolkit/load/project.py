@@ -241,7 +241,7 @@ def parse_toml(path: Path, text: str) -> dict[str, Any]:
 
 
 TOML = "PROJECT-TOML"
-TOML_HINT = "write TOML: text in quotes (`out = \"generated\"`), one `key = value` a line, tables as `[name]`"
+TOML_HINT = 'write TOML: text in quotes (`out = "generated"`), one `key = value` a line, tables as `[name]`'
 register(
     TOML,
     "load",
