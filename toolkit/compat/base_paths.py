@@ -26,10 +26,10 @@ import posixpath
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from toolkit.load.discovery import DOMAIN_FILE, RELEASES_FILE, SPEC_SUFFIXES, walk, with_release_table
 from toolkit.load.gittree import list_entries, path_problem
-from toolkit.load.pbload import is_pb_tree
 from toolkit.model.diagnostics import UsageError
 
 _SUFFIXES = tuple(s.encode() for s in SPEC_SUFFIXES)
@@ -41,8 +41,9 @@ class BasePaths:
     note: str  # said on stderr ("" when the paths are the new tree's own)
 
 
-@dataclass(frozen=True)
-class BaseTree:
+# The two records below are NamedTuples: a frozen dataclass is built by exec'ing generated
+# code when the module is imported, and every `opset diff` imports this module.
+class BaseTree(NamedTuple):
     """The old tree as the mapping sees it: its spec-named files, as paths below its top."""
 
     specs: tuple[str, ...]
@@ -51,8 +52,7 @@ class BaseTree:
     shown_top: str  # prepended to a path of it in a note ("" for a ref's repository paths)
 
 
-@dataclass(frozen=True)
-class HeadPath:
+class HeadPath(NamedTuple):
     """One spec path of the new tree, placed in the base tree's coordinates."""
 
     root: str  # the spec root it lies in, as a path of the base tree ("" its top)
@@ -135,7 +135,7 @@ def base_paths(commit: str, prefixes: Sequence[str], top: Path, what: str) -> Ba
     heads = []
     for prefix in prefixes:
         root, below = _split(prefix, top)
-        heads.append(HeadPath(root, below, tuple(_domains(prefix, below, top)), _shown(prefix, top)))
+        heads.append(_head(root, prefix, below, top))
     return map_base(base, heads)
 
 
@@ -164,6 +164,8 @@ def directory_base_paths(against: str, paths: Sequence[str]) -> BasePaths:
     """The paths of the directory `against` to read as the old tree of the new tree's `paths`
     (each placed below its own spec root, which the directory stands for), and the note. The
     directory is listed once; what is read is only what it holds."""
+    from toolkit.load.pbload import is_pb_tree  # here: a gate against a git ref does not need it
+
     top, scope = Path(against), ""
     if (top / DOMAIN_FILE).is_file():  # a domain folder: alone in its spec root
         top, scope = top.parent, top.name
@@ -180,9 +182,7 @@ def directory_base_paths(against: str, paths: Sequence[str]) -> BasePaths:
         # `.` or `..` has no folder name to match: named by its real path
         prefix = (Path(raw) if Path(raw).name else Path(raw).resolve()).as_posix()
         _root, below = _split(prefix, Path("."))
-        heads.append(
-            HeadPath("", below, tuple(_domains(prefix, below, Path("."))), _shown(prefix, Path(".")))
-        )
+        heads.append(_head("", prefix, below, Path(".")))
     mapped = map_base(base, heads)
     read: list[str] = []
     for rel in mapped.prefixes:
@@ -198,6 +198,13 @@ def _is_spec_name(name: str) -> bool:
 
 
 # --------------------------------------------------------------------------- the new tree
+
+
+def _head(root: str, prefix: str, below: str, top: Path) -> HeadPath:
+    """The path `prefix` of the new tree (below `top`), whose spec root is `root` of the base."""
+    # The base's top holds every domain folder where it keeps it: none is looked for elsewhere.
+    domains = tuple(_domains(prefix, below, top)) if _join(root, below) else ()
+    return HeadPath(root, below, domains, _shown(prefix, top))
 
 
 def _domains(prefix: str, below: str, top: Path) -> list[str]:

@@ -265,13 +265,14 @@ tomllib.load(open(sys.argv[1], 'rb'))" opset.toml` reads it the same way.""",
 
 # Where tomllib (and tomli) say they stopped, at the end of their message; Python 3.14 also
 # gives `lineno` and `colno` (1-based both), read first.
-_TOML_WHERE = re.compile(r" \(at (?:line ([0-9]+), column ([0-9]+)|end of document)\)$")
+# Compiled by `re` on first use: only a file that fails to parse needs them.
+_TOML_WHERE = r" \(at (?:line ([0-9]+), column ([0-9]+)|end of document)\)$"
 
 
 def _invalid_toml(path: Path, text: str, exc: ValueError) -> Diagnostic:
     """PROJECT-TOML where the parser stopped (line 1 when it did not say)."""
     message = str(exc)
-    found = _TOML_WHERE.search(message)
+    found = re.search(_TOML_WHERE, message)
     if found is not None:
         message = message[: found.start()]
     line, column = getattr(exc, "lineno", None), getattr(exc, "colno", None)
@@ -289,14 +290,14 @@ def _deepest(text: str) -> int:
     """The offset of the first bracket or brace at the deepest nesting of `text`, counted
     without reading strings (only to point at a nesting tomllib could not follow)."""
     depth = deepest = at = 0
-    for found in _BRACKET.finditer(text):
+    for found in re.finditer(_BRACKET, text):
         depth += 1 if found.group() in "[{" else -1
         if depth > deepest:
             deepest, at = depth, found.start()
     return at
 
 
-_BRACKET = re.compile(r"[\[\]{}]")
+_BRACKET = r"[\[\]{}]"
 
 # An integer as TOML spells one; only to find the one out of range (tomllib read them all).
 _INTEGER = re.compile(r"(?<![\w.+-])[+-]?(?:0x[0-9A-Fa-f_]+|0o[0-7_]+|0b[01_]+|[0-9][0-9_]*)(?![\w.:])")

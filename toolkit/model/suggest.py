@@ -22,7 +22,7 @@ CUTOFF = 0.7
 
 # How a hint names one suggestion a tool may apply as is (`QUOTED.format(name)`).
 QUOTED = "'{}'"
-_SUGGESTED = re.compile(r"did you mean '([^'\n]+)'\?")
+_SUGGESTED = r"did you mean '([^'\n]+)'\?"  # compiled by `re` on first use (the language server's)
 
 
 def close_names(word: str, names: Iterable[str], limit: int = 3) -> list[str]:
@@ -53,5 +53,5 @@ def did_you_mean(suggestions: Sequence[str], form: str = "{}") -> str:
 
 def suggested(hint: str) -> str | None:
     """The name a hint suggests in the QUOTED form (`did you mean 'X'?`), else None."""
-    found = _SUGGESTED.search(hint)
+    found = re.search(_SUGGESTED, hint)
     return found.group(1) if found else None
