@@ -50,7 +50,7 @@ def test_a_pyproject_that_only_names_the_package_is_not_parsed(tmp_path: Path) -
         ('out = ""\n', "opset.toml:1:1", "`out` = '' is not valid"),
         (
             'spec_root = "opsets"\n[python]\npakage = "x"\n',
-            "opset.toml:1:1",
+            "opset.toml:2:1",  # at the table's header (the key of a sub-table is found too)
             "unknown key(s) in [python]: pakage",
         ),
     ],

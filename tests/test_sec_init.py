@@ -77,7 +77,7 @@ def test_project_file_package_that_shadows_a_module_is_refused(
     assert main(["generate"]) == 2
 
     err = capsys.readouterr().err
-    assert f"opset.toml:1:1: error[PROJECT-SETTING]: `python.package` = '{package}' would shadow" in err
+    assert f"opset.toml:2:1: error[PROJECT-SETTING]: `python.package` = '{package}' would shadow" in err
     assert not (tmp_path / "generated").exists()
 
 

@@ -278,5 +278,9 @@ def test_a_python_package_name_too_long_is_refused(tree: Path, capsys: pytest.Ca
     with (tree / "opset.toml").open("a") as handle:
         handle.write(f'[python]\npackage = "{"p" * 256}"\n')
     code, text = _run(capsys, "generate")
-    assert code == 2 and "`python.package` is longer than 255 bytes" in text, text
+    assert (
+        code == 2
+        and "is longer than 255 bytes" in text
+        and "error[PROJECT-SETTING]: `python.package`" in text
+    ), text
     assert not (tree / "generated").exists()

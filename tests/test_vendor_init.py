@@ -64,7 +64,7 @@ def test_a_bad_setting_is_a_usage_error(vendor: Path, capsys: pytest.CaptureFixt
     (vendor / "opset.toml").write_text('[python]\npackage = "not-an-identifier"\n')
     assert main(["generate"]) == 2
     err = capsys.readouterr().err
-    assert "opset.toml:1:1: error[PROJECT-SETTING]: `python.package`" in err and "Python identifier" in err
+    assert "opset.toml:2:1: error[PROJECT-SETTING]: `python.package`" in err and "Python identifier" in err
 
 
 def test_schemas_check_names_stale_and_missing_files(

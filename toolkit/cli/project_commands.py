@@ -14,7 +14,6 @@ from toolkit.model.diagnostics import UsageError
 
 # Reverse DNS with at least two labels; the generated Python package name derives from it.
 _DOMAIN = re.compile(r"[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+")
-_PACKAGE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def register(subparsers: Any) -> None:
@@ -56,7 +55,7 @@ def register(subparsers: Any) -> None:
 def run_init(args: argparse.Namespace) -> int:
     from toolkit.authoring.init import init_files, package_name, toolkit_commit
     from toolkit.load.writer import write_tree
-    from toolkit.model.python_names import shadowed_module
+    from toolkit.model.output_names import package_problem
     from toolkit.model.spec import is_reserved_domain
 
     if is_reserved_domain(args.domain):
@@ -70,16 +69,16 @@ def run_init(args: argparse.Namespace) -> int:
             f"--domain {args.domain!r} is not a reverse-DNS domain name (write e.g. com.example.audio: "
             "lower-case labels separated by dots)"
         )
-    if args.package is not None and not _PACKAGE.fullmatch(args.package):
-        raise UsageError(
-            f"--package {args.package!r} is not a Python identifier (write e.g. newco_audio_ops)"
+    package = package_name(args.domain) if args.package is None else args.package
+    problem = package_problem(package)  # what `python.package` of the opset.toml written must pass
+    if problem:
+        named = (
+            f"--package {package!r}"
+            if args.package is not None
+            else f"the package name {package!r} (from --domain)"
         )
-    package = args.package or package_name(args.domain)
-    shadowed = shadowed_module(package)
-    if shadowed:
         raise UsageError(
-            f"--package {package!r} would shadow {shadowed} once installed\n"
-            "  hint: pass --package with a name of your own, e.g. newco_audio_ops"
+            f"{named} {problem}\n  hint: pass --package with a name of your own, e.g. newco_audio_ops"
         )
     root = Path(args.dir)
     if root.exists() and not root.is_dir():

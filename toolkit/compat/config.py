@@ -46,6 +46,7 @@ from typing import Any
 from toolkit.load.discovery import display_path
 from toolkit.load.project import (
     PROJECT_KEYS,
+    TOOL_KEY,
     find_project_file,
     parse_toml,
     read_project_text,
@@ -57,7 +58,6 @@ from toolkit.model.rules import Rule
 from toolkit.model.spec import Location
 from toolkit.model.suggest import QUOTED, close_names, did_you_mean
 
-TOOL_KEY = "opset-toolkit"
 DEFAULT_PROFILE = "onnx-strict"
 # The project settings in the same file (spec_root, out, [python], [docs]) are read by toolkit.load.project.
 _TOP_KEYS = {

@@ -34,8 +34,7 @@ from typing import Any
 from toolkit.load.files import LeavesTree, SpecRoots, read_regular_file, too_large_diagnostic
 from toolkit.model.diagnostics import Diagnostic, UsageError
 from toolkit.model.integers import RANGE, IntegerOutOfRange, check_range, read_int
-from toolkit.model.output_names import NAME_MAX, too_long
-from toolkit.model.python_names import shadowed_module
+from toolkit.model.output_names import package_problem
 from toolkit.model.rules import register
 from toolkit.model.spec import Location
 
@@ -49,7 +48,6 @@ DOC_PAGES = ("domains", "releases", "dsl", "cli")
 PROJECT_KEYS = frozenset({"spec_root", "out", "python", "docs", "max_example_bytes"})
 _PYTHON_KEYS = {"package", "distribution", "version"}
 _DOCS_KEYS = {"pages"}
-_PACKAGE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _DISTRIBUTION = re.compile(r"[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?")
 _VERSION = re.compile(r"[0-9]+(\.[0-9]+)*([a-z]+[0-9]+)?")
 
@@ -365,8 +363,8 @@ register(
     doc="""\
 **Why:** the project file decides where specs are read and outputs written, how the Python
 package is named and how large an example file may be; a value the toolkit cannot use is not
-guessed at. The command exits 2, located at the key (line 1 when the key is spelled in a way
-the locator does not follow, such as a key of a sub-table).
+guessed at. The command exits 2, located at the key (`package` under `[python]`; at its
+table when the key is spelled in a way the locator does not follow, line 1 when neither is found).
 
 **Before:** `max_example_bytes = "16M"`, or `[python]` with `pakage = "acme_ops"`
 
@@ -378,7 +376,7 @@ def _parse(path: Path, table: dict[str, Any]) -> Project:
     where = _shown(path)
 
     def fail(message: str, hint: str, key: str = "") -> UsageError:
-        """A PROJECT-SETTING error located at `key` (a top-level key; line 1 otherwise)."""
+        """A PROJECT-SETTING error located at `key` (dotted for a key of a sub-table)."""
         try:
             text = read_project_text(path)
         except UsageError:
@@ -397,15 +395,13 @@ def _parse(path: Path, table: dict[str, Any]) -> Project:
             settings[key] = text(table[key], key)
     python = _table(table, "python", _PYTHON_KEYS, fail)
     if "package" in python:
-        settings["python_package"] = text(python["package"], "python.package", _PACKAGE)
-        shadowed = shadowed_module(settings["python_package"])
-        if shadowed:
+        package = text(python["package"], "python.package")
+        problem = package_problem(package)
+        if problem:
             raise fail(
-                f"`python.package` = {python['package']!r} would shadow {shadowed} once installed",
-                _HINTS["python.package"],
+                f"`python.package` = {package!r} {problem}", _HINTS["python.package"], "python.package"
             )
-        if too_long(settings["python_package"]):  # the package's folder under python/
-            raise fail(f"`python.package` is longer than {NAME_MAX} bytes", _HINTS["python.package"])
+        settings["python_package"] = package
     if "distribution" in python:
         settings["python_distribution"] = text(python["distribution"], "python.distribution", _DISTRIBUTION)
     if "version" in python:
@@ -444,31 +440,50 @@ def _table(table: dict[str, Any], name: str, keys: set[str], fail: Any) -> dict[
     return value
 
 
-# Enough TOML to point at the `out` key (tomllib keeps no positions).
-_TABLE_HEADER = re.compile(r"\s*\[\s*([^\[\]]+?)\s*\]")
-_TOOL_TABLE = re.compile(r"""tool\.["']?opset-toolkit["']?""")
+# Enough TOML to point at a key (tomllib keeps no positions): table headers and dotted keys,
+# bare or quoted, so `[python]` then `package = ...` is found as `python.package`.
+_TABLE_HEADER = re.compile(r"\s*\[\[?([^\[\]]+)\]")
+_KEY = re.compile(
+    r"""\s*((?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*'))*)\s*="""
+)
+_KEY_PART = re.compile(r"""[A-Za-z0-9_-]+|"([^"\n]*)"|'([^'\n]*)'""")
+
+
+def _key_path(spelled: str) -> tuple[str, ...]:
+    return tuple(part.group(1) or part.group(2) or part.group() for part in _KEY_PART.finditer(spelled))
 
 
 def toml_key_location(source: Path, text: str, key: str, shown: str) -> Location:
-    """Where `key` of the toolkit's table is first set in `source`, whose content is `text`:
-    `key =` at opset.toml's top level or under `[tool.opset-toolkit]`, or the dotted
-    `tool.opset-toolkit.key =`; line 1 when it is spelled some other way."""
-    plain = re.compile(rf"""\s*(["']?{re.escape(key)}["']?)\s*=""")
-    dotted = re.compile(rf"""\s*(tool\s*\.\s*["']?opset-toolkit["']?\s*\.\s*{re.escape(key)})\s*=""")
-    in_table = source.name == CONFIG_FILE
+    """Where `key` (dotted for a key of a sub-table: `python.package`) of the toolkit's table is
+    first set in `source`, whose content is `text`: under `[tool.opset-toolkit]` (or, in
+    opset.toml, at the top level), spelled under its table's header, as a dotted key or both. When
+    the key itself is not found, where its enclosing table is opened (`[python]`); line 1 when
+    that is not found either."""
+    parts = tuple(key.split("."))
+    roots = [("tool", TOOL_KEY), ()] if source.name == CONFIG_FILE else [("tool", TOOL_KEY)]
+    wanted = {(*root, *parts) for root in roots}
+    enclosing = {(*root, *parts[:n]) for root in roots for n in range(1, len(parts))}
+    table: tuple[str, ...] = ()
+    fallback: Location | None = None
     for number, line in enumerate(text.splitlines(), start=1):
         header = _TABLE_HEADER.match(line)
         if header is not None:
-            in_table = _TOOL_TABLE.fullmatch(header.group(1).replace(" ", "")) is not None
-            continue
-        found = plain.match(line) if in_table else dotted.match(line)
-        if found is not None:
-            return Location(shown, number, found.start(1) + 1)
-    return Location(shown, 1, 1)
+            table = _key_path(header.group(1))
+            path, column = table, line.index("[") + 1
+        else:
+            found = _KEY.match(line)
+            if found is None:
+                continue
+            path, column = (*table, *_key_path(found.group(1))), found.start(1) + 1
+        if path in wanted:
+            return Location(shown, number, column)
+        if fallback is None and path in enclosing:
+            fallback = Location(shown, number, column)
+    return fallback or Location(shown, 1, 1)
 
 
 _HINTS = {
-    "python.package": "a Python identifier, e.g. newco_audio_ops",
+    "python.package": "a Python identifier of your own (not a keyword, nor a module it would shadow), e.g. newco_audio_ops",
     "python.distribution": "letters, digits, '.', '-', '_', e.g. newco-audio-ops",
     "python.version": "a version such as 0.1.0",
 }

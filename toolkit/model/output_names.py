@@ -10,11 +10,12 @@ the generators call, rather than `opset generate` failing half-way with no locat
 
 from __future__ import annotations
 
+import keyword
 import re
 from collections.abc import Iterator
 
 from toolkit.model.examples import Example
-from toolkit.model.python_names import SCHEMA_MODULE_RESERVED, domain_package, identifier
+from toolkit.model.python_names import SCHEMA_MODULE_RESERVED, domain_package, identifier, shadowed_module
 from toolkit.model.spec import OperatorSpec, OpSchema, canonical_domain, display_domain
 
 NAME_MAX = 255  # bytes of one path component (Linux, macOS, Windows' 255 UTF-16 units hold less)
@@ -65,3 +66,26 @@ def example_components(op: OperatorSpec) -> Iterator[tuple[Example, str]]:
 def too_long(component: str) -> bool:
     """Whether a file system refuses `component` as one file or folder name (UTF-8 bytes)."""
     return len(component) > NAME_MAX // 4 and len(component.encode("utf-8", "surrogateescape")) > NAME_MAX
+
+
+# An import name: ASCII, since the package's folder name must read the same on every file system.
+_PACKAGE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def package_problem(package: str) -> str | None:
+    """Why `package` cannot be the import name of the generated package (a clause to follow the
+    name, e.g. "is a Python keyword"), or None. The one test of the name: `opset init --package`
+    and `python.package` of the project file both ask it, so init never writes a setting that
+    generate refuses. It is also the folder `python/<package>/` of the output, hence here."""
+    if not _PACKAGE.fullmatch(package):
+        return "is not a Python identifier (ASCII letters, digits and _, not starting with a digit)"
+    if keyword.iskeyword(package):  # `import class` is a syntax error; soft keywords import fine
+        return "is a Python keyword, which no import statement can name"
+    if package.startswith("__"):  # `__main__`, `__pycache__`: Python gives such names a meaning
+        return "starts with two underscores, which Python reserves for names of its own"
+    if too_long(package):
+        return f"is longer than {NAME_MAX} bytes, more than a file system allows for its folder"
+    shadowed = shadowed_module(package)
+    if shadowed:
+        return f"would shadow {shadowed} once installed"
+    return None
