@@ -23,10 +23,10 @@ import pytest
 
 from toolkit.cli import main
 from toolkit.model.diagnostics import UsageError
+from toolkit.model.examples import ExampleTensor
 from toolkit.model.function_diff import body_difference
 from toolkit.model.onnx_text import parse_nodes
 from toolkit.model.onnx_text_print import float32_text, print_nodes
-from toolkit.model.spec import ExampleTensor
 
 onnx = pytest.importorskip("onnx")
 import onnx.helper  # noqa: E402, F811

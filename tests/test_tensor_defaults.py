@@ -16,11 +16,7 @@ import pytest
 
 from toolkit.cli import main
 from toolkit.model.codec import specset_from_schema_documents
-from toolkit.model.spec import (
-    ExampleTensor,
-    GraphValue,
-    SparseTensorValue,
-)
+from toolkit.model.examples import ExampleTensor, GraphValue, SparseTensorValue
 from toolkit.proto import OperatorSchemaSetProto
 
 DOMAIN = """\

@@ -24,16 +24,10 @@ from typing import Any
 from toolkit.load.tensor_literal import TensorLiteralReader
 from toolkit.load.yamlsrc import Source
 from toolkit.model.diagnostics import Diagnostic
+from toolkit.model.examples import ExampleTensor, GraphValue, SparseTensorValue
 from toolkit.model.integers import bounded_size, is_size
 from toolkit.model.onnx_text import TextParseError, parse_graph
-from toolkit.model.spec import (
-    AttrDefault,
-    AttrType,
-    ExampleTensor,
-    GraphValue,
-    Location,
-    SparseTensorValue,
-)
+from toolkit.model.spec import AttrDefault, AttrType, Location
 
 Path_ = tuple[str | int, ...]
 

@@ -24,7 +24,8 @@ from toolkit.load.result import LoadResult
 from toolkit.model.codec import schema_set_document, specset_from_schema_documents
 from toolkit.model.codec_digest import NO_DIGEST, digest_without_locations, may_be_unequal_to_itself
 from toolkit.model.diagnostics import Diagnostic, diagnostic_from_json, diagnostic_to_json
-from toolkit.model.spec import ExampleTensor, Location, OperatorSpec, Release, SpecSet
+from toolkit.model.examples import ExampleTensor
+from toolkit.model.spec import Location, OperatorSpec, Release, SpecSet
 
 MAGIC = b"OPSETTOOLKIT-LOADRESULT\n"
 FORMAT = 2  # 2: per-operator digests in the header

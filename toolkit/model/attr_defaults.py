@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolkit.model.examples import format_tensor
+from toolkit.model.examples import ExampleTensor, GraphValue, SparseTensorValue, format_tensor
 from toolkit.model.onnx_text import TextParseError, parse_graph
 from toolkit.model.onnx_text_print import print_graph
-from toolkit.model.spec import AttrType, ExampleTensor, GraphValue, SparseTensorValue
+from toolkit.model.spec import AttrType
 
 # Attribute types whose default is a scalar or a list of them, written as YAML scalars or lists.
 DEFAULTABLE_ATTR_TYPES = frozenset(

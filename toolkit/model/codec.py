@@ -24,6 +24,7 @@ from toolkit.model.codec_json import dump_argument, load_argument
 from toolkit.model.codec_scalars import Scalars
 from toolkit.model.codec_shapes import decode_shape_text, encode_shape_text
 from toolkit.model.example_codec import decode_examples, decode_tensor, encode_examples, encode_tensor
+from toolkit.model.examples import ExampleTensor, GraphValue, SparseTensorValue
 from toolkit.model.onnx_text import TextParseError
 from toolkit.model.spec import (
     NOWHERE,
@@ -34,15 +35,12 @@ from toolkit.model.spec import (
     AttrType,
     Differentiability,
     DomainSpec,
-    ExampleTensor,
     FormalParameter,
-    GraphValue,
     Location,
     OperatorSpec,
     OpSchema,
     OpsetVersion,
     ParamOption,
-    SparseTensorValue,
     SpecSet,
     Status,
     TypeConstraint,

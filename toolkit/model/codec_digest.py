@@ -18,11 +18,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from toolkit.model.spec import (
-    ExampleTensor,
-    OperatorSpec,
-    SparseTensorValue,
-)
+from toolkit.model.examples import ExampleTensor, SparseTensorValue
+from toolkit.model.spec import OperatorSpec
 
 __all__ = ["NO_DIGEST", "digest_without_locations", "may_be_unequal_to_itself"]
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from toolkit.model.examples import ExampleTensor, GraphValue, SparseTensorValue
 from toolkit.model.onnx_text import (
     GraphLiteral,
     TensorLiteral,
@@ -23,17 +24,7 @@ from toolkit.model.onnx_text import (
     parse_nodes,
 )
 from toolkit.model.onnx_wire import tensor_proto
-from toolkit.model.spec import (
-    NOWHERE,
-    Attribute,
-    AttrType,
-    ExampleTensor,
-    FunctionBody,
-    GraphValue,
-    Location,
-    OpSchema,
-    SparseTensorValue,
-)
+from toolkit.model.spec import NOWHERE, Attribute, AttrType, FunctionBody, Location, OpSchema
 from toolkit.model.types import ELEMENT_TYPE_NUMBERS
 from toolkit.proto import (
     FunctionProto,

@@ -5,23 +5,89 @@ flattened in row-major order as Python values (`float` for the floating types, `
 integer types, `bool`, `str`). The loader reads literals and `.npy` / TensorProto `.pb` files into
 this form (`toolkit.load.build_examples`), so every later layer (codec, docs, backend test data,
 `opset test-runtime`) works on the same values whatever the source was.
+
+The records are here (`Example`, `ExampleAttribute`, `ExampleTensor`, and the sparse-tensor and
+graph values that attribute defaults share with tensors, `spec.AttrDefault`), below
+`toolkit.model.spec`, whose operator versions hold them.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 import struct
 import sys
 from array import array
+from dataclasses import dataclass, field
 
-from toolkit.model.spec import (
-    DEFAULT_ATOL,
-    DEFAULT_RTOL,
-    Element,
-    Example,
-    ExampleAttribute,
-    ExampleTensor,
-)
+from toolkit.model.record import Record
+from toolkit.model.spec_base import NOWHERE, AttrType, Location
+
+# onnx's backend test runner compares with numpy.testing.assert_allclose(rtol=1e-3, atol=1e-7);
+# an example without `tolerance` is held to the same.
+DEFAULT_RTOL = 1e-3
+DEFAULT_ATOL = 1e-7
+Element = float | int | bool | str
+
+
+@dataclass(frozen=True, slots=True)
+class ExampleTensor(Record):
+    """A tensor value: element type (`float`, `int64`, ...), shape and row-major elements."""
+
+    dtype: str
+    shape: tuple[int, ...]
+    data: tuple[Element, ...]
+    file: str = ""  # the file the value was read from, relative to the spec ("" for a literal)
+    location: Location = field(default=NOWHERE, compare=False)
+
+    @property
+    def type_str(self) -> str:
+        return f"tensor({self.dtype})"
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+
+@dataclass(frozen=True, slots=True)
+class SparseTensorValue(Record):
+    """A sparse tensor default, as onnx's SparseTensorProto (`toolkit.model.attr_defaults`)."""
+
+    values: ExampleTensor  # the non-zero elements, rank 1
+    indices: ExampleTensor  # int64: [NNZ] linear indices or [NNZ, rank] coordinates, ascending
+    dims: tuple[int, ...]  # the dense shape
+
+
+@dataclass(frozen=True, slots=True)
+class GraphValue(Record):
+    """A graph default in ONNX's textual syntax, as written (`onnx_text.parse_graph` reads it)."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ExampleAttribute(Record):
+    """A node attribute of an example, typed by the operator version's declaration."""
+
+    name: str
+    type: AttrType
+    value: float | int | str | tuple[float, ...] | tuple[int, ...] | tuple[str, ...] | ExampleTensor
+    location: Location = field(default=NOWHERE, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Example(Record):
+    """One example of an operator version. `inputs` are positional; None is an omitted optional."""
+
+    name: str
+    doc: str = ""
+    attributes: tuple[ExampleAttribute, ...] = ()
+    inputs: tuple[ExampleTensor | None, ...] = ()
+    outputs: tuple[ExampleTensor, ...] = ()
+    rtol: float = DEFAULT_RTOL
+    atol: float = DEFAULT_ATOL
+    location: Location = field(default=NOWHERE, compare=False)
+
 
 # The element types an example tensor may have, with the Python kind of their values.
 FLOAT_TYPES = ("float", "double", "float16", "bfloat16")
@@ -114,6 +180,8 @@ __all__ = [
     "Example",
     "ExampleAttribute",
     "ExampleTensor",
+    "GraphValue",
+    "SparseTensorValue",
     "element_problem",
     "format_tensor",
     "normalise",

@@ -12,13 +12,55 @@ can point at the line of a finding.
 
 from __future__ import annotations
 
-import enum
-import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from toolkit.model.examples import Example, ExampleTensor, GraphValue, SparseTensorValue
 from toolkit.model.record import Record
-from toolkit.model.types import ATTRIBUTE_TYPE_NUMBERS
+from toolkit.model.spec_base import (
+    NOWHERE,
+    AttrType,
+    AttrValue,
+    Differentiability,
+    Location,
+    ParamOption,
+    Status,
+)
+
+# The leaves (`spec_base`) are defined below this module and `examples`, which builds on them,
+# and are part of this module's vocabulary: code imports them from here.
+__all__ = [
+    "DEFAULT_DOMAIN",
+    "DEFAULT_DOMAIN_ALIAS",
+    "MAX_ARITY",
+    "NOWHERE",
+    "RESERVED_DOMAIN_PREFIX",
+    "Adapter",
+    "AdapterStep",
+    "AttrDefault",
+    "AttrType",
+    "AttrValue",
+    "Attribute",
+    "Differentiability",
+    "DomainSpec",
+    "FormalParameter",
+    "FunctionBody",
+    "Location",
+    "OpSchema",
+    "OperatorSpec",
+    "OpsetVersion",
+    "ParamOption",
+    "Release",
+    "ShapeText",
+    "SpecSet",
+    "Status",
+    "TypeConstraint",
+    "TypeSource",
+    "canonical_domain",
+    "display_domain",
+    "is_reserved_domain",
+    "spec_files",
+]
 
 DEFAULT_DOMAIN = ""
 DEFAULT_DOMAIN_ALIAS = "ai.onnx"
@@ -43,76 +85,6 @@ RESERVED_DOMAIN_PREFIX = f"{DEFAULT_DOMAIN_ALIAS}."
 
 def is_reserved_domain(name: str) -> bool:
     return canonical_domain(name) == DEFAULT_DOMAIN or name.startswith(RESERVED_DOMAIN_PREFIX)
-
-
-@dataclass(frozen=True, slots=True, order=True)
-class Location(Record):
-    """1-based position in a source file."""
-
-    file: str
-    line: int = 0
-    column: int = 0
-
-    def __str__(self) -> str:
-        if self.line <= 0:
-            return self.file
-        return f"{self.file}:{self.line}:{self.column}"
-
-
-NOWHERE = Location("<unknown>")
-
-
-class Status(str, enum.Enum):
-    STABLE = "stable"
-    EXPERIMENTAL = "experimental"
-
-
-class ParamOption(str, enum.Enum):
-    SINGLE = "single"
-    OPTIONAL = "optional"
-    VARIADIC = "variadic"
-
-
-class Differentiability(str, enum.Enum):
-    UNKNOWN = "unknown"
-    DIFFERENTIABLE = "differentiable"
-    NON_DIFFERENTIABLE = "non_differentiable"
-
-
-class AttrType(str, enum.Enum):
-    """ONNX attribute types, spelled as in the DSL (lower-case AttributeProto names)."""
-
-    FLOAT = "float"
-    INT = "int"
-    STRING = "string"
-    TENSOR = "tensor"
-    GRAPH = "graph"
-    SPARSE_TENSOR = "sparse_tensor"
-    TYPE_PROTO = "type_proto"
-    FLOATS = "floats"
-    INTS = "ints"
-    STRINGS = "strings"
-    TENSORS = "tensors"
-    GRAPHS = "graphs"
-    SPARSE_TENSORS = "sparse_tensors"
-    TYPE_PROTOS = "type_protos"
-
-    @property
-    def is_list(self) -> bool:
-        return self.value.endswith("s") and self is not AttrType.STRING
-
-    @property
-    def element(self) -> AttrType:
-        """The scalar type of a list type (`ints` -> `int`); itself for scalars."""
-        return AttrType(self.value[:-1]) if self.is_list else self
-
-    @property
-    def proto_number(self) -> int:
-        """AttributeProto.AttributeType enum value (onnx.proto facts)."""
-        return ATTRIBUTE_TYPE_NUMBERS[self.value]
-
-
-AttrValue = float | int | str | tuple[float, ...] | tuple[int, ...] | tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +147,10 @@ class FormalParameter(Record):
     @property
     def is_variadic(self) -> bool:
         return self.option is ParamOption.VARIADIC
+
+
+# An attribute's default: a scalar or list literal, or a tensor, sparse tensor or graph one.
+AttrDefault = AttrValue | ExampleTensor | SparseTensorValue | GraphValue
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,77 +222,6 @@ class FunctionBody(Record):
             if name == domain:
                 return version
         return None
-
-
-# -- examples of an operator version (helpers in toolkit.model.examples) ----------------------
-
-# onnx's backend test runner compares with numpy.testing.assert_allclose(rtol=1e-3, atol=1e-7);
-# an example without `tolerance` is held to the same.
-DEFAULT_RTOL = 1e-3
-DEFAULT_ATOL = 1e-7
-Element = float | int | bool | str
-
-
-@dataclass(frozen=True, slots=True)
-class ExampleTensor(Record):
-    """A tensor value: element type (`float`, `int64`, ...), shape and row-major elements."""
-
-    dtype: str
-    shape: tuple[int, ...]
-    data: tuple[Element, ...]
-    file: str = ""  # the file the value was read from, relative to the spec ("" for a literal)
-    location: Location = field(default=NOWHERE, compare=False)
-
-    @property
-    def type_str(self) -> str:
-        return f"tensor({self.dtype})"
-
-    @property
-    def size(self) -> int:
-        return math.prod(self.shape)
-
-
-@dataclass(frozen=True, slots=True)
-class SparseTensorValue(Record):
-    """A sparse tensor default, as onnx's SparseTensorProto (`toolkit.model.attr_defaults`)."""
-
-    values: ExampleTensor  # the non-zero elements, rank 1
-    indices: ExampleTensor  # int64: [NNZ] linear indices or [NNZ, rank] coordinates, ascending
-    dims: tuple[int, ...]  # the dense shape
-
-
-@dataclass(frozen=True, slots=True)
-class GraphValue(Record):
-    """A graph default in ONNX's textual syntax, as written (`onnx_text.parse_graph` reads it)."""
-
-    text: str
-
-
-AttrDefault = AttrValue | ExampleTensor | SparseTensorValue | GraphValue  # Attribute.default
-
-
-@dataclass(frozen=True, slots=True)
-class ExampleAttribute(Record):
-    """A node attribute of an example, typed by the operator version's declaration."""
-
-    name: str
-    type: AttrType
-    value: float | int | str | tuple[float, ...] | tuple[int, ...] | tuple[str, ...] | ExampleTensor
-    location: Location = field(default=NOWHERE, compare=False)
-
-
-@dataclass(frozen=True, slots=True)
-class Example(Record):
-    """One example of an operator version. `inputs` are positional; None is an omitted optional."""
-
-    name: str
-    doc: str = ""
-    attributes: tuple[ExampleAttribute, ...] = ()
-    inputs: tuple[ExampleTensor | None, ...] = ()
-    outputs: tuple[ExampleTensor, ...] = ()
-    rtol: float = DEFAULT_RTOL
-    atol: float = DEFAULT_ATOL
-    location: Location = field(default=NOWHERE, compare=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,15 +10,10 @@ from typing import Any
 
 from toolkit.model.attr_defaults import LITERAL_DEFAULT_TYPES, literal_json
 from toolkit.model.diagnostics import UsageError
+from toolkit.model.examples import ExampleTensor, GraphValue, SparseTensorValue
 from toolkit.model.onnx_text_print import float32_text, print_graph
 from toolkit.model.onnx_wire import WireError, read_tensor
-from toolkit.model.spec import (
-    AttrDefault,
-    AttrType,
-    ExampleTensor,
-    GraphValue,
-    SparseTensorValue,
-)
+from toolkit.model.spec import AttrDefault, AttrType
 from toolkit.onnx_bridge.function_nodes import graph_literal
 
 # The AttributeProto.AttributeType numbers of the defaults that have a DSL literal.
