@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolkit.generate import GenerateContext, available_kinds, freshness, get_generator
+from toolkit.generate import GenerateContext, available_kinds, freshness, get_generator, run_order
 from toolkit.generate.memo import RenderMemo
 from toolkit.generate.ownership import ownership_by_kind, refuse_foreign, stale_files, updated_manifest
 from toolkit.generate.running import GeneratorError, run_generators
@@ -208,13 +208,6 @@ def _generate(
     )
 
 
-# The order the kinds are handed out in, costliest first, so that the two costliest run side by
-# side and the cheap ones fill in after them (on the onnx catalog: docs and python about equal,
-# proto two thirds of them, the backend tests next to nothing). Kinds not named here (plugins)
-# come after them, by name.
-KIND_ORDER = ("docs", "python", "proto", "backend_tests")
-
-
 def _stream(
     root: Path,
     registry: Registry,
@@ -309,9 +302,9 @@ def _declared_outputs(root: Path, kinds: Sequence[str]) -> Outputs:
 
 def _run_kinds(run_kind: Callable[[str], KindOutput], kinds: Sequence[str]) -> dict[str, KindOutput]:
     """{kind: its output}, the kinds shared out between this process and the pool's workers in
-    `KIND_ORDER`. A worker stages its kind's files itself and sends back only what `KindOutput`
+    `run_order` (costliest first). A worker stages its kind's files itself and sends back only what `KindOutput`
     holds; a kind whose worker failed is run again here (and raises here, located as usual)."""
-    order = sorted(kinds, key=lambda k: (KIND_ORDER.index(k) if k in KIND_ORDER else len(KIND_ORDER), k))
+    order = run_order(kinds)
     return dict(zip(order, parallel.run_shared(run_kind, order, parallel.worker_count(None))))
 
 

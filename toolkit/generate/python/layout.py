@@ -18,6 +18,7 @@ from toolkit.generate.context import rendering
 from toolkit.generate.python import builders, jinja_render
 from toolkit.generate.python.builders import OpsetClass, body_lines, method_names, signature_lines
 from toolkit.generate.python.names import (
+    KIND,
     PACKAGE,
     Distribution,
     domain_package,
@@ -148,7 +149,7 @@ def render_domain(
     """The files of one domain's package (inside the generated package `package`): schema
     modules, opset modules, its `__init__`."""
     header = HEADER.format(spec=spec)
-    base = f"python/{package}/{domain_package(domain.name)}"
+    base = f"{KIND}/{package}/{domain_package(domain.name)}"
     ordered = sorted(operators, key=lambda o: o.name)
     modules = dict(zip((o.name for o in ordered), unique([schema_module(o.name) for o in ordered])))
     files: dict[str, bytes] = {}
@@ -251,7 +252,7 @@ def render_registry(
     and the `pyproject.toml` that makes `pip install <out>/python` work."""
     dist = dist or Distribution()
     package = dist.package
-    root = f"python/{package}"
+    root = f"{KIND}/{package}"
     header = HEADER.format(spec=spec)
     packages: dict[str, str] = {}
     files: dict[str, bytes] = {}
@@ -276,7 +277,7 @@ def render_registry(
             if memo is None:
                 files.update(build())
             else:
-                files.update(memo.render("python", name, spec_files(domain, operators), build))
+                files.update(memo.render(KIND, name, spec_files(domain, operators), build))
     releases = []
     for release in registry.releases:
         with rendering(f"release {release.name!r} of the release table", release.location):
@@ -293,8 +294,8 @@ def render_registry(
     )
     files[f"{root}/_runtime.py"] = runtime_module(header)
     files[f"{root}/py.typed"] = b""
-    files["python/pyproject.toml"] = _render("pyproject.toml.j2", spec=spec, dist=dist)
-    files["python/README.md"] = _render(
+    files[f"{KIND}/pyproject.toml"] = _render("pyproject.toml.j2", spec=spec, dist=dist)
+    files[f"{KIND}/README.md"] = _render(
         "README.md.j2",
         spec=spec,
         package=package,

@@ -16,6 +16,7 @@ from toolkit.model.python_names import (
 __all__ = [
     "DOMAIN_PACKAGE_RESERVED",
     "EXTRA_KWARGS",
+    "KIND",
     "PACKAGE",
     "RESERVED_METHODS",
     "RESERVED_PARAMS",
@@ -28,8 +29,9 @@ __all__ = [
     "unique",
 ]
 
+KIND = "python"  # the generator kind, its folder of the output
 PACKAGE = "opset_toolkit_generated"
-ROOT = f"python/{PACKAGE}"  # the default package's folder; `Distribution` names another
+ROOT = f"{KIND}/{PACKAGE}"  # the default package's folder; `Distribution` names another
 
 
 @dataclass(frozen=True)
