@@ -39,16 +39,24 @@ Fragment = tuple[bytes, str]
 class FragmentCache:
     """(binary, text) fragments of the entries of one repeated message field of
     `OperatorSetProto` (`operator` by default, or `functions`), keyed by whatever identifies the
-    entry (the caller's choice, e.g. `(name, since_version)`), each built and rendered once."""
+    entry (the caller's choice, e.g. `(name, since_version)`), each built and rendered once.
+    With `max_entries` it holds at most that many: when full it starts over (a cache that lives
+    as long as the process, in a language server or `mkdocs serve`, stays bounded)."""
 
-    def __init__(self, field: str = "operator") -> None:
+    def __init__(self, field: str = "operator", max_entries: int | None = None) -> None:
         self._number = OperatorSetProto.DESCRIPTOR.fields_by_name[field].number
         self._opening = f"{field} {{\n"
         self._fragments: dict[Hashable, Fragment] = {}
+        self._max_entries = max_entries
+
+    def __len__(self) -> int:
+        return len(self._fragments)
 
     def get(self, key: Hashable, build: Callable[[], Message]) -> Fragment:
         found = self._fragments.get(key)
         if found is None:
+            if self._max_entries is not None and len(self._fragments) >= self._max_entries:
+                self._fragments.clear()
             entry = build()
             body = entry.SerializeToString(deterministic=True)
             text = message_to_text(entry, indent=2)
