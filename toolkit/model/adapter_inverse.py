@@ -19,7 +19,7 @@ import json
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
-from toolkit.model.adapter_steps import PerKind, same_value, type_changes
+from toolkit.model.adapter_steps import PerKind, same_value, type_changes, type_restrictions
 from toolkit.model.spec import AdapterStep, OpSchema
 
 Inverse = Callable[[AdapterStep, OpSchema, OpSchema], tuple[AdapterStep, ...]]  # (step, old, new)
@@ -78,11 +78,7 @@ def _inverse_of(step: AdapterStep, old: OpSchema, new: OpSchema) -> tuple[Adapte
 
 def _restrictions(old: OpSchema, new: OpSchema, steps: Sequence[AdapterStep]) -> tuple[AdapterStep, ...]:
     added, _removed = type_changes(old, new)
-    origin = steps[0].location if steps else new.location
-    return tuple(
-        AdapterStep("type_restriction", (("param", param), ("types", types)), origin)
-        for param, types in sorted(added.items())
-    )
+    return type_restrictions(added, steps[0].location if steps else new.location)
 
 
 def _step(kind: str, origin: AdapterStep, **args: object) -> AdapterStep:

@@ -16,7 +16,7 @@ from types import MappingProxyType
 from typing import Any, Generic, TypeVar
 
 from toolkit.model.changes import SchemaChange, diff_schemas
-from toolkit.model.spec import OpSchema, ParamOption
+from toolkit.model.spec import AdapterStep, Location, OpSchema, ParamOption
 
 # kind -> (required argument groups, allowed arguments). A group is satisfied by any one of
 # its names (`input` or `index`).
@@ -191,6 +191,15 @@ def type_changes(
         if minus:
             removed[constraint.param] = minus
     return added, removed
+
+
+def type_restrictions(banned: Mapping[str, tuple[str, ...]], origin: Location) -> tuple[AdapterStep, ...]:
+    """One `type_restriction` step per type parameter of `banned` (the types, of `type_changes`,
+    that the version a node moves to does not allow), by parameter name, located at `origin`."""
+    return tuple(
+        AdapterStep("type_restriction", (("param", param), ("types", types)), origin)
+        for param, types in sorted(banned.items())
+    )
 
 
 def _binding(schema: OpSchema, param: str) -> tuple[tuple[str, int], ...]:

@@ -20,7 +20,7 @@ from toolkit.load.adapter_build import build_adapter
 from toolkit.load.discovery import display_path
 from toolkit.load.schema import validate_document
 from toolkit.load.yamlsrc import MarkedDict, YamlProblem, location_of, read_yaml
-from toolkit.model.adapter_steps import type_changes
+from toolkit.model.adapter_steps import type_changes, type_restrictions
 from toolkit.model.diagnostics import Diagnostic, Severity, SpecError
 from toolkit.model.node_moves import implicit_adapter
 from toolkit.model.rules import register
@@ -149,13 +149,6 @@ def _plain(value: object) -> object:
     return [_plain(item) for item in value] if isinstance(value, tuple) else value
 
 
-def _restrictions(banned: Mapping[str, tuple[str, ...]], origin: Location) -> tuple[AdapterStep, ...]:
-    return tuple(
-        AdapterStep("type_restriction", (("param", param), ("types", types)), origin)
-        for param, types in sorted(banned.items())
-    )
-
-
 def adapter_for(old: OpSchema, new: OpSchema, declared: Adapter | None) -> Adapter | None:
     """The adapter of `new`: the declared one with the catalog's type changes checked, or the
     implicit one of a version every old node follows unchanged (`toolkit.model.node_moves`,
@@ -176,10 +169,10 @@ def with_type_checks(old: OpSchema, new: OpSchema, declared: Adapter) -> Adapter
     An implied downgrade (None) stays None."""
     added, removed = type_changes(old, new)
     return Adapter(
-        upgrade=_restrictions(removed, declared.location) + declared.upgrade,
+        upgrade=type_restrictions(removed, declared.location) + declared.upgrade,
         downgrade=None
         if declared.downgrade is None
-        else _restrictions(added, declared.location) + declared.downgrade,
+        else type_restrictions(added, declared.location) + declared.downgrade,
         location=declared.location,
     )
 
