@@ -92,3 +92,93 @@ def test_a_sub_table_key_is_located(
     monkeypatch.chdir(tmp_path)
     assert main(["validate"]) == 2
     assert capsys.readouterr().err.startswith(f"{where}: error[PROJECT-SETTING]: `python.package`")
+
+
+# -- the generator kinds: one list, in run order ------------------------------------------------
+
+
+def test_the_kinds_run_in_the_order_generators_lists(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The run order was a second list (`pipeline.KIND_ORDER`) beside `GENERATORS`; now it is
+    `GENERATORS`' own order, costliest first, and a kind registered later runs after them."""
+    from toolkit import generate
+    from toolkit.generate.context import GenerateContext
+
+    ran: list[str] = []
+
+    def recorded(kind: str, inner: generate.Generator) -> generate.Generator:
+        def run(registry: object, context: GenerateContext) -> dict[str, bytes]:
+            ran.append(kind)
+            return inner(registry, context)  # type: ignore[arg-type]
+
+        return run  # type: ignore[return-value]
+
+    for kind, inner in list(generate.GENERATORS.items()):
+        monkeypatch.setitem(generate.GENERATORS, kind, recorded(kind, inner))
+    monkeypatch.setitem(generate.GENERATORS, "aaa_plugin", recorded("aaa_plugin", lambda r, c: {}))
+    monkeypatch.setenv("OPSET_TOOLKIT_JOBS", "1")  # one process: the order is the order run
+    repo = Path(__file__).resolve().parent.parent
+    out = tmp_path / "out"
+    assert main(["generate", "--specs", str(repo / "opsets"), "--out", str(out), "--no-cache", "-q"]) == 0
+    assert ran == list(generate.GENERATORS) == ["docs", "python", "proto", "backend_tests", "aaa_plugin"]
+    assert generate.run_order(sorted(ran)) == ran
+
+
+def test_each_kind_names_its_folder_once() -> None:
+    """Each built-in kind's module spells its folder with one constant, the name it is
+    registered under (the proto kind wrote the literal "proto")."""
+    from toolkit.generate import GENERATORS, backend_tests, docs, proto_docs
+    from toolkit.generate.python import names
+
+    assert list(GENERATORS) == [docs.KIND, names.KIND, proto_docs.KIND, backend_tests.KIND]
+
+
+# -- the protobuf function bodies: one cache, keyed by the schema, bounded -----------------------
+
+
+def test_function_bodies_are_encoded_once_per_schema_in_a_bounded_cache(
+    monkeypatch: pytest.MonkeyPatch, shipped_registry: object
+) -> None:
+    """They were cached twice: per domain by (name, since_version), and in a module-level dict
+    keyed by the schema that was never cleared (a language server grew it forever)."""
+    from toolkit.generate import proto_docs
+    from toolkit.generate.proto_fragments import FragmentCache
+
+    unbounded = proto_docs.render_registry(shipped_registry)  # type: ignore[arg-type]
+    assert isinstance(proto_docs._FUNCTIONS, FragmentCache)  # the module's one cache
+    assert 0 < len(proto_docs._FUNCTIONS) <= proto_docs.FUNCTION_MEMO_SIZE
+    encoded: list[object] = []
+
+    def counting(schema: object) -> object:
+        encoded.append(schema)
+        return proto_docs.encode_function(schema)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(proto_docs, "function_proto", counting)
+    monkeypatch.setattr(proto_docs, "_FUNCTIONS", FragmentCache("functions", max_entries=64))
+    first = proto_docs.render_registry(shipped_registry)  # type: ignore[arg-type]
+    again = proto_docs.render_registry(shipped_registry)  # type: ignore[arg-type]
+    assert first == again == unbounded
+    assert encoded and len(encoded) == len(set(encoded))  # each body once, across both renders
+
+    small = FragmentCache("functions", max_entries=1)
+    monkeypatch.setattr(proto_docs, "_FUNCTIONS", small)
+    assert proto_docs.render_registry(shipped_registry) == unbounded  # type: ignore[arg-type]
+    assert len(small) == 1  # started over when full, never past its bound
+
+
+# -- the type_restriction step: built in one place -----------------------------------------------
+
+
+def test_type_restriction_steps_are_built_once() -> None:
+    """`model.adapter_inverse` and `onnx_bridge.overlay` each built them (`_restrictions`)."""
+    from toolkit.model.adapter_steps import type_restrictions
+    from toolkit.model.spec import AdapterStep, Location
+    from toolkit.onnx_bridge import overlay
+
+    where = Location("Op.yaml", 3, 5)
+    steps = type_restrictions({"T": ("tensor(int8)",), "A": ("tensor(bool)", "tensor(string)")}, where)
+    assert steps == (
+        AdapterStep("type_restriction", (("param", "A"), ("types", ("tensor(bool)", "tensor(string)")))),
+        AdapterStep("type_restriction", (("param", "T"), ("types", ("tensor(int8)",)))),
+    )
+    assert {step.location for step in steps} == {where}
+    assert not hasattr(overlay, "_restrictions")
