@@ -182,3 +182,45 @@ def test_type_restriction_steps_are_built_once() -> None:
     )
     assert {step.location for step in steps} == {where}
     assert not hasattr(overlay, "_restrictions")
+
+
+# -- the tools a test runs are pinned ------------------------------------------------------------
+
+
+def test_the_tools_the_tests_run_are_pinned() -> None:
+    """`ruff format --check` (and ruff check, mypy --strict, lint-imports) run in the suite: with
+    `>=` a new release turned CI red with no change. Pinned in the test extra, at the version the
+    suite runs with."""
+    import re
+    import sys
+    from importlib import metadata
+
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+
+    repo = Path(__file__).resolve().parent.parent
+    test_extra = tomllib.loads((repo / "pyproject.toml").read_text())["project"]["optional-dependencies"][
+        "test"
+    ]
+    pins = dict(
+        found.groups()
+        for found in (re.fullmatch(r"([A-Za-z0-9_.-]+)==([^;\s]+)", req) for req in test_extra)
+        if found
+    )
+    for tool in (
+        "ruff",
+        "mypy",
+        "import-linter",
+        "grimp",
+        "types-PyYAML",
+        "types-protobuf",
+        "types-jsonschema",
+    ):
+        assert tool in pins, f"{tool} is not pinned (==) in the test extra"
+        try:
+            installed = metadata.version(tool)
+        except metadata.PackageNotFoundError:
+            continue
+        assert installed == pins[tool], f"{tool} {installed} installed, {pins[tool]} pinned"
