@@ -81,6 +81,17 @@ def test_project_file_package_that_shadows_a_module_is_refused(
     assert not (tmp_path / "generated").exists()
 
 
+def test_init_refuses_a_domain_too_long_for_a_folder_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    domain = "com." + "a" * 300 + ".x"
+    assert main(["init", str(tmp_path / "repo"), "--domain", domain, "--package", "foo_ops"]) == 2
+    err = capsys.readouterr().err
+    assert "is too long: the folder named after it would be 306 bytes, over the 255" in err
+    assert "hint: pick a shorter reverse-DNS domain" in err and "Traceback" not in err
+    assert not (tmp_path / "repo").exists()
+
+
 def test_a_package_name_of_its_own_is_accepted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["init", str(tmp_path / "repo"), "--domain", "com.newco.audio", "--package", "json_ops"]) == 0
     assert 'package = "json_ops"' in (tmp_path / "repo" / "opset.toml").read_text()

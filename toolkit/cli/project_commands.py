@@ -55,7 +55,7 @@ def register(subparsers: Any) -> None:
 def run_init(args: argparse.Namespace) -> int:
     from toolkit.authoring.init import init_files, package_name, toolkit_commit
     from toolkit.load.writer import write_tree
-    from toolkit.model.output_names import package_problem
+    from toolkit.model.output_names import NAME_MAX, domain_components, package_problem, too_long
     from toolkit.model.spec import is_reserved_domain
 
     if is_reserved_domain(args.domain):
@@ -68,6 +68,15 @@ def run_init(args: argparse.Namespace) -> int:
         raise UsageError(
             f"--domain {args.domain!r} is not a reverse-DNS domain name (write e.g. com.example.audio: "
             "lower-case labels separated by dots)"
+        )
+    # the names `opset generate` gives folders after the domain: what validate's NAME-TOO-LONG
+    # would refuse in the tree written, refused before writing it
+    long = next((name for name in domain_components(args.domain) if too_long(name)), None)
+    if long is not None:
+        raise UsageError(
+            f"--domain {args.domain[:60]!r}... is too long: the folder named after it would be "
+            f"{len(long.encode())} bytes, over the {NAME_MAX} a file system takes\n"
+            "  hint: pick a shorter reverse-DNS domain, e.g. com.example.audio"
         )
     package = package_name(args.domain) if args.package is None else args.package
     problem = package_problem(package)  # what `python.package` of the opset.toml written must pass
