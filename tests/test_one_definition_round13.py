@@ -67,8 +67,9 @@ def test_a_name_both_accept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
 def test_a_package_derived_from_a_long_domain_is_refused_by_init(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Without --package the name comes from the domain, and is held to the same test."""
-    domain = f"com.{'a' * 260}.audio"
+    """Without --package the name comes from the domain, and is held to the same test (a
+    domain whose own folder name fits, the package adding `_ops` to it)."""
+    domain = f"com.{'a' * 244}.audio"  # 254 bytes: its folder fits, its package does not
     assert main(["init", str(tmp_path / "repo"), "--domain", domain]) == 2
     err = capsys.readouterr().err
     assert "(from --domain) is longer than 255 bytes" in err and "hint:" in err

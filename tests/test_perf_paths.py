@@ -15,7 +15,7 @@ import pytest
 from test_codec import differences
 
 from toolkit.load.loader import read_specs
-from toolkit.model import spec
+from toolkit.model import examples, spec, spec_base
 from toolkit.model.record import Record
 from toolkit.model.spec import Location, SpecSet
 from toolkit.registry.core import load_registry
@@ -45,10 +45,12 @@ def test_fresh_load_is_frozen_out_of_the_collectors_sight(unfrozen: None) -> Non
 
 
 def _model_classes() -> list[type]:
+    """The dataclasses the frozen model is made of, in the modules it is defined in."""
     return [
         value
-        for value in vars(spec).values()
-        if isinstance(value, type) and dataclasses.is_dataclass(value) and value.__module__ == spec.__name__
+        for module in (spec_base, spec, examples)
+        for value in vars(module).values()
+        if isinstance(value, type) and dataclasses.is_dataclass(value) and value.__module__ == module.__name__
     ]
 
 
