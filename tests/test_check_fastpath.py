@@ -21,7 +21,7 @@ from hypothesis import strategies as st  # noqa: E402
 from onnx import helper  # noqa: E402
 
 from toolkit.onnx_bridge.catalog import merge_registries  # noqa: E402
-from toolkit.onnx_bridge.check import check_model, declared_types, graph_checks, inference, type_string  # noqa: E402
+from toolkit.onnx_bridge.check import CheckResult, check_model, declared_types, graph_checks, inference, type_string  # noqa: E402
 from toolkit.onnx_bridge.check.fastpath import DIRTY, FAST, clean, plan  # noqa: E402
 from toolkit.onnx_bridge.check.schema_facts import FACTS, facts_of  # noqa: E402
 from toolkit.onnx_bridge.check.shape_rules import RULES as SHAPE_RULE_IDS  # noqa: E402
@@ -83,11 +83,22 @@ def fast_verdicts(model: Any, registry: Registry, unchecked: Container[str]) -> 
     return out
 
 
-def assert_fast_path_agrees(
-    model: Any, registry: Registry, unchecked: Container[str], name: str = ""
-) -> None:
+def both_paths(model: Any, registry: Registry, unchecked: Container[str]) -> tuple[CheckResult, CheckResult]:
+    """`model` checked without the fast path and with it (the default, what `opset check-model` runs)."""
     plain = check_model(model, registry, unchecked_attributes=unchecked, fast=False)
-    fast = check_model(model, registry, unchecked_attributes=unchecked, fast=True)
+    return plain, check_model(model, registry, unchecked_attributes=unchecked, fast=True)
+
+
+def assert_fast_path_agrees(
+    model: Any,
+    registry: Registry,
+    unchecked: Container[str],
+    name: str = "",
+    checked: tuple[CheckResult, CheckResult] | None = None,
+) -> None:
+    """`checked`: `both_paths` of the model when the caller has them already (tests/test_check_model.py
+    checks its corpus once for all its tests)."""
+    plain, fast = checked or both_paths(model, registry, unchecked)
     assert fast.findings == plain.findings, name
     assert fast.nodes == plain.nodes, name
     # the node checks' findings (graph-level ones are located at nodes too but not the fast path's)
