@@ -21,7 +21,14 @@ from hypothesis import strategies as st  # noqa: E402
 from onnx import helper  # noqa: E402
 
 from toolkit.onnx_bridge.catalog import merge_registries  # noqa: E402
-from toolkit.onnx_bridge.check import CheckResult, check_model, declared_types, graph_checks, inference, type_string  # noqa: E402
+from toolkit.onnx_bridge.check import (  # noqa: E402
+    CheckResult,
+    check_model,
+    declared_types,
+    graph_checks,
+    inference,
+    type_string,
+)
 from toolkit.onnx_bridge.check.fastpath import DIRTY, FAST, clean, plan  # noqa: E402
 from toolkit.onnx_bridge.check.schema_facts import FACTS, facts_of  # noqa: E402
 from toolkit.onnx_bridge.check.shape_rules import RULES as SHAPE_RULE_IDS  # noqa: E402
