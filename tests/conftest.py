@@ -107,3 +107,25 @@ def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(project)
     monkeypatch.setenv("OPSET_TOOLKIT_CACHE", str(tmp_path / "cache"))
     return project
+
+
+@pytest.fixture()
+def opset_cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """`opset ARGS...` run in this process (toolkit.cli.main) from the repository root, as a
+    CompletedProcess. For tests of what a command prints and returns, where the process itself
+    is not what is tested: a subprocess pays the interpreter, the imports and the catalog load
+    again (about half a second a run), and only rules emitted in this process are recorded
+    (tests/test_zz_rule_catalog.py)."""
+    import subprocess
+
+    from toolkit.cli import main
+
+    monkeypatch.chdir(REPO)
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        capsys.readouterr()
+        code = main(list(args))
+        captured = capsys.readouterr()
+        return subprocess.CompletedProcess(["opset", *args], code, captured.out, captured.err)
+
+    return run

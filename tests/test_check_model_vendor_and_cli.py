@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import copy
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -174,14 +172,10 @@ def test_vendor_models_match_onnx_with_registered_schemas(
 # -- command line ---------------------------------------------------------------------------------
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "toolkit", "check-model", *args],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        check=False,
-    )
+@pytest.fixture()
+def run(opset_cli: Any) -> Any:
+    """`opset check-model ARGS...` (in this process, tests/conftest.py)."""
+    return lambda *args: opset_cli("check-model", *args)
 
 
 @pytest.fixture(scope="module")
@@ -202,7 +196,7 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return out / "good.onnx", out / "bad.onnx"
 
 
-def test_cli_exit_codes_and_text(models: tuple[Path, Path], tmp_path: Path) -> None:
+def test_cli_exit_codes_and_text(models: tuple[Path, Path], tmp_path: Path, run: Any) -> None:
     good, bad = models
     assert run(str(good)).returncode == 0
     done = run(str(bad))
@@ -214,7 +208,7 @@ def test_cli_exit_codes_and_text(models: tuple[Path, Path], tmp_path: Path) -> N
     assert run(str(tmp_path / "missing.onnx")).returncode == 2
 
 
-def test_cli_json_github_sarif(models: tuple[Path, Path]) -> None:
+def test_cli_json_github_sarif(models: tuple[Path, Path], run: Any) -> None:
     import jsonschema
 
     good, bad = models

@@ -333,17 +333,13 @@ def test_vendor_removed_operator_is_named(registry: Registry) -> None:
         convert_model(model, registry, {ACME: op.removed_in})
 
 
-def test_cli_convert(tmp_path: Path) -> None:
+def test_cli_convert(tmp_path: Path, opset_cli: Any) -> None:
     node = helper.make_node("Squeeze", ["x"], ["y"], axes=[0])
     model = model_of([node], [f32("x", [1, 3])], [f32("y", [3])], 11)
     source, out = tmp_path / "m.onnx", tmp_path / "out.onnx"
     onnx.save(model, source)
 
-    def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "toolkit", *args], capture_output=True, text=True, cwd=REPO, check=False
-        )
-
+    run = opset_cli
     done = run("convert", str(source), "--to", "ai.onnx=13", "--out", str(out))
     assert done.returncode == 0, done.stderr
     assert "ai.onnx 12 -> 13: 1 node(s) moved" in done.stdout

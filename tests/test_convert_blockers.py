@@ -5,8 +5,6 @@ output format, converts model-local functions (whose outputs are plain strings) 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +18,6 @@ from toolkit.onnx_bridge.catalog import merge_registries  # noqa: E402
 from toolkit.onnx_bridge.convert import ConversionError, convert_model  # noqa: E402
 from toolkit.onnx_bridge.overlay import apply_overlay  # noqa: E402
 from toolkit.registry.core import Registry  # noqa: E402
-
-REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="session")
@@ -142,13 +138,8 @@ def test_every_blocker_is_reported_at_once(registry: Registry) -> None:
     assert {b.step for b in blockers if b.finding.rule == "CONVERT-REFUSED"} == {"ai.onnx 13 -> 12"}
 
 
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "toolkit", *args], capture_output=True, text=True, cwd=REPO, check=False
-    )
-
-
-def test_cli_reports_every_blocker_in_each_format(tmp_path: Path) -> None:
+def test_cli_reports_every_blocker_in_each_format(tmp_path: Path, opset_cli: Any) -> None:
+    cli = opset_cli
     source, out = tmp_path / "m.onnx", tmp_path / "out.onnx"
     onnx.save(blocked_model(), source)
     base = ("convert", str(source), "--to", "ai.onnx=11", "--out", str(out))
@@ -183,7 +174,8 @@ def test_cli_reports_every_blocker_in_each_format(tmp_path: Path) -> None:
     }
 
 
-def test_cli_success_report_and_domain_not_imported(tmp_path: Path) -> None:
+def test_cli_success_report_and_domain_not_imported(tmp_path: Path, opset_cli: Any) -> None:
+    cli = opset_cli
     source, out = tmp_path / "m.onnx", tmp_path / "out.onnx"
     onnx.save(function_model(), source)
     done = json.loads(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -96,18 +95,12 @@ def test_manifest_runtime(registry: Registry, tmp_path: Path) -> None:
     )
 
 
-def test_cli_compat(tmp_path: Path, pb_runtime: Path) -> None:
+def test_cli_compat(tmp_path: Path, pb_runtime: Path, opset_cli: Any) -> None:
     model = tmp_path / "m.onnx"
     onnx.save(abc_model(3, "A"), model)
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "toolkit", "compat", *args],
-            capture_output=True,
-            text=True,
-            cwd=REPO,
-            check=False,
-        )
+        return opset_cli("compat", *args)  # type: ignore[no-any-return]
 
     done = run(str(model), "--runtime", str(pb_runtime), "--format", "json")
     assert done.returncode == 1, done.stderr
