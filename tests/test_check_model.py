@@ -72,13 +72,14 @@ class Checked(NamedTuple):
     fast: CheckResult  # what `ours` returns: the default path, with _UNCHECKED
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def corpus(
     registry: Registry, shipped_models: list[tuple[str, Any]], node_models: list[tuple[str, Any]]
 ) -> list[Checked]:
     """Every onnx test model, as shipped and with each fault `seed` plants, checked once for the
     three corpus tests below (each checked all of them itself: ~27,000 check_model calls where
-    ~18,000 are the same work; the shared results are the same calls, made once)."""
+    ~18,000 are the same work; the shared results are the same calls, made once). Module-scoped:
+    the ~9,000 models and their findings are let go when this file's tests are done."""
     from test_check_fastpath import both_paths
 
     checked: list[Checked] = []
