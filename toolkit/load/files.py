@@ -29,6 +29,26 @@ def too_large_diagnostic(
     )
 
 
+def encoding_diagnostic(display: str, data: bytes, error: UnicodeDecodeError) -> Diagnostic:
+    """FILE-ENCODING at the first byte of `data` (the file shown as `display`) that is not UTF-8,
+    as `data.decode("utf-8")` raised `error`: every reader of a text file of the tree says it so."""
+    line, column = line_column(data, error.start)
+    return Diagnostic(
+        "FILE-ENCODING",
+        f"byte 0x{data[error.start]:02x} is not valid UTF-8",
+        Location(display, line, column),
+        "save the file as UTF-8",
+    )
+
+
+def line_column(text: str | bytes, at: int) -> tuple[int, int]:
+    """The 1-based line and column of offset `at` of `text` (lines end at `\\n`; columns count
+    what `text` holds, characters or bytes)."""
+    if isinstance(text, bytes):
+        return text.count(b"\n", 0, at) + 1, at - text.rfind(b"\n", 0, at)
+    return text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
+
+
 class NotRegularFile(OSError):
     """A spec path that names a FIFO, a device, a socket or a directory: never read."""
 

@@ -31,7 +31,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolkit.load.files import LeavesTree, SpecRoots, read_regular_file, too_large_diagnostic
+from toolkit.load.files import (
+    LeavesTree,
+    SpecRoots,
+    encoding_diagnostic,
+    line_column,
+    read_regular_file,
+    too_large_diagnostic,
+)
 from toolkit.model.diagnostics import Diagnostic, UsageError
 from toolkit.model.integers import RANGE, IntegerOutOfRange, check_range, read_int
 from toolkit.model.output_names import package_problem
@@ -197,12 +204,7 @@ def read_project_text(path: Path) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        message = f"not valid UTF-8 (byte 0x{data[exc.start]:02x})"
-        raise _located(
-            Diagnostic("FILE-ENCODING", message, Location(shown, line, column), "save the file as UTF-8")
-        ) from None
+        raise _located(encoding_diagnostic(shown, data, exc)) from None
 
 
 def read_toml(path: Path) -> dict[str, Any]:
@@ -335,7 +337,7 @@ def _out_of_range(message: str, where: Location) -> Diagnostic:
 
 def _offset_location(path: Path, text: str, at: int) -> Location:
     """The location of the character at offset `at` of `text`, the content of `path`."""
-    return Location(_shown(path), text.count("\n", 0, at) + 1, at - (text.rfind("\n", 0, at) + 1) + 1)
+    return Location(_shown(path), *line_column(text, at))
 
 
 def _located(diagnostic: Diagnostic) -> UsageError:

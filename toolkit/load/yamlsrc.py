@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 
 from toolkit.load import yaml12
-from toolkit.load.files import MAX_FILE_BYTES, read_regular_file, too_large_diagnostic
+from toolkit.load.files import MAX_FILE_BYTES, encoding_diagnostic, read_regular_file, too_large_diagnostic
 from toolkit.load.yaml_hints import syntax_hint
 from toolkit.model.diagnostics import Diagnostic
 from toolkit.model.integers import IntegerOutOfRange
@@ -110,16 +110,7 @@ def read_yaml(path: Path, display: str, data: bytes | None = None) -> Any:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise YamlProblem(
-            Diagnostic(
-                "FILE-ENCODING",
-                f"byte 0x{data[exc.start]:02x} is not valid UTF-8",
-                Location(display, line, column),
-                "save the file as UTF-8",
-            )
-        ) from None
+        raise YamlProblem(encoding_diagnostic(display, data, exc)) from None
     return parse_yaml_text(text, display)
 
 
