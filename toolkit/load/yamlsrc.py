@@ -118,9 +118,7 @@ def parse_yaml_text(text: str, display: str) -> Any:
     if text.startswith("\ufeff"):
         text = text[1:]
     try:
-        if not _COMPOSER_BOUNDED:
-            _check_depth(text, display)
-        node = yaml.compose(text, Loader=_Loader)
+        node = compose(text, display)
     except yaml.reader.ReaderError as exc:  # a control character: located by its character index
         raise YamlProblem(
             Diagnostic(
@@ -154,6 +152,17 @@ def parse_yaml_text(text: str, display: str) -> Any:
     if node is None:
         return None
     return _Builder(display, text).build(node, 0)
+
+
+def compose(text: str, display: str) -> yaml.Node | None:
+    """The node graph of `text` (never constructed: no tag runs), by the loader's resolver; a
+    document nested deeper than MAX_DEPTH is YamlProblem (YAML-DEPTH) before a composer that
+    recurses without a limit sees it. Every reader of a spec buffer composes it here (the loader,
+    the language server), so none can be made to overflow the stack. PyYAML's errors pass."""
+    if not _COMPOSER_BOUNDED:
+        _check_depth(text, display)
+    node: yaml.Node | None = yaml.compose(text, Loader=_Loader)
+    return node
 
 
 def _character_index(text: str, position: int) -> int:

@@ -1,8 +1,9 @@
 """Where things are in a YAML buffer: the node under the cursor with its path of keys from the top,
 the end of the node a diagnostic starts at, and the block mapping a line being typed belongs to.
 
-The text is composed into PyYAML's node graph (never constructed into objects: no tag runs), at
-most `files.MAX_FILE_BYTES` of it, and walked with every node visited once, so an alias bomb costs
+The text is composed into PyYAML's node graph by the loader's `yamlsrc.compose` (never constructed
+into objects: no tag runs; its depth bounded before a recursive composer sees it), at most
+`files.MAX_FILE_BYTES` of it, and walked with every node visited once, so an alias bomb costs
 its size, not its expansion. Lines and columns here are 0-based and count characters (the server
 converts to the client's position encoding).
 """
@@ -11,17 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
 import yaml
 
 from toolkit.load.files import MAX_FILE_BYTES
-from toolkit.load.yamlsrc import MAX_DEPTH, MAX_EXPANDED_NODES
-
-try:
-    _Loader: Any = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - PyYAML built without libyaml
-    _Loader = yaml.SafeLoader
+from toolkit.load.yamlsrc import MAX_DEPTH, MAX_EXPANDED_NODES, YamlProblem, compose
 
 Path_ = tuple[str | int, ...]
 
@@ -60,8 +55,8 @@ class Document:
             return
         text = text.lstrip("\ufeff")
         try:
-            self.root = yaml.compose(text, Loader=_Loader)
-        except (yaml.YAMLError, RecursionError):
+            self.root = compose(text, "")
+        except (yaml.YAMLError, YamlProblem, RecursionError):
             return
         if self.root is not None and not self._index(self.root):
             self.root = None  # beyond the loader's limits: no index (the loader reports the file)
