@@ -13,7 +13,7 @@ from pygls.workspace import Workspace
 
 from toolkit.lsp.convert import position, text_range, uri_of
 from toolkit.lsp.workspace import SpecTree
-from toolkit.lsp.yamlpos import Document, Hit, Path_, scalar_text
+from toolkit.lsp.yamlpos import Document, Hit, Path_, int_value
 from toolkit.model.spec import DomainSpec, Location, OperatorSpec, OpSchema
 
 if TYPE_CHECKING:
@@ -77,8 +77,8 @@ class Context:
         op = self.operator
         if op is None or len(path) < 2 or path[0] != "versions" or not isinstance(path[1], int):
             return None
-        since = scalar_text(self.doc.node_at(("versions", path[1], "since_version")))
-        return op.version(int(since)) if since.isdigit() else None
+        since = int_value(self.doc.node_at(("versions", path[1], "since_version")))
+        return op.version(since) if since is not None else None
 
     def range_of(self, hit: Hit) -> lsp.Range:
         node = hit.node

@@ -8,6 +8,7 @@ from lsprotocol import types as lsp
 
 from toolkit.lsp import bodies
 from toolkit.lsp.context import Context, Host
+from toolkit.lsp.yamlpos import int_value
 from toolkit.model.attr_defaults import describe_value
 from toolkit.model.rules import CATALOG
 from toolkit.model.spec import OpSchema
@@ -71,8 +72,9 @@ def hover_text(ctx: Context, pos: lsp.Position) -> tuple[str, lsp.Range] | None:
     if path[2:] == ("function", "body"):
         return body_hover(ctx, pos)
     op = ctx.operator
-    if path[2:3] == ("based_on",) and not hit.is_key and value.isdigit() and op is not None:
-        base = op.version(int(value))
+    number = int_value(hit.node)
+    if path[2:3] == ("based_on",) and not hit.is_key and number is not None and op is not None:
+        base = op.version(number)
         if base is not None:
             return fenced(signature(base)), ctx.range_of(hit)
     if path[2:3] == ("since_version",) or (path[2:3] == ("based_on",) and hit.is_key):

@@ -16,7 +16,7 @@ from lsprotocol import types as lsp
 from toolkit.lsp import bodies
 from toolkit.lsp.context import Context, Host
 from toolkit.lsp.convert import text_range, uri_of
-from toolkit.lsp.yamlpos import Document, Path_, Span, scalar_text
+from toolkit.lsp.yamlpos import Document, Path_, Span, int_value, scalar_text
 from toolkit.model.spec import OpSchema
 
 
@@ -32,8 +32,9 @@ def definition(ctx: Context, pos: lsp.Position) -> lsp.Location | None:
     op = ctx.operator
     if schema is None or op is None:
         return None
-    if hit.path[2:3] == ("based_on",) and value.isdigit():
-        base = op.version(int(value))
+    if hit.path[2:3] == ("based_on",):
+        number = int_value(hit.node)
+        base = op.version(number) if number is not None else None
         return ctx.location(base.location) if base is not None else None
     if hit.path[2:] == ("function", "body"):
         return bodies.definition(ctx, pos)
@@ -114,8 +115,9 @@ def references(ctx: Context, pos: lsp.Position, declaration: bool = True) -> lis
     schema = ctx.version_at(path)
     if schema is None:
         return []
-    if path[2:] == ("based_on",) and not hit.is_key and value.isdigit():
-        return based_on_references(ctx, int(value), declaration)
+    number = int_value(hit.node)
+    if path[2:] == ("based_on",) and not hit.is_key and number is not None:
+        return based_on_references(ctx, number, declaration)
     if path[2:] == ("since_version",):
         return based_on_references(ctx, schema.since_version, declaration)
     on_constraint = len(path) == 4 and path[2] == "type_constraints" and hit.is_key

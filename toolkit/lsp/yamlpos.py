@@ -15,8 +15,10 @@ from dataclasses import dataclass
 
 import yaml
 
+from toolkit.load import yaml12
 from toolkit.load.files import MAX_FILE_BYTES
 from toolkit.load.yamlsrc import MAX_DEPTH, MAX_EXPANDED_NODES, YamlProblem, compose
+from toolkit.model.integers import IntegerOutOfRange
 
 Path_ = tuple[str | int, ...]
 
@@ -181,3 +183,17 @@ def _marks(node: yaml.Node) -> tuple[tuple[int, int], tuple[int, int]]:
 
 def scalar_text(node: yaml.Node | None) -> str:
     return str(node.value) if isinstance(node, yaml.ScalarNode) else ""
+
+
+def int_value(node: yaml.Node | None) -> int | None:
+    """The integer a scalar spells as the loader reads one (`yaml12`: YAML 1.2's core schema,
+    converted by `model.integers`' bounded reader), else None: text that is no integer literal
+    (`²`, which str.isdigit takes) or one no field holds (thousands of digits)."""
+    text = scalar_text(node)
+    if yaml12.resolve(text) != yaml12.INT:
+        return None
+    try:
+        value: int = yaml12.construct(yaml12.INT, text)
+    except IntegerOutOfRange:
+        return None
+    return value
