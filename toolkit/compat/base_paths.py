@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from toolkit.load.discovery import DOMAIN_FILE, RELEASES_FILE, SPEC_SUFFIXES, walk, with_release_table
-from toolkit.load.gittree import list_entries, path_problem
+from toolkit.load.files import path_problem
+from toolkit.load.gittree import list_entries
 from toolkit.model.diagnostics import UsageError
 
 _SUFFIXES = tuple(s.encode() for s in SPEC_SUFFIXES)

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from toolkit.checks.python_names import GENERATOR_FAILED
 from toolkit.generate import GenerateContext, available_kinds, get_generator
 from toolkit.generate.context import GenerationFailure
+from toolkit.load.files import path_problem
 from toolkit.model.diagnostics import Diagnostic
 from toolkit.model.spec import Location
 from toolkit.registry.core import Registry
@@ -37,9 +38,9 @@ def _validate_output(kind: str, files: object) -> dict[str, bytes]:
     for path, data in files.items():
         if not isinstance(path, str) or not path.startswith(prefix):
             raise GeneratorError(f"generator '{kind}' produced {path!r}, outside its folder '{prefix}'")
-        parts = path.split("/")
-        if any(part in ("", ".", "..") for part in parts) or "\\" in path:
-            raise GeneratorError(f"generator '{kind}' produced an unsafe path {path!r}")
+        problem = path_problem(path)
+        if problem is not None:
+            raise GeneratorError(f"generator '{kind}' produced an unsafe path {path!r}: {problem}")
         if not isinstance(data, bytes):
             raise GeneratorError(f"generator '{kind}' produced {type(data).__name__} for {path!r}, not bytes")
         out[path] = data

@@ -12,11 +12,12 @@ model (arity, types allowed by the constraints) are spec rules in `toolkit.check
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from toolkit.load.build_values import attribute_default
 from toolkit.load.example_files import FILE_HINT, ExampleRef
+from toolkit.load.files import path_problem, shown
 from toolkit.load.tensor_literal import TensorLiteralReader
 from toolkit.load.yamlsrc import Source
 from toolkit.model.attr_defaults import (
@@ -181,22 +182,20 @@ class _ExampleReader:
 
     def resolve(self, at: Path_, name: str) -> Path | None:
         """The file's path as written (relative, in the spec's folder); None, reported, when the
-        name cannot be one. Where it really leads is checked when it is read."""
-        relative = PurePosixPath(name)
-        if (
-            relative.is_absolute()
-            or ".." in relative.parts
-            or "\\" in name
-            or not name.endswith((".npy", ".pb"))
-        ):
+        name cannot be one (`files.path_problem`). Where it really leads is checked when it is read."""
+        problem = path_problem(name) or (
+            None if name.endswith((".npy", ".pb")) else "it is no `.npy` or `.pb` file"
+        )
+        if problem is not None:
             self.error(
                 "EXAMPLE-FILE",
-                f"example file '{name}' must be a relative `.npy` or `.pb` path inside the spec's folder",
+                f"example file '{shown(name)}' must be a relative `.npy` or `.pb` path inside the spec's "
+                f"folder: {problem}",
                 at,
                 FILE_HINT,
             )
             return None
-        return self.source.path.parent.joinpath(*relative.parts)
+        return self.source.path.parent.joinpath(*name.split("/"))
 
 
 _TENSOR_HINT = "write `{dtype: float, shape: [2], data: [1.0, 2.0]}` or `{file: x.npy}`"

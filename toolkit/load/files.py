@@ -83,6 +83,47 @@ def git_folder_name(part: str) -> bool:
     return folded in (".git", "git~1")
 
 
+# Characters that hide or reorder what a reader sees of a name (Trojan Source).
+BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def unseen(char: str) -> bool:
+    """Whether `char` is a control character (C0, DEL, C1) or a bidi control: either changes
+    what a reader sees of a name, or a line of output, without showing itself."""
+    return ord(char) < 0x20 or 0x7F <= ord(char) < 0xA0 or char in BIDI
+
+
+def shown(text: str) -> str:
+    """`text` with every `unseen` character written as an escape, fit for one line of output."""
+    return "".join(f"\\u{ord(c):04x}" if unseen(c) else c for c in text)
+
+
+def path_problem(path: str) -> str | None:
+    """Why `path` is not a plain relative path, or None. THE test of one wherever a path comes
+    from data, not from the invoker: a git tree entry, a manifest or commit-journal entry, a
+    generator's output, the mkdocs plugin's mount, an example file reference. A plain path is
+    `/`-separated, names the same file on every system a checkout may be on (no absolute path,
+    no drive or stream `:`, no backslash, no `.git` folder in any spelling), and is the one
+    spelling of it (no empty, `.` or `..` part), without characters that hide what it says."""
+    if not path:
+        return "it is empty"
+    if path.startswith("/"):
+        return "it is an absolute path"
+    for part in path.split("/"):
+        if part in ("", ".", ".."):
+            return f"it has a `{part or '(empty)'}` component"
+        if git_folder_name(part):
+            return "it has a `.git` component"
+    if "\\" in path:
+        return "it holds a backslash (a folder separator on Windows)"
+    if ":" in path:
+        return "it holds a `:` (a drive or stream separator on Windows)"
+    for char in path:
+        if unseen(char):
+            return f"it holds the control character U+{ord(char):04X}"
+    return None
+
+
 def content_digest(data: bytes) -> str:
     """THE digest of a file's content wherever opset records one (the manifest, the commit
     journal, the freshness record): its SHA-256, in hex."""

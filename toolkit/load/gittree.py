@@ -2,7 +2,8 @@
 
 The commit may come from a stranger (a pull request's base can be any fetched commit), and git
 plumbing (`git mktree`, `git commit-tree`) makes trees no checkout could hold: entries named
-`..`, `.` or `.git`, names with backslashes or control characters, bytes that are not UTF-8.
+`..`, `.` or `.git`, names with backslashes, `:` or control characters, bytes that are not UTF-8
+(`files.path_problem`).
 `git fetch` accepts them. None of these paths is used as a file name: the blobs are kept in a
 mapping from the repository path to bytes, which the loader reads (`read_specs(contents=...)`).
 An entry that cannot be a spec path is reported as FILE-GIT-PATH; a spec-named symlink (mode
@@ -20,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolkit.load.discovery import MAX_FOLDER_DEPTH, SPEC_SUFFIXES, too_deep_diagnostic
-from toolkit.load.files import MAX_FILE_BYTES, git_folder_name, too_large_diagnostic
+from toolkit.load.files import MAX_FILE_BYTES, path_problem, shown, too_large_diagnostic
 from toolkit.load.git import GitOutputTooLarge, run_git
 from toolkit.model.diagnostics import Diagnostic, UsageError, sort_key
 from toolkit.model.spec import Location
@@ -32,40 +33,12 @@ MAX_LISTING_BYTES = 64 * 1024 * 1024
 
 _SYMLINK, _SUBMODULE = "120000", "160000"
 _OBJECT_ID = re.compile(rb"^[0-9a-f]{40}([0-9a-f]{24})?$")
-# Characters that hide or reorder what a reader sees of a name (Trojan Source).
-_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
 @dataclass
 class TreeFiles:
     blobs: dict[str, bytes] = field(default_factory=dict)  # repository path -> contents
     diagnostics: list[Diagnostic] = field(default_factory=list)  # entries found but not read
-
-
-def path_problem(path: str) -> str | None:
-    """Why `path` (a tree entry's repository path, `/`-separated) cannot be a spec file's path,
-    or None. The rules are the ones a checkout on any system needs, so that what is reported
-    as read from a ref is what the files would be."""
-    if path.startswith("/"):
-        return "it is an absolute path"
-    for part in path.split("/"):
-        if part in ("", ".", ".."):
-            return f"it has a `{part or '(empty)'}` component"
-        if git_folder_name(part):
-            return "it has a `.git` component"
-    if "\\" in path:
-        return "it holds a backslash (a folder separator on Windows)"
-    for char in path:
-        if ord(char) < 0x20 or 0x7F <= ord(char) < 0xA0 or char in _BIDI:
-            return f"it holds the control character U+{ord(char):04X}"
-    return None
-
-
-def shown(path: str) -> str:
-    """`path` with every control character written as an escape, fit for one line of output."""
-    return "".join(
-        f"\\u{ord(c):04x}" if ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 or c in _BIDI else c for c in path
-    )
 
 
 def _clean_head(path: str) -> str:

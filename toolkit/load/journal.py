@@ -20,9 +20,9 @@ import json
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path, PureWindowsPath
+from pathlib import Path
 
-from toolkit.load.files import file_digest_of, git_folder_name, read_regular_file
+from toolkit.load.files import file_digest_of, path_problem, read_regular_file
 
 JOURNAL = ".opset-toolkit-commit.json"
 JOURNAL_FORMAT = "opset-toolkit-commit-2"
@@ -138,8 +138,6 @@ def _prune_emptied(root: Path, removed: list[str]) -> None:
 
 def _refusal(root: Path, target: str, outputs: Outputs) -> str | None:
     """Why a journal found on disk may not replace or remove `target`, or None."""
-    if any(git_folder_name(part) for part in target.split("/")):
-        return "it has a `.git` component"
     if not outputs.declared(target):
         return "it is not among the outputs of this command"
     if os.path.lexists(root / target) and not outputs.may_replace(target):
@@ -202,15 +200,12 @@ def _read_journal(root: Path) -> _Journal:
 
 
 def _inside(root: Path, rel: object) -> bool:
-    """`rel` is a relative path below `root` (no `..`, no absolute path, no backslash) whose
-    folders under `root` are not symlinks."""
-    if not isinstance(rel, str) or not rel or "\\" in rel or os.path.isabs(rel) or PureWindowsPath(rel).drive:
-        return False
-    parts = rel.split("/")
-    if any(part in ("", ".", "..") for part in parts):
+    """`rel` is a plain relative path (`files.path_problem`) whose folders under `root` are not
+    symlinks."""
+    if not isinstance(rel, str) or path_problem(rel) is not None:
         return False
     folder = root
-    for part in parts[:-1]:
+    for part in rel.split("/")[:-1]:
         folder = folder / part
         if os.path.islink(folder):
             return False

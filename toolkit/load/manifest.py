@@ -28,7 +28,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from toolkit.load.files import file_digest_of, git_folder_name, read_regular_file
+from toolkit.load.files import file_digest_of, path_problem, read_regular_file
 
 MANIFEST = ".opset-toolkit-manifest.json"
 FORMAT = "opset-toolkit-manifest-1"
@@ -85,9 +85,7 @@ def wrote(root: Path, owned: Owned, rel: str) -> bool:
 
 
 def _plain_path(rel: object, kind: str) -> bool:
-    if not isinstance(rel, str) or not rel.startswith(kind + "/") or "\\" in rel or os.path.isabs(rel):
-        return False
-    return not any(part in ("", ".", "..") or git_folder_name(part) for part in rel.split("/"))
+    return isinstance(rel, str) and rel.startswith(kind + "/") and path_problem(rel) is None
 
 
 def manifest_bytes(owned: Mapping[str, Mapping[str, str]]) -> bytes:

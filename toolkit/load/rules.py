@@ -112,7 +112,8 @@ register(
     doc="""\
 **Why:** `opset diff --against REF` reads the old specs from git objects. `git mktree` and
 `git commit-tree` make trees that `git add` never would: an entry named `..`, `.` or `.git`, a
-name with a backslash or a control character, a name that is not UTF-8. `git fetch` accepts such
+name with a backslash, a `:` or a control character, a name that is not UTF-8 (the one test of a
+plain relative path, `load.files.path_problem`). `git fetch` accepts such
 commits, so a pull request's base can hold them. Such an entry is not read (a path with `..`
 would name a file outside the spec tree), and the old tree is reported as broken (exit 2), not
 compared with part of its files missing.

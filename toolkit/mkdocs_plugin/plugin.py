@@ -123,10 +123,13 @@ def _check_options(options: OpsetPluginConfig, root: Path, site_folder: Path) ->
     resolved = root.resolve()
     if resolved != top and top not in resolved.parents:
         raise PluginError(f"opset: the spec folder {root} is outside the repository {top} (fix `specs:`)")
-    mount = options.mount
-    parts = mount.replace("\\", "/").split("/")
-    if mount.startswith(("/", "\\")) or ":" in mount or any(p in ("", ".", "..") for p in parts):
-        raise PluginError(f"opset: `mount: {mount}` must be a relative folder such as `reference` (no '..')")
+    from toolkit.load.files import path_problem, shown
+
+    problem = path_problem(options.mount)
+    if problem is not None:
+        raise PluginError(
+            f"opset: `mount: {shown(options.mount)}` must be a relative folder such as `reference`: {problem}"
+        )
 
 
 def _repository(site_folder: Path) -> Path:
