@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from toolkit.load.files import shown
 from toolkit.model.spec import Location
 
 if TYPE_CHECKING:
@@ -20,7 +21,16 @@ if TYPE_CHECKING:
     from toolkit.generate.memo import RenderMemo
     from toolkit.registry.core import Registry
 
-__all__ = ["GenerateContext", "GenerationFailure", "Generator", "rendering"]
+__all__ = ["GenerateContext", "GenerationFailure", "Generator", "header_label", "rendering"]
+
+
+def header_label(source: str) -> str:
+    """`source`, the spec label, as the header line of every generated file shows it ("generated
+    by opset-toolkit from <label>; do not edit"): one line (control characters written as
+    escapes) without `<` or `>`. The label names folders of the tree (its `spec_root`), so it could
+    otherwise end the comment it stands in (a line break after a Python or TOML `#`: code of the
+    tree's choosing in the generated package; a `-->` in a Markdown `<!-- -->`) or start markup."""
+    return shown(source).replace("<", "\\u003c").replace(">", "\\u003e")
 
 
 class GenerationFailure(Exception):

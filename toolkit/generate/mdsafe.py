@@ -34,7 +34,17 @@ from toolkit.checks.markdown_code import CodeBlock
 from toolkit.checks.markdown_fast import may_need_repair
 from toolkit.checks.markdown_text import normalize
 
-__all__ = ["Issue", "SafeMarkdown", "escape_pipes", "inline", "normalize", "sanitize"]
+__all__ = [
+    "Issue",
+    "SafeMarkdown",
+    "code",
+    "escape_pipes",
+    "inline",
+    "normalize",
+    "prose",
+    "sanitize",
+    "table_row",
+]
 
 BACKTICKS = re.compile(r"`+")
 BLOCK_START = re.compile(r"^ {0,3}(?:[-+*]\s|\d{1,9}[.)]\s|>|#|\||```|~~~)|^ {4}")
@@ -352,3 +362,58 @@ def _code_spans(line: str) -> Iterator[tuple[str, bool]]:
         yield line[opening.start() : closing.end()], True
         position = closing.end()
     yield line[position:], False
+
+
+# code()'s answers kept for texts up to this long (names, type strings, change kinds: a docs run
+# asks 14,600 times for 970 texts on the onnx catalog), at most this many, so that a hostile tree's
+# long values are never kept alive by a long-lived process.
+CODE_MEMO_CHARS = 256
+CODE_MEMO_SIZE = 8192
+
+
+def code(text: object) -> str:
+    """`text` as a Markdown code span, whatever backticks it contains. A line break would end
+    a table row in the middle of the span (and leave the rest outside code), so it is written
+    as the space that CommonMark makes of it anyway."""
+    value = str(text)
+    if len(value) <= CODE_MEMO_CHARS:
+        return _short_code(value)
+    return _code(value)
+
+
+def _code(value: str) -> str:
+    if "\n" in value or "\r" in value:
+        value = value.replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
+    if "`" not in value and value.strip() == value and value:
+        return f"`{value}`"
+    run = 0
+    longest = 0
+    for char in value:
+        run = run + 1 if char == "`" else 0
+        longest = max(longest, run)
+    fence = "`" * (longest + 1)
+    pad = " " if value.startswith("`") or value.endswith("`") or not value.strip() else ""
+    return f"{fence}{pad}{value}{pad}{fence}"
+
+
+_short_code = lru_cache(maxsize=CODE_MEMO_SIZE)(_code)
+
+
+def prose(text: str) -> str:
+    """Spec text, or generated text that quotes spec values (a change message quotes a default
+    value, say), as one line of a page, in a table cell or not: made safe as a doc is, else
+    (block structure no line can hold) shown whole as a code span."""
+    return inline(text) or code(text)
+
+
+# A `|` with no backslash before it: GFM and markdown-it end a table cell there, inside a code
+# span too (Python-Markdown keeps a code span's `|` literal, so `escape_pipes` leaves them).
+_BARE_PIPE = re.compile(r"(?<!\\)\|")
+
+
+def table_row(cells: Iterable[str]) -> str:
+    """One row of a Markdown table of `cells` (each Markdown for one line: `prose`, `code`, ...),
+    with every `|` in a cell escaped, so no renderer cuts a cell, a code span in it included,
+    and reads the rest as markup outside it (a cut code span's `<img ...>` is live HTML).
+    Python-Markdown shows the backslash of a `\\|` inside a code span: a price of a `|` in one."""
+    return "| " + " | ".join(_BARE_PIPE.sub(r"\\|", cell) if "|" in cell else cell for cell in cells) + " |"

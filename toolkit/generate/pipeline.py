@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolkit.generate import GenerateContext, available_kinds, freshness, get_generator, run_order
+from toolkit.generate.context import header_label
 from toolkit.generate.memo import RenderMemo
 from toolkit.generate.ownership import ownership_by_kind, refuse_foreign, stale_files, updated_manifest
 from toolkit.generate.running import GeneratorError, run_generators
@@ -163,7 +164,7 @@ def _generate(
             "run `opset generate` (without --check) to finish it; if no run of opset was interrupted "
             "there, the file is not opset's: delete it",
         )
-    label = source if source is not None else source_label(spec_paths)
+    label = header_label(source if source is not None else source_label(spec_paths))
     # What the outputs depend on besides the specs: the header label and the settings
     # (opset.toml's package name, doc pages), so a changed setting is never answered from a record.
     inputs_label = label + "".join(f"\0{key}={value}" for key, value in sorted(options))

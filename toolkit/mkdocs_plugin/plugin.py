@@ -143,6 +143,7 @@ def _repository(site_folder: Path) -> Path:
 def render_pages(root: Path, site_folder: Path, pages: tuple[str, ...]) -> dict[str, str]:
     """The docs pages of the specs under `root` ({path: text}, nav.json included)."""
     from toolkit.cli import build_parser
+    from toolkit.generate.context import header_label
     from toolkit.generate.docs import render_docs
     from toolkit.model.diagnostics import SpecError
     from toolkit.registry.core import load_registry
@@ -161,7 +162,7 @@ def render_pages(root: Path, site_folder: Path, pages: tuple[str, ...]) -> dict[
     except ValueError:
         label = root.name
     parser = build_parser if "cli" in pages else None
-    return render_docs(registry, label, parser, top_pages=pages)
+    return render_docs(registry, header_label(label), parser, top_pages=pages)
 
 
 def json_nav(text: str) -> list[Any]:

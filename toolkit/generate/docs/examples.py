@@ -4,7 +4,8 @@ inputs and expected outputs, and the name of its backend test case (`opset gener
 
 from __future__ import annotations
 
-from toolkit.generate.docs.markdown import code, doc_markdown, value_text
+from toolkit.generate.docs.markdown import doc_markdown, value_text
+from toolkit.generate.mdsafe import code
 from toolkit.model.example_model import value_names
 from toolkit.model.examples import FLOAT_TYPES, Example, ExampleTensor, format_tensor
 from toolkit.model.output_names import case_folder

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from toolkit.generate.docs.markdown import code
+from toolkit.generate.mdsafe import code
 from toolkit.model.spec import OpSchema, display_domain
 
 _BACKTICKS = re.compile(r"`+")

@@ -6,10 +6,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Iterator
-from functools import lru_cache
 from typing import NamedTuple
 
-from toolkit.generate.mdsafe import inline, sanitize
+from toolkit.generate.mdsafe import code, inline, sanitize, table_row
 from toolkit.model.attr_defaults import (
     LiteralDefault,
     literal_text,
@@ -95,41 +94,6 @@ def fenced_blocks(data: bytes) -> Iterator[re.Match[bytes]]:
 # --------------------------------------------------------------------------- small formatters
 
 
-# code()'s answers kept for texts up to this long (names, type strings, change kinds: a docs run
-# asks 14,600 times for 970 texts on the onnx catalog), at most this many, so that a hostile tree's
-# long values are never kept alive by a long-lived process.
-CODE_MEMO_CHARS = 256
-CODE_MEMO_SIZE = 8192
-
-
-def code(text: object) -> str:
-    """`text` as a Markdown code span, whatever backticks it contains. A line break would end
-    a table row in the middle of the span (and leave the rest outside code), so it is written
-    as the space that CommonMark makes of it anyway."""
-    value = str(text)
-    if len(value) <= CODE_MEMO_CHARS:
-        return _short_code(value)
-    return _code(value)
-
-
-def _code(value: str) -> str:
-    if "\n" in value or "\r" in value:
-        value = value.replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
-    if "`" not in value and value.strip() == value and value:
-        return f"`{value}`"
-    run = 0
-    longest = 0
-    for char in value:
-        run = run + 1 if char == "`" else 0
-        longest = max(longest, run)
-    fence = "`" * (longest + 1)
-    pad = " " if value.startswith("`") or value.endswith("`") or not value.strip() else ""
-    return f"{fence}{pad}{value}{pad}{fence}"
-
-
-_short_code = lru_cache(maxsize=CODE_MEMO_SIZE)(_code)
-
-
 def attr_type_text(kind: AttrType) -> str:
     """ONNX's spelling: `int`, `list of ints`."""
     return f"list of {kind.value}" if kind.is_list else kind.value
@@ -201,7 +165,7 @@ class Row(NamedTuple):
 def table(header: list[str], rows: list[Row]) -> str:
     """A Markdown table; docs too rich for a cell follow it as titled blocks."""
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(row.cells) + " |" for row in rows]
+    lines += [table_row(row.cells) for row in rows]
     for row in rows:
         if row.block:
             lines += ["", f"**{code(row.block_title)}**", "", row.block]
@@ -231,9 +195,3 @@ def first_sentence(text: str) -> str:
     # Cut at a space, which may be inside a code span: what the span held (`<b onclick=...>`)
     # would be markup once its closing backticks are cut off, so the cut text is repaired again.
     return sanitize(first[:297].rsplit(" ", 1)[0] + " ...").text
-
-
-def prose(text: str) -> str:
-    """Generated text that quotes spec values in Markdown (a change message quotes a default
-    value, say) as one line of a page: made safe as a doc is."""
-    return inline(text) or code(text)

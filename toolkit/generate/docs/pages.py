@@ -12,9 +12,9 @@ from collections.abc import Sequence
 
 from toolkit.generate.docs.examples import examples_markdown
 from toolkit.generate.docs.functions import function_section
-from toolkit.generate.docs.markdown import code, doc_markdown, first_sentence, prose
+from toolkit.generate.docs.markdown import doc_markdown, first_sentence
 from toolkit.generate.docs.views import OperatorView, VersionView, changes_markdown, opset_entries
-from toolkit.generate.mdsafe import inline, sanitize
+from toolkit.generate.mdsafe import code, inline, prose, sanitize, table_row
 from toolkit.model.spec import DomainSpec, OperatorSpec, display_domain
 from toolkit.registry.core import Registry
 from toolkit.registry.inventory import SinceTable, since_table_markdown
@@ -151,7 +151,7 @@ def operator_page(view: OperatorView, source: str) -> list[str]:
     if view.status:
         out.append(f"| Status | {view.status} |\n")
     if spec.replaced_by:
-        out.append(f"| Replaced by | {code(spec.replaced_by)} |\n")
+        out.append(table_row(("Replaced by", code(spec.replaced_by))) + "\n")
     out.append(
         f"\nAlso in the domain's [Operators.md](../Operators.md#{spec.name}) and [Changelog](../Changelog.md).\n\n"
     )
@@ -240,19 +240,20 @@ def domain_page(
     out.append("| Opset version | IR version | Operators | Notes |\n|---|---|---|---|\n")
     for opset in domain.opset_versions:
         version = opset.version
-        out.append(
-            f"| [{version}](Changelog.md#opset-{version}) | {opset.ir_version} | "
-            f"{len(inventories[version])} | {inline(opset.doc) or ''} |\n"
+        cells = (
+            f"[{version}](Changelog.md#opset-{version})",
+            str(opset.ir_version),
+            str(len(inventories[version])),
         )
+        out.append(table_row((*cells, inline(opset.doc) or "")) + "\n")
     out.append("\n## Operators\n\n")
     if views:
         out.append("| Operator | Latest version | Status | Summary |\n|---|---|---|---|\n")
         for op in views:
             name = op.spec.name
             summary = first_sentence(sanitize(op.latest.schema.doc).text)
-            out.append(
-                f"| [{name}](ops/{name}.md) | {op.latest.schema.since_version} | {op.status} | {summary} |\n"
-            )
+            cells = (f"[{name}](ops/{name}.md)", str(op.latest.schema.since_version), op.status, summary)
+            out.append(table_row(cells) + "\n")
     else:
         out.append("The domain has no operators yet.\n")
     return out
@@ -310,5 +311,5 @@ def releases_page(registry: Registry, source: str) -> list[str]:
     out.append("Each release's IR version and the opset version it ships for each domain.\n\n")
     out.append("| Release | IR version |" + "".join(f" {c} |" for c in columns) + "\n")
     out.append("|---|---|" + "---|" * len(columns) + "\n")
-    out += ["| " + " | ".join(row) + " |\n" for row in rows]
+    out += [table_row(row) + "\n" for row in rows]
     return out

@@ -14,13 +14,11 @@ from toolkit.generate.docs.markdown import (
     arity_text,
     attr_option_text,
     attr_type_text,
-    code,
     doc_cell,
     param_tags,
-    prose,
     table,
 )
-from toolkit.generate.mdsafe import escape_pipes, sanitize
+from toolkit.generate.mdsafe import code, escape_pipes, prose, sanitize
 from toolkit.model.changes import SchemaChange, diff_schemas
 from toolkit.model.resolution import in_effect
 from toolkit.model.spec import Attribute, DomainSpec, FormalParameter, OperatorSpec, OpSchema, TypeConstraint

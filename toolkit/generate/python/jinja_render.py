@@ -12,6 +12,7 @@ load the templates.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from functools import cache, lru_cache
 from pathlib import Path
@@ -29,11 +30,19 @@ def _indent_lines(lines: list[str], width: int) -> str:
     return ("\n" + " " * width).join(lines)
 
 
+def _toml_string(text: str) -> str:
+    """`text` as a TOML basic string: JSON's escapes are TOML's (`\\"`, `\\\\`, `\\n`, `\\uXXXX`),
+    and DEL, which JSON leaves as it is, TOML allows only escaped."""
+    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
-        autoescape=False,  # Python source, not HTML; every value is escaped by `source`
+        # Python source, TOML and Markdown, not HTML: every value is escaped by its filter (`pystr`,
+        # `toml`, `md`, ...) or is a name the loader constrained.
+        autoescape=False,
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -50,6 +59,14 @@ def environment() -> jinja2.Environment:
     env.filters["pystr"] = str_literal
     env.filters["doctext"] = doc_escape_line
     env.filters["indent_lines"] = _indent_lines
+    env.filters["toml"] = _toml_string
+    # The README is Markdown: spec text reaches it through the docs pages' formatters only (imported
+    # here, on the first render: they load the Markdown parser).
+    from toolkit.generate.mdsafe import code, prose, table_row
+
+    env.filters["md"] = prose
+    env.filters["mdcode"] = code
+    env.filters["mdrow"] = table_row
     return env
 
 

@@ -301,8 +301,7 @@ def render_registry(
         package=package,
         dist=dist,
         releases=[
-            (r.name.replace("|", "\\|"), r.ir_version, [(display_domain(d), v) for d, v in r.opsets])
-            for r in registry.releases
+            (r.name, r.ir_version, [(display_domain(d), v) for d, v in r.opsets]) for r in registry.releases
         ],
         min_ir=min_ir_version(registry),
         domains=[(display, pkg, list(registry.domain(d).versions)) for display, pkg, d in domains],
