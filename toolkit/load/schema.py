@@ -161,7 +161,10 @@ def _map_schema_error(source: Source, error: Any) -> list[Diagnostic]:
                 "versions and other whole numbers are stored as 64-bit integers; use a smaller number",
             )
         ]
-    return [Diagnostic("SCHEMA-VALUE", f"{_describe(path)}: {error.message}", where, _value_hint(keyword))]
+    hint = _value_hint(keyword)
+    if keyword == "pattern" and isinstance(error.schema.get("description"), str):
+        hint = f"{hint}: {error.schema['description']}"  # what the spelling is, in words
+    return [Diagnostic("SCHEMA-VALUE", f"{_describe(path)}: {error.message}", where, hint)]
 
 
 def _is_key(source: Source, path: tuple[Any, ...], error: Any) -> bool:
