@@ -19,6 +19,7 @@ breaks, planted manifests and journals, git trees made with `git mktree`), the C
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -331,40 +332,69 @@ def _at(text: str, needle: str, offset: int = 0) -> lsp.Position:
     return lsp.Position(line=text.count("\n", 0, index), character=index - (text.rfind("\n", 0, index) + 1))
 
 
+def _change(client: LanguageClient, uri: str, text: str, version: int) -> None:
+    client.text_document_did_change(
+        lsp.DidChangeTextDocumentParams(
+            text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
+
+
+def _busy(client: LanguageClient, tree: Path, version: int) -> None:
+    """An edit of another operator file whose check takes a while (a doc of a few MB to read and
+    analyse): the edit after it is checked only once that check is done."""
+    path = tree / "opsets/com.acme.vision/Normalize.yaml"
+    text = path.read_text()
+    big = "    doc: |\n" + "      Some *text* with `code` and [a link](https://onnx.ai).\n" * 40_000
+    lines = text.splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if line.startswith("    doc:"))
+    busy = "".join([*lines[:at], big, *lines[at + 1 :]])
+    if version == 2:
+        item = lsp.TextDocumentItem(uri=path.as_uri(), language_id="yaml", version=version, text=busy)
+        client.text_document_did_open(lsp.DidOpenTextDocumentParams(text_document=item))
+    else:
+        _change(client, path.as_uri(), busy + "#" * version + "\n", version)
+
+
 @pytest.mark.asyncio
 @pytest.mark.parametrize("number", ["²", "9" * 5000])
 async def test_hover_and_definition_on_a_number_python_cannot_read(
     client: LanguageClient, tree: Path, number: str
 ) -> None:
-    """`since_version: ²` ('²'.isdigit() is True, int('²') raises) and a 5000-digit `based_on` /
-    `since_version` (past Python's 4300-digit limit): every request answers, none is a server error."""
+    """`since_version: ²` ('²'.isdigit() is True, int('²') raises) and a 5000-digit `since_version`
+    / `based_on` (past Python's 4300-digit limit), asked about right after the edit, while the
+    server still holds the operator of the last text it checked (the checking thread is busy with
+    a large edit of another file, made just before): every request answers, none is a server
+    error, and the server goes on."""
     path = tree / FUSED
-    text = path.read_text().replace("since_version: 2\n", f"since_version: {number}\n")
-    text = text.replace("based_on: 1\n", f"based_on: {number}\n")
-    uri = path.as_uri()
-    client.text_document_did_open(
-        lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri=uri, language_id="yaml", version=1, text=text))
-    )
-    doc = lsp.TextDocumentIdentifier(uri=uri)
-    for needle in (f"since_version: {number}", f"based_on: {number}"):
-        at = _at(text, needle, len(needle.split(":")[0]) + 2)
-        hover = await client.text_document_hover_async(lsp.HoverParams(doc, at))
-        assert hover is None or "FusedConv" in str(hover.contents)
-        await client.text_document_definition_async(lsp.DefinitionParams(doc, at))
-        await client.text_document_references_async(
-            lsp.ReferenceParams(
-                context=lsp.ReferenceContext(include_declaration=True), text_document=doc, position=at
-            )
-        )
-    # the server is still there, and answers on the text it can read
     good = path.read_text()
-    client.text_document_did_change(
-        lsp.DidChangeTextDocumentParams(
-            text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=2),
-            content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=good)],
-        )
-    )
-    await _diagnostics(client, uri, 2)
+    uri = path.as_uri()
+    item = lsp.TextDocumentItem(uri=uri, language_id="yaml", version=1, text=good)
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(text_document=item))
+    await _diagnostics(client, uri, 1)
+    doc = lsp.TextDocumentIdentifier(uri=uri)
+    version = 1
+    for key, spelled in (("since_version", "since_version: 2\n"), ("based_on", "based_on: 1\n")):
+        hostile = good.replace(spelled, f"{key}: {number}\n")
+        at = _at(hostile, f"{key}: {number}", len(key) + 2)
+        version += 1
+        _busy(client, tree, version)
+        _change(client, uri, hostile, version)  # the requests reach the server before its check ends
+        requests = [
+            client.text_document_hover_async(lsp.HoverParams(doc, at)),
+            client.text_document_definition_async(lsp.DefinitionParams(doc, at)),
+            client.text_document_references_async(
+                lsp.ReferenceParams(
+                    context=lsp.ReferenceContext(include_declaration=True), text_document=doc, position=at
+                )
+            ),
+        ]
+        for answer in await asyncio.gather(*requests):
+            assert answer is None or isinstance(answer, (lsp.Hover, lsp.Location, list, tuple))
+        version += 1
+        _change(client, uri, good, version)
+        await _diagnostics(client, uri, version)
     hover = await client.text_document_hover_async(lsp.HoverParams(doc, _at(good, "based_on: 1", 10)))
     assert hover is not None and "FusedConv-1" in str(hover.contents)
 
