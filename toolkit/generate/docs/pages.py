@@ -240,20 +240,19 @@ def domain_page(
     out.append("| Opset version | IR version | Operators | Notes |\n|---|---|---|---|\n")
     for opset in domain.opset_versions:
         version = opset.version
-        cells = (
-            f"[{version}](Changelog.md#opset-{version})",
-            str(opset.ir_version),
-            str(len(inventories[version])),
+        link = f"[{version}](Changelog.md#opset-{version})"
+        out.append(
+            table_row((link, str(opset.ir_version), str(len(inventories[version])), inline(opset.doc) or ""))
         )
-        out.append(table_row((*cells, inline(opset.doc) or "")) + "\n")
+        out.append("\n")
     out.append("\n## Operators\n\n")
     if views:
         out.append("| Operator | Latest version | Status | Summary |\n|---|---|---|---|\n")
         for op in views:
             name = op.spec.name
             summary = first_sentence(sanitize(op.latest.schema.doc).text)
-            cells = (f"[{name}](ops/{name}.md)", str(op.latest.schema.since_version), op.status, summary)
-            out.append(table_row(cells) + "\n")
+            since = str(op.latest.schema.since_version)
+            out.append(table_row((f"[{name}](ops/{name}.md)", since, op.status, summary)) + "\n")
     else:
         out.append("The domain has no operators yet.\n")
     return out
