@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from toolkit.load.files import shown
+from toolkit.model.diagnostics import escape
 from toolkit.model.spec import Location
 
 if TYPE_CHECKING:
@@ -27,10 +27,10 @@ __all__ = ["GenerateContext", "GenerationFailure", "Generator", "header_label", 
 def header_label(source: str) -> str:
     """`source`, the spec label, as the header line of every generated file shows it ("generated
     by opset-toolkit from <label>; do not edit"): one line (control characters written as
-    escapes) without `<` or `>`. The label names folders of the tree (its `spec_root`), so it could
+    escapes, as a diagnostic writes them) without `<` or `>`. The label names folders of the tree (its `spec_root`), so it could
     otherwise end the comment it stands in (a line break after a Python or TOML `#`: code of the
     tree's choosing in the generated package; a `-->` in a Markdown `<!-- -->`) or start markup."""
-    return shown(source).replace("<", "\\u003c").replace(">", "\\u003e")
+    return escape(source).replace("<", "\\u003c").replace(">", "\\u003e")
 
 
 class GenerationFailure(Exception):

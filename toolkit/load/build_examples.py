@@ -17,7 +17,7 @@ from typing import Any
 
 from toolkit.load.build_values import attribute_default
 from toolkit.load.example_files import FILE_HINT, ExampleRef
-from toolkit.load.files import path_problem, shown
+from toolkit.load.files import path_problem
 from toolkit.load.tensor_literal import TensorLiteralReader
 from toolkit.load.yamlsrc import Source
 from toolkit.model.attr_defaults import (
@@ -189,7 +189,7 @@ class _ExampleReader:
         if problem is not None:
             self.error(
                 "EXAMPLE-FILE",
-                f"example file '{shown(name)}' must be a relative `.npy` or `.pb` path inside the spec's "
+                f"example file '{name}' must be a relative `.npy` or `.pb` path inside the spec's "
                 f"folder: {problem}",
                 at,
                 FILE_HINT,

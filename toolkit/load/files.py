@@ -12,7 +12,7 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
-from toolkit.model.diagnostics import Diagnostic
+from toolkit.model.diagnostics import UNPRINTABLE, Diagnostic
 from toolkit.model.spec import Location
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
@@ -83,19 +83,10 @@ def git_folder_name(part: str) -> bool:
     return folded in (".git", "git~1")
 
 
-# Characters that hide or reorder what a reader sees of a name (Trojan Source).
-BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-
-
-def unseen(char: str) -> bool:
-    """Whether `char` is a control character (C0, DEL, C1) or a bidi control: either changes
-    what a reader sees of a name, or a line of output, without showing itself."""
-    return ord(char) < 0x20 or 0x7F <= ord(char) < 0xA0 or char in BIDI
-
-
 def shown(text: str) -> str:
-    """`text` with every `unseen` character written as an escape, fit for one line of output."""
-    return "".join(f"\\u{ord(c):04x}" if unseen(c) else c for c in text)
+    """`text` with every character a diagnostic never prints raw (`diagnostics.UNPRINTABLE`)
+    written as `\\uXXXX`, fit for one line of output (how a refused path is named)."""
+    return UNPRINTABLE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
 
 
 def path_problem(path: str) -> str | None:
@@ -118,9 +109,9 @@ def path_problem(path: str) -> str | None:
         return "it holds a backslash (a folder separator on Windows)"
     if ":" in path:
         return "it holds a `:` (a drive or stream separator on Windows)"
-    for char in path:
-        if unseen(char):
-            return f"it holds the control character U+{ord(char):04X}"
+    hidden = UNPRINTABLE.search(path)
+    if hidden is not None:
+        return f"it holds the control character U+{ord(hidden.group()):04X}"
     return None
 
 

@@ -123,12 +123,13 @@ def _check_options(options: OpsetPluginConfig, root: Path, site_folder: Path) ->
     resolved = root.resolve()
     if resolved != top and top not in resolved.parents:
         raise PluginError(f"opset: the spec folder {root} is outside the repository {top} (fix `specs:`)")
-    from toolkit.load.files import path_problem, shown
+    from toolkit.load.files import path_problem
+    from toolkit.model.diagnostics import escape
 
     problem = path_problem(options.mount)
     if problem is not None:
         raise PluginError(
-            f"opset: `mount: {shown(options.mount)}` must be a relative folder such as `reference`: {problem}"
+            f"opset: `mount: {escape(options.mount)}` must be a relative folder such as `reference`: {problem}"
         )
 
 

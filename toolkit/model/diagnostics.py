@@ -21,10 +21,11 @@ class Severity(str, enum.Enum):
 
 
 # Characters a diagnostic never prints raw: C0/C1 controls (line breaks, escape sequences), DEL,
-# the Unicode line and paragraph separators and the bidirectional overrides. Messages quote
-# names and values from the specs; printed raw, a name holding a line break could forge a second
-# diagnostic line, and terminal escapes or bidi overrides could disguise what is printed.
-_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+# the Unicode line and paragraph separators and the bidirectional controls (Trojan Source).
+# Messages quote names and values from the specs; printed raw, a name holding a line break could
+# forge a second diagnostic line, and terminal escapes or bidi controls could disguise what is
+# printed. The one set: a plain path may hold none of them either (`load.files.path_problem`).
+UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -39,7 +40,7 @@ def _escape_char(match: re.Match[str]) -> str:
 def escape(text: str) -> str:
     """`text` on one line: every control character, line break and bidi override written as
     a Python-style escape (`\\n`, `\\x1b`, `\\u2028`); other text unchanged."""
-    return _UNPRINTABLE.sub(_escape_char, text) if _UNPRINTABLE.search(text) else text
+    return UNPRINTABLE.sub(_escape_char, text) if UNPRINTABLE.search(text) else text
 
 
 def _escape_hint(hint: str) -> str:
