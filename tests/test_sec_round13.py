@@ -1,3 +1,4 @@
+# ruff: noqa: F811  (fixtures imported from test_lsp are taken as parameters of the same names)
 """Round 13 of the security audit: one definition of each guard, and spec text inert in every
 generated Markdown and header line.
 
@@ -29,12 +30,11 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-import pytest_lsp
 from lsprotocol import types as lsp
 from output_helpers import DOMAINS, tree_state
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp import LanguageClient
 from site_markdown import render_cm, render_pm
-from test_lsp import _client, _diagnostics
+from test_lsp import _diagnostics, client, tree  # noqa: F401  (test_lsp's fixtures, shared)
 from test_sec_docs_xss import live_markup
 from test_sec_gitref import _blob, _commit_with, _git, _nested
 
@@ -305,26 +305,6 @@ def test_file_encoding_is_one_message_for_spec_and_project_files(
 # --------------------------------------------------------------------------- 4 and 5: the language server
 
 FUSED = "opsets/com.acme.vision/FusedConv.yaml"
-
-
-@pytest.fixture
-def tree(tmp_path: Path) -> Path:
-    shutil.copytree(REPO / "opsets", tmp_path / "opsets")
-    return tmp_path
-
-
-@pytest_lsp.fixture(
-    config=ClientServerConfig(server_command=[sys.executable, "-m", "toolkit", "lsp"], client_factory=_client)
-)
-async def client(lsp_client: LanguageClient, tree: Path) -> object:
-    params = lsp.InitializeParams(
-        capabilities=client_capabilities("visual-studio-code"),
-        root_uri=tree.as_uri(),
-        workspace_folders=[lsp.WorkspaceFolder(uri=tree.as_uri(), name="specs")],
-    )
-    await lsp_client.initialize_session(params)
-    yield
-    await lsp_client.shutdown_session()
 
 
 def _at(text: str, needle: str, offset: int = 0) -> lsp.Position:
