@@ -1,9 +1,10 @@
 """CLI fuzzer: random valid spec trees and random damage to them, against the CLI's contract.
 
-Each example (strategies in tests/fuzz_specs.py) writes a spec tree to a temp folder and runs the
-CLI in-process (`toolkit.cli.main`): `validate`, `show` and `inventory` on one operator, `diff`
-against the valid tree the mutation started from, and, when validate passes, `generate` into a temp folder and an import of every module of the
-generated Python package in a subprocess. The contract asserted on each run:
+Each example (strategies in tests/fuzz_specs.py and tests/fuzz_mutations.py) writes a spec tree
+to a temp folder and runs the CLI in-process (`toolkit.cli.main`): `validate`, `show` and
+`inventory` on one operator, `diff` against the valid tree the mutation started from, and, when
+validate passes, `generate` into a temp folder and an import of every module of the generated
+Python package in a subprocess. The contract asserted on each run:
 
 - exit status 0, 1 or 2 only (3 is "internal error");
 - no `Traceback` and no `internal error` in the output;
@@ -15,7 +16,7 @@ generated Python package in a subprocess. The contract asserted on each run:
 - validate exit 0 means generate exits 0 and the generated package imports;
 - each example stays within the hypothesis deadline (DEADLINE_MS).
 
-One test per mutation kind (fuzz_specs.MUTATIONS). Violations of a class of bug still open when
+One test per mutation kind (fuzz_mutations.MUTATIONS). Violations of a class of bug still open when
 this was written are recognised by KNOWN_FAILING (mutation + output signature): the example is
 let through and the test ends as xfail naming the class; any other violation fails the test.
 Fixed classes simply stop matching.
@@ -57,7 +58,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from fuzz_specs import MUTATIONS, FuzzCase, mutated_trees
+from fuzz_mutations import MUTATIONS, mutated_trees
+from fuzz_specs import FuzzCase
 from hypothesis import HealthCheck, Phase, given, note, settings
 
 from toolkit.cli import main
