@@ -14,6 +14,10 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 TOOLKIT = REPO / "toolkit"
 MAX_LINES = 520  # "about 500": a module that needs more is two modules
+# The tests, benchmarks and tools are held to issue #24's "no module over 550 lines" (the toolkit
+# keeps its tighter 520): a test module that needs more is split by subject.
+SCRIPT_MAX_LINES = 550
+SCRIPT_FOLDERS = ("tests", "benchmarks", "tools")
 GENERATED_MODULES = {
     "toolkit/proto/opset_toolkit_pb2.py",
 }
@@ -143,13 +147,26 @@ def _loads_code(module: str) -> bool:
     return module.startswith("importlib") and not module.startswith("importlib.metadata")
 
 
-def test_toolkit_modules_are_small() -> None:
-    big = {
+def _over(paths: list[Path], limit: int) -> dict[str, int]:
+    """The modules of `paths` longer than `limit` lines, with their line counts."""
+    return {
         path.relative_to(REPO).as_posix(): n
-        for path in _modules()
-        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+        for path in paths
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > limit
     }
+
+
+def test_toolkit_modules_are_small() -> None:
+    big = _over(_modules(), MAX_LINES)
     assert not big, f"modules over {MAX_LINES} lines: {big}"
+
+
+def test_test_benchmark_and_tool_modules_are_small() -> None:
+    scripts = {folder: sorted((REPO / folder).glob("*.py")) for folder in SCRIPT_FOLDERS}
+    # a folder renamed or emptied would pass unchecked: each must still hold its modules
+    assert all(scripts.values()), f"no modules in: {[f for f, paths in scripts.items() if not paths]}"
+    big = _over([path for paths in scripts.values() for path in paths], SCRIPT_MAX_LINES)
+    assert not big, f"modules over {SCRIPT_MAX_LINES} lines (split them by subject): {big}"
 
 
 def test_import_toolkit_is_cheap() -> None:
