@@ -11,19 +11,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
-from toolkit.cli import main
+from output_helpers import cli as run
 
 REPO = Path(__file__).resolve().parent.parent
 ABC = REPO / "opsets" / "org.example.abc"
 PAGE = REPO / "docs" / "guide" / "changelog.md"
 BEGIN, END = "<!-- example: begin (tests/test_changelog.py) -->\n", "<!-- example: end -->\n"
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def edit(path: Path, old: str, new: str) -> None:

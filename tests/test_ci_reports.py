@@ -22,8 +22,7 @@ import junitparser
 import pytest
 import xmlschema
 from git_helpers import git as _git
-
-from toolkit.cli import main
+from output_helpers import cli as _run
 
 REPO = Path(__file__).resolve().parent.parent
 ABC = REPO / "opsets" / "org.example.abc"
@@ -67,12 +66,6 @@ def _typo(root: Path) -> tuple[str, int]:
     a = root / SPECS / "A.yaml"
     a.write_text(a.read_text().replace("replaced_by: C", "replaced_bye: C"))
     return f"{SPECS}/A.yaml", _line_of(a, "replaced_bye")
-
-
-def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def _all_formats(

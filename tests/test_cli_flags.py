@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from output_helpers import as_if_written
+from output_helpers import cli as run
 
 from toolkit.cli import build_parser, main
 
@@ -53,12 +54,6 @@ REPORTING_COMMANDS = (
     "convert",
     "test-runtime",
 )
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def opset(

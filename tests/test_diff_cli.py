@@ -16,7 +16,8 @@ import jsonschema
 import pydantic
 import pytest
 import sarif_pydantic
-from diff_cli_helpers import ABC, run
+from diff_cli_helpers import ABC
+from output_helpers import cli as run
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -9,8 +9,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from diff_cli_helpers import ABC, run
+from diff_cli_helpers import ABC
 from git_helpers import git as _git
+from output_helpers import cli as run
 
 
 @pytest.fixture()

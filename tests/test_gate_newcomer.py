@@ -17,8 +17,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-
-from toolkit.cli import main
+from output_helpers import cli_text as _cli
 
 REPO = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -53,12 +52,6 @@ def _ok(cwd: Path, env: dict[str, str], *argv: str) -> str:
     proc = _run(cwd, env, *argv)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return proc.stdout
-
-
-def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out + err
 
 
 def _rules(text: str) -> list[str]:

@@ -21,12 +21,11 @@ from pathlib import Path
 import pytest
 from git_helpers import git
 from lsprotocol import types as lsp
+from output_helpers import cli
 from pytest_lsp import LanguageClient
 from test_lsp import _open, _until
 from test_lsp_more import _start
 from test_lsp_trust import _last_codes, _project, _told, client  # noqa: F401  (client: the fixture)
-
-from toolkit.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
 SPECS = REPO / "opsets"
@@ -44,9 +43,7 @@ def _edit(path: Path, old: str, new: str) -> None:
 
 
 def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(["--color", "never", *args])
-    out, err = capsys.readouterr()
-    return code, out, err
+    return cli(capsys, "--color", "never", *args)
 
 
 def _findings(text: str) -> list[tuple[str, str]]:

@@ -14,8 +14,7 @@ from pathlib import Path
 
 import pytest
 from git_helpers import git as _git
-
-from toolkit.cli import main
+from output_helpers import cli
 
 REPO = Path(__file__).resolve().parent.parent
 ABC = REPO / "opsets" / "org.example.abc"
@@ -23,9 +22,7 @@ SECRET = "API_TOKEN=hunter2"
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err and "internal error" not in out + err, out + err
+    code, out, err = cli(capsys, *argv)
     return code, err + out  # the findings (stderr) first
 
 

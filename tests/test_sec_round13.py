@@ -32,13 +32,13 @@ from types import SimpleNamespace
 import pytest
 from lsprotocol import types as lsp
 from output_helpers import DOMAINS, tree_state
+from output_helpers import cli_text as _cli
 from pytest_lsp import LanguageClient
 from site_markdown import render_cm, render_pm
 from test_lsp import _diagnostics, client, tree  # noqa: F401  (test_lsp's fixtures, shared)
 from test_sec_docs_xss import live_markup
 from test_sec_gitref import _blob, _commit_with, _git, _nested
 
-from toolkit.cli import main
 from toolkit.generate import GENERATORS, GenerateContext
 from toolkit.generate.running import GeneratorError, run_generators
 from toolkit.load import yamlsrc
@@ -50,13 +50,6 @@ from toolkit.registry.core import load_registry
 
 REPO = Path(__file__).resolve().parent.parent
 MARKER = "PWNED"  # what injected code would create
-
-
-def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err and "internal error" not in out + err, out + err
-    return code, out + err
 
 
 def _project(root: Path, spec_root: str = "specs") -> Path:

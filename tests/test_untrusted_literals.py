@@ -12,8 +12,8 @@ import re
 from pathlib import Path
 
 import pytest
+from output_helpers import cli_text as _run
 
-from toolkit.cli import main
 from toolkit.load.build_defaults import MAX_SPARSE_ELEMENTS
 from toolkit.load.journal import JOURNAL
 from toolkit.load.manifest import MANIFEST
@@ -39,14 +39,6 @@ def _tree(root: Path, operator: str) -> Path:
     (folder / "domain.yaml").write_text(DOMAIN)
     (folder / "Op.yaml").write_text(operator)
     return root / "specs"
-
-
-def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    text = out + err
-    assert "Traceback" not in text and "internal error" not in text, text
-    return code, text
 
 
 def _located(text: str, operator: str, token: str, rule: str) -> None:
