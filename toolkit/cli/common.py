@@ -101,9 +101,10 @@ def spec_paths(values: list[str] | None, *, required: bool = True) -> list[str]:
         if not Path(project.spec_path).is_dir():
             if not required:
                 return []
-            raise UsageError(
-                f"spec_root '{project.spec_root}' of {project.path(project.source.name)} is not a folder"
-                " (create it, or fix `spec_root`)"
+            raise project.setting_error(
+                "spec_root",
+                f"`spec_root` = {project.spec_root!r} is not a folder",
+                "create it, or fix `spec_root`",
             )
         return [project.spec_path]
     found = default_spec_dir()

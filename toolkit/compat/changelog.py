@@ -29,6 +29,7 @@ from toolkit.compat.rules.functions import function_change
 from toolkit.compat.rules.shapes import shape_rule_changes
 from toolkit.model.change_compat import BREAKS_BC, BREAKS_NEITHER, finding_class
 from toolkit.model.change_kinds import SchemaChange
+from toolkit.model.diagnostics import escape, escape_fields
 from toolkit.model.node_moves import upgrade_blockers
 from toolkit.model.spec import NOWHERE, Location, OpSchema, display_domain
 
@@ -46,6 +47,13 @@ class Entry:
     bc: bool = False
     fc: bool = False
     details: tuple[str, ...] = ()  # a new version: what it changed from the one before
+
+    def __post_init__(self) -> None:
+        # Messages quote names and values of the trees: held escaped, as a Diagnostic's are.
+        escape_fields(self, ("subject", "message"))
+        details = tuple(escape(detail) for detail in self.details)
+        if details != self.details:
+            object.__setattr__(self, "details", details)
 
 
 @dataclass

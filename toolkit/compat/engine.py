@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from toolkit.compat.pairs import DomainPair, Edit, NewVersion, OperatorPair, TypeSetPair, is_exempt
-from toolkit.model.diagnostics import Severity
+from toolkit.model.diagnostics import Severity, escape_fields
 from toolkit.model.released import has_release_rows, released_through
 from toolkit.model.rules import Rule
 from toolkit.model.spec import DomainSpec, Location, OperatorSpec, OpSchema
@@ -74,6 +74,10 @@ class Finding:
     bc: bool = True
     fc: bool = True
     allowed_by: str = ""  # the allowlist entry's reason when allowlisted
+
+    def __post_init__(self) -> None:
+        # Messages quote names and values of the trees: printed as a Diagnostic's are (escaped).
+        escape_fields(self, ("operator", "message", "subject", "allowed_by"), ("hint",))
 
     @property
     def sort_key(self) -> tuple[str, int, int, str, str, str]:

@@ -12,7 +12,7 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
-from toolkit.model.diagnostics import UNPRINTABLE, Diagnostic
+from toolkit.model.diagnostics import UNPRINTABLE, Diagnostic, unicode_escaped
 from toolkit.model.spec import Location
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
@@ -86,7 +86,7 @@ def git_folder_name(part: str) -> bool:
 def shown(text: str) -> str:
     """`text` with every character a diagnostic never prints raw (`diagnostics.UNPRINTABLE`)
     written as `\\uXXXX`, fit for one line of output (how a refused path is named)."""
-    return UNPRINTABLE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+    return unicode_escaped(text)
 
 
 def path_problem(path: str) -> str | None:

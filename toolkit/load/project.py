@@ -107,6 +107,12 @@ class Project:
             text = ""
         return toml_key_location(self.source, text, key, _shown(self.source))
 
+    def setting_error(self, key: str, message: str, hint: str) -> UsageError:
+        """A PROJECT-SETTING error about the value of `key`, found after the file was read (the
+        spec root is not a folder): located at the key, like a value of the wrong kind."""
+        where = self.key_location(key) or Location(CONFIG_FILE, 1, 1)
+        return _located(Diagnostic(SETTING, message, where, hint))
+
     def generator_options(self) -> tuple[tuple[str, str], ...]:
         """What generators read (`GenerateContext.options`), sorted."""
         return tuple(

@@ -3,11 +3,29 @@
 from __future__ import annotations
 
 import enum
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from toolkit.model.spec import Location
+from toolkit.model.spec_base import UNPRINTABLE, UNPRINTABLE_IN_TEXT, escape, unicode_escaped
+
+# The one escaper of a line lives below `Location` (whose text it escapes); re-exported here,
+# where the diagnostics that use it are.
+__all__ = [
+    "UNPRINTABLE",
+    "UNPRINTABLE_IN_TEXT",
+    "Diagnostic",
+    "Severity",
+    "SpecError",
+    "UsageError",
+    "diagnostic_from_json",
+    "diagnostic_to_json",
+    "escape",
+    "escape_fields",
+    "escape_lines",
+    "sort_key",
+    "unicode_escaped",
+]
 
 
 class Severity(str, enum.Enum):
@@ -20,32 +38,26 @@ class Severity(str, enum.Enum):
         return {"info": 0, "warning": 1, "error": 2}[self.value]
 
 
-# Characters a diagnostic never prints raw: C0/C1 controls (line breaks, escape sequences), DEL,
-# the Unicode line and paragraph separators and the bidirectional controls (Trojan Source).
-# Messages quote names and values from the specs; printed raw, a name holding a line break could
-# forge a second diagnostic line, and terminal escapes or bidi controls could disguise what is
-# printed. The one set: a plain path may hold none of them either (`load.files.path_problem`).
-UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-_SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+def escape_fields(record: object, one_line: Iterable[str] = (), lines: Iterable[str] = ()) -> None:
+    """For the `__post_init__` of a frozen record whose text is printed (a diagnostic, a gate
+    finding, a changelog entry, a check-model finding, a test-runtime result): the fields named
+    in `one_line` escaped (`escape`), those in `lines` escaped line by line (`escape_lines`). The
+    record holds the escaped text, so no writer of it can forget; JSON and SARIF encode it as it
+    is, and escaping again changes nothing. A field already clean is left as it is (no copy)."""
+    for names, escaper in ((one_line, escape), (lines, escape_lines)):
+        for name in names:
+            value = getattr(record, name)
+            escaped = escaper(value)
+            if escaped is not value:
+                object.__setattr__(record, name, escaped)
 
 
-def _escape_char(match: re.Match[str]) -> str:
-    char = match.group(0)
-    if char in _SHORT:
-        return _SHORT[char]
-    code = ord(char)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-def escape(text: str) -> str:
-    """`text` on one line: every control character, line break and bidi override written as
-    a Python-style escape (`\\n`, `\\x1b`, `\\u2028`); other text unchanged."""
-    return UNPRINTABLE.sub(_escape_char, text) if UNPRINTABLE.search(text) else text
-
-
-def _escape_hint(hint: str) -> str:
-    """A hint keeps its own line breaks (a multi-line hint stays readable); each line is escaped."""
-    return "\n".join(escape(line) for line in hint.split("\n"))
+def escape_lines(text: str) -> str:
+    """Text that keeps its own line breaks (a multi-line hint or usage error stays readable),
+    each line escaped (`escape`): no line of it can start a workflow command either."""
+    if "\n" not in text:
+        return escape(text)
+    return "\n".join(escape(line) for line in text.split("\n"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,16 +73,12 @@ class Diagnostic:
     severity: Severity = Severity.ERROR
 
     def __post_init__(self) -> None:
-        message, hint = escape(self.message), _escape_hint(self.hint)
-        if message is not self.message:
-            object.__setattr__(self, "message", message)
-        if hint != self.hint:
-            object.__setattr__(self, "hint", hint)
+        escape_fields(self, ("message",), ("hint",))
 
     def format(self) -> str:
         """`file:line:col: severity[RULE]: message`, then the hint on indented `  hint:` lines
         (continuation lines indented too, so they can never read as a diagnostic line)."""
-        text = f"{escape(str(self.location))}: {self.severity.value}[{self.rule}]: {self.message}"
+        text = f"{self.location}: {self.severity.value}[{self.rule}]: {self.message}"
         if self.hint:
             text += "\n  hint: " + self.hint.replace("\n", "\n        ")
         return text

@@ -7,12 +7,77 @@ Below `toolkit.model.spec` and `toolkit.model.examples`, which both build on the
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass
 
 from toolkit.model.record import Record
 from toolkit.model.types import ATTRIBUTE_TYPE_NUMBERS
 
-__all__ = ["NOWHERE", "AttrType", "AttrValue", "Differentiability", "Location", "ParamOption", "Status"]
+__all__ = [
+    "NOWHERE",
+    "UNPRINTABLE",
+    "UNPRINTABLE_IN_TEXT",
+    "AttrType",
+    "AttrValue",
+    "Differentiability",
+    "Location",
+    "ParamOption",
+    "Status",
+    "escape",
+    "unicode_escaped",
+]
+
+# Characters output never shows raw: C0/C1 controls (line breaks, escape sequences), DEL, the
+# Unicode line and paragraph separators and the bidirectional controls (Trojan Source). Text from
+# a tree or a model (names, values, paths) printed raw could forge a second output line (a GitHub
+# workflow command, `::error ...`, at the start of a CI log line), and terminal escapes or bidi
+# controls could disguise what is printed. The one set: a plain path may hold none of them either
+# (`load.files.path_problem`); multi-line text (a doc on a page) keeps its line breaks and tabs
+# (`UNPRINTABLE_IN_TEXT`: the same set but those two). Here, below `Location`, because a
+# location's text is escaped too; `toolkit.model.diagnostics` re-exports these names.
+_BUT_TAB_AND_LINE_FEED = (
+    r"\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+)
+UNPRINTABLE = re.compile(rf"[\t\n{_BUT_TAB_AND_LINE_FEED}]")
+UNPRINTABLE_IN_TEXT = re.compile(rf"[{_BUT_TAB_AND_LINE_FEED}]")
+_SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+# What GitHub's runner reads as a workflow command in a line of a CI log besides a line break:
+# `::name ...::` at the start of a line after any white space (it trims it first), and the older
+# `##[name ...]` anywhere in a line. `escape` writes the `:` and the `[` of those as escapes too.
+# (A runner that reads them: actions/runner, ActionCommand.TryParseV2 and TryParse.)
+_ESCAPED = re.compile(rf"{UNPRINTABLE.pattern}|(?<=##)\[|\A\s*:(?=:)")
+
+
+def _escape_match(match: re.Match[str]) -> str:
+    found = match.group(0)
+    if len(found) > 1:  # a line's leading white space and the first `:` of its `::`
+        return UNPRINTABLE.sub(_escape_match, found[:-1]) + "\\x3a"
+    if found in _SHORT:
+        return _SHORT[found]
+    code = ord(found)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def escape(text: str) -> str:
+    """`text` as one line that shows what it holds and commands nothing: every control character,
+    line break and bidi override written as a Python-style escape (`\\n`, `\\x1b`, `\\u2028`),
+    and the `:` or `[` that would make a CI runner read a workflow command (`_ESCAPED`) as `\\x3a`
+    or `\\x5b`; other text unchanged. Escaped text holds none of them: escaping twice changes
+    nothing. The common case, nothing to escape, is three scans in C (no Python loop)."""
+    if UNPRINTABLE.search(text) is None and "##[" not in text and not text.lstrip().startswith("::"):
+        return text
+    return _ESCAPED.sub(_escape_match, text)
+
+
+def _unicode_escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group(0)):04x}"
+
+
+def unicode_escaped(text: str, pattern: re.Pattern[str] = UNPRINTABLE) -> str:
+    """`text` with every character `pattern` matches written visibly as `\\uXXXX` (a refused
+    path, a doc's control characters on a page, what XML cannot carry): one search in C when
+    there is none."""
+    return pattern.sub(_unicode_escape, text) if pattern.search(text) else text
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -24,9 +89,13 @@ class Location(Record):
     column: int = 0
 
     def __str__(self) -> str:
+        """`file:line:col` (or the file alone), always one line of printable text: the file name
+        may come from the tree (a `spec_root` setting, a folder name) and is escaped here, so
+        every writer that prints a location prints it safely."""
+        file = escape(self.file)
         if self.line <= 0:
-            return self.file
-        return f"{self.file}:{self.line}:{self.column}"
+            return file
+        return f"{file}:{self.line}:{self.column}"
 
 
 NOWHERE = Location("<unknown>")

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolkit.model.diagnostics import UsageError
+from toolkit.model.diagnostics import UsageError, escape_fields
 from toolkit.model.examples import Example, ExampleTensor
 from toolkit.model.rules import register
 from toolkit.model.spec import Location, OpSchema, display_domain
@@ -66,6 +66,10 @@ class ExampleResult:
     status: str
     message: str = ""
     location: Location | None = None
+
+    def __post_init__(self) -> None:
+        # The example's name and the runtime's message are printed: held escaped (a Diagnostic's way).
+        escape_fields(self, ("domain", "op", "example", "message"))
 
     @property
     def id(self) -> str:

@@ -107,8 +107,8 @@ def render_text(result: GateResult, fail_on: Severity) -> str:
         lines.append(f"  breaks: {flags(f)}")
         if f.old_location is not None:
             lines.append(f"  was: {f.old_location} ({result.old_label})")
-        if f.hint:
-            lines.append(f"  hint: {f.hint}")
+        if f.hint:  # continuation lines indented, as a Diagnostic's are
+            lines.append("  hint: " + f.hint.replace("\n", "\n        "))
     if result.findings:
         lines.append(LEGEND)
     lines.append(summary_line(result, fail_on))

@@ -27,8 +27,10 @@
 from __future__ import annotations
 
 import os
+import re
 import time
 
+from toolkit.model.diagnostics import unicode_escaped
 from toolkit.reporting.report import Item, Report
 
 # xml.sax.saxutils would do, but importing it pulls in urllib/http/email (~25 ms per command).
@@ -38,12 +40,17 @@ _XML_ATTR = str.maketrans(
 )
 
 
+# The code points XML 1.0 cannot carry, not even as a character reference: a report holding one
+# is not well-formed, and a CI's JUnit reader drops it whole. Written visibly (`\\uXXXX`).
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
 def xml_text(text: str) -> str:
-    return text.translate(_XML_TEXT)
+    return unicode_escaped(text, _NOT_XML).translate(_XML_TEXT)
 
 
 def xml_attr(text: str) -> str:
-    return '"' + text.translate(_XML_ATTR) + '"'
+    return '"' + unicode_escaped(text, _NOT_XML).translate(_XML_ATTR) + '"'
 
 
 def _timestamp() -> str:

@@ -9,7 +9,7 @@ from toolkit.model.attr_defaults import (
     describe_value,
     literal_json,
 )
-from toolkit.model.diagnostics import Diagnostic
+from toolkit.model.diagnostics import Diagnostic, escape
 from toolkit.model.spec import (
     MAX_ARITY,
     Attribute,
@@ -97,12 +97,16 @@ def diagnostic_dict(diag: Diagnostic, repo_path: str | None = None) -> dict[str,
 
 
 def schema_text(schema: OpSchema) -> str:
-    """A terminal-friendly summary of one resolved operator version (`opset show`)."""
+    """A terminal-friendly summary of one resolved operator version (`opset show`). Names, notes
+    and docs are the tree's text: each line is escaped (`escape`) after the text is split into
+    lines, so a doc keeps its lines and indentation and nothing from the tree starts a line."""
     flags = [schema.status.value] + (["deprecated"] if schema.deprecated else [])
     lines = [f"{schema.id}  ({', '.join(flags)})  {schema.location}"]
     if schema.based_on is not None:
         lines.append(f"  based on version {schema.based_on}")
-    lines += [f"  {label}: {text}" for label, text in schema.notes]
+    for label, text in schema.notes:
+        first, *rest = text.strip().split("\n")
+        lines += [f"  {label}: {first}", *("    " + line if line else "" for line in rest)]
     for title, params, low, high in (
         ("inputs", schema.inputs, schema.min_input, schema.max_input),
         ("outputs", schema.outputs, schema.min_output, schema.max_output),
@@ -123,8 +127,8 @@ def schema_text(schema: OpSchema) -> str:
     lines += [f"    {c.param}: {', '.join(c.allowed)}" for c in schema.type_constraints] or ["    (none)"]
     if schema.doc:
         lines.append("")
-        lines += ["  " + line if line else "" for line in schema.doc.strip().splitlines()]
-    return "\n".join(lines)
+        lines += ["  " + line if line else "" for line in schema.doc.strip().split("\n")]
+    return "\n".join(escape(line) for line in lines)
 
 
 def _count(value: int) -> str:

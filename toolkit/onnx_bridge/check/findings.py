@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from toolkit.model.diagnostics import Severity
+from toolkit.model.diagnostics import Severity, escape_fields
 from toolkit.model.rules import Rule
 
 
@@ -18,10 +18,14 @@ class ModelFinding:
     hint: str = ""
     operator: str = ""  # the schema id or `domain.Op`
 
+    def __post_init__(self) -> None:
+        # The model's node names, value names and domains are quoted: held escaped (a Diagnostic's way).
+        escape_fields(self, ("message", "path", "operator"), ("hint",))
+
     def format(self, model: str) -> str:
         text = f"{model}:{self.path}: {self.severity.value}[{self.rule}]: {self.message}"
-        if self.hint:
-            text += f"\n  hint: {self.hint}"
+        if self.hint:  # continuation lines indented, as a Diagnostic's are
+            text += "\n  hint: " + self.hint.replace("\n", "\n        ")
         return text
 
 
