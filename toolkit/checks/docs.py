@@ -20,6 +20,7 @@ from typing import NamedTuple
 
 from toolkit.checks.markdown import Analysis, analyse
 from toolkit.checks.markdown_fast import may_need_repair
+from toolkit.checks.markdown_text import ControlChars, control_chars
 from toolkit.model.diagnostics import Diagnostic, Severity
 from toolkit.model.rules import register
 from toolkit.model.spec import (
@@ -120,6 +121,26 @@ the page's own headings.
 
 **After:** `**Example**` on a line of its own.""",
 )
+DOC_CONTROL_CHAR = register(
+    "DOC-CONTROL-CHAR",
+    "docs",
+    "warning",
+    "A doc holds a control or bidirectional character (an escape sequence, NUL, U+2028, U+202E...); "
+    "the docs generator writes it visibly as `\\uXXXX`.",
+    category=DOCS,
+    hint="remove the character (a double-quoted YAML string spells it as an escape such as `\\x1b` or `\\u202e`)",
+    doc="""\
+**Why:** a doc is shown on generated pages and in `opset show`. A terminal escape sequence, a
+NUL, a line or paragraph separator (U+2028, U+2029) or a bidirectional override (U+202E, the
+Trojan Source trick) can make the text read otherwise than it is, or hide part of it. A YAML file
+cannot hold most of them raw (YAML-CONTROL), but a double-quoted string can spell them as escapes
+(`"\\x1b[2K"`). The docs generator writes each one visibly (`\\u001b`) and adds a note; a line
+feed and a tab are text and stay as they are.
+
+**Before:** `doc: "Computes x.\\u202e"`
+
+**After:** `doc: "Computes x."`""",
+)
 
 
 def check_docs(specs: SpecSet) -> list[Diagnostic]:
@@ -159,18 +180,20 @@ def operator_docs(op: OperatorSpec) -> OperatorDocs:
         base = by_since.get(schema.based_on) if schema.based_on is not None else None
         silenced = frozenset(schema.suppress)
         for text, owner, field in _schema_docs(schema, base):
-            if not may_need_repair(text):
+            controls = control_chars(text)
+            if controls is None and not may_need_repair(text):
                 continue  # nothing to report (see doc_diagnostics): what and where are not needed
             what = schema.id if field is None else f"{schema.id} {field[0]} '{field[1]}'"
             place = _place(owner, schema.location)
             kind = "version" if field is None else "parameter"
-            found = _analysis_diagnostics(text, what, place, kind, out.analyses)
+            found = _analysis_diagnostics(text, what, place, kind, out.analyses, controls)
             out.diagnostics.extend(d for d in found if d.rule not in silenced)
         for example in schema.examples:  # not inherited: each version's own
-            if example.doc and may_need_repair(example.doc):
+            controls = control_chars(example.doc)
+            if example.doc and (controls is not None or may_need_repair(example.doc)):
                 where = (example.location if example.location != NOWHERE else schema.location, False)
                 what = f"{schema.id} example '{example.name}'"
-                found = _analysis_diagnostics(example.doc, what, where, "example", out.analyses)
+                found = _analysis_diagnostics(example.doc, what, where, "example", out.analyses, controls)
                 out.diagnostics.extend(d for d in found if d.rule not in silenced)
     return out
 
@@ -213,20 +236,35 @@ def _params(schema: OpSchema) -> Iterator[tuple[str, FormalParameter]]:
 def doc_diagnostics(text: str, what: str, place: tuple[Location, bool], kind: str) -> list[Diagnostic]:
     """The DOC-* findings of one doc: one per rule, at its first place in the doc. `place` is
     where the doc's text starts and whether its lines are the source lines one for one."""
-    if not text or not may_need_repair(text):
+    controls = control_chars(text)
+    if not text or (controls is None and not may_need_repair(text)):
         return []
-    return _analysis_diagnostics(text, what, place, kind, [])
+    return _analysis_diagnostics(text, what, place, kind, [], controls)
 
 
 def _analysis_diagnostics(
-    text: str, what: str, place: tuple[Location, bool], kind: str, analyses: list[Analysis]
+    text: str,
+    what: str,
+    place: tuple[Location, bool],
+    kind: str,
+    analyses: list[Analysis],
+    controls: ControlChars | None = None,
 ) -> list[Diagnostic]:
-    """`doc_diagnostics` of a doc the prefilter flagged; its analysis is added to `analyses`."""
-    analysis = analyse(text)
-    analyses.append(analysis)
-    if analysis.clean:
-        return []
-    return list(_findings(analysis, what, _Locator(text, *place), HEADING_FLOOR[kind]))
+    """`doc_diagnostics` of a doc the prefilter flagged or that holds control characters
+    (`controls`); its analysis is added to `analyses`."""
+    out: list[Diagnostic] = []
+    if controls is not None:
+        at = _Locator(text, *place)
+        message = f"{at.prefix(what, controls.line)}{controls.message}"
+        out.append(
+            _diagnostic(DOC_CONTROL_CHAR.id, message, at.where(controls.line, 0), DOC_CONTROL_CHAR.hint)
+        )
+    if controls is None or may_need_repair(text):
+        analysis = analyse(text)
+        analyses.append(analysis)
+        if not analysis.clean:
+            out += _findings(analysis, what, _Locator(text, *place), HEADING_FLOOR[kind])
+    return out
 
 
 class _Locator:

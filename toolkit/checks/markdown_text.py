@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import NamedTuple
+
+from toolkit.model.diagnostics import UNPRINTABLE_IN_TEXT
 
 # What a lenient renderer may read as the start of a tag, in literal text: `<` and a letter, `/`,
 # `!` or `?`. Python-Markdown reads tags in the text left after its autolinks and code spans are
@@ -123,3 +126,29 @@ def _trim_blank_edges(lines: list[str]) -> list[str]:
     while last > first and not lines[last - 1]:
         last -= 1
     return lines[first:last]
+
+
+class ControlChars(NamedTuple):
+    """The control and bidi characters of a doc (`UNPRINTABLE_IN_TEXT`): where the first is, as
+    the analysis numbers lines (0-based, after the blank lines `normalize` trims at the start),
+    which it is, and how many there are. What DOC-CONTROL-CHAR reports and the docs repair notes."""
+
+    line: int
+    code: int
+    count: int
+
+    @property
+    def message(self) -> str:
+        more = f" (and {self.count - 1} more)" if self.count > 1 else ""
+        return f"control character U+{self.code:04X} shown as \\u{self.code:04x}{more}"
+
+
+def control_chars(text: str) -> ControlChars | None:
+    """The control characters of `text`, None when it has none (one search in C: the common case)."""
+    first = UNPRINTABLE_IN_TEXT.search(text)
+    if first is None:
+        return None
+    found = UNPRINTABLE_IN_TEXT.findall(text)
+    visible = text.translate({ord(char): "x" for char in found})  # the lines as a page shows them
+    lead = visible[: len(visible) - len(visible.lstrip())].count("\n")
+    return ControlChars(text.count("\n", 0, first.start()) - lead, ord(first.group(0)), len(found))

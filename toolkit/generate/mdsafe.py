@@ -11,7 +11,11 @@ What `sanitize` guarantees for a doc string dropped into a generated page:
   item or quote holding it), so it cannot turn the rest of the page into code;
 * headings, ATX and setext, are demoted below the level of the page section that holds the doc,
   so a doc cannot restructure the page's table of contents;
-* common leading indentation is removed (ONNX docs are indented) and blank edges are trimmed.
+* common leading indentation is removed (ONNX docs are indented) and blank edges are trimmed;
+* control and bidi characters (`UNPRINTABLE_IN_TEXT`: all of `diagnostics.UNPRINTABLE` but the
+  line feed and the tab) are written visibly as `\\uXXXX` (DOC-CONTROL-CHAR), so a page never
+  holds an escape sequence, a NUL or a right-to-left override that disguises what it shows (a
+  generated page writes any other the same way: `generate.docs.markdown.page_bytes`).
 
 What needs repairing comes from the CommonMark analysis of `toolkit.checks.markdown` (the same
 one `opset validate` reports as DOC-HTML, DOC-FENCE and DOC-HEADING). Every change is reported as
@@ -32,7 +36,8 @@ from typing import NamedTuple
 from toolkit.checks.markdown import Analysis, Heading, analyse, analyse_lines
 from toolkit.checks.markdown_code import CodeBlock
 from toolkit.checks.markdown_fast import may_need_repair
-from toolkit.checks.markdown_text import normalize
+from toolkit.checks.markdown_text import control_chars, normalize
+from toolkit.model.diagnostics import UNPRINTABLE_IN_TEXT, unicode_escaped
 
 __all__ = [
     "Issue",
@@ -53,7 +58,7 @@ BLOCK_START = re.compile(r"^ {0,3}(?:[-+*]\s|\d{1,9}[.)]\s|>|#|\||```|~~~)|^ {4}
 # Issue, SafeMarkdown and Repair are NamedTuples rather than frozen dataclasses: a docs run makes
 # thousands, and a NamedTuple is cheaper to define (at import) and to make.
 class Issue(NamedTuple):
-    rule: str  # DOC-HTML, DOC-UNSAFE-LINK, DOC-FENCE, DOC-HEADING
+    rule: str  # DOC-HTML, DOC-UNSAFE-LINK, DOC-FENCE, DOC-HEADING, DOC-CONTROL-CHAR
     line: int  # 1-based line in the (dedented) doc text
     message: str
 
@@ -73,8 +78,9 @@ class SafeMarkdown(NamedTuple):
 
 
 FENCE_MESSAGE = "code fence opened here was never closed; closed at the end"
-_ORDER = {"DOC-HEADING": 0, "DOC-HTML": 1, "DOC-UNSAFE-LINK": 2, "DOC-FENCE": 3}  # issues on one line
-_NOTED = ("DOC-HTML", "DOC-UNSAFE-LINK", "DOC-FENCE")  # the repairs that change how the text renders
+_ORDER = {"DOC-CONTROL-CHAR": 0, "DOC-HEADING": 1, "DOC-HTML": 2, "DOC-UNSAFE-LINK": 3, "DOC-FENCE": 4}
+# the repairs that change how the text renders (issues on one line in `_ORDER`)
+_NOTED = ("DOC-CONTROL-CHAR", "DOC-HTML", "DOC-UNSAFE-LINK", "DOC-FENCE")
 
 
 class Repair(NamedTuple):
@@ -96,12 +102,21 @@ def sanitize(text: str, min_heading: int = 5) -> SafeMarkdown:
     Cached: catalogs repeat the same doc across many operator versions, and the pages ask for it
     at several levels (what does not depend on the level is done once per text: `_prepared`).
     """
+    controls = control_chars(text)
+    if controls is not None:  # made visible first: the analysis reads what the page will hold
+        safe = sanitize(unicode_escaped(text, UNPRINTABLE_IN_TEXT), min_heading)
+        issue = Issue("DOC-CONTROL-CHAR", controls.line + 1, controls.message)
+        return SafeMarkdown(safe.text, tuple(sorted((issue, *safe.issues), key=_issue_order)))
     prepared = _prepared(text)
     if isinstance(prepared, SafeMarkdown):
         return prepared
     if prepared.min_level >= min_heading:  # no heading to demote at this level
         return SafeMarkdown(prepared.text, prepared.issues)
     return demote(prepared, min_heading)
+
+
+def _issue_order(issue: Issue) -> tuple[int, int]:
+    return issue.line, _ORDER[issue.rule]
 
 
 @lru_cache(maxsize=16384)
@@ -166,7 +181,7 @@ def repaired(text: str) -> Repair:
     )
     for block in current.code_blocks:
         as_fence(lines, block)
-    issues.sort(key=lambda issue: (issue.line, _ORDER[issue.rule]))
+    issues.sort(key=_issue_order)
     min_level = min((h.level for h in current.headings), default=7)
     return Repair(
         tuple(lines), closings, current.headings, tuple(issues), min_level, _assemble(lines, closings)
@@ -254,7 +269,7 @@ def demote(repair: Repair, level: int) -> SafeMarkdown:
         prefix = first[: heading.column].replace("\f", " ").replace("\v", " ")
         lines[heading.line] = prefix + marks + " " + " ".join(parts)
         dropped.update(range(heading.line + 1, heading.end))
-    issues.sort(key=lambda issue: (issue.line, _ORDER[issue.rule]))
+    issues.sort(key=_issue_order)
     kept = [line if index not in dropped else None for index, line in enumerate(lines)]
     return SafeMarkdown(_assemble(kept, repair.closings), tuple(issues))
 

@@ -13,6 +13,7 @@ from toolkit.model.attr_defaults import (
     LiteralDefault,
     literal_text,
 )
+from toolkit.model.diagnostics import UNPRINTABLE_IN_TEXT, unicode_escaped
 from toolkit.model.spec import (
     MAX_ARITY,
     AttrDefault,
@@ -43,9 +44,13 @@ def page_bytes(parts: Iterable[str]) -> bytes:
     """The page written as `parts`, joined, in UTF-8 and tidied: at most one blank line in a row
     outside code fences, no blank line at the start, exactly one newline at the end.
 
-    mdsafe closes every fence in doc text, so fenced blocks pair up here.
+    mdsafe closes every fence in doc text, so fenced blocks pair up here. Control and bidi
+    characters are written visibly (`\\uXXXX`) wherever on the page they came from (a doc's are
+    already, with a note: `mdsafe.sanitize`; a name in a heading, a value in a code span or an
+    example's block are not docs): one search of the page in C.
     """
-    data = b"".join([part.encode("utf-8") for part in parts])
+    text = "".join(parts)
+    data = unicode_escaped(text, UNPRINTABLE_IN_TEXT).encode("utf-8")
     if b"\n\n\n" in data:
         data = collapse_blank_runs(data)
     return data.strip(b"\n") + b"\n"
