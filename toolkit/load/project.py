@@ -365,7 +365,7 @@ register(
     SETTING,
     "load",
     "error",
-    "A setting of the project file (`opset.toml`, `[tool.opset-toolkit]`) has a value of the wrong kind, or a table holds an unknown key; nothing is read or written.",
+    "A setting of the project file (`opset.toml`, `[tool.opset-toolkit]`) has a value of the wrong kind, or a table holds an unknown key, or `spec_root` names no folder; nothing is read or written.",
     category="Generated documents",
     hint="write the value the hint names, or remove the key",
     doc="""\
@@ -374,9 +374,11 @@ package is named and how large an example file may be; a value the toolkit canno
 guessed at. The command exits 2, located at the key (`package` under `[python]`; at its
 table when the key is spelled in a way the locator does not follow, line 1 when neither is found).
 
-**Before:** `max_example_bytes = "16M"`, or `[python]` with `pakage = "acme_ops"`
+**Before:** `max_example_bytes = "16M"`, `[python]` with `pakage = "acme_ops"`, or
+`spec_root = "opset"` where the folder is `opsets`
 
-**After:** `max_example_bytes = 16777216`, or `[python]` with `package = "acme_ops"`""",
+**After:** `max_example_bytes = 16777216`, `[python]` with `package = "acme_ops"`, or
+`spec_root = "opsets"`""",
 )
 
 
