@@ -217,10 +217,11 @@ def _generated_page(tmp_path: Path) -> str:
 def test_a_nul_before_a_tag_in_a_doc_is_repaired_and_generating_ends(tmp_path: Path) -> None:
     """The parser reads NUL as U+FFFD; a column worked out without that named the wrong character:
     the repair escaped a letter after the `<` (`<&lt; onclick`), or, past the end of the line,
-    the same place again and again for ever (`opset generate` hung on `->\\n \\0<a`)."""
+    the same place again and again for ever (`opset generate` hung on `->\\n \\0<a`). The NUL
+    itself is shown as `\\u0000` (DOC-CONTROL-CHAR), never raw."""
     write_tree(tmp_path, '"A list:\\n->\\n \\0<a onclick=x> and <b>."')
     page = _generated_page(tmp_path)
-    assert "\x00&lt;a onclick=x> and &lt;b>." in page
+    assert "\\u0000&lt;a onclick=x> and &lt;b>." in page and "\x00" not in page
     assert "<a onclick" not in page and "<b>" not in page
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "specs"]  # nothing written elsewhere
 

@@ -134,8 +134,8 @@ DOC_CONTROL_CHAR = register(
 NUL, a line or paragraph separator (U+2028, U+2029) or a bidirectional override (U+202E, the
 Trojan Source trick) can make the text read otherwise than it is, or hide part of it. A YAML file
 cannot hold most of them raw (YAML-CONTROL), but a double-quoted string can spell them as escapes
-(`"\\x1b[2K"`). The docs generator writes each one visibly (`\\u001b`) and adds a note; a line
-feed and a tab are text and stay as they are.
+(`"\\x1b[2K"`). The docs generator writes each one visibly (`\\u001b`) and adds a note; line
+breaks (LF, CR) and tabs are text and stay as they are.
 
 **Before:** `doc: "Computes x.\\u202e"`
 

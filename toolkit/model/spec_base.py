@@ -32,14 +32,13 @@ __all__ = [
 # a tree or a model (names, values, paths) printed raw could forge a second output line (a GitHub
 # workflow command, `::error ...`, at the start of a CI log line), and terminal escapes or bidi
 # controls could disguise what is printed. The one set: a plain path may hold none of them either
-# (`load.files.path_problem`); multi-line text (a doc on a page) keeps its line breaks and tabs
-# (`UNPRINTABLE_IN_TEXT`: the same set but those two). Here, below `Location`, because a
-# location's text is escaped too; `toolkit.model.diagnostics` re-exports these names.
-_BUT_TAB_AND_LINE_FEED = (
-    r"\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
-)
-UNPRINTABLE = re.compile(rf"[\t\n{_BUT_TAB_AND_LINE_FEED}]")
-UNPRINTABLE_IN_TEXT = re.compile(rf"[{_BUT_TAB_AND_LINE_FEED}]")
+# (`load.files.path_problem`); multi-line text (a doc on a page) keeps its line breaks (LF, and
+# CR, which every Markdown reader takes for one) and tabs (`UNPRINTABLE_IN_TEXT`: the same set
+# but those three). Here, below `Location`, because a location's text is escaped too;
+# `toolkit.model.diagnostics` re-exports these names.
+_IN_TEXT = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+UNPRINTABLE = re.compile(rf"[\t\n\r{_IN_TEXT}]")
+UNPRINTABLE_IN_TEXT = re.compile(rf"[{_IN_TEXT}]")
 _SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 # What GitHub's runner reads as a workflow command in a line of a CI log besides a line break:
 # `::name ...::` at the start of a line after any white space (it trims it first), and the older
