@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -108,6 +107,7 @@ def run_validate(args: argparse.Namespace) -> int:
     )
     failed = errors > 0 or (args.warnings_as_errors and warnings > 0)
     if args.format == "json":
+        from toolkit.reporting.common import dump_json
         from toolkit.reporting.paths import discover
 
         repo = discover()
@@ -117,7 +117,7 @@ def run_validate(args: argparse.Namespace) -> int:
             "versions": versions,
             "diagnostics": [diagnostic_dict(d, repo.repo_path(d.location.file)) for d in result.diagnostics],
         }
-        emit_report(args, json.dumps(payload, indent=2) + "\n")
+        emit_report(args, dump_json(payload))
     elif args.format == "text":
         for diag in result.diagnostics:
             print(diag.format(), file=sys.stderr)
@@ -174,6 +174,7 @@ def _outside_root(paths: list[str]) -> list[Diagnostic]:
 
 def run_show(args: argparse.Namespace) -> int:
     from toolkit.registry.core import SchemaNotFound
+    from toolkit.reporting.common import dump_json
     from toolkit.reporting.schema_text import schema_dict, schema_text
 
     domain, op, since = split_operator_ref(args.operator)
@@ -198,7 +199,7 @@ def run_show(args: argparse.Namespace) -> int:
     except SchemaNotFound as exc:
         raise UsageError(str(exc)) from None
     if args.format == "json":
-        print(json.dumps(schema_dict(schema), indent=2))
+        print(dump_json(schema_dict(schema)), end="")
     else:
         print(schema_text(schema))
     return 0
@@ -207,6 +208,7 @@ def run_show(args: argparse.Namespace) -> int:
 def run_inventory(args: argparse.Namespace) -> int:
     from toolkit.registry.core import SchemaNotFound
     from toolkit.registry.inventory import since_table, since_table_markdown
+    from toolkit.reporting.common import dump_json
 
     registry = _registry_for(args, args.domain)
     try:
@@ -225,13 +227,13 @@ def run_inventory(args: argparse.Namespace) -> int:
                 "opset_versions": list(table.opset_versions),
                 "operators": {name: [c.since_version for c in cells] for name, cells in table.rows},
             }
-            print(json.dumps(payload, indent=2))
+            print(dump_json(payload), end="")
         else:
             sys.stdout.write(since_table_markdown(table))
         return 0
     inventory = registry.inventory(domain.name, args.opset)
     if args.format == "json":
-        print(json.dumps({name: s.since_version for name, s in inventory.items()}, indent=2))
+        print(dump_json({name: s.since_version for name, s in inventory.items()}), end="")
     else:
         print("Operator|since_version|status\n-|-|-")
         for name, schema in inventory.items():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -52,12 +53,20 @@ def escape_fields(record: object, one_line: Iterable[str] = (), lines: Iterable[
                 object.__setattr__(record, name, escaped)
 
 
+# A line break the text keeps (`escape_lines`): one before an indented line, the layout of the
+# toolkit's own multi-line texts (`\n  hint: ...`, a hint's continuation lines).
+_KEPT_BREAK = re.compile(r"\n(?= )")
+
+
 def escape_lines(text: str) -> str:
-    """Text that keeps its own line breaks (a multi-line hint or usage error stays readable),
-    each line escaped (`escape`): no line of it can start a workflow command either."""
+    """Text that keeps its own layout (a hint, a usage error and its `  hint:` line): escaped
+    (`escape`) as one line but for the line breaks before an indented line. A break that text
+    quoted from a tree brings in is escaped unless an indented line follows, so what the tree
+    writes never starts a line at column 0 (where it could read as a diagnostic of its own),
+    and no line of it starts a workflow command (`escape` neutralizes a leading `::`)."""
     if "\n" not in text:
         return escape(text)
-    return "\n".join(escape(line) for line in text.split("\n"))
+    return "\n".join(escape(line) for line in _KEPT_BREAK.split(text))
 
 
 @dataclass(frozen=True, slots=True)

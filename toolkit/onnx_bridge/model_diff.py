@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolkit.model import semver
+from toolkit.model.diagnostics import escape_fields
 from toolkit.model.rules import CATALOG, Rule, register
 from toolkit.onnx_bridge.check.types import type_string
 
@@ -142,6 +143,9 @@ class SignatureChange:
     rule: str
     bump: Bump
     message: str
+
+    def __post_init__(self) -> None:
+        escape_fields(self, ("message",))  # it quotes the models' names: a Diagnostic's way
 
 
 @dataclass

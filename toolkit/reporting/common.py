@@ -16,7 +16,7 @@ from pathlib import Path
 
 from toolkit import __version__
 from toolkit.load import writer
-from toolkit.model.diagnostics import Severity, UsageError
+from toolkit.model.diagnostics import Severity, UsageError, escape
 
 # Output formats of `opset diff` (toolkit.reporting.gate renders them); here so that the CLI
 # can offer them without importing the gate.
@@ -57,7 +57,12 @@ def json_envelope(**fields: object) -> dict[str, object]:
 
 
 def dump_json(document: object, *, sort_keys: bool = False) -> str:
-    return json.dumps(document, indent=2, sort_keys=sort_keys) + "\n"
+    """`document` as JSON, one line per value. JSON escapes line breaks and controls itself; a
+    `##[` inside a string (the only place JSON text can hold one) is written `##\\u005b`, the same
+    string to every JSON reader, so that no line of the report printed in a CI log is a GitHub
+    workflow command (the runner reads `##[name]` anywhere in a line: `diagnostics.escape`)."""
+    text = json.dumps(document, indent=2, sort_keys=sort_keys) + "\n"
+    return text.replace("##[", "##\\u005b") if "##[" in text else text
 
 
 # --------------------------------------------------------------------------- github
@@ -78,7 +83,7 @@ def github_annotation(
 ) -> str:
     """One `::error file=...,line=...,col=...,title=...::message` line; line 0 = the whole file,
     no file = an annotation of the run (a usage error)."""
-    props = [f"file={gh_prop(file)}"] if file else []
+    props = [f"file={gh_prop(escape(file))}"] if file else []  # the path as one line of text, shown
     if file and line > 0:
         props += [f"line={line}", f"col={max(column, 1)}"]
     props.append(f"title={gh_prop(title)}")

@@ -30,7 +30,7 @@ import os
 import re
 import time
 
-from toolkit.model.diagnostics import unicode_escaped
+from toolkit.model.diagnostics import escape, unicode_escaped
 from toolkit.reporting.report import Item, Report
 
 # xml.sax.saxutils would do, but importing it pulls in urllib/http/email (~25 ms per command).
@@ -70,7 +70,7 @@ def _hostname() -> str:
 
 def _case(report: Report, item: Item) -> str:
     paths = report.repo()
-    file = paths.repo_path(item.place.file)
+    file = escape(paths.repo_path(item.place.file))  # one line of text, as `Place.label` shows it
     line = max(item.place.line, 1)
     classname, name = item.case or (
         f"opset.{report.command}.{item.rule}",

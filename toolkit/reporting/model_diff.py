@@ -3,12 +3,11 @@ the check-model reporters (a signature change is located at NEW's graph, as a mo
 
 from __future__ import annotations
 
-import json
-
-from toolkit.model.diagnostics import Severity
+from toolkit.model.diagnostics import Severity, escape
 from toolkit.model.rules import CATALOG
 from toolkit.onnx_bridge.check import ModelFinding
 from toolkit.onnx_bridge.model_diff import MDIFF_RULES, DiffReport
+from toolkit.reporting.common import dump_json
 from toolkit.reporting.formats import render as render_machine
 from toolkit.reporting.model_check import model_report
 from toolkit.reporting.report import MACHINE_FORMATS
@@ -30,13 +29,13 @@ def render(report: DiffReport, fmt: str) -> str:
             "version_ok": report.version_ok,
             "version_message": report.version_message,
         }
-        return json.dumps(data, indent=2, sort_keys=True) + "\n"
+        return dump_json(data, sort_keys=True)
     lines = [f"{c.bump.label:5} [{c.rule}] {c.message}" for c in report.changes]
     lines.append(f"required bump: {report.required.label}")
     lines.append(f"model_version: {report.old_version} -> {report.new_version}")
     status = "ok" if report.version_ok else f"error[{VERSION_RULE}]"
     lines.append(f"{status}: {report.version_message}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(escape(line) for line in lines) + "\n"  # the versions are the models' text
 
 
 def _render_machine(report: DiffReport, fmt: str) -> str:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from toolkit.model.diagnostics import Diagnostic, Severity
+from toolkit.model.diagnostics import Diagnostic, Severity, escape
 from toolkit.model.rules import CATALOG, Rule
 from toolkit.reporting import common
 from toolkit.reporting.paths import RepoPaths, discover
@@ -44,7 +44,7 @@ class Place:
             text += f":{self.line}:{max(self.column, 1)}"
         if self.logical:
             text += f":{self.logical}"
-        return text
+        return escape(text)  # one line of text: the path and the graph path are the input's
 
 
 @dataclass(frozen=True)
