@@ -145,8 +145,9 @@ def test_a_usage_error_quoting_tree_text_is_escaped_line_by_line(
     assert code == 2, out + err
     assert_inert(out + err, fmt)
     if fmt == "text":
-        assert "'nope\\n::warning file=FORGED.md::forged\n  \\x3a:error::FORGED" in err, err
+        assert "'nope\n  \\x3a:warning file=FORGED.md::forged\n  \\x3a:error::FORGED" in err, err
         assert "\n  hint: " in err  # the message's own second line
+        assert all(line.startswith("  ") for line in err.splitlines()[1:]), err  # nothing at column 0
     if fmt == "junit":
         ET.fromstring(out)
 

@@ -24,7 +24,7 @@ from toolkit.cli.argv import (
     value_options,
 )
 from toolkit.cli.common import REPORT_FORMATS, add_global_arguments, environment_set, example_budget_set
-from toolkit.model.diagnostics import SpecError, UsageError, escape_lines
+from toolkit.model.diagnostics import SpecError, UsageError, usage_text
 
 NO_CACHE_ENV = "OPSET_TOOLKIT_NO_CACHE"  # read by toolkit.load.cache.enabled()
 # Exit codes are 0, 1 and 2 only: CI scripts and the action branch on them. An internal error
@@ -220,7 +220,7 @@ def _main(argv: list[str], colour: contextlib.ExitStack) -> int:
         # A file of the tree at fault: its located finding (file:line:col, rule id), still exit 2.
         # Otherwise the message, each line escaped: it may quote a path or a value of the tree.
         print(
-            exc.diagnostic.format() if exc.diagnostic else f"opset: error: {escape_lines(str(exc))}",
+            exc.diagnostic.format() if exc.diagnostic else f"opset: error: {usage_text(str(exc))}",
             file=sys.stderr,
         )
         _report_failure(argv, args, exc, EXIT_USAGE, parser)
@@ -232,11 +232,11 @@ def _main(argv: list[str], colour: contextlib.ExitStack) -> int:
         return 130
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""  # never an empty `: ` before the reason
-        print(f"opset: error: {escape_lines(f'{where}{exc.strerror or exc}')}", file=sys.stderr)
+        print(f"opset: error: {usage_text(f'{where}{exc.strerror or exc}')}", file=sys.stderr)
         _report_failure(argv, args, UsageError(f"{where}{exc.strerror or exc}"), EXIT_USAGE, parser)
         return EXIT_USAGE
     except Exception as exc:  # last line of defence: a message, never a traceback
-        print(f"opset: internal error: {type(exc).__name__}: {escape_lines(str(exc))}", file=sys.stderr)
+        print(f"opset: internal error: {type(exc).__name__}: {usage_text(str(exc))}", file=sys.stderr)
         print("  hint: please report this with the command you ran", file=sys.stderr)
         with contextlib.suppress(Exception):  # the report is a courtesy; the exit code is not
             _report_failure(
@@ -275,7 +275,7 @@ def _report_failure(
             write_report(target, text)
             return
     except (UsageError, OSError) as err:
-        print(f"opset: error: cannot write the report: {escape_lines(str(err))}", file=sys.stderr)
+        print(f"opset: error: cannot write the report: {usage_text(str(err))}", file=sys.stderr)
     sys.stdout.write(text)
 
 

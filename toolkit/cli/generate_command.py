@@ -111,9 +111,9 @@ def run_generate(args: argparse.Namespace) -> int:
                 diagnostic = replace(exc.diagnostic, hint=hint)
                 emit_report(args, render_load_errors("generate", "a generator", [diagnostic], args.format, 1))
         else:
-            from toolkit.model.diagnostics import escape_lines
+            from toolkit.model.diagnostics import usage_text
 
-            print(f"opset: error: {escape_lines(str(exc))}", file=sys.stderr)
+            print(f"opset: error: {usage_text(str(exc))}", file=sys.stderr)
             print(f"  hint: nothing was written; {args.out}/ is unchanged", file=sys.stderr)
         return 1
     out = args.out.rstrip("/") or "."

@@ -26,6 +26,7 @@ __all__ = [
     "escape_lines",
     "sort_key",
     "unicode_escaped",
+    "usage_text",
 ]
 
 
@@ -53,20 +54,27 @@ def escape_fields(record: object, one_line: Iterable[str] = (), lines: Iterable[
                 object.__setattr__(record, name, escaped)
 
 
-# A line break the text keeps (`escape_lines`): one before an indented line, the layout of the
-# toolkit's own multi-line texts (`\n  hint: ...`, a hint's continuation lines).
-_KEPT_BREAK = re.compile(r"\n(?= )")
-
-
 def escape_lines(text: str) -> str:
-    """Text that keeps its own layout (a hint, a usage error and its `  hint:` line): escaped
-    (`escape`) as one line but for the line breaks before an indented line. A break that text
-    quoted from a tree brings in is escaped unless an indented line follows, so what the tree
-    writes never starts a line at column 0 (where it could read as a diagnostic of its own),
-    and no line of it starts a workflow command (`escape` neutralizes a leading `::`)."""
+    """Text that keeps its own line breaks (a multi-line hint stays readable), each line escaped
+    (`escape`): no line of it starts a workflow command. Its writer indents the lines after the
+    first (`Diagnostic.format`, `usage_text`), so none of them reads as a line of its own."""
     if "\n" not in text:
         return escape(text)
-    return "\n".join(escape(line) for line in _KEPT_BREAK.split(text))
+    return "\n".join(escape(line) for line in text.split("\n"))
+
+
+# A line of a usage error at column 0 after the first: one the message's own layout does not
+# indent (its `  hint:` line is), which only quoted text can bring in.
+_UNINDENTED = re.compile(r"\n(?! )")
+
+
+def usage_text(message: str) -> str:
+    """A usage error's message as printed after `opset: error: `, in every format: each line
+    escaped (`escape_lines`: it may quote a path or a value of the tree), and a line the message
+    did not indent itself indented, so that nothing quoted starts a line at column 0 where it
+    could read as a diagnostic or an error of its own."""
+    text = escape_lines(message)
+    return _UNINDENTED.sub("\n  ", text) if "\n" in text else text
 
 
 @dataclass(frozen=True, slots=True)

@@ -88,8 +88,7 @@ def _load(runtime: str, use_cache: bool) -> RuntimeCatalog:
     try:
         registry = load_registry([path], cache=use_cache)
     except SpecError as exc:
-        details = str(exc).replace("\n", "\n  ")  # its diagnostics, indented: lines of this error
-        raise UsageError(f"--runtime {runtime}: the catalog does not load\n  {details}") from None
+        raise UsageError(f"--runtime {runtime}: the catalog does not load\n{exc}") from None
     if not registry.domains():
         raise UsageError(f"--runtime {runtime}: no operator specs in this catalog folder")
     return RuntimeCatalog(path.name or runtime, registry)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
-from toolkit.model.diagnostics import Diagnostic, Severity, escape_lines
+from toolkit.model.diagnostics import Diagnostic, Severity, usage_text
 from toolkit.reporting import common
 from toolkit.reporting.formats import render
 from toolkit.reporting.paths import discover
@@ -65,7 +65,7 @@ def render_load_errors(
 
 def render_usage_error(command: str, message: str, fmt: str, exit_code: int = 2) -> str:
     """The message may quote a path or a value of the tree: each line escaped, in every format."""
-    message = escape_lines(message)
+    message = usage_text(message)
     if fmt == "text":
         return f"opset: error: {message}\n"
     if fmt == "json":
