@@ -135,11 +135,11 @@ class ControlChars(NamedTuple):
 
     line: int
     code: int
-    count: int
+    total: int
 
     @property
     def message(self) -> str:
-        more = f" (and {self.count - 1} more)" if self.count > 1 else ""
+        more = f" (and {self.total - 1} more)" if self.total > 1 else ""
         return f"control character U+{self.code:04X} shown as \\u{self.code:04x}{more}"
 
 
