@@ -295,3 +295,27 @@ def test_junit_writes_code_points_xml_cannot_carry_visibly() -> None:
 
     for raw in ("\x00", "\x08", "\x0b", "\x1f", "\ufffe"):
         ET.fromstring(f"<a b={xml_attr('x' + raw)}>{xml_text(raw + '<')}</a>")
+
+
+def test_textproto_writes_control_characters_as_octal_and_reads_back_the_same(
+    here: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """protobuf's printer keeps bidi controls and separators raw; the text documents write every
+    control character as the octal escapes of its UTF-8 bytes, which text_format reads back as the
+    same string (the binary document holds it)."""
+    from google.protobuf import text_format
+
+    from toolkit.proto import opset_toolkit_pb2 as pb
+
+    doc = "Returns \x1b[31mX\x1b[0m.\u2028Then\u202e\x85\x00 done."
+    _tree(here, doc=doc)
+    code, out, err = _cli(capsys, "generate", "--no-cache", "--only", "proto")
+    assert code == 0, out + err
+    documents = list((here / "generated" / "proto").rglob("*.textproto"))
+    assert documents
+    for document in documents:
+        text = document.read_text()
+        assert not RAW.search(text.replace("\t", "")) and "\x85" not in text, document.name
+        binary = document.with_suffix(".pb").read_bytes()
+        assert text_format.Parse(text, pb.OperatorSetProto()) == pb.OperatorSetProto.FromString(binary)
+    assert any(doc.encode() in document.with_suffix(".pb").read_bytes() for document in documents)

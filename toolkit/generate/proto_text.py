@@ -25,6 +25,8 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.internal.type_checkers import ToShortestFloat
 from google.protobuf.message import Message
 
+from toolkit.model.diagnostics import UNPRINTABLE_IN_TEXT
+
 __all__ = ["message_to_text"]
 
 _Printer = Callable[[Any], str]
@@ -35,16 +37,22 @@ _Descriptor = Any
 _c_escape: Callable[[str | bytes, bool], str] = text_encoding.CEscape  # type: ignore[assignment]
 
 
-# Characters `CEscape` writes as octal escapes (the other ASCII controls and DEL): strings without
-# any are escaped by a few `str.replace` calls, which are much faster than `str.translate`'s
-# per-character table lookups on long doc strings.
-_OCTAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# Strings with a control or bidi character (`UNPRINTABLE_IN_TEXT`: the ASCII ones `CEscape` writes
+# as octal escapes, and the others, which it keeps raw with `as_utf8`) are escaped in full, each of
+# the others as the octal escapes of its UTF-8 bytes (text_format reads them back as the same
+# string): a text document never holds one raw. Strings without any are escaped by a few
+# `str.replace` calls, which are much faster than `str.translate`'s per-character table lookups on
+# long doc strings.
 _REPLACEMENTS = (("\\", "\\\\"), ('"', '\\"'), ("'", "\\'"), ("\n", "\\n"), ("\r", "\\r"), ("\t", "\\t"))
 
 
+def _octal_utf8(match: re.Match[str]) -> str:
+    return "".join(f"\\{byte:03o}" for byte in match.group(0).encode("utf-8"))
+
+
 def _string(value: str) -> str:
-    if _OCTAL.search(value) is not None:
-        return '"' + _c_escape(value, True) + '"'
+    if UNPRINTABLE_IN_TEXT.search(value) is not None:
+        return '"' + UNPRINTABLE_IN_TEXT.sub(_octal_utf8, _c_escape(value, True)) + '"'
     for old, new in _REPLACEMENTS:  # the backslash first: the others add backslashes
         if old in value:
             value = value.replace(old, new)
