@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from toolkit.model.diagnostics import UNPRINTABLE_IN_TEXT
+from toolkit.model.diagnostics import UNPRINTABLE_IN_TEXT, find_unprintable
 
 # What a lenient renderer may read as the start of a tag, in literal text: `<` and a letter, `/`,
 # `!` or `?`. Python-Markdown reads tags in the text left after its autolinks and code spans are
@@ -145,7 +145,7 @@ class ControlChars(NamedTuple):
 
 def control_chars(text: str) -> ControlChars | None:
     """The control characters of `text`, None when it has none (one search in C: the common case)."""
-    first = UNPRINTABLE_IN_TEXT.search(text)
+    first = find_unprintable(text, UNPRINTABLE_IN_TEXT)
     if first is None:
         return None
     found = UNPRINTABLE_IN_TEXT.findall(text)

@@ -25,7 +25,7 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.internal.type_checkers import ToShortestFloat
 from google.protobuf.message import Message
 
-from toolkit.model.diagnostics import UNPRINTABLE_IN_TEXT
+from toolkit.model.diagnostics import UNPRINTABLE_IN_TEXT, find_unprintable
 
 __all__ = ["message_to_text"]
 
@@ -51,7 +51,7 @@ def _octal_utf8(match: re.Match[str]) -> str:
 
 
 def _string(value: str) -> str:
-    if UNPRINTABLE_IN_TEXT.search(value) is not None:
+    if find_unprintable(value, UNPRINTABLE_IN_TEXT) is not None:
         return '"' + UNPRINTABLE_IN_TEXT.sub(_octal_utf8, _c_escape(value, True)) + '"'
     for old, new in _REPLACEMENTS:  # the backslash first: the others add backslashes
         if old in value:

@@ -8,7 +8,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from toolkit.model.spec import Location
-from toolkit.model.spec_base import UNPRINTABLE, UNPRINTABLE_IN_TEXT, escape, unicode_escaped
+from toolkit.model.spec_base import (
+    UNPRINTABLE,
+    UNPRINTABLE_IN_TEXT,
+    escape,
+    find_unprintable,
+    unicode_escaped,
+    unprintable_in_utf8,
+)
 
 # The one escaper of a line lives below `Location` (whose text it escapes); re-exported here,
 # where the diagnostics that use it are.
@@ -24,8 +31,10 @@ __all__ = [
     "escape",
     "escape_fields",
     "escape_lines",
+    "find_unprintable",
     "sort_key",
     "unicode_escaped",
+    "unprintable_in_utf8",
     "usage_text",
 ]
 

@@ -24,7 +24,9 @@ __all__ = [
     "ParamOption",
     "Status",
     "escape",
+    "find_unprintable",
     "unicode_escaped",
+    "unprintable_in_utf8",
 ]
 
 # Characters output never shows raw: C0/C1 controls (line breaks, escape sequences), DEL, the
@@ -57,13 +59,56 @@ def _escape_match(match: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
+def _printable_ascii(pattern: re.Pattern[str]) -> bytes:
+    return bytes(code for code in range(128) if not pattern.match(chr(code)))
+
+
+# The ASCII characters each set leaves alone, derived from it (not a second list).
+_PRINTABLE_ASCII = _printable_ascii(UNPRINTABLE)
+_PRINTABLE_ASCII_IN_TEXT = _printable_ascii(UNPRINTABLE_IN_TEXT)
+
+
+def _printable_ascii_of(pattern: re.Pattern[str]) -> bytes | None:
+    # By identity: a compiled pattern's hash is computed over its code on every call.
+    return (
+        _PRINTABLE_ASCII_IN_TEXT
+        if pattern is UNPRINTABLE_IN_TEXT
+        else _PRINTABLE_ASCII
+        if pattern is UNPRINTABLE
+        else None
+    )
+
+
+def unprintable_in_utf8(data: bytes, pattern: re.Pattern[str] = UNPRINTABLE_IN_TEXT) -> bool:
+    """Whether the UTF-8 text `data` holds a character of `pattern` (one of the two sets): its
+    bytes stripped of the ASCII characters the set leaves alone (`bytes.translate`, in C), and
+    only what is left, the few non-ASCII characters of a page and any control character,
+    searched. About four times as fast as the regular expression's test of each character
+    against its class, which the docs generator would otherwise pay on every doc and page."""
+    keep = _printable_ascii_of(pattern)
+    if keep is None:
+        raise ValueError("unprintable_in_utf8 knows UNPRINTABLE and UNPRINTABLE_IN_TEXT only")
+    rest = data.translate(None, keep)
+    return bool(rest) and pattern.search(rest.decode("utf-8", "surrogatepass")) is not None
+
+
+def find_unprintable(text: str, pattern: re.Pattern[str] = UNPRINTABLE) -> re.Match[str] | None:
+    """`pattern.search(text)`, answered None by `unprintable_in_utf8` for the two sets (the
+    common case: nothing to escape)."""
+    if _printable_ascii_of(pattern) is not None and not unprintable_in_utf8(
+        text.encode("utf-8", "surrogatepass"), pattern
+    ):
+        return None
+    return pattern.search(text)
+
+
 def escape(text: str) -> str:
     """`text` as one line that shows what it holds and commands nothing: every control character,
     line break and bidi override written as a Python-style escape (`\\n`, `\\x1b`, `\\u2028`),
     and the `:` or `[` that would make a CI runner read a workflow command (`_ESCAPED`) as `\\x3a`
     or `\\x5b`; other text unchanged. Escaped text holds none of them: escaping twice changes
     nothing. The common case, nothing to escape, is three scans in C (no Python loop)."""
-    if UNPRINTABLE.search(text) is None and "##[" not in text and not text.lstrip().startswith("::"):
+    if find_unprintable(text) is None and "##[" not in text and not text.lstrip().startswith("::"):
         return text
     return _ESCAPED.sub(_escape_match, text)
 
@@ -75,8 +120,8 @@ def _unicode_escape(match: re.Match[str]) -> str:
 def unicode_escaped(text: str, pattern: re.Pattern[str] = UNPRINTABLE) -> str:
     """`text` with every character `pattern` matches written visibly as `\\uXXXX` (a refused
     path, a doc's control characters on a page, what XML cannot carry): one search in C when
-    there is none."""
-    return pattern.sub(_unicode_escape, text) if pattern.search(text) else text
+    there is none (`find_unprintable`)."""
+    return pattern.sub(_unicode_escape, text) if find_unprintable(text, pattern) else text
 
 
 @dataclass(frozen=True, slots=True, order=True)

@@ -13,7 +13,7 @@ from toolkit.model.attr_defaults import (
     LiteralDefault,
     literal_text,
 )
-from toolkit.model.diagnostics import UNPRINTABLE_IN_TEXT, unicode_escaped
+from toolkit.model.diagnostics import UNPRINTABLE_IN_TEXT, unicode_escaped, unprintable_in_utf8
 from toolkit.model.spec import (
     MAX_ARITY,
     AttrDefault,
@@ -47,10 +47,11 @@ def page_bytes(parts: Iterable[str]) -> bytes:
     mdsafe closes every fence in doc text, so fenced blocks pair up here. Control and bidi
     characters are written visibly (`\\uXXXX`) wherever on the page they came from (a doc's are
     already, with a note: `mdsafe.sanitize`; a name in a heading, a value in a code span or an
-    example's block are not docs): one search of the page in C.
+    example's block are not docs): its UTF-8 bytes tested in C (`unprintable_in_utf8`).
     """
-    text = "".join(parts)
-    data = unicode_escaped(text, UNPRINTABLE_IN_TEXT).encode("utf-8")
+    data = b"".join([part.encode("utf-8") for part in parts])
+    if unprintable_in_utf8(data):  # rare: the page made again from its text
+        data = unicode_escaped(data.decode("utf-8"), UNPRINTABLE_IN_TEXT).encode("utf-8")
     if b"\n\n\n" in data:
         data = collapse_blank_runs(data)
     return data.strip(b"\n") + b"\n"
