@@ -17,6 +17,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toolkit.cli import main
 from toolkit.model.spec import Location
@@ -319,3 +321,15 @@ def test_textproto_writes_control_characters_as_octal_and_reads_back_the_same(
         binary = document.with_suffix(".pb").read_bytes()
         assert text_format.Parse(text, pb.OperatorSetProto()) == pb.OperatorSetProto.FromString(binary)
     assert any(doc.encode() in document.with_suffix(".pb").read_bytes() for document in documents)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=0x2100)) | st.text())
+def test_the_fast_test_answers_as_the_regular_expression(text: str) -> None:
+    """`find_unprintable` (bytes stripped of printable ASCII first) agrees with the one set's
+    regular expression on any text, lone surrogates included."""
+    from toolkit.model.diagnostics import UNPRINTABLE, UNPRINTABLE_IN_TEXT, find_unprintable
+
+    for pattern in (UNPRINTABLE, UNPRINTABLE_IN_TEXT):
+        found, expected = find_unprintable(text, pattern), pattern.search(text)
+        assert (found and found.span()) == (expected and expected.span())
