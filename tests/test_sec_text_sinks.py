@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from output_helpers import cli
 
-from toolkit.cli import main
 from toolkit.model.spec import Location
 
 # The payload: a forged command on a line of its own, an indented one, the older syntax inside a
@@ -57,14 +57,6 @@ def forged(text: str) -> list[str]:
 def assert_inert(text: str, what: str) -> None:
     assert not forged(text), (what, forged(text))
     assert not RAW.search(text), (what, sorted({f"U+{ord(c):04X}" for c in RAW.findall(text)}))
-
-
-def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err and "internal error" not in out + err, out + err
-    return code, out, err
 
 
 def _tree(
@@ -124,7 +116,7 @@ def test_a_spec_root_that_is_no_folder_is_a_located_setting_error(
     """spec_root naming no folder: a PROJECT-SETTING error at the key (exit 2), the value shown
     escaped, in every format of validate; the JUnit report parses."""
     (here / "opset.toml").write_text(f"\nspec_root = {json.dumps('nope' + FORGED)}\n")
-    code, out, err = _cli(capsys, "validate", "--format", fmt)
+    code, out, err = cli(capsys, "validate", "--format", fmt)
     assert code == 2, out + err
     assert_inert(out + err, fmt)
     assert "opset.toml:2:1: error[PROJECT-SETTING]: `spec_root` = 'nope\\n::warning" in err, err
@@ -143,7 +135,7 @@ def test_a_usage_error_quoting_tree_text_is_escaped_line_by_line(
     _tree(here, "base")
     with (here / "opset.toml").open("a") as config:
         config.write(f"plugins = [{json.dumps('nope' + FORGED)}]\n")
-    code, out, err = _cli(capsys, "diff", "--against", "base", "--allow-plugins", "--format", fmt)
+    code, out, err = cli(capsys, "diff", "--against", "base", "--allow-plugins", "--format", fmt)
     assert code == 2, out + err
     assert_inert(out + err, fmt)
     if fmt == "text":
@@ -170,7 +162,7 @@ def test_gate_findings_print_locations_and_messages_escaped(
     here: Path, capsys: pytest.CaptureFixture[str], fmt: str
 ) -> None:
     _gate_trees(here)
-    code, out, err = _cli(capsys, "diff", "--against", "base", "--format", fmt)
+    code, out, err = cli(capsys, "diff", "--against", "base", "--format", fmt)
     assert code == 1, out + err
     assert_inert(out + err, fmt)
     if fmt == "text":
@@ -184,7 +176,7 @@ def test_gate_findings_print_locations_and_messages_escaped(
 @pytest.mark.parametrize("fmt", ["markdown", "json"])
 def test_changelog_entries_are_escaped(here: Path, capsys: pytest.CaptureFixture[str], fmt: str) -> None:
     _gate_trees(here)
-    code, out, err = _cli(capsys, "changelog", "--against", "base", "--format", fmt)
+    code, out, err = cli(capsys, "changelog", "--against", "base", "--format", fmt)
     assert code == 0, out + err
     assert_inert(out + err, fmt)
     assert "NewEvil" in out
@@ -197,7 +189,7 @@ def test_show_escapes_each_line_and_keeps_the_doc_lines(
     here: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _tree(here, input_name="X" + FORGED, doc="First line.\n\n    indented" + FORGED)
-    code, out, err = _cli(capsys, "show", "com.evil.x.Evil")
+    code, out, err = cli(capsys, "show", "com.evil.x.Evil")
     assert code == 0, out + err
     assert_inert(out + err, "show")
     lines = out.splitlines()
@@ -217,14 +209,14 @@ def test_pages_show_control_characters_visibly_and_validate_warns(
     DOC-CONTROL-CHAR at the doc."""
     doc = "Returns \x1b[31mX\x1b[0m.\u2028Then\u202e\x00 done."
     specs = _tree(here, doc=doc, replaced_by="NewEvil\x1b[2K\u202e")
-    code, out, err = _cli(capsys, "validate")
+    code, out, err = cli(capsys, "validate")
     assert code == 0, out + err
     assert (
         "specs/com.evil.x/Evil.yaml:9:10: warning[DOC-CONTROL-CHAR]: com.evil.x.Evil:1: control character"
         in (out + err)
     ), out + err
     assert_inert(out + err, "validate")
-    code, out, err = _cli(capsys, "generate", "--no-cache", "--only", "docs")
+    code, out, err = cli(capsys, "generate", "--no-cache", "--only", "docs")
     assert code == 0, out + err
     pages = list((here / "generated" / "docs").rglob("*.md"))
     assert len(pages) >= 4
@@ -245,7 +237,7 @@ def test_pages_show_control_characters_visibly_and_validate_warns(
 def test_test_runtime_results_are_escaped(here: Path, capsys: pytest.CaptureFixture[str], fmt: str) -> None:
     pytest.importorskip("onnxruntime")
     _tree(here, example="ex1" + FORGED)
-    code, out, err = _cli(capsys, "test-runtime", "--format", fmt)
+    code, out, err = cli(capsys, "test-runtime", "--format", fmt)
     assert code == 1, out + err  # the example's outputs are wrong (or it cannot run): reported
     assert_inert(out + err, fmt)
     if fmt == "junit":
@@ -264,7 +256,7 @@ def test_check_model_findings_are_escaped(here: Path, capsys: pytest.CaptureFixt
     ]
     graph = helper.make_graph(nodes, "g", [x], [y])
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]), str(here / "m.onnx"))
-    code, out, err = _cli(capsys, "check-model", "m.onnx", "--format", fmt)
+    code, out, err = cli(capsys, "check-model", "m.onnx", "--format", fmt)
     assert code == 1, out + err
     assert_inert(out + err, fmt)
     if fmt == "junit":
@@ -311,7 +303,7 @@ def test_textproto_writes_control_characters_as_octal_and_reads_back_the_same(
 
     doc = "Returns \x1b[31mX\x1b[0m.\u2028Then\u202e\x85\x00 done."
     _tree(here, doc=doc)
-    code, out, err = _cli(capsys, "generate", "--no-cache", "--only", "proto")
+    code, out, err = cli(capsys, "generate", "--no-cache", "--only", "proto")
     assert code == 0, out + err
     documents = list((here / "generated" / "proto").rglob("*.textproto"))
     assert documents
