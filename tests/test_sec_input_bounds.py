@@ -7,6 +7,7 @@ Every hostile input is built at test time; the CLI runs in-process (`toolkit.cli
 
 from __future__ import annotations
 
+import re
 import shlex
 import shutil
 import subprocess
@@ -281,3 +282,27 @@ def test_a_python_package_name_too_long_is_refused(tree: Path, capsys: pytest.Ca
         and "error[PROJECT-SETTING]: `python.package`" in text
     ), text
     assert not (tree / "generated").exists()
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("      - {name: X, type: T}\n", "      - {name: X, type: T, option: BIG}\n"),
+        ("      - {name: X, type: T}\n", "      - {name: 'BIG', type: T}\n"),
+        ("  - since_version: 1\n", "  - since_version: 1\n    status: BIG\n"),
+        ("  - since_version: 1\n", "  - since_version: 1\n    suppress: [BIG]\n"),
+    ],
+    ids=["option", "name", "status", "pattern"],
+)
+def test_a_huge_value_is_quoted_abridged_in_its_message(
+    tree: Path, capsys: pytest.CaptureFixture[str], old: str, new: str
+) -> None:
+    """A value of 200,000 characters where a short one belongs: one finding, located, whose message
+    quotes the value's start and says how long it is, not a 200 KB line."""
+    path = tree / "opsets" / "com.evil" / "Gain.yaml"
+    path.write_text(path.read_text().replace(old, new.replace("BIG", "a-" * 100_000), 1))
+    code, text = _run(capsys, "validate")
+    assert code == 1 and text.startswith("opsets/com.evil/Gain.yaml:"), text[:300]
+    first = text.splitlines()[0]
+    # (a pattern's message quotes the value's repr: two characters more)
+    assert re.search(r"\.\.\. \(200,00[02] characters\)", first) and len(first) < 400, first[:400]

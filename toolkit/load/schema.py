@@ -40,7 +40,7 @@ def _validator(kind: str) -> Any:
 
     def pattern(validator: Any, regex: str, instance: Any, _schema: Any) -> Iterator[Any]:
         if validator.is_type(instance, "string") and not end_anchored(regex).search(instance):
-            yield jsonschema.ValidationError(f"{instance!r} does not match {regex!r}")
+            yield jsonschema.ValidationError(f"{_abridged(repr(instance))} does not match {regex!r}")
 
     return jsonschema.validators.extend(base, {"pattern": pattern})(schema)  # type: ignore[no-untyped-call]
 
@@ -133,7 +133,7 @@ def _map_schema_error(source: Source, error: Any) -> list[Diagnostic]:
         return [
             Diagnostic(
                 "SCHEMA-ENUM",
-                f"{_describe(path)}: '{error.instance}' is not one of {', '.join(options)}",
+                f"{_describe(path)}: '{_abridged(str(error.instance))}' is not one of {', '.join(options)}",
                 where,
                 hint,
             )
@@ -145,7 +145,7 @@ def _map_schema_error(source: Source, error: Any) -> list[Diagnostic]:
         return [
             Diagnostic(
                 "NAME-NOT-IDENTIFIER",
-                f"'{error.instance}' is not a valid name (C identifier)",
+                f"'{_abridged(str(error.instance))}' is not a valid name (C identifier)",
                 name_loc,
                 "use letters, digits and '_' only, not starting with a digit",
             )
@@ -164,7 +164,16 @@ def _map_schema_error(source: Source, error: Any) -> list[Diagnostic]:
     hint = _value_hint(keyword)
     if keyword == "pattern" and isinstance(error.schema.get("description"), str):
         hint = f"{hint}: {error.schema['description']}"  # what the spelling is, in words
-    return [Diagnostic("SCHEMA-VALUE", f"{_describe(path)}: {error.message}", where, hint)]
+    return [Diagnostic("SCHEMA-VALUE", f"{_describe(path)}: {_abridged(error.message, 240)}", where, hint)]
+
+
+def _abridged(text: str, limit: int = 80) -> str:
+    """Text of the tree's (a value, or a validator's message quoting one) as a message shows it:
+    its first `limit` characters and how long it is, so that a value of a megabyte does not become
+    a diagnostic of a megabyte."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text):,} characters)"
 
 
 def _is_key(source: Source, path: tuple[Any, ...], error: Any) -> bool:
