@@ -12,7 +12,7 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
-from toolkit.model.diagnostics import UNPRINTABLE, Diagnostic, unicode_escaped
+from toolkit.model.diagnostics import UNPRINTABLE, Diagnostic
 from toolkit.model.spec import Location
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
@@ -81,12 +81,6 @@ def git_folder_name(part: str) -> bool:
     name (`git~1`). Nothing opset reads from a tree or writes may pass through one."""
     folded = part.rstrip(". ").casefold()
     return folded in (".git", "git~1")
-
-
-def shown(text: str) -> str:
-    """`text` with every character a diagnostic never prints raw (`diagnostics.UNPRINTABLE`)
-    written as `\\uXXXX`, fit for one line of output (how a refused path is named)."""
-    return unicode_escaped(text)
 
 
 def path_problem(path: str) -> str | None:

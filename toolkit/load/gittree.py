@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolkit.load.discovery import MAX_FOLDER_DEPTH, SPEC_SUFFIXES, too_deep_diagnostic
-from toolkit.load.files import MAX_FILE_BYTES, path_problem, shown, too_large_diagnostic
+from toolkit.load.files import MAX_FILE_BYTES, path_problem, too_large_diagnostic
 from toolkit.load.git import GitOutputTooLarge, run_git
-from toolkit.model.diagnostics import Diagnostic, UsageError, sort_key
+from toolkit.model.diagnostics import Diagnostic, UsageError, sort_key, unicode_escaped
 from toolkit.model.spec import Location
 
 # All spec files read from one commit, together. The shipped trees hold well under 1 MiB.
@@ -70,7 +70,9 @@ def read_tree(
                 "it is not UTF-8" if path.encode("utf-8", "surrogatepass") != raw else path_problem(path)
             )
             if problem is not None:
-                found.diagnostics.append(_bad_path(name(shown(_clean_head(path))), shown(path), problem))
+                found.diagnostics.append(
+                    _bad_path(name(unicode_escaped(_clean_head(path))), unicode_escaped(path), problem)
+                )
             elif kind != "blob" or mode == _SYMLINK:
                 found.diagnostics.append(_not_a_file(name(path), mode))
             elif (folder := _too_deep_folder(path, prefix)) is not None:
